@@ -1,0 +1,133 @@
+import type {
+  AddressRecord,
+  ApiKeyRecord,
+  BalanceRecord,
+  DepositRecord,
+  EventRecord,
+  ExchangeRecord,
+  InvoiceRecord,
+  LedgerEntry,
+  MerchantRecord,
+  Mode,
+  PayoutRecord,
+  PayoutStatus,
+} from "../../core/types";
+
+/** Who is asking: every merchant-facing read is confined to one merchant in one mode. */
+export interface Scope {
+  merchantId: string;
+  mode: Mode;
+}
+
+/** Outcome of `postLedgerEntries`: nothing is written unless the status is `posted`. */
+export type PostLedgerResult =
+  | { status: "posted" }
+  /** An entry with one of the cause keys exists already: the cause was posted before. */
+  | { status: "duplicate" }
+  /** Posting would take the balance of `asset` below zero. */
+  | { status: "insufficient"; asset: string };
+
+/**
+ * Reads. Outside a transaction they see committed data only; inside one they also see the
+ * transaction's own writes. Every `get`/`find` returns null when nothing matches, never throws
+ * for "not found". Records come back as copies: mutating one changes nothing stored.
+ */
+export interface StorageReads {
+  /** The merchant with this id, or null. */
+  getMerchant(id: string): Promise<MerchantRecord | null>;
+  /** The key whose hash this is (revoked ones included, so callers can tell), or null. */
+  findApiKeyByHash(hash: string): Promise<ApiKeyRecord | null>;
+  /** All keys of a merchant, oldest first, revoked ones included. */
+  listApiKeys(merchantId: string): Promise<ApiKeyRecord[]>;
+  /** The invoice with this id if it belongs to `scope`, else null (another merchant's id is "not found"). */
+  getInvoice(scope: Scope, id: string): Promise<InvoiceRecord | null>;
+  /** The payout with this id if it belongs to `scope`, else null. */
+  getPayout(scope: Scope, id: string): Promise<PayoutRecord | null>;
+  /** The exchange with this id if it belongs to `scope`, else null. */
+  getExchange(scope: Scope, id: string): Promise<ExchangeRecord | null>;
+  /** The issued address on `network` in `mode`, or null if this service never issued it. */
+  findAddress(mode: Mode, network: string, address: string): Promise<AddressRecord | null>;
+  /** Deposits of an invoice, in the order they were first seen. */
+  listDepositsForInvoice(invoiceId: string): Promise<DepositRecord[]>;
+  /** Balance of one asset; 0n when the merchant never held it. */
+  getBalance(scope: Scope, asset: string): Promise<bigint>;
+  /** Every asset the merchant has held in `scope`'s mode, ordered by asset symbol. */
+  listBalances(scope: Scope): Promise<BalanceRecord[]>;
+  /** Ledger entries of `scope`, oldest first (optionally of one asset). */
+  listLedgerEntries(scope: Scope, asset?: string): Promise<LedgerEntry[]>;
+  /** Events of `scope`, oldest first, optionally those of one invoice only. */
+  listEvents(scope: Scope, options?: { invoiceId?: string }): Promise<EventRecord[]>;
+  /**
+   * Invoices in `mode` that the clock may have moved past their window: status PENDING,
+   * CONFIRMING or UNDER_PAID with `expiresAt <= now`. Oldest `expiresAt` first, at most `limit`.
+   */
+  listExpiringInvoices(mode: Mode, now: number, limit: number): Promise<InvoiceRecord[]>;
+  /** Payouts in `mode` with this status, oldest first, at most `limit`. */
+  listPayoutsByStatus(mode: Mode, status: PayoutStatus, limit: number): Promise<PayoutRecord[]>;
+  /** A value stored by `setCursor` (e.g. how far a chain's deposit feed was read), or null. */
+  getCursor(key: string): Promise<string | null>;
+}
+
+/**
+ * A unit of work: everything written through it becomes visible together when the function
+ * given to `Storage.transaction` resolves, and none of it if that function throws. `lock*`
+ * methods return the current record and hold it until the transaction ends, so two
+ * transactions that lock the same record run one after the other.
+ */
+export interface StorageTransaction extends StorageReads {
+  /** Stores a new merchant. Throws if the id exists. */
+  insertMerchant(merchant: MerchantRecord): Promise<void>;
+  /** Stores a new key. Throws if the id or the hash exists. */
+  insertApiKey(key: ApiKeyRecord): Promise<void>;
+  /** Marks a key revoked at `at`; returns false when no such key exists or it was revoked already. */
+  revokeApiKey(id: string, at: number): Promise<boolean>;
+  /** Stores a new invoice. Throws if the id exists. */
+  insertInvoice(invoice: InvoiceRecord): Promise<void>;
+  /** Locks and returns the invoice with this id (any merchant), or null. */
+  lockInvoice(id: string): Promise<InvoiceRecord | null>;
+  /** Replaces the stored invoice with the same id (which must exist). */
+  updateInvoice(invoice: InvoiceRecord): Promise<void>;
+  /** Stores an issued address. Throws if (mode, network, address) exists. */
+  insertAddress(address: AddressRecord): Promise<void>;
+  /** Locks and returns the deposit with this chain identity in `mode`, or null. */
+  lockDeposit(mode: Mode, network: string, txHash: string, outputIndex: number): Promise<DepositRecord | null>;
+  /** Stores a new deposit. Throws if its (mode, network, txHash, outputIndex) exists. */
+  insertDeposit(deposit: DepositRecord): Promise<void>;
+  /** Replaces the stored deposit with the same id (which must exist). */
+  updateDeposit(deposit: DepositRecord): Promise<void>;
+  /**
+   * Appends ledger entries and updates the balances they touch, all or nothing: nothing is
+   * written when any entry's `causeKey` was posted before (`duplicate`) or when any balance
+   * would go below zero (`insufficient`). Checking and writing are one atomic step, so
+   * concurrent debits can never overdraw a balance.
+   */
+  postLedgerEntries(entries: LedgerEntry[]): Promise<PostLedgerResult>;
+  /** Stores a new payout. Throws if the id exists. */
+  insertPayout(payout: PayoutRecord): Promise<void>;
+  /** Locks and returns the payout with this id (any merchant), or null. */
+  lockPayout(id: string): Promise<PayoutRecord | null>;
+  /** Replaces the stored payout with the same id (which must exist). */
+  updatePayout(payout: PayoutRecord): Promise<void>;
+  /** Stores a new exchange. Throws if the id exists. */
+  insertExchange(exchange: ExchangeRecord): Promise<void>;
+  /** Appends events (the outbox), in the order given. */
+  appendEvents(events: EventRecord[]): Promise<void>;
+  /** Stores a named value, replacing any earlier one. */
+  setCursor(key: string, value: string): Promise<void>;
+}
+
+/**
+ * Where the service keeps everything. Adapters: `memoryStorage()` here; PostgreSQL follows.
+ * Reads straight on the storage object see committed data; every change goes through
+ * `transaction`.
+ */
+export interface Storage extends StorageReads {
+  /**
+   * Runs `work` as one atomic unit: its writes commit together when it resolves and are all
+   * discarded when it throws (the error is rethrown). Transactions that lock the same record
+   * are serialized. `work` must not call `transaction` again.
+   */
+  transaction<T>(work: (tx: StorageTransaction) => Promise<T>): Promise<T>;
+  /** Releases connections and timers. Further calls may fail. */
+  close(): Promise<void>;
+}

@@ -1,0 +1,191 @@
+/**
+ * The records the domain keeps. Amounts are bigint smallest units of the record's asset;
+ * times are epoch milliseconds. Storage adapters persist these shapes as they are.
+ */
+
+/** Sandbox (`sk_test_`) or live (`sk_live_`): every record belongs to exactly one. */
+export type Mode = "test" | "live";
+
+/** Invoice statuses of the spec (section 3). */
+export const INVOICE_STATUSES = ["PENDING", "CONFIRMING", "UNDER_PAID", "PAID", "FAILED", "EXPIRED"] as const;
+/** One invoice status. */
+export type InvoiceStatus = (typeof INVOICE_STATUSES)[number];
+
+/** Payment lifecycle event types (spec section 6). */
+export const PAYMENT_EVENT_TYPES = [
+  "payment.created",
+  "payment.confirming",
+  "payment.confirmed",
+  "payment.completed",
+  "payment.failed",
+  "payment.expired",
+] as const;
+/** One payment event type. */
+export type PaymentEventType = (typeof PAYMENT_EVENT_TYPES)[number];
+
+/** A merchant: the owner of keys, invoices, balances and everything else. */
+export interface MerchantRecord {
+  id: string;
+  name: string;
+  createdAt: number;
+}
+
+/** An API key, kept only as a hash of its plaintext. */
+export interface ApiKeyRecord {
+  id: string;
+  merchantId: string;
+  mode: Mode;
+  /** Hex SHA-256 of the plaintext key. */
+  hash: string;
+  /** The first characters of the key ("sk_test_AbCd"), enough to recognise it in a list. */
+  prefix: string;
+  createdAt: number;
+  revokedAt: number | null;
+}
+
+/** An invoice (a /v1 payment is the same record). */
+export interface InvoiceRecord {
+  id: string;
+  merchantId: string;
+  mode: Mode;
+  status: InvoiceStatus;
+  /** Requested amount in units of `amountCurrency`. */
+  amount: bigint;
+  amountCurrency: string;
+  /** Coins the payer may choose from (hosted mode); null means every supported coin. */
+  acceptedCoins: string[] | null;
+  /** Coin and network: fixed at creation for whitelabel, chosen by the payer for hosted. */
+  coin: string | null;
+  network: string | null;
+  address: string | null;
+  /** Price of 1 `coin` in `amountCurrency`, scaled by 10^RATE_DECIMALS. */
+  rate: bigint | null;
+  /** What the payer must send, in units of `coin`. */
+  payAmount: bigint | null;
+  feePaidByPayer: boolean;
+  /** Accepted underpayment in tenths of a percent (0..500). */
+  underPaidCoverTenths: number;
+  isWhiteLabel: boolean;
+  returnUrl: string | null;
+  /** Free-form merchant data; `orderId` flows into every event. */
+  metadata: Record<string, unknown> | null;
+  /** Sum of all deposits that are not dropped, in units of `coin`. */
+  receivedAmount: bigint;
+  /** Hash of the most recent deposit transaction. */
+  txHash: string | null;
+  /** True once a deposit reopened the invoice after it had expired. */
+  late: boolean;
+  failureReason: "underpaid" | null;
+  expiresAt: number;
+  createdAt: number;
+  updatedAt: number;
+}
+
+/** Lifecycle of one on-chain deposit as this service tracks it. */
+export type DepositStatus = "PENDING" | "CONFIRMED" | "DROPPED";
+
+/** One transfer to an address this service issued. */
+export interface DepositRecord {
+  id: string;
+  merchantId: string;
+  mode: Mode;
+  invoiceId: string;
+  coin: string;
+  network: string;
+  address: string;
+  txHash: string;
+  /** Output (UTXO chains) or log index (EVM): with network and txHash, the unique key. */
+  outputIndex: number;
+  amount: bigint;
+  confirmations: number;
+  status: DepositStatus;
+  /** False for deposits that arrived after the invoice's monitoring window closed. */
+  countsTowardInvoice: boolean;
+  /** Fee taken when credited (0.5% of amount, rounded down). */
+  fee: bigint;
+  creditedAt: number | null;
+  seenAt: number;
+  updatedAt: number;
+}
+
+/** Where an issued deposit address points. */
+export interface AddressRecord {
+  mode: Mode;
+  network: string;
+  address: string;
+  coin: string;
+  merchantId: string;
+  invoiceId: string;
+  createdAt: number;
+}
+
+/** One append-only ledger line; a balance is the sum of its lines. */
+export interface LedgerEntry {
+  id: string;
+  merchantId: string;
+  mode: Mode;
+  asset: string;
+  /** Signed: credits positive, debits negative. */
+  amount: bigint;
+  kind: "deposit" | "payout" | "payout_reversal" | "exchange_out" | "exchange_in";
+  /** Unique reason for the entry ("deposit:dep_..."): the same cause never posts twice. */
+  causeKey: string;
+  createdAt: number;
+}
+
+/** A balance of one asset. */
+export interface BalanceRecord {
+  merchantId: string;
+  mode: Mode;
+  asset: string;
+  amount: bigint;
+  updatedAt: number;
+}
+
+/** Payout statuses: PROCESSING until the chain settles it. */
+export type PayoutStatus = "PROCESSING" | "COMPLETED" | "FAILED";
+
+/** A payout (a /v1 withdrawal is the same record). */
+export interface PayoutRecord {
+  id: string;
+  merchantId: string;
+  mode: Mode;
+  status: PayoutStatus;
+  coin: string;
+  network: string;
+  address: string;
+  amount: bigint;
+  /** withdrawFee + staticFixedFee of the network at creation. */
+  fee: bigint;
+  txHash: string | null;
+  failureReason: string | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+/** An exchange between two of a merchant's balances (a /v1 conversion). */
+export interface ExchangeRecord {
+  id: string;
+  merchantId: string;
+  mode: Mode;
+  status: "SUCCESS";
+  fromCoin: string;
+  toCoin: string;
+  amount: bigint;
+  /** Price of 1 `fromCoin` in `toCoin`, scaled by 10^RATE_DECIMALS. */
+  rate: bigint;
+  toAmount: bigint;
+  createdAt: number;
+}
+
+/** An event recorded in the same unit of work as the state change that caused it. */
+export interface EventRecord {
+  id: string;
+  merchantId: string;
+  mode: Mode;
+  type: PaymentEventType;
+  invoiceId: string;
+  /** The invoice as it was right after the change, in the /v1 payment shape. */
+  data: Record<string, unknown>;
+  createdAt: number;
+}
