@@ -50,7 +50,12 @@ export function parseDecimal(text: string, decimals: number, rounding: "exact" |
  */
 export function parseNumber(value: number, decimals: number): bigint {
   if (!Number.isFinite(value)) throw new AmountFormatError(`${value} is not a finite number`);
-  return parseDecimal(expandExponent(String(value)), decimals);
+  return parseDecimal(numberToDecimal(value), decimals);
+}
+
+/** The shortest decimal form of a finite number, never in exponent notation ("1e-7" -> "0.0000001"). */
+export function numberToDecimal(value: number): string {
+  return expandExponent(String(value));
 }
 
 /** Rewrites "1e-7" / "1.5e+21" as plain decimals so that they can be parsed exactly. */

@@ -67,6 +67,8 @@ export interface InvoiceRecord {
   underPaidCoverTenths: number;
   isWhiteLabel: boolean;
   returnUrl: string | null;
+  /** The hosted payment page, fixed at creation from the mount path and `publicUrl`. */
+  paymentUrl: string;
   /** Free-form merchant data; `orderId` flows into every event. */
   metadata: Record<string, unknown> | null;
   /** Sum of all deposits that are not dropped, in units of `coin`. */

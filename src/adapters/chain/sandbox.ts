@@ -1,0 +1,245 @@
+import { randomBytes } from "node:crypto";
+import type { ChainAdapter, ChainDeposit, ChainPayoutStatus, DepositFeedPage } from "./types";
+
+/** Options of {@link sandboxChain}. */
+export interface SandboxChainOptions {
+  /** Clock in milliseconds, stamped on recorded payouts; defaults to `Date.now`. */
+  now?: () => number;
+}
+
+/** A payout the sandbox "broadcast", as recorded by `sendPayout`. */
+export interface SandboxPayout {
+  payoutId: string;
+  coin: string;
+  network: string;
+  address: string;
+  amount: bigint;
+  txHash: string;
+  /** When `sendPayout` first saw this payout (from the `now` option). */
+  sentAt: number;
+}
+
+/**
+ * A simulated chain that lives in the process, used for test mode. Besides the
+ * {@link ChainAdapter} contract it has methods that play the part of payers and miners.
+ * Methods that take a txHash or payoutId return false / undefined for an unknown one instead of
+ * throwing, so that an HTTP layer can answer 404; malformed arguments (a negative amount, a
+ * fractional confirmation count) are programming errors and throw a RangeError.
+ */
+export interface SandboxChain extends ChainAdapter {
+  readonly name: "sandbox";
+  /**
+   * Simulates a payer sending `amount` (smallest units) to `address`, seen with
+   * `confirmations` (default 0). Any address is accepted, issued here or not: deciding whether
+   * a transfer concerns us is core's job, as with a real chain.
+   */
+  createDeposit(request: {
+    coin: string;
+    network: string;
+    address: string;
+    amount: bigint;
+    confirmations?: number;
+  }): { txHash: string; outputIndex: number };
+  /**
+   * Sets how many confirmations a deposit has. Returns false when the txHash is unknown or the
+   * transaction was dropped (a dropped transaction stays dropped; create a new deposit to
+   * simulate a re-broadcast).
+   */
+  setConfirmations(txHash: string, confirmations: number): boolean;
+  /**
+   * Marks a deposit's transaction as having left the chain (reorg, replaced, reverted).
+   * Returns false when the txHash is unknown; dropping twice is a no-op that returns true.
+   */
+  drop(txHash: string): boolean;
+  /** A copy of the deposit's current state, or undefined when the txHash is unknown. */
+  getDeposit(txHash: string): ChainDeposit | undefined;
+  /**
+   * Makes `getPayoutStatus` report the payout as failed with `reason`. Returns false when the
+   * payout is unknown or was already reported confirmed (a confirmed payout stays confirmed,
+   * as core may have completed it).
+   */
+  failPayout(payoutId: string, reason: string): boolean;
+  /** A copy of a payout recorded by `sendPayout`, or undefined. */
+  getPayout(payoutId: string): SandboxPayout | undefined;
+}
+
+interface PayoutRecord extends SandboxPayout {
+  failure: string | null;
+  reportedConfirmed: boolean;
+}
+
+const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+/** Largest multiple of 62 below 256: bytes at or above it are rejected to keep the draw uniform. */
+const BASE62_LIMIT = 248;
+
+const ADDRESS_PATTERN = /^[A-Za-z0-9_:.-]+$/;
+
+/**
+ * Creates a sandbox chain. Its addresses look like `sbx_trx_3kZ...` (24 random base62
+ * characters) so that they are never mistaken for real ones.
+ *
+ * Address rule of the sandbox, for `isValidAddress`: any string of 8 to 128 characters made of
+ * letters, digits and `_ : . -` is valid, except strings that start with "invalid" (case
+ * sensitive), so that tests can provoke the invalid-address path with e.g. "invalid-address".
+ *
+ * The deposit feed is an in-memory change log: every change (creation, confirmations, drop)
+ * appends the deposit's whole state with the next sequence number, and the `pollDeposits`
+ * cursor is the decimal string of the last sequence number read. Payouts always confirm unless
+ * `failPayout` was called before their status was reported confirmed.
+ */
+export function sandboxChain(options: SandboxChainOptions = {}): SandboxChain {
+  const now = options.now ?? Date.now;
+  const issued = new Set<string>();
+  const deposits = new Map<string, ChainDeposit>();
+  // log[i] holds the state recorded with sequence number i + 1.
+  const log: ChainDeposit[] = [];
+  const payouts = new Map<string, PayoutRecord>();
+
+  const record = (deposit: ChainDeposit) => {
+    // A snapshot, not the live object: later changes must not rewrite what was already logged.
+    log.push({ ...deposit });
+  };
+
+  return {
+    name: "sandbox",
+
+    supports(): boolean {
+      return true;
+    },
+
+    async createAddress({ network }): Promise<string> {
+      // Keep the network part within the address alphabet so that issued addresses always pass
+      // our own isValidAddress, whatever network code a host configures.
+      const tag = network.toLowerCase().replace(/[^a-z0-9]+/g, "-").slice(0, 32) || "net";
+      let address: string;
+      do address = `sbx_${tag}_${randomBase62(24)}`;
+      while (issued.has(address)); // 62^24 makes a repeat practically impossible; the contract forbids it outright.
+      issued.add(address);
+      return address;
+    },
+
+    async isValidAddress(_coin: string, _network: string, address: string): Promise<boolean> {
+      return (
+        typeof address === "string" &&
+        address.length >= 8 &&
+        address.length <= 128 &&
+        ADDRESS_PATTERN.test(address) &&
+        !address.startsWith("invalid")
+      );
+    },
+
+    async pollDeposits(cursor: string | null, limit: number): Promise<DepositFeedPage> {
+      if (!Number.isInteger(limit) || limit < 1) throw new RangeError(`pollDeposits: limit must be a whole number >= 1, got ${limit}`);
+      let position = 0;
+      if (cursor !== null) {
+        if (!/^\d+$/.test(cursor)) throw new RangeError(`pollDeposits: cursor "${cursor}" was not issued by the sandbox chain`);
+        position = Number(cursor);
+        // A cursor past the end was stored before this process (and its in-memory log) started
+        // again: read from the start rather than miss every change until the log catches up.
+        if (position > log.length) position = 0;
+      }
+      const page = log.slice(position, position + limit).map((entry) => ({ ...entry }));
+      const next = position + page.length;
+      return { deposits: page, cursor: String(next), hasMore: next < log.length };
+    },
+
+    async sendPayout({ payoutId, coin, network, address, amount }): Promise<{ txHash: string }> {
+      const existing = payouts.get(payoutId);
+      if (existing) return { txHash: existing.txHash };
+      const payout: PayoutRecord = {
+        payoutId,
+        coin,
+        network,
+        address,
+        amount,
+        txHash: randomTxHash(),
+        sentAt: now(),
+        failure: null,
+        reportedConfirmed: false,
+      };
+      payouts.set(payoutId, payout);
+      return { txHash: payout.txHash };
+    },
+
+    async getPayoutStatus({ payoutId }): Promise<ChainPayoutStatus> {
+      const payout = payouts.get(payoutId);
+      if (!payout) return { status: "failed", reason: "unknown payout" };
+      if (payout.failure !== null && !payout.reportedConfirmed) return { status: "failed", reason: payout.failure };
+      payout.reportedConfirmed = true;
+      return { status: "confirmed" };
+    },
+
+    createDeposit({ coin, network, address, amount, confirmations = 0 }) {
+      if (typeof amount !== "bigint" || amount <= 0n) throw new RangeError(`createDeposit: amount must be a positive bigint, got ${String(amount)}`);
+      checkConfirmations(confirmations);
+      let txHash: string;
+      do txHash = randomTxHash();
+      while (deposits.has(txHash));
+      const deposit: ChainDeposit = { coin, network, address, txHash, outputIndex: 0, amount, confirmations, dropped: false };
+      deposits.set(txHash, deposit);
+      record(deposit);
+      return { txHash, outputIndex: deposit.outputIndex };
+    },
+
+    setConfirmations(txHash: string, confirmations: number): boolean {
+      checkConfirmations(confirmations);
+      const deposit = deposits.get(txHash);
+      if (!deposit || deposit.dropped) return false;
+      if (deposit.confirmations !== confirmations) {
+        deposit.confirmations = confirmations;
+        record(deposit);
+      }
+      return true;
+    },
+
+    drop(txHash: string): boolean {
+      const deposit = deposits.get(txHash);
+      if (!deposit) return false;
+      if (!deposit.dropped) {
+        deposit.dropped = true;
+        record(deposit);
+      }
+      return true;
+    },
+
+    getDeposit(txHash: string): ChainDeposit | undefined {
+      const deposit = deposits.get(txHash);
+      return deposit ? { ...deposit } : undefined;
+    },
+
+    failPayout(payoutId: string, reason: string): boolean {
+      const payout = payouts.get(payoutId);
+      if (!payout || payout.reportedConfirmed) return false;
+      payout.failure = reason;
+      return true;
+    },
+
+    getPayout(payoutId: string): SandboxPayout | undefined {
+      const payout = payouts.get(payoutId);
+      if (!payout) return undefined;
+      const { failure: _failure, reportedConfirmed: _reported, ...copy } = payout;
+      return copy;
+    },
+  };
+}
+
+function checkConfirmations(confirmations: number): void {
+  if (!Number.isSafeInteger(confirmations) || confirmations < 0) {
+    throw new RangeError(`confirmations must be a whole number >= 0, got ${confirmations}`);
+  }
+}
+
+function randomTxHash(): string {
+  return `0x${randomBytes(32).toString("hex")}`;
+}
+
+function randomBase62(length: number): string {
+  let text = "";
+  while (text.length < length) {
+    for (const byte of randomBytes(length * 2)) {
+      if (byte < BASE62_LIMIT) text += BASE62[byte % 62];
+      if (text.length === length) break;
+    }
+  }
+  return text;
+}

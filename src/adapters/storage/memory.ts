@@ -1,0 +1,428 @@
+import { AsyncLocalStorage } from "node:async_hooks";
+import type {
+  AddressRecord,
+  ApiKeyRecord,
+  BalanceRecord,
+  DepositRecord,
+  EventRecord,
+  ExchangeRecord,
+  InvoiceRecord,
+  LedgerEntry,
+  MerchantRecord,
+  Mode,
+  PayoutRecord,
+} from "../../core/types";
+import type { PostLedgerResult, Scope, Storage, StorageReads, StorageTransaction } from "./types";
+
+// NUL cannot appear in ids, networks or addresses, so joined keys never collide.
+const SEP = "\u0000";
+const scopeKey = (merchantId: string, mode: Mode): string => merchantId + SEP + mode;
+const balanceKey = (merchantId: string, mode: Mode, asset: string): string =>
+  merchantId + SEP + mode + SEP + asset;
+const addressKey = (mode: Mode, network: string, address: string): string =>
+  mode + SEP + network + SEP + address;
+const depositKey = (mode: Mode, network: string, txHash: string, outputIndex: number): string =>
+  mode + SEP + network + SEP + txHash + SEP + String(outputIndex);
+
+const EXPIRABLE = new Set<InvoiceRecord["status"]>(["PENDING", "CONFIRMING", "UNDER_PAID"]);
+
+// Copies in and out. Most records hold only primitives (bigint included), so a spread is a full
+// copy and far cheaper than structuredClone on the hot paths; nested fields get structuredClone.
+const copy = <T extends object>(record: T): T => ({ ...record });
+const copyInvoice = (invoice: InvoiceRecord): InvoiceRecord => ({
+  ...invoice,
+  acceptedCoins: invoice.acceptedCoins ? [...invoice.acceptedCoins] : invoice.acceptedCoins,
+  metadata: invoice.metadata ? structuredClone(invoice.metadata) : invoice.metadata,
+});
+const copyEvent = (event: EventRecord): EventRecord => ({ ...event, data: structuredClone(event.data) });
+
+const inScope = (record: { merchantId: string; mode: Mode }, scope: Scope): boolean =>
+  record.merchantId === scope.merchantId && record.mode === scope.mode;
+
+const byCreatedAt = (a: { createdAt: number }, b: { createdAt: number }): number => a.createdAt - b.createdAt;
+
+/** Reverts one write of a transaction; run newest first on rollback. */
+type Undo = () => void;
+
+function setIn<K, V>(map: Map<K, V>, key: K, value: V, undo: Undo[]): void {
+  const previous = map.get(key);
+  map.set(key, value);
+  undo.push(previous === undefined ? () => void map.delete(key) : () => void map.set(key, previous));
+}
+
+function deleteIn<K, V>(map: Map<K, V>, key: K, undo: Undo[]): void {
+  const previous = map.get(key);
+  if (previous === undefined) return;
+  map.delete(key);
+  undo.push(() => void map.set(key, previous));
+}
+
+function pushIn<K, V>(map: Map<K, V[]>, key: K, value: V, undo: Undo[]): void {
+  let list = map.get(key);
+  if (!list) {
+    const created: V[] = [];
+    map.set(key, created);
+    undo.push(() => void map.delete(key));
+    list = created;
+  }
+  const target = list;
+  target.push(value);
+  undo.push(() => void target.pop());
+}
+
+function conflict(what: string): never {
+  throw new Error(`memoryStorage: ${what} exists already (unique constraint)`);
+}
+
+function missing(what: string): never {
+  throw new Error(`memoryStorage: cannot update ${what}: no such record`);
+}
+
+/** The tables and indexes. Reads are synchronous; writes log how to undo themselves. */
+class Tables {
+  readonly merchants = new Map<string, MerchantRecord>();
+  readonly apiKeys = new Map<string, ApiKeyRecord>();
+  readonly apiKeyIdByHash = new Map<string, string>();
+  readonly apiKeyIdsByMerchant = new Map<string, string[]>();
+  readonly invoices = new Map<string, InvoiceRecord>();
+  readonly addresses = new Map<string, AddressRecord>();
+  readonly deposits = new Map<string, DepositRecord>();
+  readonly depositIdByChainKey = new Map<string, string>();
+  readonly depositIdsByInvoice = new Map<string, string[]>();
+  readonly ledgerByScope = new Map<string, LedgerEntry[]>();
+  readonly causeKeys = new Set<string>();
+  readonly balances = new Map<string, BalanceRecord>();
+  readonly payouts = new Map<string, PayoutRecord>();
+  readonly exchanges = new Map<string, ExchangeRecord>();
+  readonly eventsByScope = new Map<string, EventRecord[]>();
+  readonly cursors = new Map<string, string>();
+
+  reads(run: <T>(method: string, read: () => T) => Promise<T>): StorageReads {
+    return {
+      getMerchant: (id) => run("getMerchant", () => this.pick(this.merchants.get(id), copy)),
+      findApiKeyByHash: (hash) =>
+        run("findApiKeyByHash", () => {
+          const id = this.apiKeyIdByHash.get(hash);
+          return id === undefined ? null : this.pick(this.apiKeys.get(id), copy);
+        }),
+      listApiKeys: (merchantId) =>
+        run("listApiKeys", () =>
+          (this.apiKeyIdsByMerchant.get(merchantId) ?? [])
+            .flatMap((id) => this.apiKeys.get(id) ?? [])
+            .sort(byCreatedAt)
+            .map(copy),
+        ),
+      getInvoice: (scope, id) => run("getInvoice", () => this.scoped(this.invoices.get(id), scope, copyInvoice)),
+      getPayout: (scope, id) => run("getPayout", () => this.scoped(this.payouts.get(id), scope, copy)),
+      getExchange: (scope, id) => run("getExchange", () => this.scoped(this.exchanges.get(id), scope, copy)),
+      findAddress: (mode, network, address) =>
+        run("findAddress", () => this.pick(this.addresses.get(addressKey(mode, network, address)), copy)),
+      listDepositsForInvoice: (invoiceId) =>
+        run("listDepositsForInvoice", () =>
+          (this.depositIdsByInvoice.get(invoiceId) ?? []).flatMap((id) => this.deposits.get(id) ?? []).map(copy),
+        ),
+      getBalance: (scope, asset) =>
+        run("getBalance", () => this.balances.get(balanceKey(scope.merchantId, scope.mode, asset))?.amount ?? 0n),
+      listBalances: (scope) =>
+        run("listBalances", () =>
+          [...this.balances.values()]
+            .filter((balance) => inScope(balance, scope))
+            .sort((a, b) => (a.asset < b.asset ? -1 : a.asset > b.asset ? 1 : 0))
+            .map(copy),
+        ),
+      listLedgerEntries: (scope, asset) =>
+        run("listLedgerEntries", () =>
+          (this.ledgerByScope.get(scopeKey(scope.merchantId, scope.mode)) ?? [])
+            .filter((entry) => asset === undefined || entry.asset === asset)
+            .map(copy),
+        ),
+      listEvents: (scope, options) =>
+        run("listEvents", () => {
+          const invoiceId = options?.invoiceId;
+          return (this.eventsByScope.get(scopeKey(scope.merchantId, scope.mode)) ?? [])
+            .filter((event) => invoiceId === undefined || event.invoiceId === invoiceId)
+            .map(copyEvent);
+        }),
+      listExpiringInvoices: (mode, now, limit) =>
+        run("listExpiringInvoices", () =>
+          [...this.invoices.values()]
+            .filter((invoice) => invoice.mode === mode && EXPIRABLE.has(invoice.status) && invoice.expiresAt <= now)
+            .sort((a, b) => a.expiresAt - b.expiresAt)
+            .slice(0, Math.max(0, limit))
+            .map(copyInvoice),
+        ),
+      listPayoutsByStatus: (mode, status, limit) =>
+        run("listPayoutsByStatus", () =>
+          [...this.payouts.values()]
+            .filter((payout) => payout.mode === mode && payout.status === status)
+            .sort(byCreatedAt)
+            .slice(0, Math.max(0, limit))
+            .map(copy),
+        ),
+      getCursor: (key) => run("getCursor", () => this.cursors.get(key) ?? null),
+    };
+  }
+
+  writes(run: <T>(method: string, write: () => T) => Promise<T>, undo: Undo[]): Omit<StorageTransaction, keyof StorageReads> {
+    return {
+      insertMerchant: (merchant) =>
+        run("insertMerchant", () => {
+          if (this.merchants.has(merchant.id)) conflict(`merchant ${merchant.id}`);
+          setIn(this.merchants, merchant.id, copy(merchant), undo);
+        }),
+      insertApiKey: (key) =>
+        run("insertApiKey", () => {
+          if (this.apiKeys.has(key.id)) conflict(`API key ${key.id}`);
+          if (this.apiKeyIdByHash.has(key.hash)) conflict("an API key with this hash");
+          setIn(this.apiKeys, key.id, copy(key), undo);
+          setIn(this.apiKeyIdByHash, key.hash, key.id, undo);
+          pushIn(this.apiKeyIdsByMerchant, key.merchantId, key.id, undo);
+        }),
+      revokeApiKey: (id, at) =>
+        run("revokeApiKey", () => {
+          const key = this.apiKeys.get(id);
+          if (!key || key.revokedAt !== null) return false;
+          // Replace rather than mutate, so the undo can restore the old object as it was.
+          setIn(this.apiKeys, id, { ...key, revokedAt: at }, undo);
+          return true;
+        }),
+      insertInvoice: (invoice) =>
+        run("insertInvoice", () => {
+          if (this.invoices.has(invoice.id)) conflict(`invoice ${invoice.id}`);
+          setIn(this.invoices, invoice.id, copyInvoice(invoice), undo);
+        }),
+      lockInvoice: (id) => run("lockInvoice", () => this.pick(this.invoices.get(id), copyInvoice)),
+      updateInvoice: (invoice) =>
+        run("updateInvoice", () => {
+          if (!this.invoices.has(invoice.id)) missing(`invoice ${invoice.id}`);
+          setIn(this.invoices, invoice.id, copyInvoice(invoice), undo);
+        }),
+      insertAddress: (address) =>
+        run("insertAddress", () => {
+          const key = addressKey(address.mode, address.network, address.address);
+          if (this.addresses.has(key)) conflict(`address ${address.address} on ${address.network} (${address.mode})`);
+          setIn(this.addresses, key, copy(address), undo);
+        }),
+      lockDeposit: (mode, network, txHash, outputIndex) =>
+        run("lockDeposit", () => {
+          const id = this.depositIdByChainKey.get(depositKey(mode, network, txHash, outputIndex));
+          return id === undefined ? null : this.pick(this.deposits.get(id), copy);
+        }),
+      insertDeposit: (deposit) =>
+        run("insertDeposit", () => {
+          const chainKey = depositKey(deposit.mode, deposit.network, deposit.txHash, deposit.outputIndex);
+          if (this.depositIdByChainKey.has(chainKey)) {
+            conflict(`deposit ${deposit.txHash}:${deposit.outputIndex} on ${deposit.network} (${deposit.mode})`);
+          }
+          if (this.deposits.has(deposit.id)) conflict(`deposit ${deposit.id}`);
+          setIn(this.deposits, deposit.id, copy(deposit), undo);
+          setIn(this.depositIdByChainKey, chainKey, deposit.id, undo);
+          pushIn(this.depositIdsByInvoice, deposit.invoiceId, deposit.id, undo);
+        }),
+      updateDeposit: (deposit) => run("updateDeposit", () => this.updateDeposit(deposit, undo)),
+      postLedgerEntries: (entries) => run("postLedgerEntries", () => this.postLedgerEntries(entries, undo)),
+      insertPayout: (payout) =>
+        run("insertPayout", () => {
+          if (this.payouts.has(payout.id)) conflict(`payout ${payout.id}`);
+          setIn(this.payouts, payout.id, copy(payout), undo);
+        }),
+      lockPayout: (id) => run("lockPayout", () => this.pick(this.payouts.get(id), copy)),
+      updatePayout: (payout) =>
+        run("updatePayout", () => {
+          if (!this.payouts.has(payout.id)) missing(`payout ${payout.id}`);
+          setIn(this.payouts, payout.id, copy(payout), undo);
+        }),
+      insertExchange: (exchange) =>
+        run("insertExchange", () => {
+          if (this.exchanges.has(exchange.id)) conflict(`exchange ${exchange.id}`);
+          setIn(this.exchanges, exchange.id, copy(exchange), undo);
+        }),
+      appendEvents: (events) =>
+        run("appendEvents", () => {
+          for (const event of events) {
+            pushIn(this.eventsByScope, scopeKey(event.merchantId, event.mode), copyEvent(event), undo);
+          }
+        }),
+      setCursor: (key, value) => run("setCursor", () => setIn(this.cursors, key, value, undo)),
+    };
+  }
+
+  private pick<T>(record: T | undefined, clone: (record: T) => T): T | null {
+    return record === undefined ? null : clone(record);
+  }
+
+  private scoped<T extends { merchantId: string; mode: Mode }>(
+    record: T | undefined,
+    scope: Scope,
+    clone: (record: T) => T,
+  ): T | null {
+    return record !== undefined && inScope(record, scope) ? clone(record) : null;
+  }
+
+  private updateDeposit(deposit: DepositRecord, undo: Undo[]): void {
+    const stored = this.deposits.get(deposit.id);
+    if (!stored) missing(`deposit ${deposit.id}`);
+    const oldKey = depositKey(stored.mode, stored.network, stored.txHash, stored.outputIndex);
+    const newKey = depositKey(deposit.mode, deposit.network, deposit.txHash, deposit.outputIndex);
+    if (newKey !== oldKey) {
+      if (this.depositIdByChainKey.has(newKey)) conflict(`deposit ${deposit.txHash}:${deposit.outputIndex}`);
+      deleteIn(this.depositIdByChainKey, oldKey, undo);
+      setIn(this.depositIdByChainKey, newKey, deposit.id, undo);
+    }
+    if (deposit.invoiceId !== stored.invoiceId) {
+      // Fresh arrays, so the undo restores the old ones untouched.
+      const from = this.depositIdsByInvoice.get(stored.invoiceId) ?? [];
+      setIn(this.depositIdsByInvoice, stored.invoiceId, from.filter((id) => id !== deposit.id), undo);
+      const to = this.depositIdsByInvoice.get(deposit.invoiceId) ?? [];
+      setIn(this.depositIdsByInvoice, deposit.invoiceId, [...to, deposit.id], undo);
+    }
+    setIn(this.deposits, deposit.id, copy(deposit), undo);
+  }
+
+  private postLedgerEntries(entries: LedgerEntry[], undo: Undo[]): PostLedgerResult {
+    if (entries.some((entry) => this.causeKeys.has(entry.causeKey))) return { status: "duplicate" };
+    const batchKeys = new Set<string>();
+    for (const entry of entries) {
+      if (batchKeys.has(entry.causeKey)) {
+        throw new Error(`memoryStorage: postLedgerEntries got causeKey "${entry.causeKey}" twice in one batch`);
+      }
+      batchKeys.add(entry.causeKey);
+    }
+    // The balance each touched asset would end with once the whole batch is applied.
+    const next = new Map<string, BalanceRecord>();
+    for (const entry of entries) {
+      const key = balanceKey(entry.merchantId, entry.mode, entry.asset);
+      let balance = next.get(key);
+      if (!balance) {
+        const current = this.balances.get(key)?.amount ?? 0n;
+        balance = { merchantId: entry.merchantId, mode: entry.mode, asset: entry.asset, amount: current, updatedAt: entry.createdAt };
+        next.set(key, balance);
+      }
+      balance.amount += entry.amount;
+      if (entry.createdAt > balance.updatedAt) balance.updatedAt = entry.createdAt;
+    }
+    for (const balance of next.values()) {
+      if (balance.amount < 0n) return { status: "insufficient", asset: balance.asset };
+    }
+    for (const entry of entries) {
+      this.causeKeys.add(entry.causeKey);
+      undo.push(() => void this.causeKeys.delete(entry.causeKey));
+      pushIn(this.ledgerByScope, scopeKey(entry.merchantId, entry.mode), copy(entry), undo);
+    }
+    for (const [key, balance] of next) setIn(this.balances, key, balance, undo);
+    return { status: "posted" };
+  }
+}
+
+/** A FIFO mutex: whoever asked first goes next. */
+class Mutex {
+  private held = false;
+  private readonly waiters: Array<() => void> = [];
+
+  constructor(private readonly onIdle: () => void) {}
+
+  get idle(): boolean {
+    return !this.held;
+  }
+
+  acquire(): Promise<void> {
+    if (!this.held) {
+      this.held = true;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => this.waiters.push(resolve));
+  }
+
+  release(): void {
+    const next = this.waiters.shift();
+    if (next) {
+      next(); // ownership passes straight on, so nobody can cut in between
+    } else {
+      this.held = false;
+      this.onIdle();
+    }
+  }
+}
+
+/** What a running transaction's async context carries. */
+interface TransactionContext {
+  active: boolean;
+}
+
+/**
+ * Storage kept in process memory: nothing survives a restart. Meant for tests, examples and
+ * single-process trials; it is the reference implementation of the `Storage` contract.
+ *
+ * All transactions run one at a time (a FIFO mutex), which gives every `lock*` its meaning.
+ * A transaction writes straight into the tables and keeps an undo log that is replayed if its
+ * work throws. Reads made on the storage object itself wait their turn behind a running
+ * transaction, so they only ever see committed data.
+ *
+ * Calling the storage object (`transaction` or a read) from inside a transaction's work would
+ * wait for that very transaction, so it throws instead: read and write through `tx`.
+ */
+export function memoryStorage(): Storage {
+  const tables = new Tables();
+  // The context is only needed while a transaction runs; disabling it when idle spares the
+  // process the cost of async-context tracking on every promise the rest of the time.
+  const context = new AsyncLocalStorage<TransactionContext>();
+  let contextEnabled = false;
+  const mutex = new Mutex(() => {
+    if (contextEnabled) {
+      
+      contextEnabled = false;
+    }
+  });
+
+  const refuseInsideTransaction = (method: string): void => {
+    if (context.getStore()?.active) {
+      throw new Error(
+        `memoryStorage: storage.${method}() was called from inside a transaction's work. ` +
+          (method === "transaction"
+            ? "Transactions cannot be nested: pass the tx you were given down instead of starting another one."
+            : `Use tx.${method}() instead: the storage object sees committed data only and would wait for this very transaction to end.`),
+      );
+    }
+  };
+
+  const outsideRead = async <T>(method: string, read: () => T): Promise<T> => {
+    refuseInsideTransaction(method);
+    if (mutex.idle) return read();
+    await mutex.acquire();
+    try {
+      return read();
+    } finally {
+      mutex.release();
+    }
+  };
+
+  return {
+    ...tables.reads(outsideRead),
+
+    async transaction<T>(work: (tx: StorageTransaction) => Promise<T>): Promise<T> {
+      refuseInsideTransaction("transaction");
+      await mutex.acquire();
+      const state: TransactionContext = { active: true };
+      const undo: Undo[] = [];
+      const inTransaction = async <R>(method: string, operation: () => R): Promise<R> => {
+        if (!state.active) {
+          throw new Error(`memoryStorage: tx.${method}() was called after its transaction ended`);
+        }
+        return operation();
+      };
+      const tx: StorageTransaction = { ...tables.reads(inTransaction), ...tables.writes(inTransaction, undo) };
+      try {
+        contextEnabled = true;
+        return await context.run(state, () => work(tx));
+      } catch (error) {
+        for (let i = undo.length - 1; i >= 0; i--) undo[i]?.();
+        throw error;
+      } finally {
+        state.active = false;
+        mutex.release();
+      }
+    },
+
+    async close(): Promise<void> {},
+  };
+}

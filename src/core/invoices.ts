@@ -1,0 +1,244 @@
+import type { Scope, StorageTransaction } from "../adapters/storage/types";
+import { notFound, PaymentError } from "../errors";
+import { AmountFormatError, mulDivUp, parseDecimal, pow10, RATE_DECIMALS, roundUpToStep } from "../money";
+import { chainFor, type CoreContext } from "./context";
+import type { Currency, Network } from "./currencies";
+import { paymentEvents } from "./events";
+import { grossUpForFee } from "./fees";
+import { newId } from "./ids";
+import { isTerminal, settle, type MachineDeposit, type MachineState } from "./invoice-machine";
+import { quoteRate } from "./rates";
+import type { DepositRecord, InvoiceRecord, PaymentEventType } from "./types";
+
+/** What creating an invoice needs, already checked for shape by the caller's schema. */
+export interface CreateInvoiceInput {
+  /** Decimal string in `amountCurrency`. */
+  amount: string;
+  amountCurrency: string;
+  /** Hosted mode: coins the payer may pick from (null: all). */
+  acceptedCoins: string[] | null;
+  /** Whitelabel mode: the coin and network, fixed now. */
+  whiteLabel: { payCurrency: string; network: string | null } | null;
+  underPaidCoverTenths: number;
+  feePaidByPayer: boolean;
+  lifeTimeMinutes: number;
+  returnUrl: string | null;
+  metadata: Record<string, unknown> | null;
+  /** Builds the hosted page URL of the new invoice (the HTTP shell knows the mount path). */
+  paymentUrlFor: (invoiceId: string) => string;
+}
+
+/** Parses an amount given in any supported currency (fiat or crypto). */
+export function parseAmountIn(context: CoreContext, amount: string, currency: string, field = "amount"): bigint {
+  const decimals = context.currencies.decimalsOf(currency);
+  if (decimals === undefined) {
+    throw new PaymentError("unsupported_currency", `Currency "${currency}" is not supported. POST /api/v1/currencies lists the crypto currencies.`);
+  }
+  try {
+    return parseDecimal(amount, decimals);
+  } catch (error) {
+    if (!(error instanceof AmountFormatError)) throw error;
+    throw new PaymentError("validation_error", `${field} ${amount} has more than ${decimals} decimal places, the most ${currency} allows.`);
+  }
+}
+
+/** Finds a crypto currency and one of its networks; the network may be omitted when there is only one. */
+export function resolveNetwork(context: CoreContext, symbol: string, network: string | null): { currency: Currency; network: Network } {
+  const currency = context.currencies.crypto(symbol);
+  if (!currency) {
+    throw new PaymentError("unsupported_currency", `Crypto currency "${symbol}" is not supported. POST /api/v1/currencies lists them.`);
+  }
+  const names = currency.networks.map((entry) => entry.network).join(", ");
+  if (network === null) {
+    if (currency.networks.length === 1) return { currency, network: currency.networks[0]! };
+    throw new PaymentError("validation_error", `network is required for ${symbol}: one of ${names}.`);
+  }
+  const found = context.currencies.network(symbol, network);
+  if (!found) throw new PaymentError("unsupported_currency", `${symbol} is not available on network "${network}"; use one of ${names}.`);
+  return { currency, network: found };
+}
+
+/**
+ * What the payer sends: amount / rate in the coin, grossed up by the fee when the payer pays
+ * it, rounded up to the coin's quote precision so the merchant never receives less than asked.
+ */
+export function computePayAmount(
+  context: CoreContext,
+  invoice: Pick<InvoiceRecord, "amount" | "amountCurrency" | "feePaidByPayer">,
+  coin: Currency,
+  rate: bigint,
+): bigint {
+  const amountDecimals = context.currencies.decimalsOf(invoice.amountCurrency)!;
+  let units = mulDivUp(invoice.amount * pow10(coin.decimals), pow10(RATE_DECIMALS), pow10(amountDecimals) * rate);
+  if (invoice.feePaidByPayer) units = grossUpForFee(units);
+  return roundUpToStep(units, context.currencies.quoteStep(coin.symbol));
+}
+
+/** Creates an invoice in hosted or whitelabel mode and records `payment.created`. */
+export async function createInvoice(context: CoreContext, scope: Scope, input: CreateInvoiceInput): Promise<InvoiceRecord> {
+  const amount = parseAmountIn(context, input.amount, input.amountCurrency);
+  // Live invoices need a chain to ever be paid, so refuse them up front rather than strand them.
+  const chain = chainFor(context, scope.mode);
+  const now = context.now();
+  const id = newId("inv");
+  const invoice: InvoiceRecord = {
+    id,
+    merchantId: scope.merchantId,
+    mode: scope.mode,
+    status: "PENDING",
+    amount,
+    amountCurrency: input.amountCurrency,
+    acceptedCoins: null,
+    coin: null,
+    network: null,
+    address: null,
+    rate: null,
+    payAmount: null,
+    feePaidByPayer: input.feePaidByPayer,
+    underPaidCoverTenths: input.underPaidCoverTenths,
+    isWhiteLabel: input.whiteLabel !== null,
+    returnUrl: input.returnUrl,
+    paymentUrl: input.paymentUrlFor(id),
+    metadata: input.metadata,
+    receivedAmount: 0n,
+    txHash: null,
+    late: false,
+    failureReason: null,
+    expiresAt: now + input.lifeTimeMinutes * 60_000,
+    createdAt: now,
+    updatedAt: now,
+  };
+
+  if (input.whiteLabel) {
+    const { currency, network } = resolveNetwork(context, input.whiteLabel.payCurrency, input.whiteLabel.network);
+    if (!chain.supports(currency.symbol, network.network)) {
+      throw new PaymentError("unsupported_currency", `The ${chain.name} chain adapter does not serve ${currency.symbol} on ${network.network}.`);
+    }
+    const rate = await quoteRate(context, currency.symbol, input.amountCurrency);
+    const payAmount = computePayAmount(context, invoice, currency, rate);
+    if (payAmount < network.depositMin) {
+      throw new PaymentError(
+        "amount_below_minimum",
+        `The invoice comes to less than the ${currency.symbol} minimum deposit on ${network.network}; raise the amount.`,
+      );
+    }
+    Object.assign(invoice, {
+      coin: currency.symbol,
+      network: network.network,
+      rate,
+      payAmount,
+      address: await chain.createAddress({ coin: currency.symbol, network: network.network, merchantId: scope.merchantId, invoiceId: id }),
+    });
+  } else {
+    invoice.acceptedCoins = checkAcceptedCoins(context, input.acceptedCoins);
+  }
+
+  await context.storage.transaction(async (tx) => {
+    await tx.insertInvoice(invoice);
+    if (invoice.address && invoice.network && invoice.coin) {
+      await tx.insertAddress({
+        mode: scope.mode,
+        network: invoice.network,
+        address: invoice.address,
+        coin: invoice.coin,
+        merchantId: scope.merchantId,
+        invoiceId: id,
+        createdAt: now,
+      });
+    }
+    await tx.appendEvents(paymentEvents(context, [{ invoice, events: ["payment.created"] }]));
+  });
+  return invoice;
+}
+
+function checkAcceptedCoins(context: CoreContext, coins: string[] | null): string[] | null {
+  if (coins === null) return null;
+  if (coins.length === 0) throw new PaymentError("validation_error", "acceptedCoins must name at least one coin, or be left out to accept all.");
+  for (const coin of coins) {
+    if (!context.currencies.crypto(coin)) {
+      throw new PaymentError("unsupported_currency", `acceptedCoins: "${coin}" is not a supported crypto currency.`);
+    }
+  }
+  return [...new Set(coins)];
+}
+
+/** The invoice with this id in `scope`, or a 404. */
+export async function getInvoice(context: CoreContext, scope: Scope, id: string): Promise<InvoiceRecord> {
+  const invoice = await context.storage.getInvoice(scope, id);
+  if (!invoice) throw notFound("invoice", id);
+  return invoice;
+}
+
+function machineState(invoice: InvoiceRecord): MachineState {
+  return {
+    status: invoice.status,
+    payAmount: invoice.payAmount,
+    underPaidCoverTenths: invoice.underPaidCoverTenths,
+    expiresAt: invoice.expiresAt,
+    late: invoice.late,
+    failureReason: invoice.failureReason,
+  };
+}
+
+/** An invoice after the machine moved it, with the events its steps recorded. */
+export interface Advanced {
+  invoice: InvoiceRecord;
+  steps: Array<{ invoice: InvoiceRecord; events: PaymentEventType[] }>;
+}
+
+/** Runs the state machine on an invoice at `now` and returns the resulting record (not yet saved). */
+export function advanceInvoice(invoice: InvoiceRecord, deposits: readonly MachineDeposit[], now: number): Advanced {
+  const steps = settle(machineState(invoice), deposits, now).map((step) => ({
+    invoice: { ...invoice, ...step.state, updatedAt: now },
+    events: step.events,
+  }));
+  return { invoice: steps.at(-1)?.invoice ?? invoice, steps };
+}
+
+/**
+ * Re-evaluates a locked invoice inside `tx` against its stored deposits and the clock, and
+ * saves the result with its events. Returns the invoice as saved.
+ */
+export async function settleLockedInvoice(context: CoreContext, tx: StorageTransaction, invoice: InvoiceRecord, deposits?: DepositRecord[]): Promise<InvoiceRecord> {
+  const { invoice: next, steps } = advanceInvoice(invoice, deposits ?? (await tx.listDepositsForInvoice(invoice.id)), context.now());
+  if (steps.length === 0) return invoice;
+  await tx.updateInvoice(next);
+  await tx.appendEvents(paymentEvents(context, steps));
+  return next;
+}
+
+/**
+ * Background loop body: moves invoices whose window has passed (PENDING -> EXPIRED,
+ * UNDER_PAID -> FAILED). Returns how many changed.
+ */
+export async function expireDueInvoices(context: CoreContext, mode: Scope["mode"], limit = 100): Promise<number> {
+  const due = await context.storage.listExpiringInvoices(mode, context.now(), limit);
+  let changed = 0;
+  for (const candidate of due) {
+    const moved = await context.storage.transaction(async (tx) => {
+      const invoice = await tx.lockInvoice(candidate.id);
+      if (!invoice) return false;
+      return (await settleLockedInvoice(context, tx, invoice)) !== invoice;
+    });
+    if (moved) changed++;
+  }
+  return changed;
+}
+
+/**
+ * Sandbox: ends an invoice's payment window now, as if its lifetime had run out. A deposit
+ * already seen is still waited for, exactly as on a real expiry.
+ */
+export async function forceExpire(context: CoreContext, scope: Scope, id: string): Promise<InvoiceRecord> {
+  return context.storage.transaction(async (tx) => {
+    const invoice = await tx.lockInvoice(id);
+    if (!invoice || invoice.merchantId !== scope.merchantId || invoice.mode !== scope.mode) throw notFound("invoice", id);
+    if (isTerminal(invoice.status) || invoice.status === "EXPIRED") {
+      throw new PaymentError("invalid_state", `Invoice ${id} is ${invoice.status} already; only an open invoice can be expired.`);
+    }
+    const now = context.now();
+    const shortened = { ...invoice, expiresAt: Math.min(invoice.expiresAt, now), updatedAt: now };
+    await tx.updateInvoice(shortened);
+    return settleLockedInvoice(context, tx, shortened);
+  });
+}

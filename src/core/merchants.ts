@@ -1,0 +1,103 @@
+import { createHash, timingSafeEqual } from "node:crypto";
+import type { Scope } from "../adapters/storage/types";
+import { notFound } from "../errors";
+import type { CoreContext } from "./context";
+import { newId, randomToken } from "./ids";
+import type { ApiKeyRecord, MerchantRecord, Mode } from "./types";
+
+/** The shape every key has: mode prefix and at least 24 base62 characters of secret. */
+export const API_KEY_PATTERN = /^sk_(test|live)_[A-Za-z0-9]{24,128}$/;
+
+/** A key as shown to its owner once, at issue. */
+export interface IssuedApiKey {
+  id: string;
+  merchantId: string;
+  mode: Mode;
+  /** The plaintext key. Only its hash is stored: show it now or never. */
+  key: string;
+  prefix: string;
+  createdAt: string;
+}
+
+/** A key as listed later: everything but the secret. */
+export interface ApiKeySummary {
+  id: string;
+  merchantId: string;
+  mode: Mode;
+  prefix: string;
+  createdAt: string;
+  revokedAt: string | null;
+}
+
+/**
+ * Keys are 140+ bits of randomness, so one SHA-256 is enough at rest: there is nothing to
+ * brute-force that a slow hash would protect, and auth stays one hash per request.
+ */
+export function hashApiKey(key: string): string {
+  return createHash("sha256").update(key).digest("hex");
+}
+
+/** Creates a merchant. */
+export async function createMerchant(context: CoreContext, input: { name: string; id?: string }): Promise<MerchantRecord> {
+  const merchant: MerchantRecord = { id: input.id ?? newId("mch"), name: input.name, createdAt: context.now() };
+  await context.storage.transaction((tx) => tx.insertMerchant(merchant));
+  return merchant;
+}
+
+/**
+ * Stores a key for a merchant. With `key` given (a host that keeps a known test key across
+ * restarts, like the example server's DEMO_API_KEY), that plaintext is registered instead of a
+ * fresh one; its mode comes from its prefix.
+ */
+export async function issueApiKey(context: CoreContext, merchantId: string, options: { mode?: Mode; key?: string }): Promise<IssuedApiKey> {
+  if (!(await context.storage.getMerchant(merchantId))) throw notFound("merchant", merchantId);
+  let key: string;
+  if (options.key !== undefined) {
+    const match = API_KEY_PATTERN.exec(options.key);
+    if (!match) throw new TypeError("an API key must look like sk_test_<24+ letters and digits> or sk_live_<...>");
+    if (options.mode && options.mode !== match[1]) throw new TypeError(`the key's prefix says ${match[1]} mode, not ${options.mode}`);
+    key = options.key;
+  } else {
+    key = `sk_${options.mode ?? "test"}_${randomToken(32)}`;
+  }
+  const mode = key.startsWith("sk_live_") ? "live" : "test";
+  const record: ApiKeyRecord = {
+    id: newId("key"),
+    merchantId,
+    mode,
+    hash: hashApiKey(key),
+    prefix: key.slice(0, 12),
+    createdAt: context.now(),
+    revokedAt: null,
+  };
+  await context.storage.transaction((tx) => tx.insertApiKey(record));
+  return { id: record.id, merchantId, mode, key, prefix: record.prefix, createdAt: new Date(record.createdAt).toISOString() };
+}
+
+/** Revokes a key; it stops working at once. Returns false when it was unknown or revoked already. */
+export async function revokeApiKey(context: CoreContext, keyId: string): Promise<boolean> {
+  return context.storage.transaction((tx) => tx.revokeApiKey(keyId, context.now()));
+}
+
+/** A merchant's keys, without secrets. */
+export async function listApiKeys(context: CoreContext, merchantId: string): Promise<ApiKeySummary[]> {
+  return (await context.storage.listApiKeys(merchantId)).map((key) => ({
+    id: key.id,
+    merchantId: key.merchantId,
+    mode: key.mode,
+    prefix: key.prefix,
+    createdAt: new Date(key.createdAt).toISOString(),
+    revokedAt: key.revokedAt === null ? null : new Date(key.revokedAt).toISOString(),
+  }));
+}
+
+/** The merchant and mode a plaintext key grants, or null for a malformed, unknown or revoked key. */
+export async function authenticate(context: CoreContext, key: string): Promise<Scope | null> {
+  if (!API_KEY_PATTERN.test(key)) return null;
+  const hash = hashApiKey(key);
+  const record = await context.storage.findApiKeyByHash(hash);
+  // The lookup is by hash, so timing reveals nothing about the key; the compare guards against
+  // an adapter whose lookup is looser than equality (a prefix index, a case-folding collation).
+  if (!record || record.revokedAt !== null || !timingSafeEqual(Buffer.from(record.hash), Buffer.from(hash))) return null;
+  return { merchantId: record.merchantId, mode: record.mode };
+}

@@ -1,0 +1,63 @@
+import { formatDecimal, RATE_DECIMALS } from "../money";
+import type { CurrencyCatalog } from "./currencies";
+import type { InvoiceRecord } from "./types";
+
+/**
+ * The payment as webhooks and the /v1 API show it: decimal strings for every amount, so that
+ * receivers never lose precision, and `metadata` (with the merchant's `orderId`) as given.
+ */
+export interface PaymentView {
+  id: string;
+  object: "payment";
+  livemode: boolean;
+  status: InvoiceRecord["status"];
+  amount: string;
+  amountCurrency: string;
+  currency: string | null;
+  chain: string | null;
+  address: string | null;
+  rate: string | null;
+  payAmount: string | null;
+  receivedAmount: string;
+  txHash: string | null;
+  feePaidByPayer: boolean;
+  underPaidCover: string;
+  isWhiteLabel: boolean;
+  checkoutUrl: string;
+  returnUrl: string | null;
+  metadata: Record<string, unknown> | null;
+  failureReason: string | null;
+  expiresAt: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** Renders an invoice record as a `PaymentView`. */
+export function paymentView(invoice: InvoiceRecord, currencies: CurrencyCatalog): PaymentView {
+  const coinDecimals = invoice.coin ? currencies.crypto(invoice.coin)?.decimals ?? 0 : 0;
+  return {
+    id: invoice.id,
+    object: "payment",
+    livemode: invoice.mode === "live",
+    status: invoice.status,
+    amount: formatDecimal(invoice.amount, currencies.decimalsOf(invoice.amountCurrency) ?? 0),
+    amountCurrency: invoice.amountCurrency,
+    currency: invoice.coin,
+    chain: invoice.network,
+    address: invoice.address,
+    rate: invoice.rate === null ? null : formatDecimal(invoice.rate, RATE_DECIMALS),
+    payAmount: invoice.payAmount === null ? null : formatDecimal(invoice.payAmount, coinDecimals),
+    receivedAmount: formatDecimal(invoice.receivedAmount, coinDecimals),
+    txHash: invoice.txHash,
+    feePaidByPayer: invoice.feePaidByPayer,
+    underPaidCover: formatDecimal(BigInt(invoice.underPaidCoverTenths), 1),
+    isWhiteLabel: invoice.isWhiteLabel,
+    checkoutUrl: invoice.paymentUrl,
+    returnUrl: invoice.returnUrl,
+    metadata: invoice.metadata,
+    failureReason: invoice.failureReason,
+    expiresAt: new Date(invoice.expiresAt).toISOString(),
+    createdAt: new Date(invoice.createdAt).toISOString(),
+    updatedAt: new Date(invoice.updatedAt).toISOString(),
+  };
+}

@@ -1,0 +1,154 @@
+import type { Scope } from "../adapters/storage/types";
+import { notFound, PaymentError } from "../errors";
+import { formatDecimal } from "../money";
+import { chainFor, type CoreContext } from "./context";
+import { newId } from "./ids";
+import { parseAmountIn, resolveNetwork } from "./invoices";
+import type { Mode, PayoutRecord } from "./types";
+
+/** A payout request, shape-checked by the caller. */
+export interface CreatePayoutInput {
+  currency: string;
+  network: string | null;
+  /** Decimal string in `currency`. */
+  amount: string;
+  address: string;
+}
+
+/**
+ * Creates a payout: checks the minimum and the address, then debits amount + fees and stores
+ * the payout in one atomic step (so parallel payouts can never overdraw), then hands it to the
+ * chain. A chain failure after the debit leaves the payout PROCESSING for the payout loop to
+ * retry; it never loses the debit.
+ */
+export async function createPayout(context: CoreContext, scope: Scope, input: CreatePayoutInput): Promise<PayoutRecord> {
+  const { currency, network } = resolveNetwork(context, input.currency, input.network);
+  const amount = parseAmountIn(context, input.amount, currency.symbol);
+  if (amount <= 0n) throw new PaymentError("validation_error", "amount must be greater than 0.");
+  if (amount < network.withdrawMin) {
+    throw new PaymentError(
+      "amount_below_minimum",
+      `The smallest ${currency.symbol} payout on ${network.network} is ${formatDecimal(network.withdrawMin, currency.decimals)}.`,
+    );
+  }
+  const chain = chainFor(context, scope.mode);
+  if (!(await chain.isValidAddress(currency.symbol, network.network, input.address))) {
+    throw new PaymentError("invalid_address", `"${input.address}" is not a valid ${currency.symbol} address on ${network.network}.`);
+  }
+  const fee = network.withdrawFee + network.staticFixedFee;
+  const now = context.now();
+  const payout: PayoutRecord = {
+    id: newId("po"),
+    merchantId: scope.merchantId,
+    mode: scope.mode,
+    status: "PROCESSING",
+    coin: currency.symbol,
+    network: network.network,
+    address: input.address,
+    amount,
+    fee,
+    txHash: null,
+    failureReason: null,
+    createdAt: now,
+    updatedAt: now,
+  };
+  await context.storage.transaction(async (tx) => {
+    const posted = await tx.postLedgerEntries([
+      {
+        id: newId("led"),
+        merchantId: scope.merchantId,
+        mode: scope.mode,
+        asset: currency.symbol,
+        amount: -(amount + fee),
+        kind: "payout",
+        causeKey: `payout:${payout.id}`,
+        createdAt: now,
+      },
+    ]);
+    if (posted.status === "insufficient") {
+      throw new PaymentError(
+        "insufficient_balance",
+        `The ${currency.symbol} balance does not cover ${formatDecimal(amount + fee, currency.decimals)} (amount plus ${formatDecimal(fee, currency.decimals)} fees).`,
+      );
+    }
+    await tx.insertPayout(payout);
+  });
+  return (await broadcast(context, payout)) ?? payout;
+}
+
+/** The payout with this id in `scope`, or a 404. */
+export async function getPayout(context: CoreContext, scope: Scope, id: string): Promise<PayoutRecord> {
+  const payout = await context.storage.getPayout(scope, id);
+  if (!payout) throw notFound("payout", id);
+  return payout;
+}
+
+/** Sends a payout that has no txHash yet; returns it updated, or null when the chain failed. */
+async function broadcast(context: CoreContext, payout: PayoutRecord): Promise<PayoutRecord | null> {
+  const chain = context.chains[payout.mode];
+  if (!chain) return null;
+  let txHash: string;
+  try {
+    ({ txHash } = await chain.sendPayout({ payoutId: payout.id, coin: payout.coin, network: payout.network, address: payout.address, amount: payout.amount }));
+  } catch (error) {
+    context.logger.warn(`payout ${payout.id} could not be sent yet; it will be retried`, error);
+    return null;
+  }
+  return context.storage.transaction(async (tx) => {
+    const current = await tx.lockPayout(payout.id);
+    if (!current || current.txHash !== null || current.status !== "PROCESSING") return current;
+    const sent = { ...current, txHash, updatedAt: context.now() };
+    await tx.updatePayout(sent);
+    return sent;
+  });
+}
+
+/**
+ * Background loop body: sends payouts not yet sent and settles sent ones as the chain reports
+ * them. A failed payout returns its whole debit (amount and fees) to the balance, once.
+ * Returns how many payouts changed state.
+ */
+export async function progressPayouts(context: CoreContext, mode: Mode, limit = 100): Promise<number> {
+  const chain = context.chains[mode];
+  if (!chain) return 0;
+  let changed = 0;
+  for (const payout of await context.storage.listPayoutsByStatus(mode, "PROCESSING", limit)) {
+    if (payout.txHash === null) {
+      if (await broadcast(context, payout)) changed++;
+      continue;
+    }
+    let report;
+    try {
+      report = await chain.getPayoutStatus({ payoutId: payout.id, txHash: payout.txHash, coin: payout.coin, network: payout.network });
+    } catch (error) {
+      context.logger.warn(`payout ${payout.id}: status check failed; will retry`, error);
+      continue;
+    }
+    if (report.status === "pending") continue;
+    const moved = await context.storage.transaction(async (tx) => {
+      const current = await tx.lockPayout(payout.id);
+      if (!current || current.status !== "PROCESSING") return false;
+      const now = context.now();
+      if (report.status === "confirmed") {
+        await tx.updatePayout({ ...current, status: "COMPLETED", updatedAt: now });
+        return true;
+      }
+      await tx.postLedgerEntries([
+        {
+          id: newId("led"),
+          merchantId: current.merchantId,
+          mode: current.mode,
+          asset: current.coin,
+          amount: current.amount + current.fee,
+          kind: "payout_reversal",
+          causeKey: `payout:${current.id}:reversal`,
+          createdAt: now,
+        },
+      ]);
+      await tx.updatePayout({ ...current, status: "FAILED", failureReason: report.reason, updatedAt: now });
+      return true;
+    });
+    if (moved) changed++;
+  }
+  return changed;
+}

@@ -1,0 +1,49 @@
+import type { ErrorRequestHandler, RequestHandler } from "express";
+import type { Logger } from "../core/context";
+import { PaymentError } from "../errors";
+
+/** body-parser's failures carry `type`; these are the ones a client causes. */
+function fromBodyParser(error: { type?: unknown; status?: unknown; limit?: unknown }): PaymentError | null {
+  switch (error.type) {
+    case "entity.parse.failed":
+      return new PaymentError("malformed_json", "The request body is not valid JSON.");
+    case "entity.too.large":
+      return new PaymentError("payload_too_large", `The request body is larger than the limit of ${error.limit} bytes.`);
+    case "encoding.unsupported":
+    case "charset.unsupported":
+      return new PaymentError("unsupported_media_type", "The request body must be UTF-8 JSON (Content-Type: application/json).");
+    case "request.aborted":
+    case "request.size.invalid":
+      return new PaymentError("validation_error", "The request body was cut short.");
+    default:
+      return null;
+  }
+}
+
+/**
+ * Answers every error under the router's prefixes with the spec's error object. Unknown
+ * failures become a 500 whose message reveals nothing; the details go to the logger (never the
+ * request's headers, which carry the API key).
+ */
+export function errorHandler(logger: Logger): ErrorRequestHandler {
+  return (error, req, res, next) => {
+    if (res.headersSent) return next(error);
+    const known =
+      error instanceof PaymentError ? error : typeof error === "object" && error !== null ? fromBodyParser(error) : null;
+    const answer = known ?? new PaymentError("internal_error", "Something went wrong on our side; the request was not completed.");
+    if (!known) logger.error(`${req.method} ${req.originalUrl.split("?")[0]} failed`, error);
+    res.status(answer.status).json(answer.toJSON());
+  };
+}
+
+/** Unknown paths under a prefix the router owns: 405 for a known path with another method, else 404. */
+export function routeNotFound(knownPaths: ReadonlyMap<string, string>): RequestHandler {
+  return (req, _res, next) => {
+    const method = knownPaths.get(req.path);
+    if (method) {
+      next(new PaymentError("method_not_allowed", `${req.path} answers ${method} only.`));
+      return;
+    }
+    next(new PaymentError("route_not_found", `No endpoint ${req.method} ${req.baseUrl}${req.path}.`));
+  };
+}

@@ -1,0 +1,20 @@
+import express, { type RequestHandler } from "express";
+import { PaymentError } from "../errors";
+
+/**
+ * express.json() with the router's size limit, plus a 415 for a body that is not JSON:
+ * without it a form-encoded body would be skipped by the parser and reported as "amount is
+ * required", which hides the real mistake.
+ */
+export function jsonBody(limit: string | number): RequestHandler {
+  const parse = express.json({ limit, strict: true });
+  return (req, res, next) => {
+    const length = req.headers["content-length"];
+    const hasBody = req.headers["transfer-encoding"] !== undefined || (length !== undefined && length !== "0");
+    if (hasBody && !req.is(["application/json", "+json"])) {
+      next(new PaymentError("unsupported_media_type", "Send the request body as JSON with `Content-Type: application/json`."));
+      return;
+    }
+    parse(req, res, next);
+  };
+}

@@ -1,0 +1,69 @@
+import { z } from "zod";
+import type { ChainAdapter } from "../adapters/chain/types";
+import type { PricingAdapter } from "../adapters/pricing/types";
+import type { Storage } from "../adapters/storage/types";
+import type { Logger } from "../core/context";
+import type { CurrencyConfig } from "../core/currencies";
+
+/** Options of `createPaymentRouter`. Every one has an embedded default. */
+export interface PaymentRouterOptions {
+  /** Where everything is kept. Default: in memory (lost on restart). */
+  storage?: Storage;
+  /** The chain of live mode. Default: none, and live operations that need a chain answer 503. Test mode always uses the sandbox chain. */
+  chain?: ChainAdapter;
+  /** Exchange rates. Default: `staticPricing()`, a fixed table. */
+  pricing?: PricingAdapter;
+  /** Crypto currencies with their networks and limits. Default: `DEFAULT_CURRENCIES`. */
+  currencies?: CurrencyConfig[];
+  /** Fiat currencies invoices may be priced in, symbol -> decimals. Default: `DEFAULT_FIAT`. */
+  fiat?: Record<string, number>;
+  /** Public origin of the host app (e.g. "https://shop.example"), used for payment links. Default: the request's own origin. */
+  publicUrl?: string;
+  /** Largest accepted request body, in bytes or a string like "100kb". Default "100kb". */
+  bodyLimit?: string | number;
+  /** How often the background loops run, in ms, or false to run them only through `tick()`. Default 5000. */
+  backgroundIntervalMs?: number | false;
+  /** Minutes after expiry during which a deposit reopens an invoice. Default 60. */
+  lateWindowMinutes?: number;
+  /** The clock. Default: `Date.now`. */
+  now?: () => number;
+  /** Where warnings and errors go. Default: `console`. */
+  logger?: Logger;
+}
+
+const method = (name: string) => z.custom<(...args: never[]) => unknown>((value) => typeof value === "function", { error: `must have a ${name}() method` });
+
+const adapter = (methods: string[]) =>
+  z.looseObject(Object.fromEntries(methods.map((name) => [name, method(name)])));
+
+const optionsSchema = z.strictObject({
+  storage: adapter(["transaction", "getInvoice", "findApiKeyByHash", "close"]).optional(),
+  chain: adapter(["supports", "createAddress", "isValidAddress", "pollDeposits", "sendPayout", "getPayoutStatus"]).optional(),
+  pricing: adapter(["getRate"]).optional(),
+  currencies: z.array(z.looseObject({ symbol: z.string() })).optional(),
+  fiat: z.record(z.string(), z.int()).optional(),
+  publicUrl: z
+    .url({ protocol: /^https?$/, error: "must be an absolute http(s) URL such as https://shop.example" })
+    .refine((value) => !/[?#]/.test(value), { error: "must not have a query or fragment" })
+    .optional(),
+  bodyLimit: z.union([z.int().positive(), z.string().regex(/^\d+(b|kb|mb)?$/i, { error: 'must be bytes or a size like "100kb"' })]).optional(),
+  backgroundIntervalMs: z.union([z.int().min(10), z.literal(false)]).optional(),
+  lateWindowMinutes: z.number().min(0).max(7 * 24 * 60).optional(),
+  now: method("now").optional(),
+  logger: adapter(["warn", "error"]).optional(),
+});
+
+/**
+ * Checks the options once, at start-up: a misconfigured router throws here with every problem
+ * named, instead of failing on some later request.
+ */
+export function checkOptions(options: unknown): PaymentRouterOptions {
+  const result = optionsSchema.safeParse(options ?? {});
+  if (!result.success) {
+    const problems = result.error.issues.map((issue) =>
+      issue.code === "unrecognized_keys" ? `unknown option(s) ${issue.keys.join(", ")}` : `${issue.path.map(String).join(".") || "options"}: ${issue.message}`,
+    );
+    throw new TypeError(`createPaymentRouter: ${problems.join("; ")}`);
+  }
+  return options as PaymentRouterOptions;
+}

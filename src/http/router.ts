@@ -1,0 +1,109 @@
+import express, { type Router } from "express";
+import { sandboxChain, type SandboxChain } from "../adapters/chain/sandbox";
+import { staticPricing } from "../adapters/pricing/static";
+import { memoryStorage } from "../adapters/storage/memory";
+import type { Storage } from "../adapters/storage/types";
+import type { CoreContext } from "../core/context";
+import { CurrencyCatalog, DEFAULT_CURRENCIES, DEFAULT_FIAT } from "../core/currencies";
+import * as merchants from "../core/merchants";
+import { BackgroundWork, type TickReport } from "../core/service";
+import type { MerchantRecord, Mode } from "../core/types";
+import { requireApiKey } from "./auth";
+import { errorHandler, routeNotFound } from "./error-handler";
+import { jsonBody } from "./json-body";
+import { checkOptions, type PaymentRouterOptions } from "./options";
+import { Presenter } from "./present";
+import { RouteTable } from "./route-table";
+import { merchantRoutes, type PaymentUrlBuilder } from "./routes/merchant";
+import { sandboxRoutes } from "./routes/sandbox";
+
+/** Merchant and key management for the host application (there is no HTTP endpoint for it). */
+export interface PaymentAdmin {
+  /** Creates a merchant. `id` may be given to keep a known id (e.g. a demo merchant). */
+  createMerchant(input: { name: string; id?: string }): Promise<MerchantRecord>;
+  /** The merchant with this id, or null. */
+  getMerchant(id: string): Promise<MerchantRecord | null>;
+  /**
+   * Issues an API key and returns its plaintext, the only time it is ever shown. With `key`,
+   * registers that plaintext instead (its prefix sets the mode).
+   */
+  issueApiKey(merchantId: string, options?: { mode?: Mode; key?: string }): Promise<merchants.IssuedApiKey>;
+  /** Revokes a key at once; false when it was unknown or revoked already. */
+  revokeApiKey(keyId: string): Promise<boolean>;
+  /** A merchant's keys, without secrets. */
+  listApiKeys(merchantId: string): Promise<merchants.ApiKeySummary[]>;
+}
+
+/** The router `createPaymentRouter` returns: mount it with `app.use(router)`. */
+export interface PaymentRouter extends Router {
+  /** Merchant and key management. */
+  readonly admin: PaymentAdmin;
+  /** The storage in use. */
+  readonly storage: Storage;
+  /** The simulated chain behind test mode. */
+  readonly sandbox: SandboxChain;
+  /** Runs one round of background work (deposit sync, expiry, payouts) now and reports it. */
+  tick(): Promise<TickReport>;
+  /** Stops the background loops and closes the storage. */
+  close(): Promise<void>;
+}
+
+/**
+ * Creates the payment service as an Express router. It answers under `/api/v1` (merchant,
+ * reference and sandbox endpoints); every other path passes through to the host app.
+ * Options are checked here, once: a bad one throws before the app starts.
+ */
+export function createPaymentRouter(options: PaymentRouterOptions = {}): PaymentRouter {
+  const settings = checkOptions(options);
+  const sandbox = sandboxChain();
+  const context: CoreContext = {
+    storage: settings.storage ?? memoryStorage(),
+    pricing: settings.pricing ?? staticPricing(),
+    currencies: new CurrencyCatalog(settings.currencies ?? DEFAULT_CURRENCIES, settings.fiat ?? DEFAULT_FIAT),
+    chains: { test: sandbox, live: settings.chain ?? null },
+    now: settings.now ?? Date.now,
+    lateWindowMs: (settings.lateWindowMinutes ?? 60) * 60_000,
+    logger: settings.logger ?? console,
+  };
+  const background = new BackgroundWork(context);
+  const present = new Presenter(context.currencies);
+
+  const paymentUrl: PaymentUrlBuilder = ({ req, res }, invoiceId) => {
+    const origin = settings.publicUrl?.replace(/\/+$/, "") ?? `${req.protocol}://${req.get("host")}`;
+    return `${origin}${res.locals.mountPath ?? ""}/pay/${invoiceId}`;
+  };
+
+  const api = express.Router();
+  const routes = new RouteTable(api, [jsonBody(settings.bodyLimit ?? "100kb"), requireApiKey(context)]);
+  merchantRoutes(routes, context, present, paymentUrl);
+  sandboxRoutes(routes, context, present, sandbox, background);
+  api.use(routeNotFound(routes.known));
+  api.use(errorHandler(context.logger));
+
+  const router = express.Router();
+  router.use("/api/v1", (req, res, next) => {
+    // Where the host mounted us, so links work under any prefix.
+    res.locals.mountPath = req.baseUrl.slice(0, -"/api/v1".length);
+    next();
+  }, api);
+
+  if (settings.backgroundIntervalMs !== false) background.start(settings.backgroundIntervalMs ?? 5000);
+
+  const admin: PaymentAdmin = {
+    createMerchant: (input) => merchants.createMerchant(context, input),
+    getMerchant: (id) => context.storage.getMerchant(id),
+    issueApiKey: (merchantId, keyOptions = {}) => merchants.issueApiKey(context, merchantId, keyOptions),
+    revokeApiKey: (keyId) => merchants.revokeApiKey(context, keyId),
+    listApiKeys: (merchantId) => merchants.listApiKeys(context, merchantId),
+  };
+  return Object.assign(router, {
+    admin,
+    storage: context.storage,
+    sandbox,
+    tick: () => background.tick(),
+    close: async () => {
+      await background.stop();
+      await context.storage.close();
+    },
+  });
+}

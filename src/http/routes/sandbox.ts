@@ -1,0 +1,94 @@
+import type { SandboxChain } from "../../adapters/chain/sandbox";
+import type { Scope } from "../../adapters/storage/types";
+import type { CoreContext } from "../../core/context";
+import { forceExpire, parseAmountIn } from "../../core/invoices";
+import { getPayout } from "../../core/payouts";
+import type { BackgroundWork } from "../../core/service";
+import type { AddressRecord } from "../../core/types";
+import { PaymentError } from "../../errors";
+import * as schemas from "../../schemas/merchant";
+import type { Presenter } from "../present";
+import type { RouteTable } from "../route-table";
+
+/**
+ * Sandbox endpoints: drive the simulated chain of test mode. Each one runs the deposit sync (or
+ * payout progress) before answering, so its effect is visible as soon as the response is back.
+ * A live key gets the same 404 as for a path that does not exist.
+ */
+export function sandboxRoutes(
+  routes: RouteTable,
+  context: CoreContext,
+  present: Presenter,
+  chain: SandboxChain,
+  background: BackgroundWork,
+): void {
+  const networks = [...new Set(context.currencies.currencies.flatMap((currency) => currency.networks.map((entry) => entry.network)))];
+
+  function testOnly(scope: Scope, path: string): void {
+    if (scope.mode !== "test") throw new PaymentError("route_not_found", `No endpoint POST /api/v1/sandbox/${path} for live keys: the sandbox exists in test mode only.`);
+  }
+
+  /** The issued address, if this merchant owns it in test mode (the sandbox takes bare addresses). */
+  async function ownedAddress(scope: Scope, address: string): Promise<AddressRecord> {
+    for (const network of networks) {
+      const found = await context.storage.findAddress("test", network, address);
+      if (found && found.merchantId === scope.merchantId) return found;
+    }
+    throw new PaymentError("not_found", `No deposit address "${address}" was issued to this merchant in test mode.`);
+  }
+
+  async function ownedDeposit(scope: Scope, txHash: string) {
+    const deposit = chain.getDeposit(txHash);
+    if (deposit) {
+      const address = await context.storage.findAddress("test", deposit.network, deposit.address);
+      if (address && address.merchantId === scope.merchantId) return { deposit, address };
+    }
+    throw new PaymentError("not_found", `No sandbox deposit with txHash "${txHash}" exists for this merchant.`);
+  }
+
+  routes.post("/sandbox/deposit/create", schemas.sandboxDepositCreateRequest, async (body, { scope }) => {
+    testOnly(scope, "deposit/create");
+    const address = await ownedAddress(scope, body.address);
+    const amount = parseAmountIn(context, body.amount, address.coin);
+    if (amount <= 0n) throw new PaymentError("validation_error", "Invalid request: amount: must be greater than 0.");
+    const { txHash } = chain.createDeposit({ coin: address.coin, network: address.network, address: address.address, amount, confirmations: body.confirmations });
+    await background.syncDeposits("test");
+    return { txHash };
+  });
+
+  routes.post("/sandbox/deposit/confirm", schemas.sandboxDepositConfirmRequest, async (body, { scope }) => {
+    testOnly(scope, "deposit/confirm");
+    const { deposit } = await ownedDeposit(scope, body.txHash);
+    if (deposit.dropped) throw new PaymentError("invalid_state", `Deposit ${body.txHash} was dropped; create a new deposit to simulate a re-broadcast.`);
+    chain.setConfirmations(body.txHash, body.confirmations);
+    await background.syncDeposits("test");
+    return { txHash: body.txHash, confirmations: body.confirmations };
+  });
+
+  routes.post("/sandbox/deposit/drop", schemas.sandboxDepositDropRequest, async (body, { scope }) => {
+    testOnly(scope, "deposit/drop");
+    const { address } = await ownedDeposit(scope, body.txHash);
+    const recorded = (await context.storage.listDepositsForInvoice(address.invoiceId)).find((deposit) => deposit.txHash === body.txHash);
+    if (recorded?.status === "CONFIRMED") {
+      throw new PaymentError("invalid_state", `Deposit ${body.txHash} reached its confirmations and is final; only unconfirmed deposits can be dropped.`);
+    }
+    chain.drop(body.txHash);
+    await background.syncDeposits("test");
+    return { txHash: body.txHash, dropped: true };
+  });
+
+  routes.post("/sandbox/invoice/expire", schemas.sandboxInvoiceExpireRequest, async (body, { scope }) => {
+    testOnly(scope, "invoice/expire");
+    return present.invoice(await forceExpire(context, scope, body.invoiceId));
+  });
+
+  routes.post("/sandbox/payout/fail", schemas.sandboxPayoutFailRequest, async (body, { scope }) => {
+    testOnly(scope, "payout/fail");
+    const payout = await getPayout(context, scope, body.payoutId);
+    if (payout.status !== "PROCESSING" || !chain.failPayout(payout.id, body.reason)) {
+      throw new PaymentError("invalid_state", `Payout ${payout.id} is settled already (${payout.status === "PROCESSING" ? "confirmed on chain" : payout.status}).`);
+    }
+    await background.progressPayouts("test");
+    return present.payout(await getPayout(context, scope, body.payoutId));
+  });
+}

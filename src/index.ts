@@ -1,0 +1,24 @@
+/**
+ * express-crypto-pay: a crypto payment service inside an Express app.
+ * Named exports only; see README.md for the tour.
+ */
+export { createPaymentRouter } from "./http/router";
+export type { PaymentRouter, PaymentAdmin } from "./http/router";
+export type { PaymentRouterOptions } from "./http/options";
+export { PaymentError, ERROR_CATALOGUE } from "./errors";
+export type { PaymentErrorType, ErrorBody } from "./errors";
+export { memoryStorage } from "./adapters/storage/memory";
+export type { Storage, StorageReads, StorageTransaction, Scope, PostLedgerResult } from "./adapters/storage/types";
+export { sandboxChain } from "./adapters/chain/sandbox";
+export type { SandboxChain } from "./adapters/chain/sandbox";
+export type { ChainAdapter, ChainDeposit, DepositFeedPage, ChainPayoutStatus } from "./adapters/chain/types";
+export { staticPricing, DEFAULT_USD_PRICES } from "./adapters/pricing/static";
+export type { PricingAdapter, Rate } from "./adapters/pricing/types";
+export { DEFAULT_CURRENCIES, DEFAULT_FIAT } from "./core/currencies";
+export type { CurrencyConfig, NetworkConfig } from "./core/currencies";
+export type { Logger } from "./core/context";
+export type { TickReport } from "./core/service";
+export type { IssuedApiKey, ApiKeySummary } from "./core/merchants";
+export type { PaymentView } from "./core/payment-view";
+export type * from "./core/types";
+export { INVOICE_STATUSES, PAYMENT_EVENT_TYPES } from "./core/types";

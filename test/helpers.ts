@@ -1,0 +1,55 @@
+import express from "express";
+import request from "supertest";
+import type { ChainAdapter } from "../src/adapters/chain/types";
+import { createPaymentRouter, type PaymentRouter, type PaymentRouterOptions } from "../src/index";
+
+/** A clock tests move by hand. */
+export class TestClock {
+  constructor(public ms = Date.parse("2026-03-01T12:00:00.000Z")) {}
+  now = (): number => this.ms;
+  advanceMinutes(minutes: number): void {
+    this.ms += minutes * 60_000;
+  }
+}
+
+/** A logger that keeps what it is told, so tests can assert nothing unexpected was logged. */
+export function recordingLogger() {
+  const lines: string[] = [];
+  return { lines, warn: (message: string) => void lines.push(`warn ${message}`), error: (message: string) => void lines.push(`error ${message}`) };
+}
+
+/**
+ * A fresh host app with the router mounted at `mountPath`, a merchant with a test and a live
+ * key, and a second merchant for isolation tests. Background loops are off: tests call tick().
+ */
+export async function setup(options: PaymentRouterOptions & { mountPath?: string; liveChain?: ChainAdapter } = {}) {
+  const { mountPath = "/", liveChain, ...routerOptions } = options;
+  const clock = new TestClock();
+  const logger = recordingLogger();
+  const router: PaymentRouter = createPaymentRouter({
+    backgroundIntervalMs: false,
+    now: clock.now,
+    logger,
+    ...(liveChain ? { chain: liveChain } : {}),
+    ...routerOptions,
+  });
+  const app = express();
+  app.get("/host-route", (_req, res) => res.send("host"));
+  app.use(mountPath, router);
+  const merchant = await router.admin.createMerchant({ name: "Shop" });
+  const testKey = (await router.admin.issueApiKey(merchant.id, { mode: "test" })).key;
+  const liveKey = (await router.admin.issueApiKey(merchant.id, { mode: "live" })).key;
+  const other = await router.admin.createMerchant({ name: "Other shop" });
+  const otherTestKey = (await router.admin.issueApiKey(other.id, { mode: "test" })).key;
+  const prefix = mountPath === "/" ? "" : mountPath;
+
+  /** POSTs JSON to a path under the mount point with a key. */
+  const post = (path: string, body?: unknown, key: string | null = testKey) => {
+    let call = request(app).post(`${prefix}${path}`);
+    if (key !== null) call = call.set("Authorization", `Bearer ${key}`);
+    return body === undefined ? call : call.send(body as object);
+  };
+  return { app, router, clock, logger, merchant, other, testKey, liveKey, otherTestKey, post, prefix };
+}
+
+export type Harness = Awaited<ReturnType<typeof setup>>;
