@@ -1,0 +1,44 @@
+/**
+ * A benchmark target, run in its own process so that the load generator does not share its
+ * event loop: `tsx bench/target.ts bare|router`. Prints one JSON line (port and what the load
+ * needs) once it listens.
+ */
+import { randomBytes } from "node:crypto";
+import express from "express";
+import { createPaymentRouter } from "../src/index";
+
+const kind = process.argv[2];
+const app = express();
+let ready: Record<string, unknown> = {};
+
+if (kind === "bare") {
+  // The baseline: what any Express app pays for a JSON route that stores and returns a record.
+  const invoices = new Map<string, Record<string, unknown>>();
+  app.post("/bare/create", express.json(), (req, res) => {
+    const id = `inv_${randomBytes(18).toString("base64url")}`;
+    const invoice = { id, ...req.body, status: "PENDING", createdAt: new Date().toISOString() };
+    invoices.set(id, invoice);
+    res.json(invoice);
+  });
+  app.post("/bare/fetch", express.json(), (req, res) => {
+    const invoice = invoices.get(req.body.invoiceId);
+    if (!invoice) return void res.status(404).json({ error: 40401, message: "not found" });
+    res.json(invoice);
+  });
+  invoices.set("inv_seed", { id: "inv_seed", amount: 25, status: "PENDING" });
+  ready = { invoiceId: "inv_seed" };
+} else if (kind === "router") {
+  const payments = createPaymentRouter({ backgroundIntervalMs: false });
+  const merchant = await payments.admin.createMerchant({ name: "Bench" });
+  const { key } = await payments.admin.issueApiKey(merchant.id, { mode: "test" });
+  app.use(payments);
+  ready = { key };
+} else {
+  throw new Error(`unknown target ${kind}`);
+}
+
+const server = app.listen(0, "127.0.0.1", () => {
+  const address = server.address();
+  if (!address || typeof address === "string") throw new Error("no port");
+  console.log(JSON.stringify({ port: address.port, ...ready }));
+});
