@@ -12,11 +12,35 @@ const app = express();
 let ready: Record<string, unknown> = {};
 
 if (kind === "bare") {
-  // The baseline: what any Express app pays for a JSON route that stores and returns a record.
+  // The baseline: what any Express app pays for a JSON route that stores and returns a record
+  // of the same shape and size as the router's invoice, so both send the same bytes.
   const invoices = new Map<string, Record<string, unknown>>();
   app.post("/bare/create", express.json(), (req, res) => {
     const id = `inv_${randomBytes(18).toString("base64url")}`;
-    const invoice = { id, ...req.body, status: "PENDING", createdAt: new Date().toISOString() };
+    const now = Date.now();
+    const invoice = {
+      id,
+      merchantId: "mch_0123456789abcdefghijklmn",
+      paymentUrl: `http://127.0.0.1/pay/${id}`,
+      status: "PENDING",
+      address: null,
+      txHash: null,
+      amount: req.body.amount,
+      amountCurrency: req.body.amountCurrency ?? "USD",
+      rate: null,
+      payAmount: null,
+      receivedAmount: 0,
+      cryptoCurrency: null,
+      network: null,
+      acceptedCoins: req.body.acceptedCoins ?? null,
+      feePaidByPayer: false,
+      underPaidCover: 0,
+      isWhiteLabel: false,
+      returnUrl: null,
+      metadata: null,
+      expiresAt: new Date(now + (req.body.lifeTime ?? 1440) * 60_000).toISOString(),
+      createdAt: new Date(now).toISOString(),
+    };
     invoices.set(id, invoice);
     res.json(invoice);
   });
@@ -25,8 +49,6 @@ if (kind === "bare") {
     if (!invoice) return void res.status(404).json({ error: 40401, message: "not found" });
     res.json(invoice);
   });
-  invoices.set("inv_seed", { id: "inv_seed", amount: 25, status: "PENDING" });
-  ready = { invoiceId: "inv_seed" };
 } else if (kind === "router") {
   const payments = createPaymentRouter({ backgroundIntervalMs: false });
   const merchant = await payments.admin.createMerchant({ name: "Bench" });
@@ -42,3 +64,6 @@ const server = app.listen(0, "127.0.0.1", () => {
   if (!address || typeof address === "string") throw new Error("no port");
   console.log(JSON.stringify({ port: address.port, ...ready }));
 });
+
+// Exit cleanly on a signal so that tools like --cpu-prof get to write their output.
+process.on("SIGTERM", () => process.exit(0));

@@ -7,7 +7,7 @@ import express from "express";
 import { createPaymentRouter } from "../../src/index";
 
 const port = Number(process.env.PORT ?? 3000);
-const demoKey = process.env.DEMO_API_KEY;
+const demoKey = process.env.DEMO_API_KEY || undefined;
 if (demoKey !== undefined && !demoKey.startsWith("sk_test_")) {
   console.error("DEMO_API_KEY must be a test key (sk_test_...): the demo merchant never gets a live key from the environment.");
   process.exit(1);

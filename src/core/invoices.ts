@@ -71,8 +71,17 @@ export function computePayAmount(
   const amountDecimals = context.currencies.decimalsOf(invoice.amountCurrency)!;
   let units = mulDivUp(invoice.amount * pow10(coin.decimals), pow10(RATE_DECIMALS), pow10(amountDecimals) * rate);
   if (invoice.feePaidByPayer) units = grossUpForFee(units);
-  return roundUpToStep(units, context.currencies.quoteStep(coin.symbol));
+  const step = context.currencies.quoteStep(coin.symbol);
+  const payAmount = roundUpToStep(units, step);
+  // The merchant endpoints quote payAmount as a JSON number, exact only up to 15 digits.
+  if (payAmount / step >= MAX_QUOTED_STEPS) {
+    throw new PaymentError("validation_error", `The invoice comes to more ${coin.symbol} than can be quoted exactly; lower the amount.`);
+  }
+  return payAmount;
 }
+
+/** 10^15: every whole number of quote steps below it survives a round trip through a double. */
+const MAX_QUOTED_STEPS = 10n ** 15n;
 
 /** Creates an invoice in hosted or whitelabel mode and records `payment.created`. */
 export async function createInvoice(context: CoreContext, scope: Scope, input: CreateInvoiceInput): Promise<InvoiceRecord> {

@@ -108,47 +108,53 @@ async function broadcast(context: CoreContext, payout: PayoutRecord): Promise<Pa
  * them. A failed payout returns its whole debit (amount and fees) to the balance, once.
  * Returns how many payouts changed state.
  */
-export async function progressPayouts(context: CoreContext, mode: Mode, limit = 100): Promise<number> {
-  const chain = context.chains[mode];
-  if (!chain) return 0;
+export async function progressPayouts(context: CoreContext, mode: Mode, pageSize = 100): Promise<number> {
   let changed = 0;
-  for (const payout of await context.storage.listPayoutsByStatus(mode, "PROCESSING", limit)) {
-    if (payout.txHash === null) {
-      if (await broadcast(context, payout)) changed++;
-      continue;
-    }
-    let report;
-    try {
-      report = await chain.getPayoutStatus({ payoutId: payout.id, txHash: payout.txHash, coin: payout.coin, network: payout.network });
-    } catch (error) {
-      context.logger.warn(`payout ${payout.id}: status check failed; will retry`, error);
-      continue;
-    }
-    if (report.status === "pending") continue;
-    const moved = await context.storage.transaction(async (tx) => {
-      const current = await tx.lockPayout(payout.id);
-      if (!current || current.status !== "PROCESSING") return false;
-      const now = context.now();
-      if (report.status === "confirmed") {
-        await tx.updatePayout({ ...current, status: "COMPLETED", updatedAt: now });
-        return true;
-      }
-      await tx.postLedgerEntries([
-        {
-          id: newId("led"),
-          merchantId: current.merchantId,
-          mode: current.mode,
-          asset: current.coin,
-          amount: current.amount + current.fee,
-          kind: "payout_reversal",
-          causeKey: `payout:${current.id}:reversal`,
-          createdAt: now,
-        },
-      ]);
-      await tx.updatePayout({ ...current, status: "FAILED", failureReason: report.reason, updatedAt: now });
-      return true;
-    });
-    if (moved) changed++;
+  // Every PROCESSING payout is visited each round, page by page, so payouts waiting for
+  // confirmations can never crowd an unsent one out of view.
+  let after: string | null = null;
+  for (;;) {
+    const page = await context.storage.listPayoutsByStatus(mode, "PROCESSING", pageSize, after);
+    for (const payout of page) if (await progressPayout(context, payout)) changed++;
+    if (page.length < pageSize) return changed;
+    after = page.at(-1)!.id;
   }
-  return changed;
+}
+
+/** Sends one payout or settles it from the chain's report; true when its state changed. */
+async function progressPayout(context: CoreContext, payout: PayoutRecord): Promise<boolean> {
+  const chain = context.chains[payout.mode];
+  if (!chain) return false;
+  if (payout.txHash === null) return (await broadcast(context, payout)) !== null;
+  let report;
+  try {
+    report = await chain.getPayoutStatus({ payoutId: payout.id, txHash: payout.txHash, coin: payout.coin, network: payout.network });
+  } catch (error) {
+    context.logger.warn(`payout ${payout.id}: status check failed; will retry`, error);
+    return false;
+  }
+  if (report.status === "pending") return false;
+  return context.storage.transaction(async (tx) => {
+    const current = await tx.lockPayout(payout.id);
+    if (!current || current.status !== "PROCESSING") return false;
+    const now = context.now();
+    if (report.status === "confirmed") {
+      await tx.updatePayout({ ...current, status: "COMPLETED", updatedAt: now });
+      return true;
+    }
+    await tx.postLedgerEntries([
+      {
+        id: newId("led"),
+        merchantId: current.merchantId,
+        mode: current.mode,
+        asset: current.coin,
+        amount: current.amount + current.fee,
+        kind: "payout_reversal",
+        causeKey: `payout:${current.id}:reversal`,
+        createdAt: now,
+      },
+    ]);
+    await tx.updatePayout({ ...current, status: "FAILED", failureReason: report.reason, updatedAt: now });
+    return true;
+  });
 }

@@ -38,9 +38,10 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
 
 /** Unknown paths under a prefix the router owns: 405 for a known path with another method, else 404. */
 export function routeNotFound(knownPaths: ReadonlyMap<string, string>): RequestHandler {
-  return (req, _res, next) => {
+  return (req, res, next) => {
     const method = knownPaths.get(req.path);
     if (method) {
+      res.set("Allow", method);
       next(new PaymentError("method_not_allowed", `${req.path} answers ${method} only.`));
       return;
     }

@@ -25,10 +25,19 @@ export class RouteTable {
     private readonly before: RequestHandler[],
   ) {}
 
-  /** A POST route whose body is checked by `schema` before `handle` runs. */
-  post<Schema extends z.ZodType>(path: string, schema: Schema, handle: (input: z.output<Schema>, call: RouteCall) => Promise<unknown> | unknown): void {
+  /**
+   * A POST route whose body is checked by `schema` before `handle` runs. `guard` runs before
+   * the body is looked at, so a caller who may not use the route learns nothing from its schema.
+   */
+  post<Schema extends z.ZodType>(
+    path: string,
+    schema: Schema,
+    handle: (input: z.output<Schema>, call: RouteCall) => Promise<unknown> | unknown,
+    guard?: (scope: Scope) => void,
+  ): void {
     this.known.set(path, "POST");
     this.router.post(path, ...this.before, async (req, res) => {
+      guard?.(scopeOf(res));
       const input = parseBody(schema, req.body);
       res.json(await handle(input, { scope: scopeOf(res), req, res }));
     });

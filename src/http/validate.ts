@@ -6,7 +6,8 @@ import { PaymentError } from "../errors";
  * field path ("amount: must be at least 0; lifeTime: must be at most 1440 minutes").
  */
 export function parseBody<Schema extends z.ZodType>(schema: Schema, body: unknown): z.output<Schema> {
-  const result = schema.safeParse(body ?? {});
+  // reportInput: without it zod 4 leaves `input` out and a wrong type reads as "missing".
+  const result = schema.safeParse(body ?? {}, { reportInput: true });
   if (result.success) return result.data;
   const problems = result.error.issues.map((issue) => {
     const path = issue.path.map(String).join(".");

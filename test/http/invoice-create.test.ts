@@ -424,6 +424,20 @@ describe("POST /api/v1/merchants/whitelabel/create", () => {
     expect(res.body.payAmount).toBe(0.00005);
   });
 
+  it("never quotes a payAmount that a JSON number cannot carry exactly (1e14 USD in BTC)", async () => {
+    const h = await setup();
+    // 1e14 / 60000 = 1666666666.66666667 BTC (rounded up): 18 significant digits, more than a
+    // double holds. The service must refuse the invoice rather than send a rounded number.
+    const res = await h.post(WHITELABEL, { amount: 1e14, payCurrency: "BTC" });
+    if (res.status === 200) {
+      expect(/"payAmount":([^,}]+)/.exec(res.text)?.[1]).toBe("1666666666.66666667");
+    } else {
+      expect(res.status).toBe(400);
+      expect(res.body.error).toBe(40001);
+      expect(res.body.message).toContain("amount");
+    }
+  });
+
   it("applies the same validation as invoice/create", async () => {
     const h = await setup();
     expectValidationError(await h.post(WHITELABEL, { amount: 100, payCurrency: "BTC", lifeTime: 1441 }), "lifeTime");

@@ -58,12 +58,17 @@ export interface StorageReads {
   /** Events of `scope`, oldest first, optionally those of one invoice only. */
   listEvents(scope: Scope, options?: { invoiceId?: string }): Promise<EventRecord[]>;
   /**
-   * Invoices in `mode` that the clock may have moved past their window: status PENDING,
-   * CONFIRMING or UNDER_PAID with `expiresAt <= now`. Oldest `expiresAt` first, at most `limit`.
+   * Invoices in `mode` that the clock alone moves once their window passes: status PENDING or
+   * UNDER_PAID with `expiresAt <= now`. (A CONFIRMING invoice waits for its deposits however
+   * late it is, so it is left out: listing it would crowd due invoices off the page.) Oldest
+   * `expiresAt` first, at most `limit`.
    */
   listExpiringInvoices(mode: Mode, now: number, limit: number): Promise<InvoiceRecord[]>;
-  /** Payouts in `mode` with this status, oldest first, at most `limit`. */
-  listPayoutsByStatus(mode: Mode, status: PayoutStatus, limit: number): Promise<PayoutRecord[]>;
+  /**
+   * Payouts in `mode` with this status ordered by (createdAt, id), at most `limit`; with
+   * `after` (the id of the last payout of the previous page), only those ordered after it.
+   */
+  listPayoutsByStatus(mode: Mode, status: PayoutStatus, limit: number, after?: string | null): Promise<PayoutRecord[]>;
   /** A value stored by `setCursor` (e.g. how far a chain's deposit feed was read), or null. */
   getCursor(key: string): Promise<string | null>;
 }

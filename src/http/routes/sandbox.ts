@@ -24,9 +24,10 @@ export function sandboxRoutes(
 ): void {
   const networks = [...new Set(context.currencies.currencies.flatMap((currency) => currency.networks.map((entry) => entry.network)))];
 
-  function testOnly(scope: Scope, path: string): void {
-    if (scope.mode !== "test") throw new PaymentError("route_not_found", `No endpoint POST /api/v1/sandbox/${path} for live keys: the sandbox exists in test mode only.`);
-  }
+  /** Live keys get the 404 of a path that does not exist, before their body is even read. */
+  const testOnly = (scope: Scope): void => {
+    if (scope.mode !== "test") throw new PaymentError("route_not_found", "The /api/v1/sandbox endpoints exist in test mode only; use an sk_test_ key.");
+  };
 
   /** The issued address, if this merchant owns it in test mode (the sandbox takes bare addresses). */
   async function ownedAddress(scope: Scope, address: string): Promise<AddressRecord> {
@@ -47,26 +48,23 @@ export function sandboxRoutes(
   }
 
   routes.post("/sandbox/deposit/create", schemas.sandboxDepositCreateRequest, async (body, { scope }) => {
-    testOnly(scope, "deposit/create");
     const address = await ownedAddress(scope, body.address);
     const amount = parseAmountIn(context, body.amount, address.coin);
     if (amount <= 0n) throw new PaymentError("validation_error", "Invalid request: amount: must be greater than 0.");
     const { txHash } = chain.createDeposit({ coin: address.coin, network: address.network, address: address.address, amount, confirmations: body.confirmations });
     await background.syncDeposits("test");
     return { txHash };
-  });
+  }, testOnly);
 
   routes.post("/sandbox/deposit/confirm", schemas.sandboxDepositConfirmRequest, async (body, { scope }) => {
-    testOnly(scope, "deposit/confirm");
     const { deposit } = await ownedDeposit(scope, body.txHash);
     if (deposit.dropped) throw new PaymentError("invalid_state", `Deposit ${body.txHash} was dropped; create a new deposit to simulate a re-broadcast.`);
     chain.setConfirmations(body.txHash, body.confirmations);
     await background.syncDeposits("test");
     return { txHash: body.txHash, confirmations: body.confirmations };
-  });
+  }, testOnly);
 
   routes.post("/sandbox/deposit/drop", schemas.sandboxDepositDropRequest, async (body, { scope }) => {
-    testOnly(scope, "deposit/drop");
     const { address } = await ownedDeposit(scope, body.txHash);
     const recorded = (await context.storage.listDepositsForInvoice(address.invoiceId)).find((deposit) => deposit.txHash === body.txHash);
     if (recorded?.status === "CONFIRMED") {
@@ -75,20 +73,18 @@ export function sandboxRoutes(
     chain.drop(body.txHash);
     await background.syncDeposits("test");
     return { txHash: body.txHash, dropped: true };
-  });
+  }, testOnly);
 
   routes.post("/sandbox/invoice/expire", schemas.sandboxInvoiceExpireRequest, async (body, { scope }) => {
-    testOnly(scope, "invoice/expire");
     return present.invoice(await forceExpire(context, scope, body.invoiceId));
-  });
+  }, testOnly);
 
   routes.post("/sandbox/payout/fail", schemas.sandboxPayoutFailRequest, async (body, { scope }) => {
-    testOnly(scope, "payout/fail");
     const payout = await getPayout(context, scope, body.payoutId);
     if (payout.status !== "PROCESSING" || !chain.failPayout(payout.id, body.reason)) {
       throw new PaymentError("invalid_state", `Payout ${payout.id} is settled already (${payout.status === "PROCESSING" ? "confirmed on chain" : payout.status}).`);
     }
     await background.progressPayouts("test");
     return present.payout(await getPayout(context, scope, body.payoutId));
-  });
+  }, testOnly);
 }
