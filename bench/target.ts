@@ -5,7 +5,7 @@
  */
 import { randomBytes } from "node:crypto";
 import express from "express";
-import { createPaymentRouter } from "../src/index";
+import { createPaymentRouter } from "../dist/index.js";
 
 const kind = process.argv[2];
 const app = express();

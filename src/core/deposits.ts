@@ -71,9 +71,17 @@ export async function applyChainDeposit(context: CoreContext, mode: Mode, report
     else await tx.insertDeposit(deposit);
 
     const deposits = await tx.listDepositsForInvoice(locked.id);
-    const after = advanceInvoice(withReceipts(invoice, deposits, now), deposits, now);
+    const received = withReceipts(invoice, deposits, now);
+    // A transfer is seen before it is confirmed. One first reported with all its confirmations
+    // still walks through "seen", so the merchant gets the same event trail however fast the
+    // chain (or the sync) was.
+    const seen =
+      !existing && deposit.status === "CONFIRMED"
+        ? advanceInvoice(received, deposits.map((entry) => (entry.id === deposit.id ? { ...entry, status: "PENDING" as const } : entry)), now)
+        : null;
+    const after = advanceInvoice(seen?.invoice ?? received, deposits, now);
     await tx.updateInvoice(after.invoice);
-    await tx.appendEvents(paymentEvents(context, [...before.steps, ...after.steps]));
+    await tx.appendEvents(paymentEvents(context, [...before.steps, ...(seen?.steps ?? []), ...after.steps]));
   });
 }
 

@@ -61,10 +61,11 @@ export function nextStep(state: MachineState, deposits: readonly MachineDeposit[
         if (now < state.expiresAt) return to("PENDING", []);
         return to("EXPIRED", state.late ? [] : ["payment.expired"]);
       }
-      if (waiting) return state.status === "CONFIRMING" ? null : to("CONFIRMING", ["payment.confirming"]);
-      if (covered) {
-        return to("PAID", state.status === "CONFIRMING" ? ["payment.confirmed", "payment.completed"] : ["payment.completed"]);
-      }
+      // An UNDER_PAID invoice moves only because a deposit arrived: it goes through CONFIRMING
+      // so the merchant sees the same event trail as for a first payment.
+      if (state.status === "UNDER_PAID" && (waiting || covered)) return to("CONFIRMING", ["payment.confirming"]);
+      if (waiting) return null;
+      if (covered) return to("PAID", ["payment.confirmed", "payment.completed"]);
       if (state.status === "CONFIRMING") {
         if (windowOpen) return to("UNDER_PAID", ["payment.confirmed"]);
         return to("FAILED", ["payment.confirmed", "payment.failed"], { failureReason: "underpaid" });

@@ -153,11 +153,17 @@ describe("nextStep", () => {
       });
     });
 
-    it("moves to PAID with payment.completed when a covering deposit arrives confirmed", () => {
-      expect(nextStep(state("UNDER_PAID"), [confirmed(50_000_000n), confirmed(50_000_000n)], BEFORE)).toEqual({
-        state: state("PAID"),
-        events: ["payment.completed"],
+    it("goes through CONFIRMING when a covering deposit arrives confirmed, then to PAID", () => {
+      const deposits = [confirmed(50_000_000n), confirmed(50_000_000n)];
+      expect(nextStep(state("UNDER_PAID"), deposits, BEFORE)).toEqual({
+        state: state("CONFIRMING"),
+        events: ["payment.confirming"],
       });
+      expect(settle(state("UNDER_PAID"), deposits, BEFORE).flatMap((step) => step.events)).toEqual([
+        "payment.confirming",
+        "payment.confirmed",
+        "payment.completed",
+      ]);
     });
   });
 

@@ -59,19 +59,24 @@ export function sandboxRoutes(
   routes.post("/sandbox/deposit/confirm", schemas.sandboxDepositConfirmRequest, async (body, { scope }) => {
     const { deposit } = await ownedDeposit(scope, body.txHash);
     if (deposit.dropped) throw new PaymentError("invalid_state", `Deposit ${body.txHash} was dropped; create a new deposit to simulate a re-broadcast.`);
-    chain.setConfirmations(body.txHash, body.confirmations);
+    // False when a drop won the race since the check above.
+    if (!chain.setConfirmations(body.txHash, body.confirmations)) {
+      throw new PaymentError("invalid_state", `Deposit ${body.txHash} was dropped; create a new deposit to simulate a re-broadcast.`);
+    }
     await background.syncDeposits("test");
     return { txHash: body.txHash, confirmations: body.confirmations };
   }, testOnly);
 
   routes.post("/sandbox/deposit/drop", schemas.sandboxDepositDropRequest, async (body, { scope }) => {
     const { address } = await ownedDeposit(scope, body.txHash);
-    const recorded = (await context.storage.listDepositsForInvoice(address.invoiceId)).find((deposit) => deposit.txHash === body.txHash);
-    if (recorded?.status === "CONFIRMED") {
-      throw new PaymentError("invalid_state", `Deposit ${body.txHash} reached its confirmations and is final; only unconfirmed deposits can be dropped.`);
-    }
+    const isFinal = async () =>
+      (await context.storage.listDepositsForInvoice(address.invoiceId)).some((deposit) => deposit.txHash === body.txHash && deposit.status === "CONFIRMED");
+    const final = () => new PaymentError("invalid_state", `Deposit ${body.txHash} reached its confirmations and is final; only unconfirmed deposits can be dropped.`);
+    if (await isFinal()) throw final();
     chain.drop(body.txHash);
     await background.syncDeposits("test");
+    // A confirm that raced this drop may have made the deposit final first: then the drop did nothing.
+    if (await isFinal()) throw final();
     return { txHash: body.txHash, dropped: true };
   }, testOnly);
 
