@@ -1,21 +1,16 @@
-import type { RequestHandler } from "express";
+import type { Request } from "express";
 import type { Scope } from "../adapters/storage/types";
 import type { CoreContext } from "../core/context";
 import { authenticate } from "../core/merchants";
 import { PaymentError } from "../errors";
 
-/** Where a request's authenticated merchant and mode are kept. */
-export function scopeOf(res: { locals: Record<string, unknown> }): Scope {
-  return res.locals.scope as Scope;
-}
-
 /**
  * Bearer auth with `sk_test_` / `sk_live_` keys. The mode comes from the key, never from the
  * request, so a test key cannot reach live data by any parameter.
  */
-export function requireApiKey(context: CoreContext): RequestHandler {
-  return async (req, res, next) => {
-    const header = req.get("authorization");
+export function apiKeyAuthenticator(context: CoreContext): (req: Request) => Promise<Scope> {
+  return async (req) => {
+    const header = req.headers.authorization;
     if (!header) {
       throw new PaymentError("invalid_api_key", "No API key: send the header `Authorization: Bearer sk_test_...` (or sk_live_...).");
     }
@@ -23,7 +18,6 @@ export function requireApiKey(context: CoreContext): RequestHandler {
     if (!match) throw new PaymentError("invalid_api_key", "The Authorization header must be `Bearer <API key>`.");
     const scope = await authenticate(context, match[1]!);
     if (!scope) throw new PaymentError("invalid_api_key", "The API key is invalid or was revoked.");
-    res.locals.scope = scope;
-    next();
+    return scope;
   };
 }

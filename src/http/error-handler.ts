@@ -1,6 +1,7 @@
-import type { ErrorRequestHandler, RequestHandler } from "express";
+import type { ErrorRequestHandler } from "express";
 import type { Logger } from "../core/context";
 import { PaymentError } from "../errors";
+import { sendJson } from "./send-json";
 
 /** body-parser's failures carry `type`; these are the ones a client causes. */
 function fromBodyParser(error: { type?: unknown; status?: unknown; limit?: unknown }): PaymentError | null {
@@ -32,19 +33,6 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
       error instanceof PaymentError ? error : typeof error === "object" && error !== null ? fromBodyParser(error) : null;
     const answer = known ?? new PaymentError("internal_error", "Something went wrong on our side; the request was not completed.");
     if (!known) logger.error(`${req.method} ${req.originalUrl.split("?")[0]} failed`, error);
-    res.status(answer.status).json(answer.toJSON());
-  };
-}
-
-/** Unknown paths under a prefix the router owns: 405 for a known path with another method, else 404. */
-export function routeNotFound(knownPaths: ReadonlyMap<string, string>): RequestHandler {
-  return (req, res, next) => {
-    const method = knownPaths.get(req.path);
-    if (method) {
-      res.set("Allow", method);
-      next(new PaymentError("method_not_allowed", `${req.path} answers ${method} only.`));
-      return;
-    }
-    next(new PaymentError("route_not_found", `No endpoint ${req.method} ${req.baseUrl}${req.path}.`));
+    sendJson(res, answer.status, answer.toJSON());
   };
 }

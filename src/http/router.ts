@@ -8,9 +8,9 @@ import { CurrencyCatalog, DEFAULT_CURRENCIES, DEFAULT_FIAT } from "../core/curre
 import * as merchants from "../core/merchants";
 import { BackgroundWork, type TickReport } from "../core/service";
 import type { MerchantRecord, Mode } from "../core/types";
-import { requireApiKey } from "./auth";
-import { errorHandler, routeNotFound } from "./error-handler";
-import { jsonBody } from "./json-body";
+import { apiKeyAuthenticator } from "./auth";
+import { errorHandler } from "./error-handler";
+import { jsonBodyReader } from "./json-body";
 import { checkOptions, type PaymentRouterOptions } from "./options";
 import { Presenter } from "./present";
 import { RouteTable } from "./route-table";
@@ -68,24 +68,18 @@ export function createPaymentRouter(options: PaymentRouterOptions = {}): Payment
   const background = new BackgroundWork(context);
   const present = new Presenter(context.currencies);
 
-  const paymentUrl: PaymentUrlBuilder = ({ req, res }, invoiceId) => {
+  const paymentUrl: PaymentUrlBuilder = ({ req }, invoiceId) => {
     const origin = settings.publicUrl?.replace(/\/+$/, "") ?? `${req.protocol}://${req.get("host")}`;
-    return `${origin}${res.locals.mountPath ?? ""}/pay/${invoiceId}`;
+    // req.baseUrl is where the host mounted us plus "/api/v1": links work under any prefix.
+    return `${origin}${req.baseUrl.slice(0, -"/api/v1".length)}/pay/${invoiceId}`;
   };
 
-  const api = express.Router();
-  const routes = new RouteTable(api, [jsonBody(settings.bodyLimit ?? "100kb"), requireApiKey(context)]);
+  const routes = new RouteTable({ readBody: jsonBodyReader(settings.bodyLimit ?? "100kb"), authenticate: apiKeyAuthenticator(context) });
   merchantRoutes(routes, context, present, paymentUrl);
   sandboxRoutes(routes, context, present, sandbox, background);
-  api.use(routeNotFound(routes.known));
-  api.use(errorHandler(context.logger));
 
   const router = express.Router();
-  router.use("/api/v1", (req, res, next) => {
-    // Where the host mounted us, so links work under any prefix.
-    res.locals.mountPath = req.baseUrl.slice(0, -"/api/v1".length);
-    next();
-  }, api);
+  router.use("/api/v1", routes.dispatcher(), errorHandler(context.logger));
 
   if (settings.backgroundIntervalMs !== false) background.start(settings.backgroundIntervalMs ?? 5000);
 

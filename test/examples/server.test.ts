@@ -16,15 +16,12 @@ async function startServer(env: Record<string, string>): Promise<{ base: string;
   });
   children.push(child);
   const lines: string[] = [];
-  const reader = createInterface({ input: child.stdout! });
-  for await (const line of reader) {
+  let base: string | undefined;
+  for await (const line of createInterface({ input: child.stdout! })) {
     lines.push(line);
-    const match = /listening on (http:\/\/\S+)/.exec(line);
-    if (match) {
-      // The key line follows the banner.
-      lines.push(((await once(reader, "line")) as [string])[0]);
-      return { base: match[1]!, lines, child };
-    }
+    base ??= /listening on (http:\/\/\S+)/.exec(line)?.[1];
+    // The key line follows the banner; read through the same iterator, which may hold it already.
+    if (base && line.includes("API key")) return { base, lines, child };
   }
   throw new Error(`the example server exited before listening: ${lines.join("\n")}`);
 }
