@@ -1,7 +1,8 @@
 /**
- * `npm run bench` (builds first: the router is measured as users run it, from dist/): requests per second through the mounted router against a bare Express +
+ * `npm run bench`: requests per second through the mounted router against a bare Express +
  * express.json() route doing the same job (store or look up an invoice-shaped record, same
  * response size), measured in the same run on the same machine and reported as a ratio.
+ * The script builds first: the router is measured as users run it, from dist/.
  *
  * Each target runs in its own process and autocannon drives it from this one. Measurements
  * alternate between bare and router for several rounds and the median of each is kept, so a

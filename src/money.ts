@@ -14,8 +14,9 @@ export class AmountFormatError extends Error {
   override name = "AmountFormatError";
 }
 
-/** 10^n as a bigint; cached because scales are few and used on every request. */
+// 10^n cached: scales are few and used on every request.
 const POWERS: bigint[] = [];
+/** 10^n as a bigint, for n a whole number >= 0. */
 export function pow10(n: number): bigint {
   if (!Number.isInteger(n) || n < 0) throw new RangeError(`pow10 needs a whole number >= 0, got ${n}`);
   return (POWERS[n] ??= 10n ** BigInt(n));
