@@ -5,6 +5,7 @@ import { paymentEvents } from "./events";
 import { paymentFee } from "./fees";
 import { newId } from "./ids";
 import { advanceInvoice } from "./invoices";
+import { recordEvents } from "./outbox";
 import type { DepositRecord, DepositStatus, InvoiceRecord, Mode } from "./types";
 
 /**
@@ -81,7 +82,7 @@ export async function applyChainDeposit(context: CoreContext, mode: Mode, report
         : null;
     const after = advanceInvoice(seen?.invoice ?? received, deposits, now);
     await tx.updateInvoice(after.invoice);
-    await tx.appendEvents(paymentEvents(context, [...before.steps, ...(seen?.steps ?? []), ...after.steps]));
+    await recordEvents(context, tx, paymentEvents(context, [...before.steps, ...(seen?.steps ?? []), ...after.steps]));
   });
 }
 

@@ -7,6 +7,7 @@ import { paymentEvents } from "./events";
 import { grossUpForFee } from "./fees";
 import { newId } from "./ids";
 import { isTerminal, settle, type MachineDeposit, type MachineState } from "./invoice-machine";
+import { recordEvents } from "./outbox";
 import { quoteRate } from "./rates";
 import type { DepositRecord, InvoiceRecord, PaymentEventType } from "./types";
 
@@ -155,7 +156,7 @@ export async function createInvoice(context: CoreContext, scope: Scope, input: C
         createdAt: now,
       });
     }
-    await tx.appendEvents(paymentEvents(context, [{ invoice, events: ["payment.created"] }]));
+    await recordEvents(context, tx, paymentEvents(context, [{ invoice, events: ["payment.created"] }]));
   });
   return invoice;
 }
@@ -212,7 +213,7 @@ export async function settleLockedInvoice(context: CoreContext, tx: StorageTrans
   const { invoice: next, steps } = advanceInvoice(invoice, deposits ?? (await tx.listDepositsForInvoice(invoice.id)), context.now());
   if (steps.length === 0) return invoice;
   await tx.updateInvoice(next);
-  await tx.appendEvents(paymentEvents(context, steps));
+  await recordEvents(context, tx, paymentEvents(context, steps));
   return next;
 }
 

@@ -191,3 +191,64 @@ export interface EventRecord {
   data: Record<string, unknown>;
   createdAt: number;
 }
+
+/** One secret of a webhook endpoint; during a rotation the old one signs until `expiresAt`. */
+export interface WebhookSecretRecord {
+  /** `whsec_` + base64. Kept in plaintext because signing needs it (unlike API keys). */
+  secret: string;
+  createdAt: number;
+  /** Null for the current secret; for a rotated-out one, when it stops signing. */
+  expiresAt: number | null;
+}
+
+/** Where a merchant receives events, in one mode. */
+export interface WebhookEndpointRecord {
+  id: string;
+  merchantId: string;
+  mode: Mode;
+  url: string;
+  /** Event types it receives; null for all. */
+  events: PaymentEventType[] | null;
+  secrets: WebhookSecretRecord[];
+  /** Disabled endpoints get no new deliveries (a 410 answer disables one). */
+  status: "enabled" | "disabled";
+  disabledReason: string | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+/** Delivery states: pending until it succeeds or the retry schedule runs out. */
+export type WebhookDeliveryStatus = "pending" | "succeeded" | "failed";
+
+/** One event on its way to one endpoint; its id is the `webhook-id`, stable across retries. */
+export interface WebhookDeliveryRecord {
+  id: string;
+  merchantId: string;
+  mode: Mode;
+  endpointId: string;
+  eventId: string;
+  eventType: string;
+  /** The exact body sent on every attempt. */
+  payload: string;
+  status: WebhookDeliveryStatus;
+  attempts: number;
+  /** When the next attempt is due (null once settled). */
+  nextAttemptAt: number | null;
+  /** A worker holds the delivery until then; another may claim it after. */
+  leaseUntil: number | null;
+  lastStatusCode: number | null;
+  lastError: string | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+/** One HTTP attempt of a delivery, for the delivery log. */
+export interface WebhookAttemptRecord {
+  id: string;
+  deliveryId: string;
+  at: number;
+  /** The endpoint's HTTP status, or null when no response came (network error, timeout). */
+  statusCode: number | null;
+  durationMs: number;
+  error: string | null;
+}

@@ -4,6 +4,7 @@ import type { PricingAdapter } from "../adapters/pricing/types";
 import type { Storage } from "../adapters/storage/types";
 import type { Logger } from "../core/context";
 import type { CurrencyConfig } from "../core/currencies";
+import type { WebhookDeliveryOptions } from "../webhooks/sender";
 
 /** Options of `createPaymentRouter`. Every one has an embedded default. */
 export interface PaymentRouterOptions {
@@ -29,6 +30,11 @@ export interface PaymentRouterOptions {
   now?: () => number;
   /** Where warnings and errors go. Default: `console`. */
   logger?: Logger;
+  /** Webhook delivery: retry schedule, timeouts, concurrency, private-address policy, rotation overlap. */
+  webhooks?: WebhookDeliveryOptions & {
+    /** How long a rotated-out endpoint secret keeps signing, in minutes. Default 1440 (24 h). */
+    rotationOverlapMinutes?: number;
+  };
 }
 
 const method = (name: string) => z.custom<(...args: never[]) => unknown>((value) => typeof value === "function", { error: `must have a ${name}() method` });
@@ -51,6 +57,19 @@ const optionsSchema = z.strictObject({
   lateWindowMinutes: z.number().min(0).max(7 * 24 * 60).optional(),
   now: method("now").optional(),
   logger: adapter(["warn", "error"]).optional(),
+  webhooks: z
+    .strictObject({
+      retrySchedule: z.array(z.int().min(0)).max(50),
+      timeoutMs: z.int().min(1).max(120_000),
+      jitter: z.number().min(0).max(1),
+      inProcessRetryMaxMs: z.int().min(0),
+      concurrency: z.int().min(1).max(1000),
+      intervalMs: z.union([z.int().min(10), z.literal(false)]),
+      allowPrivateUrls: z.boolean(),
+      rotationOverlapMinutes: z.number().min(0).max(30 * 24 * 60),
+    })
+    .partial()
+    .optional(),
 });
 
 /**

@@ -16,6 +16,8 @@ import { Presenter } from "./present";
 import { RouteTable } from "./route-table";
 import { merchantRoutes, type PaymentUrlBuilder } from "./routes/merchant";
 import { sandboxRoutes } from "./routes/sandbox";
+import { webhookRoutes } from "./routes/webhooks";
+import { WebhookSender } from "../webhooks/sender";
 
 /** Merchant and key management for the host application (there is no HTTP endpoint for it). */
 export interface PaymentAdmin {
@@ -42,8 +44,11 @@ export interface PaymentRouter extends Router {
   readonly storage: Storage;
   /** The simulated chain behind test mode. */
   readonly sandbox: SandboxChain;
-  /** Runs one round of background work (deposit sync, expiry, payouts) now and reports it. */
-  tick(): Promise<TickReport>;
+  /**
+   * Runs one round of background work now: deposit sync, expiry, payouts, then the webhook
+   * deliveries that are due (waiting for them to finish). Reports what it did.
+   */
+  tick(): Promise<TickReport & { webhooksSent: number }>;
   /** Stops the background loops and closes the storage. */
   close(): Promise<void>;
 }
@@ -66,22 +71,33 @@ export function createPaymentRouter(options: PaymentRouterOptions = {}): Payment
     logger: settings.logger ?? console,
   };
   const background = new BackgroundWork(context);
+  const sender = new WebhookSender(context, settings.webhooks);
+  context.onDeliveriesRecorded = () => sender.kick();
+  const webhookPolicy = {
+    allowPrivateUrls: settings.webhooks?.allowPrivateUrls ?? false,
+    rotationOverlapMs: (settings.webhooks?.rotationOverlapMinutes ?? 1440) * 60_000,
+  };
   const present = new Presenter(context.currencies);
 
   const paymentUrl: PaymentUrlBuilder = ({ req }, invoiceId) => {
     const origin = settings.publicUrl?.replace(/\/+$/, "") ?? `${req.protocol}://${req.get("host")}`;
-    // req.baseUrl is where the host mounted us plus "/api/v1": links work under any prefix.
-    return `${origin}${req.baseUrl.slice(0, -"/api/v1".length)}/pay/${invoiceId}`;
+    // req.baseUrl is where the host mounted us plus "/api/v1" or "/v1": links work under any prefix.
+    return `${origin}${req.baseUrl.replace(/\/(api\/)?v1$/, "")}/pay/${invoiceId}`;
   };
 
-  const routes = new RouteTable({ readBody: jsonBodyReader(settings.bodyLimit ?? "100kb"), authenticate: apiKeyAuthenticator(context) });
-  merchantRoutes(routes, context, present, paymentUrl);
-  sandboxRoutes(routes, context, present, sandbox, background);
+  const steps = { readBody: jsonBodyReader(settings.bodyLimit ?? "100kb"), authenticate: apiKeyAuthenticator(context) };
+  const merchantApi = new RouteTable(steps);
+  merchantRoutes(merchantApi, context, present, paymentUrl);
+  sandboxRoutes(merchantApi, context, present, sandbox, background);
+  const providerApi = new RouteTable(steps);
+  webhookRoutes(providerApi, context, webhookPolicy);
 
   const router = express.Router();
-  router.use("/api/v1", routes.dispatcher(), errorHandler(context.logger));
+  router.use("/api/v1", merchantApi.dispatcher(), errorHandler(context.logger));
+  router.use("/v1", providerApi.dispatcher(), errorHandler(context.logger));
 
   if (settings.backgroundIntervalMs !== false) background.start(settings.backgroundIntervalMs ?? 5000);
+  sender.start();
 
   const admin: PaymentAdmin = {
     createMerchant: (input) => merchants.createMerchant(context, input),
@@ -94,9 +110,13 @@ export function createPaymentRouter(options: PaymentRouterOptions = {}): Payment
     admin,
     storage: context.storage,
     sandbox,
-    tick: () => background.tick(),
+    tick: async () => {
+      const report = await background.tick();
+      return { ...report, webhooksSent: await sender.runOnce() };
+    },
     close: async () => {
       await background.stop();
+      await sender.stop();
       await context.storage.close();
     },
   });

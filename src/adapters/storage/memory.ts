@@ -10,8 +10,11 @@ import type {
   MerchantRecord,
   Mode,
   PayoutRecord,
+  WebhookAttemptRecord,
+  WebhookDeliveryRecord,
+  WebhookEndpointRecord,
 } from "../../core/types";
-import type { PostLedgerResult, Scope, Storage, StorageReads, StorageTransaction } from "./types";
+import type { DeliveryFilter, PageQuery, PostLedgerResult, Scope, Storage, StorageReads, StorageTransaction } from "./types";
 
 // NUL cannot appear in ids, networks or addresses, so joined keys never collide.
 const SEP = "\u0000";
@@ -48,6 +51,18 @@ function copyJson<T>(value: T): T {
     else out[key] = copied;
   }
   return out as T;
+}
+
+const copyEndpoint = (endpoint: WebhookEndpointRecord): WebhookEndpointRecord => ({
+  ...endpoint,
+  events: endpoint.events ? [...endpoint.events] : null,
+  secrets: endpoint.secrets.map(copy),
+});
+
+/** A delivery as the log keeps it, with its place in insertion order. */
+interface StoredDelivery {
+  record: WebhookDeliveryRecord;
+  position: number;
 }
 
 const inScope = (record: { merchantId: string; mode: Mode }, scope: Scope): boolean =>
@@ -113,6 +128,14 @@ class Tables {
   readonly exchanges = new Map<string, ExchangeRecord>();
   readonly eventsByScope = new Map<string, EventRecord[]>();
   readonly cursors = new Map<string, string>();
+  readonly webhookEndpoints = new Map<string, WebhookEndpointRecord>();
+  readonly deliveries = new Map<string, StoredDelivery>();
+  /** Delivery ids per scope, in insertion order (the log reads it backwards). */
+  readonly deliveryIdsByScope = new Map<string, string[]>();
+  /** Pending delivery ids per endpoint, in insertion order: the head is the one to send next. */
+  readonly pendingByEndpoint = new Map<string, string[]>();
+  readonly attemptsByDelivery = new Map<string, WebhookAttemptRecord[]>();
+  private deliveryPosition = 0;
 
   reads(run: <T>(method: string, read: () => T) => Promise<T>): StorageReads {
     return {
@@ -178,6 +201,17 @@ class Tables {
             .map(copy);
         }),
       getCursor: (key) => run("getCursor", () => this.cursors.get(key) ?? null),
+      getWebhookEndpoint: (scope, id) => run("getWebhookEndpoint", () => this.scoped(this.webhookEndpoints.get(id), scope, copyEndpoint)),
+      listWebhookEndpoints: (scope) =>
+        run("listWebhookEndpoints", () =>
+          [...this.webhookEndpoints.values()]
+            .filter((endpoint) => inScope(endpoint, scope))
+            .sort(compareCreated)
+            .map(copyEndpoint),
+        ),
+      getWebhookDelivery: (scope, id) => run("getWebhookDelivery", () => this.scoped(this.deliveries.get(id)?.record, scope, copy)),
+      listWebhookDeliveries: (scope, filter, page) => run("listWebhookDeliveries", () => this.deliveryPage(scope, filter, page)),
+      listWebhookAttempts: (deliveryId) => run("listWebhookAttempts", () => (this.attemptsByDelivery.get(deliveryId) ?? []).map(copy)),
     };
   }
 
@@ -262,6 +296,41 @@ class Tables {
           }
         }),
       setCursor: (key, value) => run("setCursor", () => setIn(this.cursors, key, value, undo)),
+      insertWebhookEndpoint: (endpoint) =>
+        run("insertWebhookEndpoint", () => {
+          if (this.webhookEndpoints.has(endpoint.id)) conflict(`webhook endpoint ${endpoint.id}`);
+          setIn(this.webhookEndpoints, endpoint.id, copyEndpoint(endpoint), undo);
+        }),
+      lockWebhookEndpoint: (id) => run("lockWebhookEndpoint", () => this.pick(this.webhookEndpoints.get(id), copyEndpoint)),
+      updateWebhookEndpoint: (endpoint) =>
+        run("updateWebhookEndpoint", () => {
+          if (!this.webhookEndpoints.has(endpoint.id)) missing(`webhook endpoint ${endpoint.id}`);
+          setIn(this.webhookEndpoints, endpoint.id, copyEndpoint(endpoint), undo);
+        }),
+      deleteWebhookEndpoint: (id) =>
+        run("deleteWebhookEndpoint", () => {
+          if (!this.webhookEndpoints.has(id)) return false;
+          deleteIn(this.webhookEndpoints, id, undo);
+          return true;
+        }),
+      insertWebhookDeliveries: (deliveries) =>
+        run("insertWebhookDeliveries", () => {
+          for (const delivery of deliveries) this.insertDelivery(delivery, undo);
+        }),
+      lockWebhookDelivery: (id) => run("lockWebhookDelivery", () => this.pick(this.deliveries.get(id)?.record, copy)),
+      updateWebhookDelivery: (delivery) => run("updateWebhookDelivery", () => this.updateDelivery(delivery, undo)),
+      insertWebhookAttempt: (attempt) =>
+        run("insertWebhookAttempt", () => pushIn(this.attemptsByDelivery, attempt.deliveryId, copy(attempt), undo)),
+      claimWebhookDeliveries: (now, limit, leaseMs) => run("claimWebhookDeliveries", () => this.claimDeliveries(now, limit, leaseMs, undo)),
+      failPendingWebhookDeliveries: (endpointId, error, now) =>
+        run("failPendingWebhookDeliveries", () => {
+          const pending = [...(this.pendingByEndpoint.get(endpointId) ?? [])];
+          for (const id of pending) {
+            const { record } = this.deliveries.get(id)!;
+            this.updateDelivery({ ...record, status: "failed", nextAttemptAt: null, leaseUntil: null, lastError: error, updatedAt: now }, undo);
+          }
+          return pending.length;
+        }),
     };
   }
 
@@ -275,6 +344,68 @@ class Tables {
     clone: (record: T) => T,
   ): T | null {
     return record !== undefined && inScope(record, scope) ? clone(record) : null;
+  }
+
+  private insertDelivery(delivery: WebhookDeliveryRecord, undo: Undo[]): void {
+    if (this.deliveries.has(delivery.id)) conflict(`webhook delivery ${delivery.id}`);
+    const position = this.deliveryPosition++;
+    setIn(this.deliveries, delivery.id, { record: copy(delivery), position }, undo);
+    pushIn(this.deliveryIdsByScope, scopeKey(delivery.merchantId, delivery.mode), delivery.id, undo);
+    if (delivery.status === "pending") pushIn(this.pendingByEndpoint, delivery.endpointId, delivery.id, undo);
+  }
+
+  private updateDelivery(delivery: WebhookDeliveryRecord, undo: Undo[]): void {
+    const stored = this.deliveries.get(delivery.id);
+    if (!stored) missing(`webhook delivery ${delivery.id}`);
+    setIn(this.deliveries, delivery.id, { record: copy(delivery), position: stored.position }, undo);
+    const wasPending = stored.record.status === "pending";
+    const isPending = delivery.status === "pending";
+    if (wasPending === isPending) return;
+    // Keep the endpoint's pending queue in insertion order, so that a redelivered old
+    // delivery goes back to the head of the line it was in.
+    const queue = [...(this.pendingByEndpoint.get(delivery.endpointId) ?? [])];
+    if (isPending) {
+      const at = queue.findIndex((id) => this.deliveries.get(id)!.position > stored.position);
+      queue.splice(at === -1 ? queue.length : at, 0, delivery.id);
+    } else {
+      queue.splice(queue.indexOf(delivery.id), 1);
+    }
+    setIn(this.pendingByEndpoint, delivery.endpointId, queue, undo);
+  }
+
+  private claimDeliveries(now: number, limit: number, leaseMs: number, undo: Undo[]): WebhookDeliveryRecord[] {
+    const due: WebhookDeliveryRecord[] = [];
+    for (const queue of this.pendingByEndpoint.values()) {
+      const head = queue[0] === undefined ? undefined : this.deliveries.get(queue[0])?.record;
+      if (!head || head.nextAttemptAt === null || head.nextAttemptAt > now) continue;
+      if (head.leaseUntil !== null && head.leaseUntil > now) continue;
+      due.push(head);
+    }
+    due.sort((a, b) => a.nextAttemptAt! - b.nextAttemptAt!);
+    return due.slice(0, Math.max(0, limit)).map((delivery) => {
+      const claimed = { ...delivery, leaseUntil: now + leaseMs };
+      this.updateDelivery(claimed, undo);
+      return copy(claimed);
+    });
+  }
+
+  private deliveryPage(scope: Scope, filter: DeliveryFilter, page: PageQuery): WebhookDeliveryRecord[] {
+    const ids = this.deliveryIdsByScope.get(scopeKey(scope.merchantId, scope.mode)) ?? [];
+    let start = ids.length - 1;
+    if (page.after) {
+      const index = ids.lastIndexOf(page.after);
+      if (index === -1) return [];
+      start = index - 1;
+    }
+    const out: WebhookDeliveryRecord[] = [];
+    for (let i = start; i >= 0 && out.length < page.limit; i--) {
+      const { record } = this.deliveries.get(ids[i]!)!;
+      if (filter.endpointId !== undefined && record.endpointId !== filter.endpointId) continue;
+      if (filter.eventType !== undefined && record.eventType !== filter.eventType) continue;
+      if (filter.status !== undefined && record.status !== filter.status) continue;
+      out.push(copy(record));
+    }
+    return out;
   }
 
   private updateDeposit(deposit: DepositRecord, undo: Undo[]): void {

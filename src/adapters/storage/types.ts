@@ -11,12 +11,33 @@ import type {
   Mode,
   PayoutRecord,
   PayoutStatus,
+  WebhookAttemptRecord,
+  WebhookDeliveryRecord,
+  WebhookDeliveryStatus,
+  WebhookEndpointRecord,
 } from "../../core/types";
 
 /** Who is asking: every merchant-facing read is confined to one merchant in one mode. */
 export interface Scope {
   merchantId: string;
   mode: Mode;
+}
+
+/**
+ * One page of a newest-first list. `after` is the id of the last record of the previous page:
+ * the page holds the records that come after it in that order (records inserted since do not
+ * shift the pages, so walking them sees each record once).
+ */
+export interface PageQuery {
+  limit: number;
+  after?: string | null;
+}
+
+/** Filters of the webhook delivery log. */
+export interface DeliveryFilter {
+  endpointId?: string;
+  eventType?: string;
+  status?: WebhookDeliveryStatus;
 }
 
 /** Outcome of `postLedgerEntries`: nothing is written unless the status is `posted`. */
@@ -71,6 +92,16 @@ export interface StorageReads {
   listPayoutsByStatus(mode: Mode, status: PayoutStatus, limit: number, after?: string | null): Promise<PayoutRecord[]>;
   /** A value stored by `setCursor` (e.g. how far a chain's deposit feed was read), or null. */
   getCursor(key: string): Promise<string | null>;
+  /** The webhook endpoint with this id in `scope`, or null. */
+  getWebhookEndpoint(scope: Scope, id: string): Promise<WebhookEndpointRecord | null>;
+  /** Every webhook endpoint of `scope` (enabled and disabled), oldest first. */
+  listWebhookEndpoints(scope: Scope): Promise<WebhookEndpointRecord[]>;
+  /** The delivery with this id in `scope`, or null. */
+  getWebhookDelivery(scope: Scope, id: string): Promise<WebhookDeliveryRecord | null>;
+  /** Deliveries of `scope` matching `filter`, newest first (by insertion), one page of them. */
+  listWebhookDeliveries(scope: Scope, filter: DeliveryFilter, page: PageQuery): Promise<WebhookDeliveryRecord[]>;
+  /** The attempts of one delivery, oldest first. */
+  listWebhookAttempts(deliveryId: string): Promise<WebhookAttemptRecord[]>;
 }
 
 /**
@@ -119,6 +150,39 @@ export interface StorageTransaction extends StorageReads {
   appendEvents(events: EventRecord[]): Promise<void>;
   /** Stores a named value, replacing any earlier one. */
   setCursor(key: string, value: string): Promise<void>;
+  /** Stores a new webhook endpoint. Throws if the id exists. */
+  insertWebhookEndpoint(endpoint: WebhookEndpointRecord): Promise<void>;
+  /** Locks and returns the webhook endpoint with this id (any merchant), or null. */
+  lockWebhookEndpoint(id: string): Promise<WebhookEndpointRecord | null>;
+  /** Replaces the stored endpoint with the same id (which must exist). */
+  updateWebhookEndpoint(endpoint: WebhookEndpointRecord): Promise<void>;
+  /** Deletes an endpoint (its deliveries stay in the log); false when there was none. */
+  deleteWebhookEndpoint(id: string): Promise<boolean>;
+  /**
+   * Stores new deliveries. Their insertion order is kept and is what "oldest" means for
+   * `claimWebhookDeliveries` and the delivery log. Throws if an id exists.
+   */
+  insertWebhookDeliveries(deliveries: WebhookDeliveryRecord[]): Promise<void>;
+  /** Locks and returns the delivery with this id (any merchant), or null. */
+  lockWebhookDelivery(id: string): Promise<WebhookDeliveryRecord | null>;
+  /** Replaces the stored delivery with the same id (which must exist). */
+  updateWebhookDelivery(delivery: WebhookDeliveryRecord): Promise<void>;
+  /** Appends one attempt to a delivery's log. */
+  insertWebhookAttempt(attempt: WebhookAttemptRecord): Promise<void>;
+  /**
+   * Claims work for a delivery worker. For each endpoint, only its oldest pending delivery is a
+   * candidate (so one endpoint receives its events in order, one at a time); a candidate is
+   * claimed when `nextAttemptAt <= now` and it is not leased (`leaseUntil` null or `<= now`).
+   * Claimed deliveries get `leaseUntil = now + leaseMs` and are returned, earliest due first,
+   * at most `limit`. Two workers claiming at once never get the same delivery; a worker that
+   * dies leaves its claims to expire and be claimed again.
+   */
+  claimWebhookDeliveries(now: number, limit: number, leaseMs: number): Promise<WebhookDeliveryRecord[]>;
+  /**
+   * Settles every pending delivery of an endpoint as failed with `error` (the endpoint was
+   * deleted or disabled). Returns how many there were.
+   */
+  failPendingWebhookDeliveries(endpointId: string, error: string, now: number): Promise<number>;
 }
 
 /**

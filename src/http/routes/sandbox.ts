@@ -54,7 +54,7 @@ export function sandboxRoutes(
     const { txHash } = chain.createDeposit({ coin: address.coin, network: address.network, address: address.address, amount, confirmations: body.confirmations });
     await background.syncDeposits("test");
     return { txHash };
-  }, testOnly);
+  }, { guard: testOnly });
 
   routes.post("/sandbox/deposit/confirm", schemas.sandboxDepositConfirmRequest, async (body, { scope }) => {
     const { deposit } = await ownedDeposit(scope, body.txHash);
@@ -65,7 +65,7 @@ export function sandboxRoutes(
     }
     await background.syncDeposits("test");
     return { txHash: body.txHash, confirmations: body.confirmations };
-  }, testOnly);
+  }, { guard: testOnly });
 
   routes.post("/sandbox/deposit/drop", schemas.sandboxDepositDropRequest, async (body, { scope }) => {
     const { address } = await ownedDeposit(scope, body.txHash);
@@ -78,11 +78,11 @@ export function sandboxRoutes(
     // A confirm that raced this drop may have made the deposit final first: then the drop did nothing.
     if (await isFinal()) throw final();
     return { txHash: body.txHash, dropped: true };
-  }, testOnly);
+  }, { guard: testOnly });
 
   routes.post("/sandbox/invoice/expire", schemas.sandboxInvoiceExpireRequest, async (body, { scope }) => {
     return present.invoice(await forceExpire(context, scope, body.invoiceId));
-  }, testOnly);
+  }, { guard: testOnly });
 
   routes.post("/sandbox/payout/fail", schemas.sandboxPayoutFailRequest, async (body, { scope }) => {
     const payout = await getPayout(context, scope, body.payoutId);
@@ -91,5 +91,5 @@ export function sandboxRoutes(
     }
     await background.progressPayouts("test");
     return present.payout(await getPayout(context, scope, body.payoutId));
-  }, testOnly);
+  }, { guard: testOnly });
 }

@@ -1,0 +1,183 @@
+import type { PageQuery, Scope } from "../adapters/storage/types";
+import { notFound, PaymentError } from "../errors";
+import { generateWebhookSecret } from "../webhooks/secret";
+import { assertPublicHost, parseWebhookUrl } from "../webhooks/url-guard";
+import type { CoreContext } from "./context";
+import { newId } from "./ids";
+import { newDelivery } from "./outbox";
+import { paymentView } from "./payment-view";
+import type { InvoiceRecord, PaymentEventType, WebhookDeliveryRecord, WebhookEndpointRecord } from "./types";
+
+/** Limits and rules for webhook endpoints. */
+export interface WebhookEndpointPolicy {
+  /** Live endpoints may point at loopback or private addresses (tests, internal networks). */
+  allowPrivateUrls: boolean;
+  /** How long a rotated-out secret keeps signing, in ms. */
+  rotationOverlapMs: number;
+}
+
+/** Registers an endpoint and returns it with its first secret (the only time it is shown). */
+export async function createWebhookEndpoint(
+  context: CoreContext,
+  policy: WebhookEndpointPolicy,
+  scope: Scope,
+  input: { url: string; events: PaymentEventType[] | null },
+): Promise<WebhookEndpointRecord> {
+  const url = parseWebhookUrl(input.url);
+  if (typeof url === "string") throw new PaymentError("validation_error", `Invalid request: url: ${url}.`);
+  if (scope.mode === "live" && !policy.allowPrivateUrls) {
+    try {
+      await assertPublicHost(url);
+    } catch (error) {
+      throw new PaymentError("validation_error", `Invalid request: url: live webhooks must reach a public address; ${(error as Error).message}.`);
+    }
+  }
+  const now = context.now();
+  const endpoint: WebhookEndpointRecord = {
+    id: newId("we"),
+    merchantId: scope.merchantId,
+    mode: scope.mode,
+    url: url.toString(),
+    events: input.events && [...new Set(input.events)],
+    secrets: [{ secret: generateWebhookSecret(), createdAt: now, expiresAt: null }],
+    status: "enabled",
+    disabledReason: null,
+    createdAt: now,
+    updatedAt: now,
+  };
+  await context.storage.transaction((tx) => tx.insertWebhookEndpoint(endpoint));
+  return endpoint;
+}
+
+/** The endpoint with this id in `scope`, or a 404. */
+export async function getWebhookEndpoint(context: CoreContext, scope: Scope, id: string): Promise<WebhookEndpointRecord> {
+  const endpoint = await context.storage.getWebhookEndpoint(scope, id);
+  if (!endpoint) throw notFound("webhook endpoint", id);
+  return endpoint;
+}
+
+/** Deletes an endpoint; its queued deliveries are settled as failed (the log keeps them). */
+export async function deleteWebhookEndpoint(context: CoreContext, scope: Scope, id: string): Promise<void> {
+  await context.storage.transaction(async (tx) => {
+    const endpoint = await tx.lockWebhookEndpoint(id);
+    if (!endpoint || endpoint.merchantId !== scope.merchantId || endpoint.mode !== scope.mode) throw notFound("webhook endpoint", id);
+    await tx.failPendingWebhookDeliveries(id, "the endpoint was deleted", context.now());
+    await tx.deleteWebhookEndpoint(id);
+  });
+}
+
+/**
+ * Starts using a new secret. The old one keeps signing alongside it for the overlap, so a
+ * receiver can deploy the new secret without losing a delivery; then it stops. Returns the
+ * endpoint with the new secret (shown only here).
+ */
+export async function rotateWebhookSecret(context: CoreContext, policy: WebhookEndpointPolicy, scope: Scope, id: string): Promise<WebhookEndpointRecord> {
+  return context.storage.transaction(async (tx) => {
+    const endpoint = await tx.lockWebhookEndpoint(id);
+    if (!endpoint || endpoint.merchantId !== scope.merchantId || endpoint.mode !== scope.mode) throw notFound("webhook endpoint", id);
+    const now = context.now();
+    const expiresAt = now + policy.rotationOverlapMs;
+    const kept = endpoint.secrets
+      .filter((secret) => secret.expiresAt === null || secret.expiresAt > now)
+      .map((secret) => ({ ...secret, expiresAt: secret.expiresAt === null ? expiresAt : Math.min(secret.expiresAt, expiresAt) }));
+    const rotated: WebhookEndpointRecord = {
+      ...endpoint,
+      secrets: [{ secret: generateWebhookSecret(), createdAt: now, expiresAt: null }, ...kept],
+      updatedAt: now,
+    };
+    await tx.updateWebhookEndpoint(rotated);
+    return rotated;
+  });
+}
+
+/** A made-up payment for test events: plausible in every field, marked `test: true` in the event. */
+function samplePayment(scope: Scope, now: number): InvoiceRecord {
+  const id = newId("inv");
+  return {
+    id,
+    merchantId: scope.merchantId,
+    mode: scope.mode,
+    status: "PENDING",
+    amount: 2500n,
+    amountCurrency: "USD",
+    acceptedCoins: null,
+    coin: null,
+    network: null,
+    address: null,
+    rate: null,
+    payAmount: null,
+    feePaidByPayer: false,
+    underPaidCoverTenths: 0,
+    isWhiteLabel: false,
+    returnUrl: null,
+    paymentUrl: `https://example.invalid/pay/${id}`,
+    metadata: { orderId: "test-order" },
+    receivedAmount: 0n,
+    txHash: null,
+    late: false,
+    failureReason: null,
+    expiresAt: now + 3_600_000,
+    createdAt: now,
+    updatedAt: now,
+  };
+}
+
+/**
+ * Sends a test event to one endpoint (whatever it subscribes to): a `payment.created` of a
+ * sample payment, marked `test: true`, through the normal delivery path.
+ */
+export async function sendTestEvent(context: CoreContext, scope: Scope, id: string): Promise<WebhookDeliveryRecord> {
+  return context.storage.transaction(async (tx) => {
+    const endpoint = await tx.lockWebhookEndpoint(id);
+    if (!endpoint || endpoint.merchantId !== scope.merchantId || endpoint.mode !== scope.mode) throw notFound("webhook endpoint", id);
+    const now = context.now();
+    const data = { ...paymentView(samplePayment(scope, now), context.currencies), test: true };
+    const delivery = newDelivery(endpoint, { id: newId("evt"), type: "payment.created", createdAt: now, data }, now);
+    await tx.insertWebhookDeliveries([delivery]);
+    context.onDeliveriesRecorded?.();
+    return delivery;
+  });
+}
+
+/** The delivery with this id in `scope`, or a 404. */
+export async function getWebhookDelivery(context: CoreContext, scope: Scope, id: string): Promise<WebhookDeliveryRecord> {
+  const delivery = await context.storage.getWebhookDelivery(scope, id);
+  if (!delivery) throw notFound("webhook delivery", id);
+  return delivery;
+}
+
+/** One page of the delivery log, newest first; `page.after` must be a delivery of this scope. */
+export async function listWebhookDeliveries(
+  context: CoreContext,
+  scope: Scope,
+  filter: { endpointId?: string; eventType?: string; status?: WebhookDeliveryRecord["status"] },
+  page: PageQuery,
+): Promise<{ data: WebhookDeliveryRecord[]; hasMore: boolean; nextCursor: string | null }> {
+  if (page.after && !(await context.storage.getWebhookDelivery(scope, page.after))) {
+    throw new PaymentError("validation_error", "Invalid request: cursor: not a cursor this list returned.");
+  }
+  const rows = await context.storage.listWebhookDeliveries(scope, filter, { limit: page.limit + 1, after: page.after ?? null });
+  const data = rows.slice(0, page.limit);
+  const hasMore = rows.length > page.limit;
+  return { data, hasMore, nextCursor: hasMore ? data.at(-1)!.id : null };
+}
+
+/**
+ * Queues a delivery again, with the same `webhook-id` (it is the same message: a receiver that
+ * did process it will skip it). Its attempts start over; a disabled endpoint is refused.
+ */
+export async function redeliver(context: CoreContext, scope: Scope, id: string): Promise<WebhookDeliveryRecord> {
+  return context.storage.transaction(async (tx) => {
+    const delivery = await tx.lockWebhookDelivery(id);
+    if (!delivery || delivery.merchantId !== scope.merchantId || delivery.mode !== scope.mode) throw notFound("webhook delivery", id);
+    const endpoint = await tx.lockWebhookEndpoint(delivery.endpointId);
+    if (!endpoint) throw new PaymentError("invalid_state", `The endpoint of delivery ${id} was deleted.`);
+    if (endpoint.status !== "enabled") throw new PaymentError("invalid_state", `The endpoint of delivery ${id} is disabled (${endpoint.disabledReason}).`);
+    if (delivery.status === "pending") return delivery;
+    const now = context.now();
+    const queued: WebhookDeliveryRecord = { ...delivery, status: "pending", attempts: 0, nextAttemptAt: now, leaseUntil: null, updatedAt: now };
+    await tx.updateWebhookDelivery(queued);
+    context.onDeliveriesRecorded?.();
+    return queued;
+  });
+}

@@ -1,0 +1,36 @@
+import { z } from "zod";
+import { PAYMENT_EVENT_TYPES } from "../core/types";
+
+/**
+ * Request schemas of the webhook management endpoints under /v1. Strict objects, like the
+ * merchant endpoints: an unknown field is an error.
+ */
+
+const eventType = z.enum(PAYMENT_EVENT_TYPES, { error: `must be one of ${PAYMENT_EVENT_TYPES.join(", ")}` });
+
+/** POST /v1/webhook-endpoints */
+export const webhookEndpointCreateRequest = z.strictObject({
+  url: z.string({ error: "must be a string" }).min(1).max(2048),
+  /** Event types to receive; left out (or null) for all of them. */
+  events: z.array(eventType, { error: "must be an array of event types" }).min(1, { error: "must name at least one event type, or be left out for all" }).nullable().optional(),
+});
+
+/** Bodies of the action endpoints (rotate-secret, test, redeliver): nothing, or an empty object. */
+export const emptyBody = z.strictObject({});
+
+/** Query strings of list endpoints: `limit` 1..100 (default 20) and an opaque `cursor`. */
+export const pageQuery = {
+  limit: z.coerce.number({ error: "must be a number" }).int({ error: "must be a whole number" }).min(1, { error: "must be at least 1" }).max(100, { error: "must be at most 100" }).default(20),
+  cursor: z.string().min(1).max(100).optional(),
+};
+
+/** GET /v1/webhook-deliveries */
+export const webhookDeliveryListQuery = z.strictObject({
+  ...pageQuery,
+  endpointId: z.string().min(1).max(100).optional(),
+  eventType: eventType.optional(),
+  status: z.enum(["pending", "succeeded", "failed"], { error: "must be pending, succeeded or failed" }).optional(),
+});
+
+/** GET /v1/webhook-endpoints */
+export const emptyQuery = z.strictObject({});
