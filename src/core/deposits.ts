@@ -132,7 +132,7 @@ function withReceipts(invoice: InvoiceRecord, deposits: readonly DepositRecord[]
 export async function syncDeposits(context: CoreContext, mode: Mode, pageSize = 100): Promise<number> {
   const chain = context.chains[mode];
   if (!chain) return 0;
-  const cursorKey = `deposits:${mode}:${chain.name}`;
+  const cursorKey = `deposits:${mode}:${chain.feedId ?? chain.name}`;
   let applied = 0;
   for (;;) {
     const page = await chain.pollDeposits(await context.storage.getCursor(cursorKey), pageSize);

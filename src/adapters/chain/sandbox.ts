@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { randomToken } from "../../core/ids";
 import type { ChainAdapter, ChainDeposit, ChainPayoutStatus, DepositFeedPage } from "./types";
 
 /** Options of {@link sandboxChain}. */
@@ -28,6 +29,8 @@ export interface SandboxPayout {
  */
 export interface SandboxChain extends ChainAdapter {
   readonly name: "sandbox";
+  /** Unique per instance: each process's sandbox has its own change log, so its own cursor. */
+  readonly feedId: string;
   /**
    * Simulates a payer sending `amount` (smallest units) to `address`, seen with
    * `confirmations` (default 0). Any address is accepted, issued here or not: deciding whether
@@ -68,10 +71,6 @@ interface PayoutRecord extends SandboxPayout {
   reportedConfirmed: boolean;
 }
 
-const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
-/** Largest multiple of 62 below 256: bytes at or above it are rejected to keep the draw uniform. */
-const BASE62_LIMIT = 248;
-
 const ADDRESS_PATTERN = /^[A-Za-z0-9_:.-]+$/;
 
 /**
@@ -102,6 +101,7 @@ export function sandboxChain(options: SandboxChainOptions = {}): SandboxChain {
 
   return {
     name: "sandbox",
+    feedId: `sandbox:${randomToken(12)}`,
 
     supports(): boolean {
       return true;
@@ -112,7 +112,7 @@ export function sandboxChain(options: SandboxChainOptions = {}): SandboxChain {
       // our own isValidAddress, whatever network code a host configures.
       const tag = network.toLowerCase().replace(/[^a-z0-9]+/g, "-").slice(0, 32) || "net";
       let address: string;
-      do address = `sbx_${tag}_${randomBase62(24)}`;
+      do address = `sbx_${tag}_${randomToken(24)}`;
       while (issued.has(address)); // 62^24 makes a repeat practically impossible; the contract forbids it outright.
       issued.add(address);
       return address;
@@ -231,15 +231,4 @@ function checkConfirmations(confirmations: number): void {
 
 function randomTxHash(): string {
   return `0x${randomBytes(32).toString("hex")}`;
-}
-
-function randomBase62(length: number): string {
-  let text = "";
-  while (text.length < length) {
-    for (const byte of randomBytes(length * 2)) {
-      if (byte < BASE62_LIMIT) text += BASE62[byte % 62];
-      if (text.length === length) break;
-    }
-  }
-  return text;
 }

@@ -40,6 +40,12 @@ export type ChainPayoutStatus =
 export interface ChainAdapter {
   /** A short name for logs and errors ("sandbox", "evm"). */
   readonly name: string;
+  /**
+   * Names this adapter's deposit feed, under which core stores how far it has read it.
+   * Defaults to `name`. A feed that exists per process (the sandbox's) needs one per instance,
+   * or instances sharing a database would skip each other's deposits.
+   */
+  readonly feedId?: string;
   /** Whether this adapter can serve `coin` on `network`. */
   supports(coin: string, network: string): boolean;
   /** Issues a fresh deposit address for one invoice. Never returns an address twice. */
