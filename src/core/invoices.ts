@@ -120,45 +120,98 @@ export async function createInvoice(context: CoreContext, scope: Scope, input: C
   };
 
   if (input.whiteLabel) {
-    const { currency, network } = resolveNetwork(context, input.whiteLabel.payCurrency, input.whiteLabel.network);
-    if (!chain.supports(currency.symbol, network.network)) {
-      throw new PaymentError("unsupported_currency", `The ${chain.name} chain adapter does not serve ${currency.symbol} on ${network.network}.`);
-    }
-    const rate = await quoteRate(context, currency.symbol, input.amountCurrency);
-    const payAmount = computePayAmount(context, invoice, currency, rate);
-    if (payAmount < network.depositMin) {
-      throw new PaymentError(
-        "amount_below_minimum",
-        `The invoice comes to less than the ${currency.symbol} minimum deposit on ${network.network}; raise the amount.`,
-      );
-    }
-    Object.assign(invoice, {
-      coin: currency.symbol,
-      network: network.network,
-      rate,
-      payAmount,
-      address: await chain.createAddress({ coin: currency.symbol, network: network.network, merchantId: scope.merchantId, invoiceId: id }),
-    });
+    Object.assign(invoice, await quotePaymentMethod(context, invoice, input.whiteLabel.payCurrency, input.whiteLabel.network));
   } else {
     invoice.acceptedCoins = checkAcceptedCoins(context, input.acceptedCoins);
   }
 
   await context.storage.transaction(async (tx) => {
     await tx.insertInvoice(invoice);
-    if (invoice.address && invoice.network && invoice.coin) {
-      await tx.insertAddress({
-        mode: scope.mode,
-        network: invoice.network,
-        address: invoice.address,
-        coin: invoice.coin,
-        merchantId: scope.merchantId,
-        invoiceId: id,
-        createdAt: now,
-      });
-    }
+    if (invoice.address) await insertIssuedAddress(tx, invoice, now);
     await recordEvents(context, tx, paymentEvents(context, [{ invoice, events: ["payment.created"] }]));
   });
   return invoice;
+}
+
+/** The coin-dependent part of an invoice: coin, network, locked rate, payAmount and a fresh address. */
+type PaymentMethod = Pick<InvoiceRecord, "coin" | "network" | "rate" | "payAmount" | "address">;
+
+/**
+ * Fixes how an invoice is paid: checks the coin and network, locks the rate, computes
+ * payAmount (refusing one below the network's depositMin) and issues an address. Whitelabel
+ * invoices do it at creation; hosted ones when the payer picks a coin.
+ */
+async function quotePaymentMethod(
+  context: CoreContext,
+  invoice: InvoiceRecord,
+  payCurrency: string,
+  network: string | null,
+): Promise<PaymentMethod> {
+  const chain = chainFor(context, invoice.mode);
+  const resolved = resolveNetwork(context, payCurrency, network);
+  const { currency } = resolved;
+  const networkCode = resolved.network.network;
+  if (!chain.supports(currency.symbol, networkCode)) {
+    throw new PaymentError("unsupported_currency", `The ${chain.name} chain adapter does not serve ${currency.symbol} on ${networkCode}.`);
+  }
+  const rate = await quoteRate(context, currency.symbol, invoice.amountCurrency);
+  const payAmount = computePayAmount(context, invoice, currency, rate);
+  if (payAmount < resolved.network.depositMin) {
+    throw new PaymentError(
+      "amount_below_minimum",
+      `The invoice comes to less than the ${currency.symbol} minimum deposit on ${networkCode}; raise the amount.`,
+    );
+  }
+  const address = await chain.createAddress({ coin: currency.symbol, network: networkCode, merchantId: invoice.merchantId, invoiceId: invoice.id });
+  return { coin: currency.symbol, network: networkCode, rate, payAmount, address };
+}
+
+async function insertIssuedAddress(tx: StorageTransaction, invoice: InvoiceRecord, now: number): Promise<void> {
+  await tx.insertAddress({
+    mode: invoice.mode,
+    network: invoice.network!,
+    address: invoice.address!,
+    coin: invoice.coin!,
+    merchantId: invoice.merchantId,
+    invoiceId: invoice.id,
+    createdAt: now,
+  });
+}
+
+/**
+ * The payer's choice on the hosted page of a hosted-mode invoice: among its accepted coins,
+ * fixes coin and network, locks the rate and issues the address. Only while the invoice is
+ * PENDING and no method was chosen; choosing the same method again returns the invoice as it is.
+ */
+export async function selectPaymentMethod(context: CoreContext, invoiceId: string, payCurrency: string, network: string | null): Promise<InvoiceRecord> {
+  const current = await context.storage.transaction((tx) => tx.lockInvoice(invoiceId));
+  if (!current) throw notFound("invoice", invoiceId);
+  if (current.coin !== null) {
+    if (current.coin === payCurrency && (network === null || current.network === network)) return current;
+    throw new PaymentError("invalid_state", "A payment method was chosen for this invoice already.");
+  }
+  if (current.status !== "PENDING" || context.now() >= current.expiresAt) {
+    throw new PaymentError("invalid_state", `This invoice is ${current.status === "PENDING" ? "EXPIRED" : current.status}; no payment method can be chosen.`);
+  }
+  if (current.acceptedCoins !== null && !current.acceptedCoins.includes(payCurrency)) {
+    throw new PaymentError("unsupported_currency", `This invoice accepts ${current.acceptedCoins.join(", ")}, not ${payCurrency}.`);
+  }
+  // Quoting calls the pricing and chain adapters, so it happens outside the transaction; the
+  // transaction then re-checks that nobody chose first, and the loser's address goes unused.
+  const method = await quotePaymentMethod(context, current, payCurrency, network);
+  return context.storage.transaction(async (tx) => {
+    const invoice = await tx.lockInvoice(invoiceId);
+    if (!invoice) throw notFound("invoice", invoiceId);
+    if (invoice.coin !== null) {
+      if (invoice.coin === method.coin && invoice.network === method.network) return invoice;
+      throw new PaymentError("invalid_state", "A payment method was chosen for this invoice already.");
+    }
+    const now = context.now();
+    const chosen: InvoiceRecord = { ...invoice, ...method, updatedAt: now };
+    await tx.updateInvoice(chosen);
+    await insertIssuedAddress(tx, chosen, now);
+    return chosen;
+  });
 }
 
 function checkAcceptedCoins(context: CoreContext, coins: string[] | null): string[] | null {
