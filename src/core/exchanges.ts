@@ -68,6 +68,7 @@ export async function createExchange(context: CoreContext, scope: Scope, input: 
     amount,
     rate,
     toAmount,
+    invoiceId: null,
     createdAt: now,
   };
   const entry = { merchantId: scope.merchantId, mode: scope.mode, createdAt: now };

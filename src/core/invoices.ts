@@ -25,6 +25,10 @@ export interface CreateInvoiceInput {
   lifeTimeMinutes: number;
   returnUrl: string | null;
   metadata: Record<string, unknown> | null;
+  /** Asset to convert the credit into; null keeps the coin; left out, the merchant's default. */
+  settleCurrency?: string | null;
+  /** The payment link this invoice comes from, if any. */
+  paymentLinkId?: string | null;
   /** Builds the hosted page URL of the new invoice (the HTTP shell knows the mount path). */
   paymentUrlFor: (invoiceId: string) => string;
 }
@@ -110,6 +114,8 @@ export async function createInvoice(context: CoreContext, scope: Scope, input: C
     returnUrl: input.returnUrl,
     paymentUrl: input.paymentUrlFor(id),
     metadata: input.metadata,
+    settleCurrency: await settleCurrencyFor(context, scope, input.settleCurrency),
+    paymentLinkId: input.paymentLinkId ?? null,
     receivedAmount: 0n,
     txHash: null,
     late: false,
@@ -212,6 +218,15 @@ export async function selectPaymentMethod(context: CoreContext, invoiceId: strin
     await insertIssuedAddress(tx, chosen, now);
     return chosen;
   });
+}
+
+/** The asset an invoice settles into: the one asked for, else the merchant's default. */
+async function settleCurrencyFor(context: CoreContext, scope: Scope, asked: string | null | undefined): Promise<string | null> {
+  const symbol = asked === undefined ? ((await context.storage.getMerchant(scope.merchantId))?.settleCurrency ?? null) : asked;
+  if (symbol !== null && !context.currencies.crypto(symbol)) {
+    throw new PaymentError("unsupported_currency", `settleCurrency "${symbol}" is not a supported crypto currency.`);
+  }
+  return symbol;
 }
 
 function checkAcceptedCoins(context: CoreContext, coins: string[] | null): string[] | null {

@@ -39,7 +39,7 @@ export function hashApiKey(key: string): string {
 
 /** Creates a merchant. */
 export async function createMerchant(context: CoreContext, input: { name: string; id?: string }): Promise<MerchantRecord> {
-  const merchant: MerchantRecord = { id: input.id ?? newId("mch"), name: input.name, createdAt: context.now() };
+  const merchant: MerchantRecord = { id: input.id ?? newId("mch"), name: input.name, settleCurrency: null, createdAt: context.now() };
   await context.storage.transaction((tx) => tx.insertMerchant(merchant));
   return merchant;
 }

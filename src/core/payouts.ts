@@ -47,6 +47,7 @@ export async function createPayout(context: CoreContext, scope: Scope, input: Cr
     address: input.address,
     amount,
     fee,
+    refundOf: null,
     txHash: null,
     failureReason: null,
     createdAt: now,

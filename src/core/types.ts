@@ -27,6 +27,8 @@ export type PaymentEventType = (typeof PAYMENT_EVENT_TYPES)[number];
 export interface MerchantRecord {
   id: string;
   name: string;
+  /** Asset that payments are converted into when credited (auto-conversion); null keeps each coin. */
+  settleCurrency: string | null;
   createdAt: number;
 }
 
@@ -71,6 +73,10 @@ export interface InvoiceRecord {
   paymentUrl: string;
   /** Free-form merchant data; `orderId` flows into every event. */
   metadata: Record<string, unknown> | null;
+  /** Asset the credited amount is converted into (auto-conversion); null keeps the coin. */
+  settleCurrency: string | null;
+  /** The payment link this invoice was created from, if any. */
+  paymentLinkId: string | null;
   /** Sum of all deposits that are not dropped, in units of `coin`. */
   receivedAmount: bigint;
   /** Hash of the most recent deposit transaction. */
@@ -159,6 +165,8 @@ export interface PayoutRecord {
   amount: bigint;
   /** withdrawFee + staticFixedFee of the network at creation. */
   fee: bigint;
+  /** For a refund: the invoice (payment) it gives money back for; null for a plain payout. */
+  refundOf: string | null;
   txHash: string | null;
   failureReason: string | null;
   createdAt: number;
@@ -177,6 +185,8 @@ export interface ExchangeRecord {
   /** Price of 1 `fromCoin` in `toCoin`, scaled by 10^RATE_DECIMALS. */
   rate: bigint;
   toAmount: bigint;
+  /** For an auto-conversion: the invoice whose credit was converted; null for one the merchant asked for. */
+  invoiceId: string | null;
   createdAt: number;
 }
 
@@ -251,4 +261,38 @@ export interface WebhookAttemptRecord {
   statusCode: number | null;
   durationMs: number;
   error: string | null;
+}
+
+/** A reusable link: each visit creates a fresh hosted invoice from these settings. */
+export interface PaymentLinkRecord {
+  id: string;
+  merchantId: string;
+  mode: Mode;
+  amount: bigint;
+  amountCurrency: string;
+  acceptedCoins: string[] | null;
+  feePaidByPayer: boolean;
+  underPaidCoverTenths: number;
+  lifeTimeMinutes: number;
+  returnUrl: string | null;
+  metadata: Record<string, unknown> | null;
+  settleCurrency: string | null;
+  active: boolean;
+  createdAt: number;
+  updatedAt: number;
+}
+
+/** A remembered answer to a creating request sent with an `Idempotency-Key`. */
+export interface IdempotencyRecord {
+  merchantId: string;
+  mode: Mode;
+  key: string;
+  /** SHA-256 of method, path and body: the same key with another request is a conflict. */
+  requestHash: string;
+  /** "started" while the first request runs; "completed" with its answer after. */
+  state: "started" | "completed";
+  responseStatus: number | null;
+  responseBody: string | null;
+  createdAt: number;
+  expiresAt: number;
 }

@@ -112,6 +112,8 @@ function samplePayment(scope: Scope, now: number): InvoiceRecord {
     returnUrl: null,
     paymentUrl: `https://example.invalid/pay/${id}`,
     metadata: { orderId: "test-order" },
+    settleCurrency: null,
+    paymentLinkId: null,
     receivedAmount: 0n,
     txHash: null,
     late: false,

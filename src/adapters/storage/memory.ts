@@ -5,16 +5,28 @@ import type {
   DepositRecord,
   EventRecord,
   ExchangeRecord,
+  IdempotencyRecord,
   InvoiceRecord,
   LedgerEntry,
   MerchantRecord,
   Mode,
+  PaymentLinkRecord,
   PayoutRecord,
   WebhookAttemptRecord,
   WebhookDeliveryRecord,
   WebhookEndpointRecord,
 } from "../../core/types";
-import type { DeliveryFilter, PageQuery, PostLedgerResult, Scope, Storage, StorageReads, StorageTransaction } from "./types";
+import type {
+  DeliveryFilter,
+  InvoiceFilter,
+  PageQuery,
+  PayoutFilter,
+  PostLedgerResult,
+  Scope,
+  Storage,
+  StorageReads,
+  StorageTransaction,
+} from "./types";
 
 // NUL cannot appear in ids, networks or addresses, so joined keys never collide.
 const SEP = "\u0000";
@@ -59,10 +71,52 @@ const copyEndpoint = (endpoint: WebhookEndpointRecord): WebhookEndpointRecord =>
   secrets: endpoint.secrets.map(copy),
 });
 
+const copyLink = (link: PaymentLinkRecord): PaymentLinkRecord => ({
+  ...link,
+  acceptedCoins: link.acceptedCoins ? [...link.acceptedCoins] : null,
+  metadata: link.metadata ? copyJson(link.metadata) : null,
+});
+
+/** Newest first by (createdAt, id), the order of every paged list but the delivery log. */
+const newestFirst = (a: { createdAt: number; id: string }, b: { createdAt: number; id: string }): number => compareCreated(b, a);
+
+/**
+ * One page of `records` (already filtered to the caller's scope and filters), newest first,
+ * after the record with id `page.after` (which need not match the filters).
+ */
+function pageOf<T extends { createdAt: number; id: string }>(records: T[], page: PageQuery, lookup: (id: string) => T | undefined, clone: (record: T) => T): T[] {
+  const cursor = page.after ? lookup(page.after) : undefined;
+  if (page.after && !cursor) return [];
+  return records
+    .filter((record) => !cursor || newestFirst(record, cursor) > 0)
+    .sort(newestFirst)
+    .slice(0, Math.max(0, page.limit))
+    .map(clone);
+}
+
 /** A delivery as the log keeps it, with its place in insertion order. */
 interface StoredDelivery {
   record: WebhookDeliveryRecord;
   position: number;
+}
+
+const idempotencyKey = (merchantId: string, mode: Mode, key: string): string => merchantId + SEP + mode + SEP + key;
+
+function matchesInvoice(invoice: InvoiceRecord, filter: InvoiceFilter): boolean {
+  return (
+    (filter.status === undefined || invoice.status === filter.status) &&
+    (filter.network === undefined || invoice.network === filter.network) &&
+    (filter.createdFrom === undefined || invoice.createdAt >= filter.createdFrom) &&
+    (filter.createdTo === undefined || invoice.createdAt < filter.createdTo)
+  );
+}
+
+function matchesPayout(payout: PayoutRecord, filter: PayoutFilter): boolean {
+  return (
+    (filter.kind === "refund" ? payout.refundOf !== null : payout.refundOf === null) &&
+    (filter.refundOf === undefined || payout.refundOf === filter.refundOf) &&
+    (filter.status === undefined || payout.status === filter.status)
+  );
 }
 
 const inScope = (record: { merchantId: string; mode: Mode }, scope: Scope): boolean =>
@@ -135,6 +189,8 @@ class Tables {
   /** Pending delivery ids per endpoint, in insertion order: the head is the one to send next. */
   readonly pendingByEndpoint = new Map<string, string[]>();
   readonly attemptsByDelivery = new Map<string, WebhookAttemptRecord[]>();
+  readonly paymentLinks = new Map<string, PaymentLinkRecord>();
+  readonly idempotency = new Map<string, IdempotencyRecord>();
   private deliveryPosition = 0;
 
   reads(run: <T>(method: string, read: () => T) => Promise<T>): StorageReads {
@@ -201,6 +257,59 @@ class Tables {
             .map(copy);
         }),
       getCursor: (key) => run("getCursor", () => this.cursors.get(key) ?? null),
+      listInvoices: (scope, filter, page) =>
+        run("listInvoices", () =>
+          pageOf(
+            [...this.invoices.values()].filter((invoice) => inScope(invoice, scope) && matchesInvoice(invoice, filter)),
+            page,
+            (id) => this.invoices.get(id),
+            copyInvoice,
+          ),
+        ),
+      listPayouts: (scope, filter, page) =>
+        run("listPayouts", () =>
+          pageOf(
+            [...this.payouts.values()].filter((payout) => inScope(payout, scope) && matchesPayout(payout, filter)),
+            page,
+            (id) => this.payouts.get(id),
+            copy,
+          ),
+        ),
+      listExchanges: (scope, page) =>
+        run("listExchanges", () =>
+          pageOf(
+            [...this.exchanges.values()].filter((exchange) => inScope(exchange, scope)),
+            page,
+            (id) => this.exchanges.get(id),
+            copy,
+          ),
+        ),
+      listRefunds: (invoiceId) =>
+        run("listRefunds", () =>
+          [...this.payouts.values()]
+            .filter((payout) => payout.refundOf === invoiceId)
+            .sort(compareCreated)
+            .map(copy),
+        ),
+      sumPendingDeposits: (scope) =>
+        run("sumPendingDeposits", () => {
+          const sums = new Map<string, bigint>();
+          for (const deposit of this.deposits.values()) {
+            if (deposit.status === "PENDING" && inScope(deposit, scope)) sums.set(deposit.coin, (sums.get(deposit.coin) ?? 0n) + deposit.amount);
+          }
+          return [...sums].sort(([a], [b]) => (a < b ? -1 : 1)).map(([asset, amount]) => ({ asset, amount }));
+        }),
+      getPaymentLink: (scope, id) => run("getPaymentLink", () => this.scoped(this.paymentLinks.get(id), scope, copyLink)),
+      findPaymentLink: (id) => run("findPaymentLink", () => this.pick(this.paymentLinks.get(id), copyLink)),
+      listPaymentLinks: (scope, page) =>
+        run("listPaymentLinks", () =>
+          pageOf(
+            [...this.paymentLinks.values()].filter((link) => inScope(link, scope)),
+            page,
+            (id) => this.paymentLinks.get(id),
+            copyLink,
+          ),
+        ),
       getWebhookEndpoint: (scope, id) => run("getWebhookEndpoint", () => this.scoped(this.webhookEndpoints.get(id), scope, copyEndpoint)),
       listWebhookEndpoints: (scope) =>
         run("listWebhookEndpoints", () =>
@@ -296,6 +405,49 @@ class Tables {
           }
         }),
       setCursor: (key, value) => run("setCursor", () => setIn(this.cursors, key, value, undo)),
+      updateMerchant: (merchant) =>
+        run("updateMerchant", () => {
+          if (!this.merchants.has(merchant.id)) missing(`merchant ${merchant.id}`);
+          setIn(this.merchants, merchant.id, copy(merchant), undo);
+        }),
+      insertPaymentLink: (link) =>
+        run("insertPaymentLink", () => {
+          if (this.paymentLinks.has(link.id)) conflict(`payment link ${link.id}`);
+          setIn(this.paymentLinks, link.id, copyLink(link), undo);
+        }),
+      lockPaymentLink: (id) => run("lockPaymentLink", () => this.pick(this.paymentLinks.get(id), copyLink)),
+      updatePaymentLink: (link) =>
+        run("updatePaymentLink", () => {
+          if (!this.paymentLinks.has(link.id)) missing(`payment link ${link.id}`);
+          setIn(this.paymentLinks, link.id, copyLink(link), undo);
+        }),
+      claimIdempotencyKey: (record) =>
+        run("claimIdempotencyKey", () => {
+          const key = idempotencyKey(record.merchantId, record.mode, record.key);
+          const existing = this.idempotency.get(key);
+          if (existing && existing.expiresAt > record.createdAt) return copy(existing);
+          setIn(this.idempotency, key, copy(record), undo);
+          return null;
+        }),
+      completeIdempotencyKey: (scope, key, responseStatus, responseBody) =>
+        run("completeIdempotencyKey", () => {
+          const id = idempotencyKey(scope.merchantId, scope.mode, key);
+          const existing = this.idempotency.get(id);
+          if (!existing) missing(`idempotency key ${key}`);
+          setIn(this.idempotency, id, { ...existing, state: "completed", responseStatus, responseBody }, undo);
+        }),
+      deleteIdempotencyKey: (scope, key) => run("deleteIdempotencyKey", () => deleteIn(this.idempotency, idempotencyKey(scope.merchantId, scope.mode, key), undo)),
+      deleteExpiredIdempotencyKeys: (now, limit) =>
+        run("deleteExpiredIdempotencyKeys", () => {
+          let deleted = 0;
+          for (const [key, record] of this.idempotency) {
+            if (deleted >= limit) break;
+            if (record.expiresAt > now) continue;
+            deleteIn(this.idempotency, key, undo);
+            deleted++;
+          }
+          return deleted;
+        }),
       insertWebhookEndpoint: (endpoint) =>
         run("insertWebhookEndpoint", () => {
           if (this.webhookEndpoints.has(endpoint.id)) conflict(`webhook endpoint ${endpoint.id}`);

@@ -5,10 +5,13 @@ import type {
   DepositRecord,
   EventRecord,
   ExchangeRecord,
+  IdempotencyRecord,
   InvoiceRecord,
+  InvoiceStatus,
   LedgerEntry,
   MerchantRecord,
   Mode,
+  PaymentLinkRecord,
   PayoutRecord,
   PayoutStatus,
   WebhookAttemptRecord,
@@ -31,6 +34,22 @@ export interface Scope {
 export interface PageQuery {
   limit: number;
   after?: string | null;
+}
+
+/** Filters of the invoice (payment) list; times are epoch ms, `createdTo` exclusive. */
+export interface InvoiceFilter {
+  status?: InvoiceStatus;
+  createdFrom?: number;
+  createdTo?: number;
+  network?: string;
+}
+
+/** Filters of the payout list: plain payouts (withdrawals) or refunds. */
+export interface PayoutFilter {
+  kind: "payout" | "refund";
+  /** Refunds of one invoice only. */
+  refundOf?: string;
+  status?: PayoutStatus;
 }
 
 /** Filters of the webhook delivery log. */
@@ -92,6 +111,26 @@ export interface StorageReads {
   listPayoutsByStatus(mode: Mode, status: PayoutStatus, limit: number, after?: string | null): Promise<PayoutRecord[]>;
   /** A value stored by `setCursor` (e.g. how far a chain's deposit feed was read), or null. */
   getCursor(key: string): Promise<string | null>;
+  /**
+   * Invoices of `scope` matching `filter`, newest first by (createdAt, id), one page: with
+   * `page.after`, those ordered after that invoice. Invoices created meanwhile never shift a
+   * page, because they sort before the cursor.
+   */
+  listInvoices(scope: Scope, filter: InvoiceFilter, page: PageQuery): Promise<InvoiceRecord[]>;
+  /** Payouts of `scope` matching `filter`, newest first by (createdAt, id), one page. */
+  listPayouts(scope: Scope, filter: PayoutFilter, page: PageQuery): Promise<PayoutRecord[]>;
+  /** Exchanges of `scope`, newest first by (createdAt, id), one page. */
+  listExchanges(scope: Scope, page: PageQuery): Promise<ExchangeRecord[]>;
+  /** Every refund (payout with `refundOf`) of one invoice, any status, oldest first. */
+  listRefunds(invoiceId: string): Promise<PayoutRecord[]>;
+  /** Per asset, the sum of `scope`'s deposits that are seen but not yet confirmed (status PENDING). */
+  sumPendingDeposits(scope: Scope): Promise<Array<{ asset: string; amount: bigint }>>;
+  /** The payment link with this id in `scope`, or null. */
+  getPaymentLink(scope: Scope, id: string): Promise<PaymentLinkRecord | null>;
+  /** The payment link with this id, whoever owns it (its public URL carries only the id), or null. */
+  findPaymentLink(id: string): Promise<PaymentLinkRecord | null>;
+  /** Payment links of `scope`, newest first by (createdAt, id), one page. */
+  listPaymentLinks(scope: Scope, page: PageQuery): Promise<PaymentLinkRecord[]>;
   /** The webhook endpoint with this id in `scope`, or null. */
   getWebhookEndpoint(scope: Scope, id: string): Promise<WebhookEndpointRecord | null>;
   /** Every webhook endpoint of `scope` (enabled and disabled), oldest first. */
@@ -150,6 +189,27 @@ export interface StorageTransaction extends StorageReads {
   appendEvents(events: EventRecord[]): Promise<void>;
   /** Stores a named value, replacing any earlier one. */
   setCursor(key: string, value: string): Promise<void>;
+  /** Replaces the stored merchant with the same id (which must exist). */
+  updateMerchant(merchant: MerchantRecord): Promise<void>;
+  /** Stores a new payment link. Throws if the id exists. */
+  insertPaymentLink(link: PaymentLinkRecord): Promise<void>;
+  /** Locks and returns the payment link with this id (any merchant), or null. */
+  lockPaymentLink(id: string): Promise<PaymentLinkRecord | null>;
+  /** Replaces the stored payment link with the same id (which must exist). */
+  updatePaymentLink(link: PaymentLinkRecord): Promise<void>;
+  /**
+   * Claims an idempotency key: stores `record` unless a record for the same (merchantId, mode,
+   * key) exists whose `expiresAt` is still ahead of `record.createdAt`, and returns that one
+   * instead (null when `record` was stored). An expired record is replaced. Two transactions
+   * claiming one key at once: exactly one stores its record, the other gets it back.
+   */
+  claimIdempotencyKey(record: IdempotencyRecord): Promise<IdempotencyRecord | null>;
+  /** Stores the answer of a claimed key (state "completed"). */
+  completeIdempotencyKey(scope: Scope, key: string, responseStatus: number, responseBody: string): Promise<void>;
+  /** Forgets a claimed key (its request failed in a way that may be retried). */
+  deleteIdempotencyKey(scope: Scope, key: string): Promise<void>;
+  /** Deletes up to `limit` records whose `expiresAt <= now`; returns how many. */
+  deleteExpiredIdempotencyKeys(now: number, limit: number): Promise<number>;
   /** Stores a new webhook endpoint. Throws if the id exists. */
   insertWebhookEndpoint(endpoint: WebhookEndpointRecord): Promise<void>;
   /** Locks and returns the webhook endpoint with this id (any merchant), or null. */

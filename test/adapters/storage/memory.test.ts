@@ -16,7 +16,7 @@ import type {
 const T0 = 1_700_000_000_000;
 const TEST: Scope = { merchantId: "m_1", mode: "test" };
 
-const merchant = (over: Partial<MerchantRecord> = {}): MerchantRecord => ({ id: "m_1", name: "Shop", createdAt: T0, ...over });
+const merchant = (over: Partial<MerchantRecord> = {}): MerchantRecord => ({ id: "m_1", name: "Shop", settleCurrency: null, createdAt: T0, ...over });
 
 const apiKey = (over: Partial<ApiKeyRecord> = {}): ApiKeyRecord => ({
   id: "key_1",
@@ -55,6 +55,8 @@ const invoice = (over: Partial<InvoiceRecord> = {}): InvoiceRecord => ({
   expiresAt: T0 + 3_600_000,
   createdAt: T0,
   updatedAt: T0,
+  settleCurrency: null,
+  paymentLinkId: null,
   ...over,
 });
 
@@ -112,6 +114,7 @@ const payout = (over: Partial<PayoutRecord> = {}): PayoutRecord => ({
   address: "bc1qdest",
   amount: 50n,
   fee: 5n,
+  refundOf: null,
   txHash: null,
   failureReason: null,
   createdAt: T0,
@@ -130,6 +133,7 @@ const exchange = (over: Partial<ExchangeRecord> = {}): ExchangeRecord => ({
   rate: 65_000n,
   toAmount: 650_000n,
   createdAt: T0,
+  invoiceId: null,
   ...over,
 });
 
