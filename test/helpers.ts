@@ -1,6 +1,8 @@
 import express from "express";
 import request from "supertest";
 import type { ChainAdapter } from "../src/adapters/chain/types";
+import { memoryStorage } from "../src/adapters/storage/memory";
+import { postgresStorage } from "../src/postgres";
 import { createPaymentRouter, type PaymentRouter, type PaymentRouterOptions } from "../src/index";
 
 /** A clock tests move by hand. */
@@ -27,7 +29,11 @@ export async function setup(options: PaymentRouterOptions & { mountPath?: string
   const clock = new TestClock();
   const logger = recordingLogger();
   const router: PaymentRouter = createPaymentRouter({
+    // In memory unless a test picks its storage: fast and isolated. TEST_STORAGE=pglite runs the
+    // same tests on the SQL adapter (an in-memory PGlite per test: slow, for a deep check).
+    ...(routerOptions.storage || routerOptions.dataDir ? {} : { storage: process.env.TEST_STORAGE === "pglite" ? postgresStorage({ dataDir: "memory://" }) : memoryStorage() }),
     backgroundIntervalMs: false,
+    webhooks: { intervalMs: false },
     now: clock.now,
     logger,
     ...(liveChain ? { chain: liveChain } : {}),

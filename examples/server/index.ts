@@ -1,10 +1,18 @@
 /**
  * The example host app behind `npm start`: an ordinary Express app with a route of its own and
- * the payment router mounted, on the embedded defaults (in-memory storage, sandbox chain, static
- * prices). It creates a demo merchant and prints a test key to try the API with.
+ * the payment router mounted, on the embedded defaults (PGlite in DATA_DIR, sandbox chain, static
+ * prices). It creates a demo merchant (or finds the one an earlier start created) and prints a
+ * test key to try the API with.
+ *
+ * Environment: PORT (3000), PUBLIC_URL, DEMO_API_KEY (an sk_test_ key to register instead of a
+ * fresh one), DEMO_MERCHANT_ID (mch_demo), DATA_DIR (./.data: the embedded database),
+ * DATABASE_URL (a PostgreSQL server instead; several instances may share it), PG_SCHEMA (the
+ * schema on that server), BACKGROUND_INTERVAL_MS (5000), WEBHOOK_TIMEOUT_MS (15000) and
+ * WEBHOOK_RETRY_SCHEDULE (comma-separated delays in ms; the library's default schedule).
  */
 import express from "express";
-import { createPaymentRouter } from "../../src/index";
+import { createPaymentRouter, type MerchantRecord, type PaymentRouter } from "../../src/index";
+import { postgresStorage } from "../../src/postgres";
 
 const port = Number(process.env.PORT ?? 3000);
 const demoKey = process.env.DEMO_API_KEY || undefined;
@@ -12,10 +20,47 @@ if (demoKey !== undefined && !demoKey.startsWith("sk_test_")) {
   console.error("DEMO_API_KEY must be a test key (sk_test_...): the demo merchant never gets a live key from the environment.");
   process.exit(1);
 }
+const databaseUrl = process.env.DATABASE_URL || undefined;
+const dataDir = process.env.DATA_DIR || ".data";
+const interval = Number(process.env.BACKGROUND_INTERVAL_MS) || undefined;
+const webhookTimeout = Number(process.env.WEBHOOK_TIMEOUT_MS) || undefined;
+const retrySchedule = process.env.WEBHOOK_RETRY_SCHEDULE ? process.env.WEBHOOK_RETRY_SCHEDULE.split(",").map(Number) : undefined;
 
-const payments = createPaymentRouter({ publicUrl: process.env.PUBLIC_URL });
-const merchant = await payments.admin.createMerchant({ name: "Demo shop" });
-const { key } = await payments.admin.issueApiKey(merchant.id, demoKey ? { key: demoKey } : { mode: "test" });
+const payments = createPaymentRouter({
+  publicUrl: process.env.PUBLIC_URL,
+  ...(databaseUrl ? { storage: postgresStorage({ connectionString: databaseUrl, schema: process.env.PG_SCHEMA || undefined }) } : { dataDir }),
+  ...(interval ? { backgroundIntervalMs: interval } : {}),
+  ...(webhookTimeout || retrySchedule ? { webhooks: { ...(webhookTimeout ? { timeoutMs: webhookTimeout } : {}), ...(retrySchedule ? { retrySchedule } : {}) } } : {}),
+});
+const merchant = await demoMerchant(payments, process.env.DEMO_MERCHANT_ID || "mch_demo");
+const key = await demoApiKey(payments, merchant);
+
+/** The demo merchant: created on the first start, found on the next ones (and by other instances). */
+async function demoMerchant(router: PaymentRouter, id: string): Promise<MerchantRecord> {
+  const existing = await router.admin.getMerchant(id);
+  if (existing) return existing;
+  try {
+    return await router.admin.createMerchant({ name: "Demo shop", id });
+  } catch (error) {
+    // Another instance on the same database created it a moment ago.
+    const created = await router.admin.getMerchant(id);
+    if (created) return created;
+    throw error;
+  }
+}
+
+/** DEMO_API_KEY, registered unless an earlier start (or another instance) did; or a fresh key. */
+async function demoApiKey(router: PaymentRouter, owner: MerchantRecord): Promise<string> {
+  if (!demoKey) return (await router.admin.issueApiKey(owner.id, { mode: "test" })).key;
+  try {
+    return (await router.admin.issueApiKey(owner.id, { key: demoKey })).key;
+  } catch (error) {
+    // Keys are unique: a refusal means it is stored already, which its listing confirms.
+    const listed = (await router.admin.listApiKeys(owner.id)).some((entry) => entry.prefix === demoKey.slice(0, entry.prefix.length) && !entry.revokedAt);
+    if (listed) return demoKey;
+    throw error;
+  }
+}
 
 const app = express();
 app.get("/", (_req, res) => {
@@ -30,6 +75,7 @@ const server = app.listen(port, () => {
   const address = server.address();
   const base = `http://localhost:${typeof address === "object" && address ? address.port : port}`;
   console.log(`express-crypto-pay example listening on ${base}`);
+  console.log(`storage: ${databaseUrl ? `PostgreSQL server${process.env.PG_SCHEMA ? `, schema ${process.env.PG_SCHEMA}` : ""}` : `embedded PGlite in ${dataDir}`}`);
   console.log(`demo merchant ${merchant.id}, test API key: ${key}`);
   console.log(`try: curl -X POST ${base}/api/v1/merchants/whitelabel/create -H "Authorization: Bearer ${key}" -H "Content-Type: application/json" -d '{"amount":25,"payCurrency":"USDT","network":"TRX"}'`);
 });

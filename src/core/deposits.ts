@@ -6,7 +6,10 @@ import { paymentFee } from "./fees";
 import { newId } from "./ids";
 import { advanceInvoice } from "./invoices";
 import { recordEvents } from "./outbox";
-import type { DepositRecord, DepositStatus, InvoiceRecord, Mode } from "./types";
+import type { Currency } from "./currencies";
+import { convert } from "./exchanges";
+import { quoteRate } from "./rates";
+import type { AddressRecord, DepositRecord, DepositStatus, ExchangeRecord, InvoiceRecord, Mode } from "./types";
 
 /**
  * Applies what the chain reports about one transfer. Reports are whole states, so applying the
@@ -28,6 +31,10 @@ export async function applyChainDeposit(context: CoreContext, mode: Mode, report
     context.logger.error(`deposit on ${report.coin}/${report.network}, which is no longer in the currency list`, { txHash: report.txHash });
     return;
   }
+
+  // Auto-conversion needs a live rate; it is fetched before the transaction so that no lock is
+  // held across a call to the pricing source.
+  const settlement = report.confirmations >= network.minConfirm && !report.dropped ? await settlementRate(context, mode, issued, report.coin) : null;
 
   await context.storage.transaction(async (tx) => {
     const locked = await tx.lockInvoice(issued.invoiceId);
@@ -66,7 +73,10 @@ export async function applyChainDeposit(context: CoreContext, mode: Mode, report
         updatedAt: now,
       };
     }
-    if (deposit.status === "CONFIRMED" && deposit.creditedAt === null) deposit = await credit(tx, deposit, now);
+    if (deposit.status === "CONFIRMED" && deposit.creditedAt === null) {
+      deposit = await credit(tx, deposit, now);
+      if (settlement) await autoConvert(context, tx, deposit, settlement, now);
+    }
 
     if (existing) await tx.updateDeposit(deposit);
     else await tx.insertDeposit(deposit);
@@ -112,6 +122,51 @@ async function credit(tx: StorageTransaction, deposit: DepositRecord, now: numbe
   ]);
   if (result.status === "insufficient") throw new Error("a credit cannot overdraw a balance");
   return { ...deposit, fee, creditedAt: now };
+}
+
+/** The asset and rate a credit of `coin` on this invoice converts into, or null to keep the coin. */
+async function settlementRate(context: CoreContext, mode: Mode, issued: AddressRecord, coin: string): Promise<{ to: Currency; rate: bigint } | null> {
+  const invoice = await context.storage.getInvoice({ merchantId: issued.merchantId, mode }, issued.invoiceId);
+  const target = invoice?.settleCurrency ? context.currencies.crypto(invoice.settleCurrency) : undefined;
+  if (!target || target.symbol === coin) return null;
+  try {
+    return { to: target, rate: await quoteRate(context, coin, target.symbol) };
+  } catch (error) {
+    // Crediting must not wait for a price: the merchant keeps the coin this time.
+    context.logger.warn(`auto-conversion of a ${coin} payment to ${target.symbol} skipped: no rate`, error);
+    return null;
+  }
+}
+
+/**
+ * Converts a deposit's net credit into the invoice's settle currency at the live rate, in the
+ * same transaction as the credit, recorded as a conversion linked to the invoice.
+ */
+async function autoConvert(context: CoreContext, tx: StorageTransaction, deposit: DepositRecord, settlement: { to: Currency; rate: bigint }, now: number): Promise<void> {
+  const from = context.currencies.crypto(deposit.coin)!;
+  const net = deposit.amount - deposit.fee;
+  const toAmount = convert(context, net, from, settlement.to, settlement.rate);
+  if (toAmount === 0n) return; // Dust: nothing to convert into; it stays in the coin.
+  const exchange: ExchangeRecord = {
+    id: newId("ex"),
+    merchantId: deposit.merchantId,
+    mode: deposit.mode,
+    status: "SUCCESS",
+    fromCoin: from.symbol,
+    toCoin: settlement.to.symbol,
+    amount: net,
+    rate: settlement.rate,
+    toAmount,
+    invoiceId: deposit.invoiceId,
+    createdAt: now,
+  };
+  const entry = { merchantId: deposit.merchantId, mode: deposit.mode, createdAt: now };
+  const posted = await tx.postLedgerEntries([
+    { ...entry, id: newId("led"), asset: from.symbol, amount: -net, kind: "exchange_out", causeKey: `exchange:${exchange.id}:out` },
+    { ...entry, id: newId("led"), asset: settlement.to.symbol, amount: toAmount, kind: "exchange_in", causeKey: `exchange:${exchange.id}:in` },
+  ]);
+  if (posted.status !== "posted") throw new Error(`auto-conversion of deposit ${deposit.id} could not post: ${posted.status}`);
+  await tx.insertExchange(exchange);
 }
 
 /** Recomputes what the invoice shows as received: every deposit not dropped, counted or late. */

@@ -74,6 +74,21 @@ export async function issueApiKey(context: CoreContext, merchantId: string, opti
   return { id: record.id, merchantId, mode, key, prefix: record.prefix, createdAt: new Date(record.createdAt).toISOString() };
 }
 
+/**
+ * Sets the asset a merchant's payments are converted into when credited (auto-conversion), or
+ * null to keep each coin. Applies to invoices created afterwards that do not choose their own.
+ */
+export async function setSettleCurrency(context: CoreContext, merchantId: string, symbol: string | null): Promise<MerchantRecord> {
+  if (symbol !== null && !context.currencies.crypto(symbol)) throw new TypeError(`settleCurrency: "${symbol}" is not a supported crypto currency`);
+  return context.storage.transaction(async (tx) => {
+    const merchant = await tx.getMerchant(merchantId);
+    if (!merchant) throw notFound("merchant", merchantId);
+    const updated = { ...merchant, settleCurrency: symbol };
+    await tx.updateMerchant(updated);
+    return updated;
+  });
+}
+
 /** Revokes a key; it stops working at once. Returns false when it was unknown or revoked already. */
 export async function revokeApiKey(context: CoreContext, keyId: string): Promise<boolean> {
   return context.storage.transaction((tx) => tx.revokeApiKey(keyId, context.now()));

@@ -27,6 +27,8 @@ export interface PaymentView {
   returnUrl: string | null;
   metadata: Record<string, unknown> | null;
   failureReason: string | null;
+  /** Asset each credit is converted into (auto-conversion); null keeps the coin. */
+  settleCurrency: string | null;
   expiresAt: string;
   createdAt: string;
   updatedAt: string;
@@ -56,6 +58,7 @@ export function paymentView(invoice: InvoiceRecord, currencies: CurrencyCatalog)
     returnUrl: invoice.returnUrl,
     metadata: invoice.metadata,
     failureReason: invoice.failureReason,
+    settleCurrency: invoice.settleCurrency,
     expiresAt: new Date(invoice.expiresAt).toISOString(),
     createdAt: new Date(invoice.createdAt).toISOString(),
     updatedAt: new Date(invoice.updatedAt).toISOString(),

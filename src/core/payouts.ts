@@ -1,4 +1,4 @@
-import type { Scope } from "../adapters/storage/types";
+import type { Scope, StorageTransaction } from "../adapters/storage/types";
 import { notFound, PaymentError } from "../errors";
 import { formatDecimal } from "../money";
 import { chainFor, type CoreContext } from "./context";
@@ -21,7 +21,17 @@ export interface CreatePayoutInput {
  * chain. A chain failure after the debit leaves the payout PROCESSING for the payout loop to
  * retry; it never loses the debit.
  */
-export async function createPayout(context: CoreContext, scope: Scope, input: CreatePayoutInput): Promise<PayoutRecord> {
+export async function createPayout(
+  context: CoreContext,
+  scope: Scope,
+  input: CreatePayoutInput,
+  refund?: {
+    /** The invoice the payout refunds. */
+    invoiceId: string;
+    /** Runs first inside the debit's transaction; throws to refuse (the refundable-amount check). */
+    check: (tx: StorageTransaction, amount: bigint) => Promise<void>;
+  },
+): Promise<PayoutRecord> {
   const { currency, network } = resolveNetwork(context, input.currency, input.network);
   const amount = parseAmountIn(context, input.amount, currency.symbol);
   if (amount <= 0n) throw new PaymentError("validation_error", "amount must be greater than 0.");
@@ -47,13 +57,14 @@ export async function createPayout(context: CoreContext, scope: Scope, input: Cr
     address: input.address,
     amount,
     fee,
-    refundOf: null,
+    refundOf: refund?.invoiceId ?? null,
     txHash: null,
     failureReason: null,
     createdAt: now,
     updatedAt: now,
   };
   await context.storage.transaction(async (tx) => {
+    await refund?.check(tx, amount);
     const posted = await tx.postLedgerEntries([
       {
         id: newId("led"),

@@ -11,6 +11,7 @@ export interface TickReport {
   depositsApplied: number;
   invoicesExpired: number;
   payoutsProgressed: number;
+  idempotencyKeysExpired: number;
 }
 
 /**
@@ -62,7 +63,7 @@ export class BackgroundWork {
   }
 
   private async round(): Promise<TickReport> {
-    const report: TickReport = { depositsApplied: 0, invoicesExpired: 0, payoutsProgressed: 0 };
+    const report: TickReport = { depositsApplied: 0, invoicesExpired: 0, payoutsProgressed: 0, idempotencyKeysExpired: 0 };
     // One failing part (a live chain that is down) must not starve the others, so each runs
     // and the failures are reported together at the end.
     const failures: unknown[] = [];
@@ -73,6 +74,7 @@ export class BackgroundWork {
         failures.push(error);
       }
     };
+    await run("idempotencyKeysExpired", () => this.context.storage.transaction((tx) => tx.deleteExpiredIdempotencyKeys(this.context.now(), 1000)));
     for (const mode of MODES) {
       await run("depositsApplied", () => syncDeposits(this.context, mode));
       await run("invoicesExpired", () => expireDueInvoices(this.context, mode));

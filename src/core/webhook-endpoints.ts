@@ -132,6 +132,7 @@ export async function sendTestEvent(context: CoreContext, scope: Scope, id: stri
   return context.storage.transaction(async (tx) => {
     const endpoint = await tx.lockWebhookEndpoint(id);
     if (!endpoint || endpoint.merchantId !== scope.merchantId || endpoint.mode !== scope.mode) throw notFound("webhook endpoint", id);
+    if (endpoint.status !== "enabled") throw new PaymentError("invalid_state", `Webhook endpoint ${id} is disabled (${endpoint.disabledReason}).`);
     const now = context.now();
     const data = { ...paymentView(samplePayment(scope, now), context.currencies), test: true };
     const delivery = newDelivery(endpoint, { id: newId("evt"), type: "payment.created", createdAt: now, data }, now);

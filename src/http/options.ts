@@ -8,8 +8,14 @@ import type { WebhookDeliveryOptions } from "../webhooks/sender";
 
 /** Options of `createPaymentRouter`. Every one has an embedded default. */
 export interface PaymentRouterOptions {
-  /** Where everything is kept. Default: in memory (lost on restart). */
+  /**
+   * Where everything is kept. Default: the embedded database (PGlite) in `dataDir`, which
+   * survives restarts. `memoryStorage()` keeps nothing; `postgresStorage()` from
+   * "express-crypto-pay/postgres" runs on a PostgreSQL server (several instances can share it).
+   */
   storage?: Storage;
+  /** Directory of the embedded database used when `storage` is not given. Default "./.data". */
+  dataDir?: string;
   /** The chain of live mode. Default: none, and live operations that need a chain answer 503. Test mode always uses the sandbox chain. */
   chain?: ChainAdapter;
   /** Exchange rates. Default: `staticPricing()`, a fixed table. */
@@ -44,6 +50,7 @@ const adapter = (methods: string[]) =>
 
 const optionsSchema = z.strictObject({
   storage: adapter(["transaction", "getInvoice", "findApiKeyByHash", "close"]).optional(),
+  dataDir: z.string().min(1).optional(),
   chain: adapter(["supports", "createAddress", "isValidAddress", "pollDeposits", "sendPayout", "getPayoutStatus"]).optional(),
   pricing: adapter(["getRate"]).optional(),
   currencies: z.array(z.looseObject({ symbol: z.string() })).optional(),
@@ -83,6 +90,9 @@ export function checkOptions(options: unknown): PaymentRouterOptions {
       issue.code === "unrecognized_keys" ? `unknown option(s) ${issue.keys.join(", ")}` : `${issue.path.map(String).join(".") || "options"}: ${issue.message}`,
     );
     throw new TypeError(`createPaymentRouter: ${problems.join("; ")}`);
+  }
+  if (result.data.storage && result.data.dataDir) {
+    throw new TypeError("createPaymentRouter: dataDir is where the default storage keeps its files; with storage given it would be ignored, so pass one or the other");
   }
   return options as PaymentRouterOptions;
 }

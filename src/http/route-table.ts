@@ -2,7 +2,8 @@ import type { Request, RequestHandler, Response } from "express";
 import type { z } from "zod";
 import type { Scope } from "../adapters/storage/types";
 import { PaymentError } from "../errors";
-import { sendJson } from "./send-json";
+import type { StoredAnswer } from "../core/idempotency";
+import { sendJson, sendRawJson } from "./send-json";
 import { parseBody } from "./validate";
 
 /** What a route handler gets besides its parsed input. */
@@ -14,12 +15,14 @@ export interface RouteCall {
   res: Response;
 }
 
-type Method = "GET" | "POST" | "DELETE";
+/** The HTTP methods a route table serves. */
+export type Method = "GET" | "POST" | "DELETE";
 
 interface Route {
   schema: z.ZodType;
   handle: (input: never, call: RouteCall) => unknown;
   guard?: (scope: Scope) => void;
+  idempotent?: boolean;
 }
 
 /** One path (possibly with `:param` segments) and its routes by method. */
@@ -32,11 +35,53 @@ interface PathEntry {
 export interface RouteSteps {
   readBody: (req: Request, res: Response) => Promise<void>;
   authenticate: (req: Request) => Promise<Scope>;
+  /** Runs a creating request once per `Idempotency-Key`, replaying its stored answer after. */
+  idempotency?: (scope: Scope, key: string, req: Request, work: () => Promise<StoredAnswer>) => Promise<StoredAnswer & { replayed: boolean }>;
+}
+
+/**
+ * What the OpenAPI document says about a route. Optional for the type checker, but
+ * test/http/openapi.test.ts fails for any registered route without it.
+ */
+export interface RouteDocs {
+  /** One line, shown in the reference's list of operations. */
+  summary: string;
+  /** Markdown: behaviour, rules and anything a caller must know beyond the schemas. */
+  description?: string;
+  /** Schema of the 200 answer (from src/schemas/resources.ts). */
+  response: z.ZodType;
+  /** Groups in the reference page; defaults to none. */
+  tags?: string[];
+  /**
+   * HTTP statuses of the error answers this route can give besides the ones every route has
+   * (401, and 400 where there is input to reject). Each is documented with the error object.
+   */
+  errors?: number[];
 }
 
 /** Route options: `guard` runs before the input is read, so a caller who may not use the route learns nothing from its schema. */
 export interface RouteOptions {
   guard?: (scope: Scope) => void;
+  /** A creating POST: honours `Idempotency-Key` (the same key and body replay the first answer). */
+  idempotent?: boolean;
+  /** The route's entry in the OpenAPI document. */
+  docs?: RouteDocs;
+}
+
+/** A registered route as the OpenAPI document describes it. */
+export interface RouteOperation {
+  method: Method;
+  /** Path under the table's prefix in OpenAPI form: `/webhook-endpoints/{id}`. */
+  path: string;
+  /** Names of the path parameters, in order. */
+  pathParams: string[];
+  /** The schema that checks the input. */
+  input: z.ZodType;
+  /** Where the input is read from: the JSON body (POST), the query string (GET), or nowhere (DELETE). */
+  inputIn: "body" | "query" | "none";
+  /** Honours `Idempotency-Key`. */
+  idempotent: boolean;
+  docs: RouteDocs | undefined;
 }
 
 /**
@@ -49,26 +94,37 @@ export interface RouteOptions {
 export class RouteTable {
   private readonly exact = new Map<string, PathEntry>();
   private readonly patterns: PathEntry[] = [];
+  /** Every route in registration order, keyed by method and path, for the OpenAPI document. */
+  private readonly registry = new Map<string, RouteOperation>();
 
   constructor(private readonly steps: RouteSteps) {}
 
   /** A POST route whose JSON body is checked by `schema`. */
   post<Schema extends z.ZodType>(path: string, schema: Schema, handle: (input: z.output<Schema>, call: RouteCall) => unknown, options?: RouteOptions): void {
-    this.add("POST", path, { schema, handle, guard: options?.guard });
+    this.add("POST", path, { schema, handle, guard: options?.guard, idempotent: options?.idempotent }, options?.docs);
   }
 
   /** A GET route whose query string is checked by `schema`. */
   get<Schema extends z.ZodType>(path: string, schema: Schema, handle: (input: z.output<Schema>, call: RouteCall) => unknown, options?: RouteOptions): void {
-    this.add("GET", path, { schema, handle, guard: options?.guard });
+    this.add("GET", path, { schema, handle, guard: options?.guard }, options?.docs);
   }
 
   /** A DELETE route (no body, no query). */
   delete<Schema extends z.ZodType>(path: string, schema: Schema, handle: (input: z.output<Schema>, call: RouteCall) => unknown, options?: RouteOptions): void {
-    this.add("DELETE", path, { schema, handle, guard: options?.guard });
+    this.add("DELETE", path, { schema, handle, guard: options?.guard }, options?.docs);
   }
 
-  private add(method: Method, path: string, route: Route): void {
+  /** The registered routes, in registration order, with their docs. */
+  operations(): RouteOperation[] {
+    return [...this.registry.values()];
+  }
+
+  private add(method: Method, path: string, route: Route, docs: RouteDocs | undefined): void {
     const segments = path.split("/").slice(1);
+    const pathParams = segments.filter((segment) => segment.startsWith(":")).map((segment) => segment.slice(1));
+    const openApiPath = "/" + segments.map((segment) => (segment.startsWith(":") ? `{${segment.slice(1)}}` : segment)).join("/");
+    const inputIn = method === "POST" ? "body" : method === "GET" ? "query" : "none";
+    this.registry.set(`${method} ${openApiPath}`, { method, path: openApiPath, pathParams, input: route.schema, inputIn, idempotent: route.idempotent ?? false, docs });
     const dynamic = segments.some((segment) => segment.startsWith(":"));
     let entry = dynamic ? this.patterns.find((candidate) => candidate.segments.join("/") === segments.join("/")) : this.exact.get(path);
     if (!entry) {
@@ -118,7 +174,28 @@ export class RouteTable {
       const scope = await this.steps.authenticate(req);
       route.guard?.(scope);
       const input = parseBody(route.schema, req.method === "GET" ? { ...req.query } : req.body) as never;
-      sendJson(res, 200, await route.handle(input, { scope, params: found.params, req, res }));
+      const call = { scope, params: found.params, req, res };
+      const key = req.headers["idempotency-key"];
+      if (route.idempotent && typeof key === "string" && this.steps.idempotency) {
+        const answer = await this.steps.idempotency(scope, key, req, () => storedAnswer(route, input, call));
+        if (answer.replayed) res.setHeader("Idempotent-Replayed", "true");
+        sendRawJson(res, answer.status, answer.body);
+        return;
+      }
+      sendJson(res, 200, await route.handle(input, call));
     };
+  }
+}
+
+/**
+ * Runs a route and keeps its answer as it will be sent: a client error (4xx) is an answer
+ * too, stored and replayed like a success; anything else propagates and is not stored.
+ */
+async function storedAnswer(route: Route, input: never, call: RouteCall): Promise<StoredAnswer> {
+  try {
+    return { status: 200, body: JSON.stringify(await route.handle(input, call)) };
+  } catch (error) {
+    if (error instanceof PaymentError && error.status < 500) return { status: error.status, body: JSON.stringify(error.toJSON()) };
+    throw error;
   }
 }

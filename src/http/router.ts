@@ -1,7 +1,7 @@
 import express, { type Router } from "express";
 import { sandboxChain, type SandboxChain } from "../adapters/chain/sandbox";
 import { staticPricing } from "../adapters/pricing/static";
-import { memoryStorage } from "../adapters/storage/memory";
+import { embeddedStorage } from "../adapters/storage/embedded";
 import type { Storage } from "../adapters/storage/types";
 import type { CoreContext } from "../core/context";
 import { CurrencyCatalog, DEFAULT_CURRENCIES, DEFAULT_FIAT } from "../core/currencies";
@@ -13,10 +13,18 @@ import { errorHandler } from "./error-handler";
 import { jsonBodyReader } from "./json-body";
 import { checkOptions, type PaymentRouterOptions } from "./options";
 import { Presenter } from "./present";
-import { RouteTable } from "./route-table";
+import { RouteTable, type RouteSteps } from "./route-table";
+import { requestHash, runIdempotent } from "../core/idempotency";
+import { mountApiReference } from "./routes/docs";
 import { merchantRoutes, type PaymentUrlBuilder } from "./routes/merchant";
+import { payPageRoutes } from "./routes/pay-page";
 import { sandboxRoutes } from "./routes/sandbox";
 import { webhookRoutes } from "./routes/webhooks";
+import { fundsRoutes } from "./routes/funds";
+import { payLinkHandler } from "./routes/pay-link";
+import { paymentLinkRoutes } from "./routes/payment-links";
+import { paymentRoutes } from "./routes/payments";
+import { V1Views } from "./v1-views";
 import { WebhookSender } from "../webhooks/sender";
 
 /** Merchant and key management for the host application (there is no HTTP endpoint for it). */
@@ -34,6 +42,8 @@ export interface PaymentAdmin {
   revokeApiKey(keyId: string): Promise<boolean>;
   /** A merchant's keys, without secrets. */
   listApiKeys(merchantId: string): Promise<merchants.ApiKeySummary[]>;
+  /** Sets the asset the merchant's payments settle into (auto-conversion), or null to keep each coin. */
+  setSettleCurrency(merchantId: string, symbol: string | null): Promise<MerchantRecord>;
 }
 
 /** The router `createPaymentRouter` returns: mount it with `app.use(router)`. */
@@ -55,14 +65,17 @@ export interface PaymentRouter extends Router {
 
 /**
  * Creates the payment service as an Express router. It answers under `/api/v1` (merchant,
- * reference and sandbox endpoints); every other path passes through to the host app.
+ * reference and sandbox endpoints), `/v1` (payments, refunds, withdrawals, conversions,
+ * balances, payment links, webhook management), `/api` (the API reference page) and
+ * `/api/openapi` (its OpenAPI document), and `/pay` (hosted payment pages, payment links);
+ * every other path passes through to the host app.
  * Options are checked here, once: a bad one throws before the app starts.
  */
 export function createPaymentRouter(options: PaymentRouterOptions = {}): PaymentRouter {
   const settings = checkOptions(options);
   const sandbox = sandboxChain();
   const context: CoreContext = {
-    storage: settings.storage ?? memoryStorage(),
+    storage: settings.storage ?? embeddedStorage(settings.dataDir),
     pricing: settings.pricing ?? staticPricing(),
     currencies: new CurrencyCatalog(settings.currencies ?? DEFAULT_CURRENCIES, settings.fiat ?? DEFAULT_FIAT),
     chains: { test: sandbox, live: settings.chain ?? null },
@@ -79,22 +92,33 @@ export function createPaymentRouter(options: PaymentRouterOptions = {}): Payment
   };
   const present = new Presenter(context.currencies);
 
-  const paymentUrl: PaymentUrlBuilder = ({ req }, invoiceId) => {
-    const origin = settings.publicUrl?.replace(/\/+$/, "") ?? `${req.protocol}://${req.get("host")}`;
-    // req.baseUrl is where the host mounted us plus "/api/v1" or "/v1": links work under any prefix.
-    return `${origin}${req.baseUrl.replace(/\/(api\/)?v1$/, "")}/pay/${invoiceId}`;
-  };
+  // Public links start at the host's origin (or publicUrl) and where the host mounted us; under
+  // the API prefixes req.baseUrl also holds "/api/v1" or "/v1", which is not part of it.
+  const publicBase = (req: express.Request) =>
+    `${settings.publicUrl?.replace(/\/+$/, "") ?? `${req.protocol}://${req.get("host")}`}${req.baseUrl.replace(/\/(api\/)?v1$/, "")}`;
+  const paymentUrl: PaymentUrlBuilder = ({ req }, invoiceId) => `${publicBase(req)}/pay/${invoiceId}`;
 
-  const steps = { readBody: jsonBodyReader(settings.bodyLimit ?? "100kb"), authenticate: apiKeyAuthenticator(context) };
+  const steps: RouteSteps = {
+    readBody: jsonBodyReader(settings.bodyLimit ?? "100kb"),
+    authenticate: apiKeyAuthenticator(context),
+    idempotency: (scope, key, req, work) => runIdempotent(context, scope, key, requestHash(req.method, req.baseUrl + req.path.replace(/(.)\/$/, "$1"), req.body), work),
+  };
   const merchantApi = new RouteTable(steps);
   merchantRoutes(merchantApi, context, present, paymentUrl);
   sandboxRoutes(merchantApi, context, present, sandbox, background);
   const providerApi = new RouteTable(steps);
+  const views = new V1Views(context.currencies);
+  paymentRoutes(providerApi, context, views, paymentUrl);
+  fundsRoutes(providerApi, context, views);
+  paymentLinkRoutes(providerApi, context, views, ({ req }, linkId) => `${publicBase(req)}/pay/link/${linkId}`);
   webhookRoutes(providerApi, context, webhookPolicy);
 
   const router = express.Router();
   router.use("/api/v1", merchantApi.dispatcher(), errorHandler(context.logger));
   router.use("/v1", providerApi.dispatcher(), errorHandler(context.logger));
+  router.get("/pay/link/:id", payLinkHandler(context, (req, invoiceId) => `${publicBase(req)}/pay/${invoiceId}`));
+  router.use("/pay", payPageRoutes(context, { publicUrl: settings.publicUrl }));
+  mountApiReference(router, [{ prefix: "/api/v1", table: merchantApi }, { prefix: "/v1", table: providerApi }], { publicUrl: settings.publicUrl, logger: context.logger });
 
   if (settings.backgroundIntervalMs !== false) background.start(settings.backgroundIntervalMs ?? 5000);
   sender.start();
@@ -105,14 +129,22 @@ export function createPaymentRouter(options: PaymentRouterOptions = {}): Payment
     issueApiKey: (merchantId, keyOptions = {}) => merchants.issueApiKey(context, merchantId, keyOptions),
     revokeApiKey: (keyId) => merchants.revokeApiKey(context, keyId),
     listApiKeys: (merchantId) => merchants.listApiKeys(context, merchantId),
+    setSettleCurrency: (merchantId, symbol) => merchants.setSettleCurrency(context, merchantId, symbol),
   };
   return Object.assign(router, {
     admin,
     storage: context.storage,
     sandbox,
     tick: async () => {
-      const report = await background.tick();
-      return { ...report, webhooksSent: await sender.runOnce() };
+      // Webhooks go out even when another part of the round failed (a live chain that is down
+      // must not hold back test-mode deliveries); the failure is reported after.
+      const round = await background.tick().then(
+        (report) => ({ report, error: null }),
+        (error: unknown) => ({ report: null, error }),
+      );
+      const webhooksSent = await sender.runOnce();
+      if (round.error) throw round.error;
+      return { ...round.report!, webhooksSent };
     },
     close: async () => {
       await background.stop();

@@ -6,7 +6,11 @@ import type { Response } from "express";
  * about a tenth of a request's time.
  */
 export function sendJson(res: Response, status: number, body: unknown): void {
-  const text = JSON.stringify(body);
+  sendRawJson(res, status, JSON.stringify(body));
+}
+
+/** Sends JSON text as it is (a stored answer being replayed). */
+export function sendRawJson(res: Response, status: number, text: string): void {
   res.statusCode = status;
   res.setHeader("Content-Type", "application/json; charset=utf-8");
   res.setHeader("Content-Length", Buffer.byteLength(text));

@@ -31,7 +31,7 @@ export function deliveryView(delivery: WebhookDeliveryRecord, attempts: readonly
     eventId: delivery.eventId,
     eventType: delivery.eventType,
     status: delivery.status,
-    attemptCount: delivery.attempts,
+    attemptCount: attempts.length,
     nextAttemptAt: iso(delivery.nextAttemptAt),
     lastStatusCode: delivery.lastStatusCode,
     lastError: delivery.lastError,

@@ -53,49 +53,63 @@ const metadata = z
   .refine((value) => JSON.stringify(value).length <= 8192, { error: "must serialize to at most 8 KB of JSON" });
 
 const invoiceOptions = {
-  amount: amountNumber,
-  amountCurrency: symbol.default("USD"),
-  underPaidCover: underPaidCover.default(0),
-  feePaidByPayer: z.boolean({ error: "must be true or false" }).default(false),
-  lifeTime: lifeTime.default(1440),
-  returnUrl: returnUrl.optional(),
-  metadata: metadata.optional(),
+  amount: amountNumber.meta({ description: "Amount to charge, in amountCurrency.", examples: [25] }),
+  amountCurrency: symbol.default("USD").meta({ description: "Currency of amount: a fiat currency (USD, EUR) or a coin, priced at the live rate.", examples: ["USD"] }),
+  underPaidCover: underPaidCover.default(0).meta({ description: "Underpayment to accept, in percent (0 to 50, in steps of 0.1).", examples: [0] }),
+  feePaidByPayer: z
+    .boolean({ error: "must be true or false" })
+    .default(false)
+    .meta({ description: "True: the payer's amount is grossed up by the 0.5% fee, so the merchant is credited the full amount." }),
+  lifeTime: lifeTime.default(1440).meta({ description: "Minutes the invoice stays open.", examples: [60] }),
+  returnUrl: returnUrl.optional().meta({ description: "Where the hosted page sends the payer back to.", examples: ["https://shop.example/orders/1042"] }),
+  metadata: metadata
+    .optional()
+    .meta({ description: "Free-form data (at most 50 keys, 8 KB of JSON), returned as given; `orderId` comes back in every webhook event.", examples: [{ orderId: "1042" }] }),
 };
 
 /** POST /api/v1/merchants/invoice/create */
 export const invoiceCreateRequest = z.strictObject({
   ...invoiceOptions,
-  acceptedCoins: z.array(symbol, { error: "must be an array of coin symbols" }).max(50).optional(),
+  acceptedCoins: z
+    .array(symbol, { error: "must be an array of coin symbols" })
+    .max(50)
+    .optional()
+    .meta({ description: "Coins the payer may pick from on the hosted page; left out, every supported coin.", examples: [["USDT", "BTC"]] }),
 });
 
 /** POST /api/v1/merchants/whitelabel/create (defaults as invoice/create; network optional when the coin has one). */
 export const whitelabelCreateRequest = z.strictObject({
   ...invoiceOptions,
-  payCurrency: symbol,
-  network: symbol.optional(),
+  payCurrency: symbol.meta({ description: "The coin the payer pays in.", examples: ["USDT"] }),
+  network: symbol.optional().meta({ description: "Network code (see the currency list); may be left out when the coin has one network.", examples: ["TRX"] }),
 });
 
 const id = z.string({ error: "must be a string" }).min(1, { error: "must not be empty" }).max(100);
 
 /** POST /api/v1/merchants/invoice/fetch */
-export const invoiceFetchRequest = z.strictObject({ invoiceId: id });
+export const invoiceFetchRequest = z.strictObject({ invoiceId: id.meta({ description: "The invoice's `id`." }) });
 
 /** POST /api/v1/merchants/payout/create */
 export const payoutCreateRequest = z.strictObject({
-  currency: symbol,
-  network: symbol.optional(),
-  amount: amountNumber,
-  address: z.string({ error: "must be a string" }).trim().min(1, { error: "must not be empty" }).max(256),
+  currency: symbol.meta({ description: "The coin to send.", examples: ["USDT"] }),
+  network: symbol.optional().meta({ description: "Network code; may be left out when the coin has one network.", examples: ["TRX"] }),
+  amount: amountNumber.meta({ description: "Amount the address receives, in currency; the fees are debited on top.", examples: [10] }),
+  address: z
+    .string({ error: "must be a string" })
+    .trim()
+    .min(1, { error: "must not be empty" })
+    .max(256)
+    .meta({ description: "Destination address, checked by the chain.", examples: ["TDestination0001"] }),
 });
 
 /** POST /api/v1/merchants/payout/fetch */
-export const payoutFetchRequest = z.strictObject({ payoutId: id });
+export const payoutFetchRequest = z.strictObject({ payoutId: id.meta({ description: "The payout's `id`." }) });
 
 /** POST /api/v1/merchants/exchange/create */
 export const exchangeCreateRequest = z.strictObject({
-  fromCurrency: symbol,
-  toCurrency: symbol,
-  amount: amountNumber,
+  fromCurrency: symbol.meta({ description: "The balance to convert from.", examples: ["USDT"] }),
+  toCurrency: symbol.meta({ description: "The balance to credit.", examples: ["TRX"] }),
+  amount: amountNumber.meta({ description: "Amount taken from fromCurrency.", examples: [20] }),
 });
 
 /** Reference endpoints take no body; an empty object is accepted. */
@@ -105,22 +119,29 @@ const confirmations = z.int({ error: "must be a whole number" }).min(0, { error:
 
 /** POST /api/v1/sandbox/deposit/create */
 export const sandboxDepositCreateRequest = z.strictObject({
-  address: z.string({ error: "must be a string" }).min(1).max(256),
-  amount: amountNumber,
-  confirmations: confirmations.default(0),
+  address: z
+    .string({ error: "must be a string" })
+    .min(1)
+    .max(256)
+    .meta({ description: "A deposit address issued to this merchant in test mode (an invoice's `address`)." }),
+  amount: amountNumber.meta({ description: "Amount sent, in the coin of the address (an invoice's `payAmount` pays it in full).", examples: [25] }),
+  confirmations: confirmations.default(0).meta({ description: "Confirmations the deposit starts with; the network's `minConfirm` makes it final." }),
 });
 
 /** POST /api/v1/sandbox/deposit/confirm */
-export const sandboxDepositConfirmRequest = z.strictObject({ txHash: id, confirmations });
+export const sandboxDepositConfirmRequest = z.strictObject({
+  txHash: id.meta({ description: "The `txHash` deposit/create answered." }),
+  confirmations: confirmations.meta({ description: "The deposit's confirmations from now on.", examples: [19] }),
+});
 
 /** POST /api/v1/sandbox/deposit/drop */
-export const sandboxDepositDropRequest = z.strictObject({ txHash: id });
+export const sandboxDepositDropRequest = z.strictObject({ txHash: id.meta({ description: "The `txHash` deposit/create answered." }) });
 
 /** POST /api/v1/sandbox/invoice/expire */
-export const sandboxInvoiceExpireRequest = z.strictObject({ invoiceId: id });
+export const sandboxInvoiceExpireRequest = z.strictObject({ invoiceId: id.meta({ description: "The invoice's `id`." }) });
 
 /** POST /api/v1/sandbox/payout/fail */
 export const sandboxPayoutFailRequest = z.strictObject({
-  payoutId: id,
-  reason: z.string().min(1).max(200).default("rejected by the sandbox chain"),
+  payoutId: id.meta({ description: "The payout's `id`." }),
+  reason: z.string().min(1).max(200).default("rejected by the sandbox chain").meta({ description: "Becomes the payout's `failureReason`." }),
 });

@@ -1,5 +1,5 @@
-import { request as httpRequest, type IncomingMessage } from "node:http";
-import { request as httpsRequest } from "node:https";
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from "node:http";
+import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import type { LookupFunction } from "node:net";
 
 /** What came back from one POST. */
@@ -8,6 +8,16 @@ export interface PostResult {
   /** The Retry-After header, if any, as milliseconds from now. */
   retryAfterMs: number | null;
 }
+
+/**
+ * Connection pools of our own, one pair for checked requests and one for the rest. Pools key
+ * connections by host and port only: had checked (live) requests shared a pool with unchecked
+ * (test) ones, a live delivery could reuse a connection whose address was never checked.
+ */
+const AGENTS = {
+  checked: { http: new HttpAgent({ keepAlive: true }), https: new HttpsAgent({ keepAlive: true }) },
+  unchecked: { http: new HttpAgent({ keepAlive: true }), https: new HttpsAgent({ keepAlive: true }) },
+};
 
 /** Largest response body read (and thrown away); more is cut off so a huge answer costs nothing. */
 const MAX_RESPONSE_BYTES = 64 * 1024;
@@ -30,16 +40,19 @@ export function postWebhook(
   url: URL,
   body: string,
   headers: Record<string, string>,
-  options: { timeoutMs: number; lookup?: LookupFunction; now: () => number },
+  options: { timeoutMs: number; lookup?: LookupFunction; now: () => number; signal?: AbortSignal },
 ): Promise<PostResult> {
-  const send = url.protocol === "https:" ? httpsRequest : httpRequest;
+  const secure = url.protocol === "https:";
+  const send = secure ? httpsRequest : httpRequest;
+  const pool = options.lookup ? AGENTS.checked : AGENTS.unchecked;
   return new Promise((resolve, reject) => {
     const request = send(
       url,
       {
         method: "POST",
         headers: { ...headers, "content-length": String(Buffer.byteLength(body)) },
-        signal: AbortSignal.timeout(options.timeoutMs),
+        agent: secure ? pool.https : pool.http,
+        signal: options.signal ? AbortSignal.any([AbortSignal.timeout(options.timeoutMs), options.signal]) : AbortSignal.timeout(options.timeoutMs),
         ...(options.lookup ? { lookup: options.lookup } : {}),
       },
       (response: IncomingMessage) => {
@@ -59,7 +72,8 @@ export function postWebhook(
       },
     );
     request.on("error", (error: Error) => {
-      reject(error.name === "AbortError" ? new Error(`no answer within ${options.timeoutMs} ms`) : error);
+      const timedOut = error.name === "AbortError" && !options.signal?.aborted;
+      reject(timedOut ? new Error(`no answer within ${options.timeoutMs} ms`) : error);
     });
     request.end(body);
   });

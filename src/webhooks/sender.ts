@@ -71,6 +71,8 @@ export class WebhookSender {
   private timer: NodeJS.Timeout | null = null;
   private kickPending = false;
   private stopped = false;
+  /** Aborted by stop(): in-flight requests and retry waits end at once instead of running out. */
+  private readonly abort = new AbortController();
 
   constructor(
     private readonly context: CoreContext,
@@ -104,11 +106,21 @@ export class WebhookSender {
     });
   }
 
-  /** Claims what is due now, delivers it and waits until those deliveries are done. For tests and `tick()`. */
+  /**
+   * Delivers everything due now and waits for it, including the deliveries that become due
+   * because an earlier one to the same endpoint finished. For tests and `tick()`.
+   */
   async runOnce(): Promise<number> {
-    const started = await this.claimAndStart();
-    await Promise.all(started);
-    return started.length;
+    let sent = 0;
+    // Bounded: a queue that keeps refilling (an endpoint failing fast with in-process retries
+    // of 0 ms) must not hold a tick forever.
+    for (let round = 0; round < 1000; round++) {
+      const started = await this.claimAndStart();
+      if (started.length === 0) break;
+      await Promise.all(started);
+      sent += started.length;
+    }
+    return sent;
   }
 
   /** Stops the loop and waits for deliveries in flight. */
@@ -116,6 +128,7 @@ export class WebhookSender {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
+    this.abort.abort();
     await Promise.allSettled([...this.inFlight.values()]);
   }
 
@@ -160,18 +173,24 @@ export class WebhookSender {
           retries: this.schedule.length,
           minTimeout: 0,
           randomize: false,
+          signal: this.abort.signal,
           // The wait happens here, with the schedule's own delay, only for short delays; a long
           // one ends the in-process part and is persisted below so it survives a restart.
           shouldRetry: async ({ error }) => {
             const delay = this.delayAfter(attempts, error);
             if (delay === null || delay > this.inProcessMax) return false;
-            await sleep(delay);
+            await sleep(delay, undefined, { signal: this.abort.signal });
             return true;
           },
         },
       );
       await this.settle(delivery.id, { status: "succeeded" });
     } catch (error) {
+      if (this.abort.signal.aborted) {
+        // Stopping: hand the delivery back, due now, instead of leaving it leased for minutes.
+        await this.settle(delivery.id, { status: "pending", nextAttemptAt: this.context.now() });
+        return;
+      }
       const failure = error instanceof AttemptFailure ? error : new AttemptFailure(String(error), "final");
       if (failure.kind === "gone") {
         await this.disableEndpoint(endpoint);
@@ -210,6 +229,7 @@ export class WebhookSender {
       if (guarded && isBlockedLiteral(url)) throw new BlockedAddressError(`${url.hostname} is a private or reserved address`);
       const result = await postWebhook(url, delivery.payload, headers, {
         timeoutMs: this.timeoutMs,
+        signal: this.abort.signal,
         now: this.context.now,
         ...(guarded ? { lookup: guardedLookup } : {}),
       });

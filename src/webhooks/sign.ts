@@ -1,4 +1,4 @@
-import { createHmac } from "node:crypto";
+import { createHmac, type KeyObject } from "node:crypto";
 import { secretKey, type WebhookSecret } from "./secret";
 
 /** The three Standard Webhooks headers of one delivery. */
@@ -20,9 +20,11 @@ export interface SignInput {
 
 /**
  * The base64 HMAC-SHA256 of `id.timestamp.body` keyed with the secret's key bytes, without the
- * `v1,` prefix. Fed to the HMAC piece by piece so that the body is never copied.
+ * `v1,` prefix. Fed to the HMAC piece by piece so that the body is never copied. `key` may be a
+ * KeyObject (`createSecretKey(bytes)`): a verifier that checks many deliveries with one key then
+ * skips re-importing it on every call.
  */
-export function webhookSignature(key: Buffer, input: SignInput): string {
+export function webhookSignature(key: Buffer | KeyObject, input: SignInput): string {
   return createHmac("sha256", key).update(`${input.id}.${input.timestamp}.`).update(input.body).digest("base64");
 }
 

@@ -22,9 +22,13 @@ for (const [network, prefix] of [
   BLOCKED.addSubnet(network, prefix, "ipv4");
 }
 for (const [network, prefix] of [
-  ["::", 127],
+  ["::", 96], // unspecified, loopback and the deprecated IPv4-compatible form (::127.0.0.1)
+  ["64:ff9b::", 96], // NAT64: an IPv4 address in disguise
+  ["64:ff9b:1::", 48],
+  ["2002::", 16], // 6to4: likewise
   ["fc00::", 7],
   ["fe80::", 10],
+  ["fec0::", 10],
   ["ff00::", 8],
 ] as const) {
   BLOCKED.addSubnet(network, prefix, "ipv6");

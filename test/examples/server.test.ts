@@ -1,17 +1,24 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { afterEach, describe, expect, it } from "vitest";
 
 const children: ChildProcess[] = [];
-afterEach(() => {
-  for (const child of children.splice(0)) child.kill();
+const dataDirs: string[] = [];
+afterEach(async () => {
+  await Promise.all(children.splice(0).map((child) => (child.exitCode === null && child.signalCode === null ? (child.kill(), once(child, "exit")) : null)));
+  await Promise.all(dataDirs.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
 });
 
-/** Starts `npm start`'s program as a user would, on a free port, and waits for its banner. */
+/** Starts `npm start`'s program as a user would, on a free port and a data directory of its own, and waits for its banner. */
 async function startServer(env: Record<string, string>): Promise<{ base: string; lines: string[]; child: ChildProcess }> {
+  const dataDir = await mkdtemp(join(tmpdir(), "ecp-example-"));
+  dataDirs.push(dataDir);
   const child = spawn(process.execPath, ["--import", "tsx", "examples/server/index.ts"], {
-    env: { ...process.env, PORT: "0", ...env },
+    env: { ...process.env, PORT: "0", DATA_DIR: dataDir, DATABASE_URL: "", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   children.push(child);
@@ -26,7 +33,7 @@ async function startServer(env: Record<string, string>): Promise<{ base: string;
   throw new Error(`the example server exited before listening: ${lines.join("\n")}`);
 }
 
-describe("examples/server (npm start)", () => {
+describe("examples/server (npm start)", { timeout: 60_000 }, () => {
   it("serves the payment API next to its own routes with the DEMO_API_KEY it was given", async () => {
     const key = "sk_test_DemoKeyForTheExampleServer0001";
     const { base, lines } = await startServer({ DEMO_API_KEY: key });

@@ -1,14 +1,35 @@
+import { existsSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { memoryStorage } from "../../src/adapters/storage/memory";
 import { createPaymentRouter, DEFAULT_CURRENCIES, staticPricing, type CurrencyConfig } from "../../src/index";
 import { setup } from "../helpers";
 
 describe("createPaymentRouter options", () => {
-  it("works with no options at all", async () => {
-    const router = createPaymentRouter();
-    const merchant = await router.admin.createMerchant({ name: "Defaults" });
-    expect((await router.admin.issueApiKey(merchant.id)).key).toMatch(/^sk_test_/);
-    await router.close();
+  it("works with no options at all, keeping its data in ./.data across restarts", async () => {
+    // The default writes under the working directory: run it in a scratch one.
+    const cwd = process.cwd();
+    const scratch = await mkdtemp(join(tmpdir(), "ecp-defaults-"));
+    process.chdir(scratch);
+    try {
+      const router = createPaymentRouter();
+      const merchant = await router.admin.createMerchant({ name: "Defaults" });
+      expect((await router.admin.issueApiKey(merchant.id)).key).toMatch(/^sk_test_/);
+      await router.close();
+      expect(existsSync(join(scratch, ".data", "pgdata", "PG_VERSION"))).toBe(true);
+      const restarted = createPaymentRouter();
+      expect(await restarted.admin.getMerchant(merchant.id)).toEqual(merchant);
+      await restarted.close();
+    } finally {
+      process.chdir(cwd);
+      await rm(scratch, { recursive: true, force: true });
+    }
+  }, 60_000);
+
+  it("throws at boot when given both a storage and a dataDir for the default one", () => {
+    expect(() => createPaymentRouter({ storage: memoryStorage(), dataDir: "/tmp/x" })).toThrow(/dataDir .* pass one or the other/);
   });
 
   it("throws at boot on a publicUrl that is not an absolute http(s) URL", () => {

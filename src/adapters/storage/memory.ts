@@ -528,6 +528,9 @@ class Tables {
   private claimDeliveries(now: number, limit: number, leaseMs: number, undo: Undo[]): WebhookDeliveryRecord[] {
     const due: WebhookDeliveryRecord[] = [];
     for (const queue of this.pendingByEndpoint.values()) {
+      // One request in flight per endpoint: a redelivered old delivery goes back to the head
+      // of the queue while a newer one may still be leased.
+      if (queue.some((id) => (this.deliveries.get(id)!.record.leaseUntil ?? 0) > now)) continue;
       const head = queue[0] === undefined ? undefined : this.deliveries.get(queue[0])?.record;
       if (!head || head.nextAttemptAt === null || head.nextAttemptAt > now) continue;
       if (head.leaseUntil !== null && head.leaseUntil > now) continue;

@@ -231,8 +231,10 @@ export interface StorageTransaction extends StorageReads {
   insertWebhookAttempt(attempt: WebhookAttemptRecord): Promise<void>;
   /**
    * Claims work for a delivery worker. For each endpoint, only its oldest pending delivery is a
-   * candidate (so one endpoint receives its events in order, one at a time); a candidate is
-   * claimed when `nextAttemptAt <= now` and it is not leased (`leaseUntil` null or `<= now`).
+   * candidate (so one endpoint receives its events in order, one at a time), and none while
+   * any pending delivery of that endpoint is leased (`leaseUntil > now`: one request in flight
+   * per endpoint, even when a redelivered old delivery went back to the head of its queue); a
+   * candidate is claimed when `nextAttemptAt <= now`.
    * Claimed deliveries get `leaseUntil = now + leaseMs` and are returned, earliest due first,
    * at most `limit`. Two workers claiming at once never get the same delivery; a worker that
    * dies leaves its claims to expire and be claimed again.

@@ -7,6 +7,7 @@ import type { BackgroundWork } from "../../core/service";
 import type { AddressRecord } from "../../core/types";
 import { PaymentError } from "../../errors";
 import * as schemas from "../../schemas/merchant";
+import * as resources from "../../schemas/resources";
 import type { Presenter } from "../present";
 import type { RouteTable } from "../route-table";
 
@@ -54,7 +55,13 @@ export function sandboxRoutes(
     const { txHash } = chain.createDeposit({ coin: address.coin, network: address.network, address: address.address, amount, confirmations: body.confirmations });
     await background.syncDeposits("test");
     return { txHash };
-  }, { guard: testOnly });
+  }, { guard: testOnly, idempotent: true, docs: {
+    summary: "Simulate a deposit",
+    description: "Sends `amount` (in the coin of the address) to a deposit address issued to this merchant in test mode, with `confirmations` (default 0), and runs the deposit sync, so the invoice shows the deposit as soon as this answers.",
+    response: resources.sandboxDeposit,
+    tags: ["Sandbox"],
+    errors: [404],
+  } });
 
   routes.post("/sandbox/deposit/confirm", schemas.sandboxDepositConfirmRequest, async (body, { scope }) => {
     const { deposit } = await ownedDeposit(scope, body.txHash);
@@ -65,7 +72,13 @@ export function sandboxRoutes(
     }
     await background.syncDeposits("test");
     return { txHash: body.txHash, confirmations: body.confirmations };
-  }, { guard: testOnly });
+  }, { guard: testOnly, docs: {
+    summary: "Set a deposit's confirmations",
+    description: "Once every deposit of an invoice has its network's `minConfirm`, the invoice is PAID (or UNDER_PAID) and the merchant's balance is credited. 409 for a dropped deposit.",
+    response: resources.sandboxDepositConfirmation,
+    tags: ["Sandbox"],
+    errors: [404, 409],
+  } });
 
   routes.post("/sandbox/deposit/drop", schemas.sandboxDepositDropRequest, async (body, { scope }) => {
     const { address } = await ownedDeposit(scope, body.txHash);
@@ -78,11 +91,23 @@ export function sandboxRoutes(
     // A confirm that raced this drop may have made the deposit final first: then the drop did nothing.
     if (await isFinal()) throw final();
     return { txHash: body.txHash, dropped: true };
-  }, { guard: testOnly });
+  }, { guard: testOnly, docs: {
+    summary: "Drop an unconfirmed deposit",
+    description: "Simulates a reorg or a reverted transaction: the deposit stops counting and the invoice goes back to PENDING (or EXPIRED/FAILED when its window closed). 409 once the deposit is final.",
+    response: resources.sandboxDepositDrop,
+    tags: ["Sandbox"],
+    errors: [404, 409],
+  } });
 
   routes.post("/sandbox/invoice/expire", schemas.sandboxInvoiceExpireRequest, async (body, { scope }) => {
     return present.invoice(await forceExpire(context, scope, body.invoiceId));
-  }, { guard: testOnly });
+  }, { guard: testOnly, docs: {
+    summary: "Expire an invoice now",
+    description: "Moves the invoice's expiry to now and applies it, as if its lifeTime had passed. 409 for an invoice that is no longer open.",
+    response: resources.invoice,
+    tags: ["Sandbox"],
+    errors: [404, 409],
+  } });
 
   routes.post("/sandbox/payout/fail", schemas.sandboxPayoutFailRequest, async (body, { scope }) => {
     const payout = await getPayout(context, scope, body.payoutId);
@@ -91,5 +116,11 @@ export function sandboxRoutes(
     }
     await background.progressPayouts("test");
     return present.payout(await getPayout(context, scope, body.payoutId));
-  }, { guard: testOnly });
+  }, { guard: testOnly, docs: {
+    summary: "Fail a processing payout",
+    description: "The simulated chain rejects the payout: it becomes FAILED with `reason` as its failureReason, and amount and fee are credited back. 409 for a payout that is settled already.",
+    response: resources.payout,
+    tags: ["Sandbox"],
+    errors: [404, 409],
+  } });
 }

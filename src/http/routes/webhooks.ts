@@ -2,6 +2,7 @@ import type { CoreContext } from "../../core/context";
 import * as endpoints from "../../core/webhook-endpoints";
 import type { WebhookDeliveryRecord } from "../../core/types";
 import * as schemas from "../../schemas/webhooks";
+import * as resources from "../../schemas/resources";
 import type { RouteTable } from "../route-table";
 import { deliveryView, endpointView } from "../webhook-views";
 
@@ -11,27 +12,63 @@ export function webhookRoutes(routes: RouteTable, context: CoreContext, policy: 
 
   routes.post("/webhook-endpoints", schemas.webhookEndpointCreateRequest, async (body, { scope }) =>
     endpointView(await endpoints.createWebhookEndpoint(context, policy, scope, { url: body.url, events: body.events ?? null }), true),
+    { idempotent: true, docs: {
+      summary: "Create a webhook endpoint",
+      description: "Registers a URL to receive the events of this key's mode: every event type, or those in `events`. The answer carries the endpoint's `whsec_` signing `secret`, shown only here and on rotation. Live-mode endpoints must be public addresses.",
+      response: resources.webhookEndpoint,
+      tags: ["Webhook endpoints"],
+    } },
   );
 
   routes.get("/webhook-endpoints", schemas.emptyQuery, async (_query, { scope }) => ({
     data: (await context.storage.listWebhookEndpoints(scope)).map((endpoint) => endpointView(endpoint)),
-  }));
+  }), { docs: {
+    summary: "List webhook endpoints",
+    response: resources.webhookEndpointList,
+    tags: ["Webhook endpoints"],
+  } });
 
   routes.get("/webhook-endpoints/:id", schemas.emptyQuery, async (_query, { scope, params }) =>
     endpointView(await endpoints.getWebhookEndpoint(context, scope, params.id!)),
+    { docs: {
+      summary: "Fetch a webhook endpoint",
+      response: resources.webhookEndpoint,
+      tags: ["Webhook endpoints"],
+      errors: [404],
+    } },
   );
 
   routes.delete("/webhook-endpoints/:id", schemas.emptyQuery, async (_query, { scope, params }) => {
     await endpoints.deleteWebhookEndpoint(context, scope, params.id!);
     return { id: params.id, object: "webhook_endpoint", deleted: true };
-  });
+  }, { docs: {
+    summary: "Delete a webhook endpoint",
+    description: "Its pending deliveries are marked failed and no more are made.",
+    response: resources.deletedWebhookEndpoint,
+    tags: ["Webhook endpoints"],
+    errors: [404],
+  } });
 
   routes.post("/webhook-endpoints/:id/rotate-secret", schemas.emptyBody, async (_body, { scope, params }) =>
     endpointView(await endpoints.rotateWebhookSecret(context, policy, scope, params.id!), true),
+    { docs: {
+      summary: "Rotate the signing secret",
+      description: "Returns a new `secret`. The old one keeps signing alongside it (deliveries carry both signatures) for the router's `rotationOverlapMinutes` (default 24 h), so a receiver can switch without losing a delivery.",
+      response: resources.webhookEndpoint,
+      tags: ["Webhook endpoints"],
+      errors: [404],
+    } },
   );
 
   routes.post("/webhook-endpoints/:id/test", schemas.emptyBody, async (_body, { scope, params }) =>
     withAttempts(await endpoints.sendTestEvent(context, scope, params.id!)),
+    { docs: {
+      summary: "Send a test event",
+      description: "Queues a `payment.created` event for a sample payment (marked `test: true` in `data`) to this endpoint through the normal delivery path, whatever event types it subscribes to.",
+      response: resources.webhookDelivery,
+      tags: ["Webhook endpoints"],
+      errors: [404],
+    } },
   );
 
   routes.get("/webhook-deliveries", schemas.webhookDeliveryListQuery, async (query, { scope }) => {
@@ -42,13 +79,31 @@ export function webhookRoutes(routes: RouteTable, context: CoreContext, policy: 
       { limit: query.limit, after: query.cursor ?? null },
     );
     return { data: await Promise.all(page.data.map(withAttempts)), hasMore: page.hasMore, nextCursor: page.nextCursor };
-  });
+  }, { docs: {
+    summary: "List deliveries",
+    description: "Newest first, filtered by `endpointId`, `eventType` and `status`. `limit` 1 to 100 (default 20); pass the previous page's `nextCursor` as `cursor` for the next.",
+    response: resources.webhookDeliveryPage,
+    tags: ["Webhook deliveries"],
+  } });
 
   routes.get("/webhook-deliveries/:id", schemas.emptyQuery, async (_query, { scope, params }) =>
     withAttempts(await endpoints.getWebhookDelivery(context, scope, params.id!)),
+    { docs: {
+      summary: "Fetch a delivery",
+      response: resources.webhookDelivery,
+      tags: ["Webhook deliveries"],
+      errors: [404],
+    } },
   );
 
   routes.post("/webhook-deliveries/:id/redeliver", schemas.emptyBody, async (_body, { scope, params }) =>
     withAttempts(await endpoints.redeliver(context, scope, params.id!)),
+    { docs: {
+      summary: "Redeliver an event",
+      description: "Queues the same body again with the same `webhook-id`, attempts starting over (a receiver that processed it already skips it). A pending delivery is left as it is; 409 when its endpoint is deleted or disabled.",
+      response: resources.webhookDelivery,
+      tags: ["Webhook deliveries"],
+      errors: [404, 409],
+    } },
   );
 }

@@ -1,0 +1,244 @@
+import { quoteIdent } from "./migrations";
+import {
+  ADDRESS_COLUMNS,
+  API_KEY_COLUMNS,
+  ATTEMPT_COLUMNS,
+  BALANCE_COLUMNS,
+  DELIVERY_COLUMNS,
+  DEPOSIT_COLUMNS,
+  ENDPOINT_COLUMNS,
+  EVENT_COLUMNS,
+  EXCHANGE_COLUMNS,
+  INVOICE_COLUMNS,
+  LEDGER_COLUMNS,
+  IDEMPOTENCY_COLUMNS,
+  MERCHANT_COLUMNS,
+  PAYMENT_LINK_COLUMNS,
+  PAYOUT_COLUMNS,
+} from "./rows";
+
+/** `$1, $2, ..., $n`, with casts where a column needs one. */
+function placeholders(count: number, casts: Record<number, string> = {}): string {
+  return Array.from({ length: count }, (_, i) => `$${i + 1}${casts[i + 1] ?? ""}`).join(", ");
+}
+
+/** `col1 = $2, col2 = $3, ...`: every column but the first (the id, matched by $1). */
+function assignments(columns: string, casts: Record<number, string> = {}): string {
+  return columns
+    .split(",")
+    .map((column) => column.trim())
+    .slice(1)
+    .map((column, i) => `${column} = $${i + 2}${casts[i + 2] ?? ""}`)
+    .join(", ");
+}
+
+const INVOICE_CASTS = { 5: "::numeric", 7: "::json", 11: "::numeric", 12: "::numeric", 18: "::json", 19: "::numeric" };
+const DEPOSIT_CASTS = { 10: "::numeric", 14: "::numeric" };
+const PAYOUT_CASTS = { 8: "::numeric", 9: "::numeric" };
+const PAYMENT_LINK_CASTS = { 4: "::numeric", 6: "::json", 11: "::json" };
+const EXCHANGE_CASTS = { 7: "::numeric", 8: "::numeric", 9: "::numeric" };
+const ENDPOINT_CASTS = { 5: "::json", 6: "::json" };
+
+/**
+ * Every statement the adapter sends, built once per adapter with its schema's table names.
+ * Explicit column lists everywhere (never `*`): a prepared statement's result shape then never
+ * changes under it when a later migration adds a column.
+ */
+export function buildStatements(schema: string | undefined) {
+  const q = (table: string) => (schema === undefined ? table : `${quoteIdent(schema)}.${table}`);
+  const t = {
+    merchants: q("merchants"),
+    apiKeys: q("api_keys"),
+    invoices: q("invoices"),
+    addresses: q("addresses"),
+    deposits: q("deposits"),
+    ledger: q("ledger_entries"),
+    balances: q("balances"),
+    payouts: q("payouts"),
+    exchanges: q("exchanges"),
+    events: q("events"),
+    cursors: q("cursors"),
+    endpoints: q("webhook_endpoints"),
+    deliveries: q("webhook_deliveries"),
+    attempts: q("webhook_attempts"),
+    paymentLinks: q("payment_links"),
+    idempotency: q("idempotency_keys"),
+  };
+  const scoped = "merchant_id = $2 AND mode = $3";
+
+  return {
+    tables: t,
+    // Reads
+    getMerchant: `SELECT ${MERCHANT_COLUMNS} FROM ${t.merchants} WHERE id = $1`,
+    findApiKeyByHash: `SELECT ${API_KEY_COLUMNS} FROM ${t.apiKeys} WHERE hash = $1`,
+    listApiKeys: `SELECT ${API_KEY_COLUMNS} FROM ${t.apiKeys} WHERE merchant_id = $1 ORDER BY created_at, seq`,
+    getInvoice: `SELECT ${INVOICE_COLUMNS} FROM ${t.invoices} WHERE id = $1 AND ${scoped}`,
+    getPayout: `SELECT ${PAYOUT_COLUMNS} FROM ${t.payouts} WHERE id = $1 AND ${scoped}`,
+    getExchange: `SELECT ${EXCHANGE_COLUMNS} FROM ${t.exchanges} WHERE id = $1 AND ${scoped}`,
+    findAddress: `SELECT ${ADDRESS_COLUMNS} FROM ${t.addresses} WHERE mode = $1 AND network = $2 AND address = $3`,
+    listDepositsForInvoice: `SELECT ${DEPOSIT_COLUMNS} FROM ${t.deposits} WHERE invoice_id = $1 ORDER BY seq`,
+    getBalance: `SELECT amount FROM ${t.balances} WHERE merchant_id = $1 AND mode = $2 AND asset = $3`,
+    listBalances: `SELECT ${BALANCE_COLUMNS} FROM ${t.balances} WHERE merchant_id = $1 AND mode = $2 ORDER BY asset`,
+    listLedgerEntries: `SELECT ${LEDGER_COLUMNS} FROM ${t.ledger} WHERE merchant_id = $1 AND mode = $2 ORDER BY seq`,
+    listLedgerEntriesOfAsset: `SELECT ${LEDGER_COLUMNS} FROM ${t.ledger} WHERE merchant_id = $1 AND mode = $2 AND asset = $3 ORDER BY seq`,
+    listEvents: `SELECT ${EVENT_COLUMNS} FROM ${t.events} WHERE merchant_id = $1 AND mode = $2 ORDER BY seq`,
+    listEventsOfInvoice: `SELECT ${EVENT_COLUMNS} FROM ${t.events} WHERE invoice_id = $3 AND merchant_id = $1 AND mode = $2 ORDER BY seq`,
+    listExpiringInvoices:
+      `SELECT ${INVOICE_COLUMNS} FROM ${t.invoices} WHERE mode = $1 AND status IN ('PENDING', 'UNDER_PAID') AND expires_at <= $2 ` +
+      "ORDER BY expires_at, id LIMIT $3",
+    listPayoutsByStatus: `SELECT ${PAYOUT_COLUMNS} FROM ${t.payouts} WHERE mode = $1 AND status = $2 ORDER BY created_at, id LIMIT $3`,
+    // An `after` that names no payout pages from the start, as if none was given.
+    listPayoutsByStatusAfter:
+      `WITH last AS (SELECT created_at, id FROM ${t.payouts} WHERE id = $4) ` +
+      `SELECT ${PAYOUT_COLUMNS} FROM ${t.payouts} p WHERE p.mode = $1 AND p.status = $2 ` +
+      "AND (NOT EXISTS (SELECT 1 FROM last) OR (p.created_at, p.id) > (SELECT created_at, id FROM last)) ORDER BY p.created_at, p.id LIMIT $3",
+    getCursor: `SELECT value FROM ${t.cursors} WHERE key = $1`,
+    listRefunds: `SELECT ${PAYOUT_COLUMNS} FROM ${t.payouts} WHERE refund_of = $1 ORDER BY created_at, id`,
+    sumPendingDeposits:
+      `SELECT coin AS asset, sum(amount) AS amount FROM ${t.deposits} WHERE merchant_id = $1 AND mode = $2 AND status = 'PENDING' ` +
+      'GROUP BY coin ORDER BY coin COLLATE "C"',
+    getPaymentLink: `SELECT ${PAYMENT_LINK_COLUMNS} FROM ${t.paymentLinks} WHERE id = $1 AND ${scoped}`,
+    findPaymentLink: `SELECT ${PAYMENT_LINK_COLUMNS} FROM ${t.paymentLinks} WHERE id = $1`,
+    getWebhookEndpoint: `SELECT ${ENDPOINT_COLUMNS} FROM ${t.endpoints} WHERE id = $1 AND ${scoped}`,
+    listWebhookEndpoints: `SELECT ${ENDPOINT_COLUMNS} FROM ${t.endpoints} WHERE merchant_id = $1 AND mode = $2 ORDER BY created_at, id`,
+    getWebhookDelivery: `SELECT ${DELIVERY_COLUMNS} FROM ${t.deliveries} WHERE id = $1 AND ${scoped}`,
+    // An `after` that names no delivery of the scope gives an empty page (the comparison is null).
+    listWebhookDeliveries:
+      `SELECT ${DELIVERY_COLUMNS} FROM ${t.deliveries} WHERE merchant_id = $1 AND mode = $2 ` +
+      "AND ($3::text IS NULL OR endpoint_id = $3) AND ($4::text IS NULL OR event_type = $4) AND ($5::text IS NULL OR status = $5) " +
+      `AND ($6::text IS NULL OR seq < (SELECT seq FROM ${t.deliveries} WHERE id = $6 AND merchant_id = $1 AND mode = $2)) ` +
+      "ORDER BY seq DESC LIMIT $7",
+    listWebhookAttempts: `SELECT ${ATTEMPT_COLUMNS} FROM ${t.attempts} WHERE delivery_id = $1 ORDER BY seq`,
+
+    // Writes. Inserts use ON CONFLICT DO NOTHING and report a conflict by returning no row: a
+    // unique violation would abort the whole transaction, while the contract only has the one
+    // call throw (the work may catch that and go on, as it can on every other adapter).
+    insertMerchant: `INSERT INTO ${t.merchants} (${MERCHANT_COLUMNS}) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING RETURNING 1`,
+    updateMerchant: `UPDATE ${t.merchants} SET ${assignments(MERCHANT_COLUMNS)} WHERE id = $1`,
+    insertApiKey: `INSERT INTO ${t.apiKeys} (${API_KEY_COLUMNS}) VALUES (${placeholders(7)}) ON CONFLICT DO NOTHING RETURNING 1`,
+    revokeApiKey: `UPDATE ${t.apiKeys} SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL`,
+    insertInvoice: `INSERT INTO ${t.invoices} (${INVOICE_COLUMNS}) VALUES (${placeholders(27, INVOICE_CASTS)}) ON CONFLICT DO NOTHING RETURNING 1`,
+    lockInvoice: `SELECT ${INVOICE_COLUMNS} FROM ${t.invoices} WHERE id = $1 FOR UPDATE`,
+    updateInvoice: `UPDATE ${t.invoices} SET ${assignments(INVOICE_COLUMNS, INVOICE_CASTS)} WHERE id = $1`,
+    insertAddress: `INSERT INTO ${t.addresses} (${ADDRESS_COLUMNS}) VALUES (${placeholders(7)}) ON CONFLICT DO NOTHING RETURNING 1`,
+    lockDeposit: `SELECT ${DEPOSIT_COLUMNS} FROM ${t.deposits} WHERE mode = $1 AND network = $2 AND tx_hash = $3 AND output_index = $4 FOR UPDATE`,
+    insertDeposit: `INSERT INTO ${t.deposits} (${DEPOSIT_COLUMNS}) VALUES (${placeholders(17, DEPOSIT_CASTS)}) ON CONFLICT DO NOTHING RETURNING 1`,
+    // A changed chain identity that collides with another deposit's is refused without an error.
+    updateDeposit:
+      `UPDATE ${t.deposits} SET ${assignments(DEPOSIT_COLUMNS, DEPOSIT_CASTS)} WHERE id = $1 AND NOT EXISTS ` +
+      `(SELECT 1 FROM ${t.deposits} o WHERE o.mode = $3 AND o.network = $6 AND o.tx_hash = $8 AND o.output_index = $9 AND o.id <> $1)`,
+    depositExists: `SELECT 1 FROM ${t.deposits} WHERE id = $1`,
+    insertPayout: `INSERT INTO ${t.payouts} (${PAYOUT_COLUMNS}) VALUES (${placeholders(14, PAYOUT_CASTS)}) ON CONFLICT DO NOTHING RETURNING 1`,
+    lockPayout: `SELECT ${PAYOUT_COLUMNS} FROM ${t.payouts} WHERE id = $1 FOR UPDATE`,
+    updatePayout: `UPDATE ${t.payouts} SET ${assignments(PAYOUT_COLUMNS, PAYOUT_CASTS)} WHERE id = $1`,
+    insertExchange: `INSERT INTO ${t.exchanges} (${EXCHANGE_COLUMNS}) VALUES (${placeholders(11, EXCHANGE_CASTS)}) ON CONFLICT DO NOTHING RETURNING 1`,
+    insertEvent: `INSERT INTO ${t.events} (${EVENT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6::json, $7)`,
+    insertEvents:
+      `INSERT INTO ${t.events} (${EVENT_COLUMNS}) SELECT id, merchant_id, mode, type, invoice_id, data::json, created_at ` +
+      "FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bigint[]) WITH ORDINALITY " +
+      "AS e(id, merchant_id, mode, type, invoice_id, data, created_at, n) ORDER BY n",
+    insertPaymentLink: `INSERT INTO ${t.paymentLinks} (${PAYMENT_LINK_COLUMNS}) VALUES (${placeholders(15, PAYMENT_LINK_CASTS)}) ON CONFLICT DO NOTHING RETURNING 1`,
+    lockPaymentLink: `SELECT ${PAYMENT_LINK_COLUMNS} FROM ${t.paymentLinks} WHERE id = $1 FOR UPDATE`,
+    updatePaymentLink: `UPDATE ${t.paymentLinks} SET ${assignments(PAYMENT_LINK_COLUMNS, PAYMENT_LINK_CASTS)} WHERE id = $1`,
+    // Stores the record, or replaces one whose time is up; a live one is left alone (and locked:
+    // ON CONFLICT locks the row it conflicts with) and read back by the next statement.
+    claimIdempotencyKey:
+      `INSERT INTO ${t.idempotency} AS k (${IDEMPOTENCY_COLUMNS}) VALUES (${placeholders(9)}) ON CONFLICT ON CONSTRAINT idempotency_key_once DO UPDATE SET ` +
+      "request_hash = EXCLUDED.request_hash, state = EXCLUDED.state, response_status = EXCLUDED.response_status, " +
+      "response_body = EXCLUDED.response_body, created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at " +
+      "WHERE k.expires_at <= EXCLUDED.created_at RETURNING 1",
+    getIdempotencyKey: `SELECT ${IDEMPOTENCY_COLUMNS} FROM ${t.idempotency} WHERE merchant_id = $1 AND mode = $2 AND key = $3`,
+    completeIdempotencyKey:
+      `UPDATE ${t.idempotency} SET state = 'completed', response_status = $4, response_body = $5 WHERE merchant_id = $1 AND mode = $2 AND key = $3`,
+    deleteIdempotencyKey: `DELETE FROM ${t.idempotency} WHERE merchant_id = $1 AND mode = $2 AND key = $3`,
+    deleteExpiredIdempotencyKeys:
+      `DELETE FROM ${t.idempotency} WHERE (merchant_id, mode, key) IN ` +
+      `(SELECT merchant_id, mode, key FROM ${t.idempotency} WHERE expires_at <= $1 LIMIT $2 FOR UPDATE SKIP LOCKED)`,
+    setCursor: `INSERT INTO ${t.cursors} (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value`,
+    insertWebhookEndpoint: `INSERT INTO ${t.endpoints} (${ENDPOINT_COLUMNS}) VALUES (${placeholders(10, ENDPOINT_CASTS)}) ON CONFLICT DO NOTHING RETURNING 1`,
+    lockWebhookEndpoint: `SELECT ${ENDPOINT_COLUMNS} FROM ${t.endpoints} WHERE id = $1 FOR UPDATE`,
+    updateWebhookEndpoint: `UPDATE ${t.endpoints} SET ${assignments(ENDPOINT_COLUMNS, ENDPOINT_CASTS)} WHERE id = $1`,
+    deleteWebhookEndpoint: `DELETE FROM ${t.endpoints} WHERE id = $1`,
+    insertWebhookDelivery: `INSERT INTO ${t.deliveries} (${DELIVERY_COLUMNS}) VALUES (${placeholders(15)}) ON CONFLICT DO NOTHING RETURNING 1`,
+    insertWebhookDeliveries:
+      `INSERT INTO ${t.deliveries} (${DELIVERY_COLUMNS}) SELECT ${DELIVERY_COLUMNS} FROM unnest(` +
+      "$1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::int[], $10::bigint[], " +
+      "$11::bigint[], $12::int[], $13::text[], $14::bigint[], $15::bigint[]) WITH ORDINALITY " +
+      `AS d(${DELIVERY_COLUMNS}, n) ORDER BY n ON CONFLICT DO NOTHING RETURNING 1`,
+    lockWebhookDelivery: `SELECT ${DELIVERY_COLUMNS} FROM ${t.deliveries} WHERE id = $1 FOR UPDATE`,
+    updateWebhookDelivery: `UPDATE ${t.deliveries} SET ${assignments(DELIVERY_COLUMNS)} WHERE id = $1`,
+    insertWebhookAttempt: `INSERT INTO ${t.attempts} (${ATTEMPT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6)`,
+    /**
+     * The head of each endpoint's queue (its oldest pending delivery) is the only candidate; of
+     * those, the due and unleased ones are locked and leased. The due/lease test is on the locked
+     * row itself, so PostgreSQL re-checks it against the newest version once the lock is held
+     * (a lease taken meanwhile by another worker excludes the row); SKIP LOCKED passes over rows
+     * another worker is claiming right now instead of waiting for it.
+     */
+    claimWebhookDeliveries:
+      `WITH heads AS (SELECT DISTINCT ON (endpoint_id) id FROM ${t.deliveries} WHERE status = 'pending' ORDER BY endpoint_id, seq), ` +
+      `due AS (SELECT d.id, d.seq FROM ${t.deliveries} d JOIN heads h ON h.id = d.id ` +
+      "WHERE d.status = 'pending' AND d.next_attempt_at <= $1 AND (d.lease_until IS NULL OR d.lease_until <= $1) " +
+      "ORDER BY d.next_attempt_at, d.seq LIMIT $2 FOR UPDATE OF d SKIP LOCKED) " +
+      `UPDATE ${t.deliveries} d SET lease_until = $3 FROM due WHERE d.id = due.id RETURNING ${DELIVERY_COLUMNS
+        .split(",")
+        .map((column) => `d.${column.trim()}`)
+        .join(", ")}, d.seq`,
+    failPendingWebhookDeliveries:
+      `UPDATE ${t.deliveries} SET status = 'failed', next_attempt_at = NULL, lease_until = NULL, last_error = $2, updated_at = $3 ` +
+      "WHERE endpoint_id = $1 AND status = 'pending'",
+
+    // Ledger (see ledger.ts)
+    insertLedgerEntries:
+      `INSERT INTO ${t.ledger} (${LEDGER_COLUMNS}) SELECT id, merchant_id, mode, asset, amount::numeric, kind, cause_key, created_at ` +
+      "FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::bigint[]) WITH ORDINALITY " +
+      "AS e(id, merchant_id, mode, asset, amount, kind, cause_key, created_at, n) ORDER BY n ON CONFLICT (cause_key) DO NOTHING RETURNING 1",
+    insertLedgerEntry:
+      `INSERT INTO ${t.ledger} (${LEDGER_COLUMNS}) VALUES ($1, $2, $3, $4, $5::numeric, $6, $7, $8) ON CONFLICT (cause_key) DO NOTHING RETURNING 1`,
+    creditBalance:
+      `INSERT INTO ${t.balances} AS b (${BALANCE_COLUMNS}) VALUES ($1, $2, $3, $4::numeric, $5) ` +
+      "ON CONFLICT (merchant_id, mode, asset) DO UPDATE SET amount = b.amount + EXCLUDED.amount, updated_at = EXCLUDED.updated_at",
+    // The check and the debit are one statement on a locked row: two debits queue on the row
+    // lock and the second sees the first's result before it tests the balance.
+    debitBalance:
+      `UPDATE ${t.balances} SET amount = amount + $4::numeric, updated_at = $5 ` +
+      "WHERE merchant_id = $1 AND mode = $2 AND asset = $3 AND amount + $4::numeric >= 0 RETURNING 1",
+  };
+}
+
+/** One filter of a paged list: its condition, with `?` standing for its parameter (if any). */
+type Condition = { sql: string; value?: unknown };
+
+/**
+ * A newest-first page of `table` in one scope, with the filters given. Each combination of
+ * filters gets its own statement text (a few dozen at most, each prepared once), so each plan
+ * has only the conditions it uses and can walk the (merchant_id, mode, created_at DESC, id DESC)
+ * index, rather than one generic plan full of `$n IS NULL OR ...`.
+ */
+export function pagedQuery(
+  select: string,
+  table: string,
+  scope: { merchantId: string; mode: string },
+  conditions: Condition[],
+  page: { limit: number; after?: string | null },
+): { text: string; params: unknown[] } {
+  const params: unknown[] = [scope.merchantId, scope.mode, Math.max(0, page.limit)];
+  const where = ["merchant_id = $1", "mode = $2"];
+  for (const condition of conditions) {
+    if ("value" in condition) {
+      params.push(condition.value);
+      where.push(condition.sql.replace("?", `$${params.length}`));
+    } else {
+      where.push(condition.sql);
+    }
+  }
+  if (page.after) {
+    params.push(page.after);
+    // An `after` that names no record leaves the comparison null: an empty page.
+    where.push(`(created_at, id) < (SELECT created_at, id FROM ${table} WHERE id = $${params.length})`);
+  }
+  return { text: `SELECT ${select} FROM ${table} WHERE ${where.join(" AND ")} ORDER BY created_at DESC, id DESC LIMIT $3`, params };
+}
+
+/** The statements of one adapter. */
+export type Statements = ReturnType<typeof buildStatements>;

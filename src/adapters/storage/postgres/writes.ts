@@ -1,0 +1,151 @@
+import type { StorageReads, StorageTransaction } from "../types";
+import type { SqlQueryable } from "./client";
+import { postLedgerEntries } from "./ledger";
+import {
+  deliveryArrays,
+  deliveryParams,
+  depositParams,
+  endpointParams,
+  exchangeParams,
+  invoiceParams,
+  idempotencyParams,
+  jsonParam,
+  merchantParams,
+  num,
+  paymentLinkParams,
+  payoutParams,
+  toIdempotency,
+  toPaymentLink,
+  toDelivery,
+  toDeposit,
+  toEndpoint,
+  toInvoice,
+  toPayout,
+} from "./rows";
+import type { Statements } from "./statements";
+
+function conflict(what: string): never {
+  throw new Error(`postgresStorage: ${what} exists already (unique constraint)`);
+}
+
+function missing(what: string): never {
+  throw new Error(`postgresStorage: cannot update ${what}: no such record`);
+}
+
+/** Runs an `INSERT ... ON CONFLICT DO NOTHING RETURNING 1` and throws when it inserted nothing. */
+async function insert(db: SqlQueryable, text: string, params: unknown[], what: () => string): Promise<void> {
+  if ((await db.query(text, params)).rowCount === 0) conflict(what());
+}
+
+/** Runs an `UPDATE ... WHERE id = $1` and throws when no row had that id. */
+async function update(db: SqlQueryable, text: string, params: unknown[], what: () => string): Promise<void> {
+  if ((await db.query(text, params)).rowCount === 0) missing(what());
+}
+
+/** The writes of the contract over one transaction's connection. */
+export function sqlWrites(db: SqlQueryable, s: Statements): Omit<StorageTransaction, keyof StorageReads> {
+  return {
+    insertMerchant: (m) => insert(db, s.insertMerchant, merchantParams(m), () => `merchant ${m.id}`),
+    updateMerchant: (m) => update(db, s.updateMerchant, merchantParams(m), () => `merchant ${m.id}`),
+    insertApiKey: (k) =>
+      insert(db, s.insertApiKey, [k.id, k.merchantId, k.mode, k.hash, k.prefix, k.createdAt, k.revokedAt], () => `API key ${k.id} (or one with this hash)`),
+    revokeApiKey: async (id, at) => (await db.query(s.revokeApiKey, [id, at])).rowCount > 0,
+    insertInvoice: (invoice) => insert(db, s.insertInvoice, invoiceParams(invoice), () => `invoice ${invoice.id}`),
+    lockInvoice: async (id) => {
+      const row = (await db.query(s.lockInvoice, [id])).rows[0];
+      return row === undefined ? null : toInvoice(row);
+    },
+    updateInvoice: (invoice) => update(db, s.updateInvoice, invoiceParams(invoice), () => `invoice ${invoice.id}`),
+    insertAddress: (a) =>
+      insert(db, s.insertAddress, [a.mode, a.network, a.address, a.coin, a.merchantId, a.invoiceId, a.createdAt], () => `address ${a.address} on ${a.network} (${a.mode})`),
+    lockDeposit: async (mode, network, txHash, outputIndex) => {
+      const row = (await db.query(s.lockDeposit, [mode, network, txHash, outputIndex])).rows[0];
+      return row === undefined ? null : toDeposit(row);
+    },
+    insertDeposit: (d) => insert(db, s.insertDeposit, depositParams(d), () => `deposit ${d.id} or ${d.txHash}:${d.outputIndex} on ${d.network} (${d.mode})`),
+    updateDeposit: async (deposit) => {
+      if ((await db.query(s.updateDeposit, depositParams(deposit))).rowCount > 0) return;
+      // Nothing updated: either no such deposit, or its new chain identity belongs to another.
+      if ((await db.query(s.depositExists, [deposit.id])).rowCount === 0) missing(`deposit ${deposit.id}`);
+      conflict(`deposit ${deposit.txHash}:${deposit.outputIndex}`);
+    },
+    postLedgerEntries: (entries) => postLedgerEntries(db, s, entries),
+    insertPayout: (payout) => insert(db, s.insertPayout, payoutParams(payout), () => `payout ${payout.id}`),
+    lockPayout: async (id) => {
+      const row = (await db.query(s.lockPayout, [id])).rows[0];
+      return row === undefined ? null : toPayout(row);
+    },
+    updatePayout: (payout) => update(db, s.updatePayout, payoutParams(payout), () => `payout ${payout.id}`),
+    insertExchange: (exchange) => insert(db, s.insertExchange, exchangeParams(exchange), () => `exchange ${exchange.id}`),
+    appendEvents: async (events) => {
+      if (events.length === 0) return;
+      if (events.length === 1) {
+        const e = events[0]!;
+        await db.query(s.insertEvent, [e.id, e.merchantId, e.mode, e.type, e.invoiceId, jsonParam(e.data), e.createdAt]);
+        return;
+      }
+      await db.query(s.insertEvents, [
+        events.map((e) => e.id),
+        events.map((e) => e.merchantId),
+        events.map((e) => e.mode),
+        events.map((e) => e.type),
+        events.map((e) => e.invoiceId),
+        events.map((e) => jsonParam(e.data)),
+        events.map((e) => e.createdAt),
+      ]);
+    },
+    insertPaymentLink: (link) => insert(db, s.insertPaymentLink, paymentLinkParams(link), () => `payment link ${link.id}`),
+    lockPaymentLink: async (id) => {
+      const row = (await db.query(s.lockPaymentLink, [id])).rows[0];
+      return row === undefined ? null : toPaymentLink(row);
+    },
+    updatePaymentLink: (link) => update(db, s.updatePaymentLink, paymentLinkParams(link), () => `payment link ${link.id}`),
+    claimIdempotencyKey: async (record) => {
+      const key = [record.merchantId, record.mode, record.key];
+      // A live record that is deleted between the two statements (its request failed and was
+      // forgotten) leaves the key free again: claim once more.
+      for (;;) {
+        if ((await db.query(s.claimIdempotencyKey, idempotencyParams(record))).rowCount > 0) return null;
+        const row = (await db.query(s.getIdempotencyKey, key)).rows[0];
+        if (row !== undefined) return toIdempotency(row);
+      }
+    },
+    completeIdempotencyKey: (scope, key, responseStatus, responseBody) =>
+      update(db, s.completeIdempotencyKey, [scope.merchantId, scope.mode, key, responseStatus, responseBody], () => `idempotency key ${key}`),
+    deleteIdempotencyKey: async (scope, key) => void (await db.query(s.deleteIdempotencyKey, [scope.merchantId, scope.mode, key])),
+    deleteExpiredIdempotencyKeys: async (now, limit) =>
+      limit <= 0 ? 0 : (await db.query(s.deleteExpiredIdempotencyKeys, [now, limit])).rowCount,
+    setCursor: async (key, value) => void (await db.query(s.setCursor, [key, value])),
+    insertWebhookEndpoint: (endpoint) => insert(db, s.insertWebhookEndpoint, endpointParams(endpoint), () => `webhook endpoint ${endpoint.id}`),
+    lockWebhookEndpoint: async (id) => {
+      const row = (await db.query(s.lockWebhookEndpoint, [id])).rows[0];
+      return row === undefined ? null : toEndpoint(row);
+    },
+    updateWebhookEndpoint: (endpoint) => update(db, s.updateWebhookEndpoint, endpointParams(endpoint), () => `webhook endpoint ${endpoint.id}`),
+    deleteWebhookEndpoint: async (id) => (await db.query(s.deleteWebhookEndpoint, [id])).rowCount > 0,
+    insertWebhookDeliveries: async (deliveries) => {
+      if (deliveries.length === 0) return;
+      if (deliveries.length === 1) {
+        const d = deliveries[0]!;
+        return insert(db, s.insertWebhookDelivery, deliveryParams(d), () => `webhook delivery ${d.id}`);
+      }
+      const inserted = (await db.query(s.insertWebhookDeliveries, deliveryArrays(deliveries))).rowCount;
+      if (inserted < deliveries.length) conflict(`one of the webhook deliveries ${deliveries.map((d) => d.id).join(", ")}`);
+    },
+    lockWebhookDelivery: async (id) => {
+      const row = (await db.query(s.lockWebhookDelivery, [id])).rows[0];
+      return row === undefined ? null : toDelivery(row);
+    },
+    updateWebhookDelivery: (delivery) => update(db, s.updateWebhookDelivery, deliveryParams(delivery), () => `webhook delivery ${delivery.id}`),
+    insertWebhookAttempt: async (a) => void (await db.query(s.insertWebhookAttempt, [a.id, a.deliveryId, a.at, a.statusCode, a.durationMs, a.error])),
+    claimWebhookDeliveries: async (now, limit, leaseMs) => {
+      if (limit <= 0) return [];
+      const { rows } = await db.query(s.claimWebhookDeliveries, [now, limit, now + leaseMs]);
+      // RETURNING has no order: earliest due first, then insertion order, as the contract says.
+      return rows
+        .sort((a, b) => num(a.next_attempt_at) - num(b.next_attempt_at) || num(a.seq) - num(b.seq))
+        .map(toDelivery);
+    },
+    failPendingWebhookDeliveries: async (endpointId, error, now) => (await db.query(s.failPendingWebhookDeliveries, [endpointId, error, now])).rowCount,
+  };
+}

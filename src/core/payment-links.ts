@@ -1,0 +1,99 @@
+import type { PageQuery, Scope } from "../adapters/storage/types";
+import { notFound, PaymentError } from "../errors";
+import { formatDecimal } from "../money";
+import type { CoreContext } from "./context";
+import { newId } from "./ids";
+import { createInvoice, parseAmountIn } from "./invoices";
+import type { InvoiceRecord, PaymentLinkRecord } from "./types";
+
+/** A payment link's settings, shape-checked by the caller. */
+export interface CreatePaymentLinkInput {
+  /** Decimal string in `amountCurrency`. */
+  amount: string;
+  amountCurrency: string;
+  acceptedCoins: string[] | null;
+  feePaidByPayer: boolean;
+  underPaidCoverTenths: number;
+  lifeTimeMinutes: number;
+  returnUrl: string | null;
+  metadata: Record<string, unknown> | null;
+  settleCurrency: string | null;
+}
+
+/** Creates a reusable payment link; the settings are checked now, not at the first visit. */
+export async function createPaymentLink(context: CoreContext, scope: Scope, input: CreatePaymentLinkInput): Promise<PaymentLinkRecord> {
+  const amount = parseAmountIn(context, input.amount, input.amountCurrency);
+  if (amount <= 0n) throw new PaymentError("validation_error", "Invalid request: amount: must be greater than 0.");
+  for (const symbol of [...(input.acceptedCoins ?? []), ...(input.settleCurrency ? [input.settleCurrency] : [])]) {
+    if (!context.currencies.crypto(symbol)) throw new PaymentError("unsupported_currency", `"${symbol}" is not a supported crypto currency.`);
+  }
+  const now = context.now();
+  const link: PaymentLinkRecord = {
+    id: newId("plink"),
+    merchantId: scope.merchantId,
+    mode: scope.mode,
+    ...input,
+    amount,
+    acceptedCoins: input.acceptedCoins && [...new Set(input.acceptedCoins)],
+    active: true,
+    createdAt: now,
+    updatedAt: now,
+  };
+  await context.storage.transaction((tx) => tx.insertPaymentLink(link));
+  return link;
+}
+
+/** The payment link with this id in `scope`, or a 404. */
+export async function getPaymentLink(context: CoreContext, scope: Scope, id: string): Promise<PaymentLinkRecord> {
+  const link = await context.storage.getPaymentLink(scope, id);
+  if (!link) throw notFound("payment link", id);
+  return link;
+}
+
+/** One page of payment links, newest first. */
+export async function listPaymentLinks(context: CoreContext, scope: Scope, page: PageQuery): Promise<PaymentLinkRecord[]> {
+  return context.storage.listPaymentLinks(scope, page);
+}
+
+/** Stops a link from creating invoices; invoices it created already are unaffected. Idempotent. */
+export async function deactivatePaymentLink(context: CoreContext, scope: Scope, id: string): Promise<PaymentLinkRecord> {
+  return context.storage.transaction(async (tx) => {
+    const link = await tx.lockPaymentLink(id);
+    if (!link || link.merchantId !== scope.merchantId || link.mode !== scope.mode) throw notFound("payment link", id);
+    if (!link.active) return link;
+    const deactivated = { ...link, active: false, updatedAt: context.now() };
+    await tx.updatePaymentLink(deactivated);
+    return deactivated;
+  });
+}
+
+/**
+ * A visit to a link's public URL: a fresh hosted invoice with the link's settings (its
+ * metadata gains `paymentLinkId`, so events say where the payment came from). A deactivated
+ * or unknown link is refused.
+ */
+export async function visitPaymentLink(context: CoreContext, id: string, paymentUrlFor: (invoiceId: string) => string): Promise<InvoiceRecord> {
+  const link = await context.storage.findPaymentLink(id);
+  if (!link) throw notFound("payment link", id);
+  if (!link.active) throw new PaymentError("invalid_state", "This payment link is no longer active.");
+  const decimals = context.currencies.decimalsOf(link.amountCurrency) ?? 0;
+  return createInvoice(
+    context,
+    { merchantId: link.merchantId, mode: link.mode },
+    {
+      amount: formatDecimal(link.amount, decimals),
+      amountCurrency: link.amountCurrency,
+      acceptedCoins: link.acceptedCoins,
+      whiteLabel: null,
+      underPaidCoverTenths: link.underPaidCoverTenths,
+      feePaidByPayer: link.feePaidByPayer,
+      lifeTimeMinutes: link.lifeTimeMinutes,
+      returnUrl: link.returnUrl,
+      metadata: { ...link.metadata, paymentLinkId: link.id },
+      // A link without its own settle currency follows the merchant's default at each visit.
+      settleCurrency: link.settleCurrency ?? undefined,
+      paymentLinkId: link.id,
+      paymentUrlFor,
+    },
+  );
+}

@@ -1,0 +1,248 @@
+import { z } from "zod";
+import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObject, type ZodOpenApiResponseObject, type oas31 } from "zod-openapi";
+import { PAYMENT_EVENT_TYPES, type PaymentEventType } from "../core/types";
+import { ERROR_CATALOGUE } from "../errors";
+import { paymentEventSchema } from "../schemas/events";
+import { errorObject, payment } from "../schemas/resources";
+import type { RouteOperation, RouteTable } from "./route-table";
+
+/**
+ * The OpenAPI 3.1 document of the service, generated from the route tables: each route's
+ * request schema (the one that validates it) and the response schema and text it was
+ * registered with. Nothing here is written by hand about a particular route, so the document
+ * lists exactly the routes that are mounted.
+ */
+
+/** A route table and the path prefix it is mounted under. */
+export interface MountedApi {
+  prefix: string;
+  table: RouteTable;
+}
+
+/** The document, without `servers`: those depend on where the request came from. */
+export type OpenApiDocument = oas31.OpenAPIObject;
+
+/** Tags in the order the reference shows them, with their descriptions. Tags not listed here follow, in order of use. */
+const TAGS: Record<string, string> = {
+  Invoices: "Payment invoices of the merchant endpoints (spec 4.1): hosted and whitelabel.",
+  Payouts: "Payouts from the merchant's balance to an external address.",
+  Exchanges: "Conversions between two of the merchant's balances, at the pricing adapter's rate with no spread.",
+  Reference: "Supported currencies with their networks and limits, and the available exchange pairs.",
+  Sandbox: "Test mode only (`sk_test_` keys): drive the simulated chain. A live key gets 404.",
+  Payments: "Payments of the /v1 API, with decimal-string amounts: the same records as the invoices of /api/v1.",
+  Refunds: "Money given back for a payment, in its coin, never more than it received.",
+  Withdrawals: "Payouts from the merchant's balance to an external address (the /api/v1 payouts).",
+  Conversions: "Conversions between two of the merchant's balances (the /api/v1 exchanges), including auto-conversions of payments.",
+  Balances: "What the merchant holds, per currency: available and pending.",
+  "Payment links": "Reusable links that create a hosted payment on every visit.",
+  "Webhook endpoints": "Where signed events are delivered. The `whsec_` secret is shown once, at creation and rotation.",
+  "Webhook deliveries": "The delivery log: every event sent to every endpoint, its attempts, and redelivery.",
+  Events: "Webhook events sent to registered endpoints.",
+};
+
+const EVENT_MEANINGS: Record<PaymentEventType, string> = {
+  "payment.created": "The payment was created and awaits a deposit.",
+  "payment.confirming": "A deposit was detected; waiting for confirmations.",
+  "payment.confirmed": "The deposits are confirmed on-chain (the payment may still be short: see `status`).",
+  "payment.completed": "Final settled state: the ledger is credited. Mark the order paid here.",
+  "payment.failed": "Terminal failure (e.g. underpaid when the window closed; received funds stay credited and refundable).",
+  "payment.expired": "The payment window passed with nothing received.",
+};
+
+const DESCRIPTION = `
+Crypto payments as an Express router: invoices, payouts, exchanges and reference lists under \`/api/v1\`
+(spec section 4.1), provider-level endpoints and webhook management under \`/v1\`, and signed webhook events.
+
+**Authentication.** Every endpoint takes \`Authorization: Bearer <API key>\`. Keys beginning \`sk_test_\` work in
+test mode (sandbox chain, sandbox endpoints), keys beginning \`sk_live_\` in live mode; paths and shapes are the
+same. A key only ever sees the records of its own merchant and mode: any other id answers 404.
+
+**Errors.** Every error answer is the error object \`{ "error": <int>, "message": <string> }\` where \`error\` is the
+HTTP status x 100 + a number from the catalogue (e.g. 40001 validation, 40101 invalid key, 42201 insufficient
+balance). Switch on \`error\`; messages may be reworded. Any POST may also answer 413 (body over the size limit)
+or 415 (a body that is not JSON), and any request 500 or 503.
+
+**Compatibility.** Requests are strict: an unknown field is a 400, so a typo never silently drops an option.
+Answers and events may gain fields within version 1: ignore the ones you do not know.
+
+**Amounts.** The \`/api/v1\` endpoints use JSON numbers (at most 8 decimals, exact as a double), as the spec types them;
+\`/v1\` and webhook events use decimal strings.
+
+**Webhooks.** Each delivery carries \`webhook-id\`, \`webhook-timestamp\` and \`webhook-signature: v1,<base64>\`, the
+HMAC-SHA256 of \`id.timestamp.body\` (exact bytes) keyed with the endpoint's \`whsec_\` secret (Standard Webhooks).
+`.trim();
+
+/** `post /api/v1/merchants/invoice/create` -> `postApiV1MerchantsInvoiceCreate`; `{id}` -> `ById`. */
+function operationId(method: string, path: string): string {
+  const words = path
+    .split(/[/\-_.]/)
+    .filter(Boolean)
+    .map((word) => (word.startsWith("{") ? `by ${word.slice(1, -1)}` : word))
+    .flatMap((word) => word.split(" "));
+  return method.toLowerCase() + words.map((word) => word[0]!.toUpperCase() + word.slice(1)).join("");
+}
+
+/** Response component name of an error status, e.g. `Error404`. */
+const errorResponseName = (status: number) => `Error${status}`;
+
+/** One response component per status of the catalogue, naming the `error` codes it can carry. */
+function errorResponses(): Record<string, ZodOpenApiResponseObject> {
+  const byStatus = new Map<number, string[]>();
+  for (const [name, { status, code }] of Object.entries(ERROR_CATALOGUE)) {
+    byStatus.set(status, [...(byStatus.get(status) ?? []), `\`${code}\` ${name}`]);
+  }
+  return Object.fromEntries(
+    [...byStatus].map(([status, codes]) => [
+      errorResponseName(status),
+      { description: `Error object; \`error\` is one of: ${codes.join(", ")}.`, content: { "application/json": { schema: errorObject } } },
+    ]),
+  );
+}
+
+const idempotencyHeader = z.object({
+  "Idempotency-Key": z
+    .string()
+    .optional()
+    .meta({
+      description:
+        "Makes the request safe to retry: the same key with the same body replays the first answer (with `Idempotent-Replayed: true`), the same key with another body is 409. Scoped to the merchant and mode, kept 24 h.",
+    }),
+});
+
+/** True for an object schema without fields (`{}`): the route takes no input there. */
+function takesNothing(schema: z.ZodType): boolean {
+  return schema instanceof z.ZodObject && Object.keys(schema.shape).length === 0;
+}
+
+function operationOf(prefix: string, route: RouteOperation): ZodOpenApiOperationObject {
+  const docs = route.docs;
+  const fullPath = prefix + route.path;
+  const statuses = new Set<number>([401, ...(docs?.errors ?? [])]);
+  if (route.inputIn !== "none") statuses.add(400);
+  if (route.idempotent) statuses.add(409);
+  const responses: ZodOpenApiOperationObject["responses"] = {
+    "200": docs
+      ? { description: z.globalRegistry.get(docs.response)?.description ?? "Success.", content: { "application/json": { schema: docs.response } } }
+      : { description: "Undocumented." },
+  };
+  for (const status of [...statuses].sort((a, b) => a - b)) {
+    if (!Object.values(ERROR_CATALOGUE).some((entry) => entry.status === status)) {
+      throw new Error(`OpenAPI: ${route.method} ${fullPath} lists error status ${status}, which no entry of ERROR_CATALOGUE has.`);
+    }
+    responses[`${status}` as `4${string}`] = { $ref: `#/components/responses/${errorResponseName(status)}` };
+  }
+  const requestParams: NonNullable<ZodOpenApiOperationObject["requestParams"]> = {};
+  if (route.pathParams.length > 0) {
+    requestParams.path = z.object(Object.fromEntries(route.pathParams.map((name) => [name, z.string().min(1).meta({ description: "Identifier." })])));
+  }
+  if (route.inputIn === "query" && !takesNothing(route.input)) requestParams.query = route.input as z.ZodObject;
+  if (route.idempotent) requestParams.header = idempotencyHeader;
+  const operation: ZodOpenApiOperationObject = {
+    operationId: operationId(route.method, fullPath),
+    summary: docs?.summary ?? `${route.method} ${fullPath}`,
+    ...(docs?.description ? { description: docs.description } : {}),
+    ...(docs?.tags ? { tags: docs.tags } : {}),
+    ...(docs ? {} : { "x-undocumented": true }),
+    requestParams,
+    responses,
+  };
+  if (route.inputIn === "body" && !takesNothing(route.input)) {
+    operation.requestBody = {
+      // parseBody reads a missing body as {}: the body is optional when {} passes.
+      required: !route.input.safeParse({}).success,
+      content: { "application/json": { schema: route.input } },
+    };
+  }
+  return operation;
+}
+
+/** The OpenAPI 3.1 `webhooks`: one entry per payment event type, each a POST to the merchant's endpoint. */
+function webhookEntries(): ZodOpenApiPathsObject {
+  const headers = z.object({
+    "webhook-id": z.string().meta({ description: "Delivery id: the same on every retry; dedupe on it." }),
+    "webhook-timestamp": z.string().meta({ description: "Unix seconds; signed, so reject old ones (replay protection)." }),
+    "webhook-signature": z.string().meta({ description: "`v1,<base64 HMAC-SHA256 of id.timestamp.body>`, space-separated when several secrets sign." }),
+  });
+  return Object.fromEntries(
+    PAYMENT_EVENT_TYPES.map((type) => [
+      type,
+      {
+        post: {
+          operationId: `event${type.split(".").map((word) => word[0]!.toUpperCase() + word.slice(1)).join("")}`,
+          summary: type,
+          description: `${EVENT_MEANINGS[type]}\n\nThe body's \`data\` is the payment right after the change, with \`metadata.orderId\` when one was given.`,
+          tags: ["Events"],
+          security: [],
+          requestParams: { header: headers },
+          requestBody: { required: true, content: { "application/json": { schema: paymentEventSchema.extend({ type: z.literal(type), data: payment }) } } },
+          responses: {
+            "2XX": { description: "Received. Answer only after the event is handled: anything else (or no answer in 15 s) is retried with backoff." },
+            "410": { description: "Gone: disables the endpoint; no more deliveries are sent to it." },
+          },
+        },
+      },
+    ]),
+  );
+}
+
+/**
+ * Builds the document from the mounted route tables. Routes registered without `docs` still
+ * appear (marked `x-undocumented`), so the reference never hides an endpoint that answers.
+ */
+export function buildOpenApiDocument(apis: readonly MountedApi[]): OpenApiDocument {
+  const paths: ZodOpenApiPathsObject = {};
+  const usedTags: string[] = [];
+  for (const { prefix, table } of apis) {
+    for (const route of table.operations()) {
+      const fullPath = prefix + route.path;
+      const item = (paths[fullPath] ??= {});
+      item[route.method.toLowerCase() as "get" | "post" | "delete"] = operationOf(prefix, route);
+      for (const tag of route.docs?.tags ?? []) if (!usedTags.includes(tag)) usedTags.push(tag);
+    }
+  }
+  usedTags.push("Events");
+  const tags = [...Object.keys(TAGS).filter((tag) => usedTags.includes(tag)), ...usedTags.filter((tag) => !(tag in TAGS))];
+  return createDocument(
+    {
+      openapi: "3.1.0",
+      info: { title: "express-crypto-pay", version: "1.0.0", description: DESCRIPTION },
+      tags: tags.map((name) => (TAGS[name] ? { name, description: TAGS[name] } : { name })),
+      security: [{ apiKey: [] }],
+      paths,
+      webhooks: webhookEntries(),
+      components: {
+        securitySchemes: {
+          apiKey: {
+            type: "http",
+            scheme: "bearer",
+            bearerFormat: "sk_test_... | sk_live_...",
+            description: "An API key as a bearer token. `sk_test_` keys work in test mode (sandbox chain), `sk_live_` keys in live mode; nothing else differs.",
+          },
+        },
+        schemas: { Error: errorObject },
+        responses: errorResponses(),
+      },
+    },
+    {
+      override: ({ jsonSchema, zodSchema, io }) => {
+        const def = zodSchema._zod.def;
+        // A default before a transform (amountCurrency "USD") is dropped from the input schema; it applies all the same.
+        if (def.type === "default" && io === "input" && jsonSchema.default === undefined) {
+          const value: unknown = (def as { defaultValue: unknown }).defaultValue;
+          if (value === null || ["string", "number", "boolean"].includes(typeof value)) jsonSchema.default = value;
+        }
+        // Examples too: zod drops them from a field with a transform (a symbol upper-cased, a number
+        // turned into a decimal string), but a request field's examples are what a caller sends.
+        if (io === "input" && jsonSchema.examples === undefined) {
+          const examples = z.globalRegistry.get(zodSchema)?.examples;
+          if (Array.isArray(examples)) jsonSchema.examples = examples;
+        }
+        // Resource schemas are strict so that tests catch an undocumented field, but answers may
+        // gain fields in a minor version: the document must not tell clients to reject them.
+        if (io === "output" && jsonSchema.additionalProperties === false) delete jsonSchema.additionalProperties;
+        // format: date-time says it; zod's long regex only clutters the reference.
+        if (jsonSchema.format === "date-time") delete jsonSchema.pattern;
+      },
+    },
+  );
+}

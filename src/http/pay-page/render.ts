@@ -1,0 +1,108 @@
+import type { Response } from "express";
+import type { CoreContext } from "../../core/context";
+import { payerOptions, payerView, type PayerView } from "../../core/payer-view";
+import type { DepositRecord, InvoiceRecord } from "../../core/types";
+import { choosePage } from "./choose-view";
+import { html } from "./escape";
+import { sendPage, type Page } from "./layout";
+import { errorPage, expiredPage, failedPage, notFoundPage, paidPage } from "./outcome-views";
+import { notice, type PageLinks } from "./parts";
+import { payPage } from "./pay-view";
+import { paymentUri, qrSvg } from "./qr";
+
+/** An invoice with its deposits, read by id alone: the page is public, its id the capability. */
+export interface LoadedInvoice {
+  invoice: InvoiceRecord;
+  deposits: DepositRecord[];
+}
+
+/** Reads an invoice and its deposits by id, whatever merchant or mode it belongs to; null when unknown. */
+export async function loadInvoice(context: CoreContext, id: string): Promise<LoadedInvoice | null> {
+  return context.storage.transaction(async (tx) => {
+    const invoice = await tx.lockInvoice(id);
+    if (!invoice) return null;
+    return { invoice, deposits: await tx.listDepositsForInvoice(id) };
+  });
+}
+
+/** The payer's view of a loaded invoice as of now. */
+export function viewOf(context: CoreContext, loaded: LoadedInvoice): PayerView {
+  return payerView(loaded.invoice, loaded.deposits, context.now(), context.currencies);
+}
+
+/**
+ * Sends the page of an invoice's current state, with `error` (a message for the payer) on
+ * top when the last action failed.
+ */
+export async function renderInvoicePage(
+  context: CoreContext,
+  res: Response,
+  loaded: LoadedInvoice,
+  links: PageLinks,
+  options: { status?: number; error?: string | null } = {},
+): Promise<void> {
+  const view = viewOf(context, loaded);
+  let page: Omit<Page, "merchant">;
+  switch (view.stage) {
+    case "choose": {
+      const chain = context.chains[view.mode];
+      page = choosePage(view, payerOptions(context.currencies, loaded.invoice.acceptedCoins, chain ? (coin, network) => chain.supports(coin, network) : null), links);
+      break;
+    }
+    case "pay": {
+      const units = view.units;
+      const qr = units && view.address && view.coin && view.network
+        ? await qrSvg(paymentUri(view.coin, view.network, view.address, units.remaining, units.decimals))
+        : null;
+      page = payPage(view, links, qr);
+      break;
+    }
+    case "paid":
+      page = paidPage(view);
+      break;
+    case "expired":
+      page = expiredPage(view);
+      break;
+    case "failed":
+      page = failedPage(view);
+      break;
+  }
+  const merchant = await context.storage.getMerchant(loaded.invoice.merchantId);
+  // Polling stops once nothing can change any more; an EXPIRED invoice may still be reopened by a late deposit.
+  const final = view.stage === "paid" || view.stage === "failed";
+  sendPage(res, options.status ?? 200, {
+    ...page,
+    body: html`${options.error ? notice("error", options.error) : null}${page.body}`,
+    merchant: merchant?.name ?? null,
+    testMode: view.mode === "test",
+    reference: view.id,
+    poll: final ? null : { statusUrl: links.status, status: view.status, received: view.receivedAmount ?? "", coin: view.coin ?? "" },
+  });
+}
+
+/** The 404 page of an unknown invoice. */
+export function renderNotFound(res: Response): void {
+  sendPage(res, 404, notFoundPage());
+}
+
+/** The page of an unexpected failure. */
+export function renderError(res: Response, status = 500, message?: string): void {
+  sendPage(res, status, errorPage(message));
+}
+
+/**
+ * The public status JSON the page polls: what the payer already sees on the page, nothing
+ * more. No merchant id, metadata, rate or fiat amount; returnUrl only once PAID.
+ */
+export function publicStatus(view: PayerView) {
+  return {
+    status: view.status,
+    coin: view.coin,
+    network: view.network,
+    address: view.address,
+    payAmount: view.payAmount,
+    receivedAmount: view.receivedAmount,
+    expiresAt: new Date(view.expiresAt).toISOString(),
+    returnUrl: view.returnUrl,
+  };
+}

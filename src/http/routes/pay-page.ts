@@ -1,0 +1,140 @@
+import express, { type ErrorRequestHandler, type Request, type RequestHandler, type Router } from "express";
+import type { CoreContext } from "../../core/context";
+import { selectPaymentMethod } from "../../core/invoices";
+import { PaymentError } from "../../errors";
+import { setCommonHeaders } from "../pay-page/layout";
+import type { PageLinks } from "../pay-page/parts";
+import { loadInvoice, publicStatus, renderError, renderInvoicePage, renderNotFound, viewOf } from "../pay-page/render";
+import { sendJson } from "../send-json";
+
+/** Invoice ids only: anything else under /pay (such as /pay/link/:id) is left to other routes. */
+const INVOICE_ID = /^inv_[A-Za-z0-9]{1,64}$/;
+
+/** A symbol as the form sends it. */
+const SYMBOL = /^[A-Za-z0-9]{1,20}$/;
+
+/**
+ * The hosted payment page, mounted under `/pay`: GET /pay/:id (the page of the invoice's
+ * current state), POST /pay/:id/method (the payer's coin choice, a plain form post) and
+ * GET /pay/:id/status (public JSON the page polls). No API key: an invoice id is ~143 random
+ * bits, so knowing it is the permission to see its payment page.
+ */
+export function payPageRoutes(context: CoreContext, options: { publicUrl?: string | undefined }): Router {
+  const router = express.Router();
+  const publicHost = options.publicUrl ? new URL(options.publicUrl).host : null;
+
+  const onlyInvoices: RequestHandler = (req, _res, next) => next(INVOICE_ID.test(String(req.params.id)) ? undefined : "route");
+  const linksOf = (req: Request): PageLinks => {
+    const page = `${req.baseUrl}/${String(req.params.id)}`;
+    return { page, method: `${page}/method`, status: `${page}/status` };
+  };
+
+  router.get("/:id", onlyInvoices, async (req, res) => {
+    const loaded = await loadInvoice(context, String(req.params.id));
+    if (!loaded) return renderNotFound(res);
+    await renderInvoicePage(context, res, loaded, linksOf(req));
+  });
+
+  router.get("/:id/status", onlyInvoices, async (req, res) => {
+    setCommonHeaders(res);
+    const loaded = await loadInvoice(context, String(req.params.id));
+    if (!loaded) return sendJson(res, 404, new PaymentError("not_found", "No payment with this id.").toJSON());
+    sendJson(res, 200, publicStatus(viewOf(context, loaded)));
+  });
+
+  router.post(
+    "/:id/method",
+    onlyInvoices,
+    express.urlencoded({ extended: false, limit: "2kb", parameterLimit: 10 }),
+    async (req, res) => {
+      const id = String(req.params.id);
+      const links = linksOf(req);
+      const loaded = await loadInvoice(context, id);
+      if (!loaded) return renderNotFound(res);
+      if (!fromSameOrigin(req, publicHost)) {
+        return renderInvoicePage(context, res, loaded, links, { status: 403, error: "Your choice was not sent from this page. Please choose again here." });
+      }
+      const body = (req.body ?? {}) as Record<string, unknown>;
+      const coin = typeof body.coin === "string" && SYMBOL.test(body.coin) ? body.coin.toUpperCase() : null;
+      const network = typeof body.network === "string" && SYMBOL.test(body.network) ? body.network.toUpperCase() : null;
+      if (coin === null || (body.network !== undefined && body.network !== "" && network === null)) {
+        return renderInvoicePage(context, res, loaded, links, { status: 400, error: "Please choose a coin and network from the list." });
+      }
+      try {
+        await selectPaymentMethod(context, id, coin, network);
+      } catch (error) {
+        if (!(error instanceof PaymentError)) throw error;
+        if (error.type === "not_found") return renderNotFound(res);
+        const current = (await loadInvoice(context, id)) ?? loaded;
+        return renderInvoicePage(context, res, current, links, { status: error.status, error: payerMessage(error, current.invoice.coin !== null) });
+      }
+      setCommonHeaders(res);
+      res.redirect(303, links.page);
+    },
+  );
+
+  router.use(pageErrors(context));
+  return router;
+}
+
+/**
+ * CSRF: choosing a coin is harmless, but only our own page may do it. Browsers send
+ * Sec-Fetch-Site (and Origin, which is "null" under our no-referrer policy); a request with
+ * neither is not from a browser form and is let through.
+ */
+function fromSameOrigin(req: Request, publicHost: string | null): boolean {
+  const site = req.get("sec-fetch-site");
+  if (site !== undefined) return site === "same-origin" || site === "none";
+  const origin = req.get("origin");
+  if (origin === undefined || origin === "null") return true;
+  try {
+    const host = new URL(origin).host;
+    return host === req.get("host") || host === publicHost;
+  } catch {
+    return false;
+  }
+}
+
+/** What the payer reads when a choice fails: the core's messages are written for merchant developers. */
+function payerMessage(error: PaymentError, chosenAlready: boolean): string {
+  switch (error.type) {
+    case "invalid_state":
+      return chosenAlready ? "A payment method has already been chosen for this payment." : "This payment is no longer open, so no payment method can be chosen.";
+    case "amount_below_minimum":
+      return "This payment is too small to be paid with that coin on that network. Please choose another option.";
+    case "chain_unavailable":
+    case "pricing_unavailable":
+      return "Payments with that option cannot be taken right now. Please try again in a few minutes, or choose another option.";
+    case "unsupported_currency":
+    case "validation_error":
+      return "That coin or network is not accepted for this payment. Please choose one from the list.";
+    default:
+      return "Your choice could not be saved. Please try again.";
+  }
+}
+
+/** Errors under /pay answer as pages (or JSON for the status endpoint), never the API's error shape with details. */
+function pageErrors(context: CoreContext): ErrorRequestHandler {
+  return async (error, req, res, next) => {
+    if (res.headersSent) return next(error);
+    const status = typeof error?.status === "number" && error.status >= 400 && error.status < 500 ? error.status : 500;
+    if (status === 500) context.logger.error(`${req.method} ${req.originalUrl.split("?")[0]} failed`, error);
+    if (req.path.endsWith("/status")) {
+      setCommonHeaders(res);
+      return sendJson(res, status, new PaymentError(status === 500 ? "internal_error" : "validation_error", "The status could not be read.").toJSON());
+    }
+    if (status === 500) return renderError(res);
+    // A body the form could not have sent (too large, malformed): show the page again.
+    try {
+      const id = /^\/(inv_[A-Za-z0-9]{1,64})\//.exec(req.path)?.[1];
+      const loaded = id ? await loadInvoice(context, id) : null;
+      if (!loaded) return renderError(res, status, "The request could not be read.");
+      const page = `${req.baseUrl}/${loaded.invoice.id}`;
+      const links = { page, method: `${page}/method`, status: `${page}/status` };
+      await renderInvoicePage(context, res, loaded, links, { status, error: "Your choice could not be read. Please choose again." });
+    } catch (failure) {
+      context.logger.error(`${req.method} ${req.originalUrl.split("?")[0]} failed`, failure);
+      if (!res.headersSent) renderError(res);
+    }
+  };
+}

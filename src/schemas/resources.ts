@@ -1,0 +1,211 @@
+import { z } from "zod";
+import { INVOICE_STATUSES, PAYMENT_EVENT_TYPES } from "../core/types";
+import { paymentDataSchema } from "./events";
+
+/**
+ * Schemas of what the service answers: the resources of spec section 2 as the presenters render
+ * them, the webhook management views and the list pages. They are the one source of the
+ * response shapes in the OpenAPI document, and test/http/resources.test.ts parses real answers
+ * of every route with them, so the document cannot drift from the code.
+ *
+ * Objects are strict: an answer with a field the schema does not list fails that test, which
+ * is how a new presenter field gets documented. The document itself leaves them open
+ * (src/http/openapi.ts): answers may gain fields, and clients are told to ignore unknown ones.
+ * `id` in `.meta()` makes each one a named component of the document.
+ */
+
+/** ISO 8601 date-time, as every timestamp is written (always UTC, with milliseconds). */
+const dateTime = z.iso.datetime();
+const symbolRef = z.strictObject({ symbol: z.string().meta({ description: "Currency symbol, e.g. USDT.", examples: ["USDT"] }) });
+const networkRef = z.strictObject({ network: z.string().meta({ description: "Network code, e.g. TRX.", examples: ["TRX"] }) });
+/** A JSON amount of the /api/v1 endpoints: a number with at most 8 decimals, so it is exact as a double. */
+const amount = (description: string) => z.number().meta({ description });
+
+/** Invoice statuses (spec section 3). */
+export const invoiceStatus = z.enum(INVOICE_STATUSES).meta({
+  id: "InvoiceStatus",
+  description: "PENDING -> CONFIRMING -> PAID, or UNDER_PAID, FAILED (underpaid when the window closed), EXPIRED (nothing received in time).",
+});
+
+/** Invoice (spec 2.1), plus `receivedAmount`, `acceptedCoins` and `metadata`. */
+export const invoice = z
+  .strictObject({
+    id: z.string().meta({ description: "Invoice identifier (the same id is the /v1 payment)." }),
+    merchantId: z.string(),
+    paymentUrl: z.url().meta({ description: "Hosted payment page to send the payer to." }),
+    status: invoiceStatus,
+    address: z.string().nullable().meta({ description: "Deposit address; null on a hosted invoice until the payer picks a coin." }),
+    txHash: z.string().nullable().meta({ description: "Hash of the most recent deposit transaction." }),
+    amount: amount("Requested amount, in amountCurrency."),
+    amountCurrency: z.string(),
+    rate: z.number().nullable().meta({ description: "Price of 1 unit of the crypto currency in amountCurrency; null until a coin is chosen." }),
+    payAmount: z.number().nullable().meta({ description: "Crypto amount to pay (amount / rate, rounded up; grossed up by the 0.5% fee when feePaidByPayer)." }),
+    receivedAmount: amount("Sum of the deposits seen so far, in the crypto currency."),
+    cryptoCurrency: symbolRef.nullable().meta({ description: "The coin to pay in; null on a hosted invoice until the payer picks one." }),
+    network: networkRef.nullable(),
+    acceptedCoins: z.array(z.string()).nullable().meta({ description: "Coins the payer may choose from (hosted mode); null for every supported coin." }),
+    feePaidByPayer: z.boolean(),
+    underPaidCover: z.number().meta({ description: "Accepted underpayment, in percent (0 to 50)." }),
+    isWhiteLabel: z.boolean(),
+    returnUrl: z.url().nullable(),
+    metadata: z.record(z.string(), z.unknown()).nullable().meta({ description: "The merchant's data as given at creation; orderId flows into every event." }),
+    expiresAt: dateTime,
+    createdAt: dateTime,
+  })
+  .meta({ id: "Invoice", description: "A payment invoice (spec 2.1). Amounts are JSON numbers with at most 8 decimals." });
+
+/** Payout statuses: PROCESSING until the chain settles it. */
+export const payoutStatus = z.enum(["PROCESSING", "COMPLETED", "FAILED"]).meta({
+  id: "PayoutStatus",
+  description: "PROCESSING until the chain settles it; on FAILED the amount and fee are credited back.",
+});
+
+/** Payout (spec 2.2), plus `fee` and `failureReason`. */
+export const payout = z
+  .strictObject({
+    id: z.string(),
+    wallet: z.strictObject({ merchantId: z.string(), currency: symbolRef }),
+    network: networkRef,
+    status: payoutStatus,
+    address: z.string().meta({ description: "Destination address." }),
+    txHash: z.string().nullable().meta({ description: "Transaction hash, once the chain has one." }),
+    amount: amount("Amount sent to the address."),
+    fee: amount("Network fee debited on top of amount (withdrawFee + staticFixedFee)."),
+    failureReason: z.string().nullable(),
+    createdAt: dateTime,
+  })
+  .meta({ id: "Payout", description: "A payout to an external address (spec 2.2)." });
+
+/** Exchange (spec 2.3). */
+export const exchange = z
+  .strictObject({
+    id: z.string(),
+    status: z.literal("SUCCESS").meta({ description: "Exchanges are atomic: they succeed or answer an error." }),
+    fromWallet: z.strictObject({ currency: symbolRef }),
+    toWallet: z.strictObject({ currency: symbolRef }),
+    amount: amount("Amount taken from the source currency."),
+    rate: amount("Price of 1 unit of the source currency in the target currency (no spread)."),
+    toAmount: amount("Amount credited in the target currency."),
+    createdAt: dateTime,
+  })
+  .meta({ id: "Exchange", description: "A conversion between two of the merchant's balances (spec 2.3)." });
+
+/** Network entry of a currency (spec 2.4). */
+export const currencyNetwork = z
+  .strictObject({
+    network: z.string(),
+    name: z.string(),
+    minConfirm: z.int().meta({ description: "Confirmations before a deposit counts." }),
+    withdrawFee: z.number(),
+    withdrawMin: z.number(),
+    depositMin: z.number(),
+    staticFixedFee: z.number(),
+  })
+  .meta({ id: "CurrencyNetwork" });
+
+/** Currency (spec 2.4). */
+export const currency = z
+  .strictObject({ symbol: z.string(), name: z.string(), networks: z.array(currencyNetwork) })
+  .meta({ id: "Currency", description: "A supported crypto currency with its networks and their limits (spec 2.4)." });
+
+/** The currency list (spec 4.2). */
+export const currencyList = z.array(currency).meta({ description: "Every supported currency." });
+
+/** Exchange pair (spec 2.5). */
+export const exchangePair = z
+  .strictObject({
+    minAmount: amount("Smallest exchange amount, in fromCurrency."),
+    rate: amount("Price of 1 fromCurrency in toCurrency."),
+    fromCurrency: symbolRef,
+    toCurrency: symbolRef,
+  })
+  .meta({ id: "ExchangePair", description: "An available exchange pair (spec 2.5)." });
+
+/** The pair list (spec 4.2). */
+export const exchangePairList = z.array(exchangePair).meta({ description: "Every available exchange pair." });
+
+/** Error object (spec 2.6): every error response carries it. */
+export const errorObject = z
+  .strictObject({
+    error: z.int32().meta({ format: "int32", description: "HTTP status x 100 + a number from the error catalogue (docs/errors.md), e.g. 40001.", examples: [40001] }),
+    message: z.string().meta({ description: "What was wrong and, where there is one, what to do instead. May be reworded between versions." }),
+  })
+  .meta({ id: "Error", description: "The error object (spec 2.6). Switch on `error`, never on `message`." });
+
+/** The payment as webhooks and the /v1 API show it (the `data` of every event). */
+export const payment = paymentDataSchema.meta({
+  id: "Payment",
+  description: "A payment as /v1 and webhook events show it: decimal strings for every amount. New fields may be added: ignore the ones you do not know.",
+});
+
+/** A list page of the /v1 API: newest first, `nextCursor` is the `cursor` of the next page. */
+export function page<Item extends z.ZodType>(item: Item) {
+  return z.strictObject({
+    data: z.array(item),
+    hasMore: z.boolean().meta({ description: "True when another page follows." }),
+    nextCursor: z.string().nullable().meta({ description: "Pass as `cursor` to get the next page; null on the last one." }),
+  });
+}
+
+/** A webhook endpoint (`secret` only in the answers of creation and rotation). */
+export const webhookEndpoint = z
+  .strictObject({
+    id: z.string(),
+    object: z.literal("webhook_endpoint"),
+    livemode: z.boolean(),
+    url: z.string(),
+    events: z.array(z.enum(PAYMENT_EVENT_TYPES)).nullable().meta({ description: "Event types it receives; null for all." }),
+    status: z.enum(["enabled", "disabled"]),
+    disabledReason: z.string().nullable(),
+    secret: z.string().optional().meta({ description: "The whsec_ signing secret: shown only by creation and rotation, keep it." }),
+    createdAt: dateTime,
+    updatedAt: dateTime,
+  })
+  .meta({ id: "WebhookEndpoint", description: "Where a merchant receives signed events, in one mode." });
+
+/** The list of a merchant's webhook endpoints (not paginated: a merchant has few). */
+export const webhookEndpointList = z.strictObject({ data: z.array(webhookEndpoint) });
+
+/** The answer to deleting a webhook endpoint. */
+export const deletedWebhookEndpoint = z
+  .strictObject({ id: z.string(), object: z.literal("webhook_endpoint"), deleted: z.literal(true) })
+  .meta({ id: "DeletedWebhookEndpoint" });
+
+/** One delivery of one event to one endpoint, with its attempt log. */
+export const webhookDelivery = z
+  .strictObject({
+    id: z.string().meta({ description: "The webhook-id header the receiver saw; the same on every retry." }),
+    object: z.literal("webhook_delivery"),
+    livemode: z.boolean(),
+    endpointId: z.string(),
+    eventId: z.string(),
+    eventType: z.string(),
+    status: z.enum(["pending", "succeeded", "failed"]),
+    attemptCount: z.int(),
+    nextAttemptAt: dateTime.nullable().meta({ description: "When the next attempt is due; null once settled." }),
+    lastStatusCode: z.int().nullable(),
+    lastError: z.string().nullable(),
+    attempts: z.array(
+      z.strictObject({
+        at: dateTime,
+        statusCode: z.int().nullable().meta({ description: "The endpoint's HTTP status; null when no answer came (network error, timeout)." }),
+        durationMs: z.number(),
+        error: z.string().nullable(),
+      }),
+    ),
+    createdAt: dateTime,
+    updatedAt: dateTime,
+  })
+  .meta({ id: "WebhookDelivery", description: "An event on its way to an endpoint, with every attempt made." });
+
+/** A page of webhook deliveries. */
+export const webhookDeliveryPage = page(webhookDelivery);
+
+/** Answer of POST /api/v1/sandbox/deposit/create. */
+export const sandboxDeposit = z.strictObject({ txHash: z.string().meta({ description: "The simulated transaction; pass it to deposit/confirm or deposit/drop." }) });
+
+/** Answer of POST /api/v1/sandbox/deposit/confirm. */
+export const sandboxDepositConfirmation = z.strictObject({ txHash: z.string(), confirmations: z.int() });
+
+/** Answer of POST /api/v1/sandbox/deposit/drop. */
+export const sandboxDepositDrop = z.strictObject({ txHash: z.string(), dropped: z.literal(true) });

@@ -1,0 +1,7 @@
+/**
+ * express-crypto-pay/testing: conformance suites for adapters (run inside your vitest) and the
+ * record builders they use.
+ */
+export { runStorageAdapterTests } from "./storage-conformance";
+export type { StorageAdapterTestOptions } from "./storage-conformance";
+export * as storageFixtures from "./storage/fixtures";

@@ -1,0 +1,193 @@
+import { describe, expect, it } from "vitest";
+import type { DepositRecord } from "../../core/types";
+import type { SuiteContext } from "./context";
+import { deposit, entry, invoice, seed, T0, TEST } from "./fixtures";
+
+/** postLedgerEntries: all or nothing, exactly once per cause, never below zero, under concurrency too. */
+export function ledgerTests(ctx: SuiteContext): void {
+  describe("ledger", () => {
+    it("posts entries and keeps one balance per merchant, mode and asset", async () => {
+      const storage = ctx.storage();
+      const result = await storage.transaction((tx) =>
+        tx.postLedgerEntries([
+          entry({ id: "a", causeKey: "a", amount: 100n, createdAt: T0 + 5 }),
+          entry({ id: "b", causeKey: "b", amount: 50n, createdAt: T0 + 9 }),
+          entry({ id: "c", causeKey: "c", amount: 70n, mode: "live" }),
+          entry({ id: "d", causeKey: "d", amount: 30n, merchantId: "m_2" }),
+        ]),
+      );
+      expect(result).toEqual({ status: "posted" });
+      expect(await storage.listBalances(TEST)).toEqual([{ merchantId: "m_1", mode: "test", asset: "BTC", amount: 150n, updatedAt: T0 + 9 }]);
+      expect(await storage.getBalance({ merchantId: "m_1", mode: "live" }, "BTC")).toBe(70n);
+      expect(await storage.getBalance({ merchantId: "m_2", mode: "test" }, "BTC")).toBe(30n);
+      expect((await storage.listLedgerEntries(TEST)).map((e) => e.id)).toEqual(["a", "b"]);
+    });
+
+    it("treats an empty batch as posted and changes nothing", async () => {
+      const storage = ctx.storage();
+      expect(await storage.transaction((tx) => tx.postLedgerEntries([]))).toEqual({ status: "posted" });
+      expect(await storage.listBalances(TEST)).toEqual([]);
+    });
+
+    it("writes nothing when any cause was posted before", async () => {
+      const storage = ctx.storage();
+      await seed(storage);
+      const result = await storage.transaction((tx) => tx.postLedgerEntries([entry({ id: "new", causeKey: "fresh", amount: 5n }), entry({ id: "again" })]));
+      expect(result).toEqual({ status: "duplicate" });
+      expect(await storage.getBalance(TEST, "BTC")).toBe(100n);
+      expect((await storage.listLedgerEntries(TEST)).map((e) => e.causeKey)).toEqual(["deposit:dep_1"]);
+    });
+
+    it("finds a cause posted earlier in the same transaction", async () => {
+      const storage = ctx.storage();
+      const results = await storage.transaction(async (tx) => [
+        await tx.postLedgerEntries([entry({ id: "x1", causeKey: "x" })]),
+        await tx.postLedgerEntries([entry({ id: "x2", causeKey: "x" })]),
+      ]);
+      expect(results).toEqual([{ status: "posted" }, { status: "duplicate" }]);
+      expect(await storage.getBalance(TEST, "BTC")).toBe(100n);
+    });
+
+    it("writes nothing when any balance would go below zero, and names that asset", async () => {
+      const storage = ctx.storage();
+      await seed(storage);
+      const result = await storage.transaction((tx) =>
+        tx.postLedgerEntries([entry({ id: "in", causeKey: "in", asset: "USDT", amount: 1000n }), entry({ id: "out", causeKey: "out", asset: "BTC", amount: -101n, kind: "payout" })]),
+      );
+      expect(result).toEqual({ status: "insufficient", asset: "BTC" });
+      expect(await storage.getBalance(TEST, "BTC")).toBe(100n);
+      expect(await storage.getBalance(TEST, "USDT")).toBe(0n);
+      expect(await storage.listBalances(TEST)).toHaveLength(1);
+      expect(await storage.listLedgerEntries(TEST)).toHaveLength(1);
+      // The refused batch left the transaction usable and its cause keys free.
+      expect(
+        await storage.transaction((tx) => tx.postLedgerEntries([entry({ id: "out2", causeKey: "out", asset: "BTC", amount: -100n, kind: "payout" })])),
+      ).toEqual({ status: "posted" });
+      expect(await storage.getBalance(TEST, "BTC")).toBe(0n);
+    });
+
+    it("refuses a debit of an asset never held", async () => {
+      const storage = ctx.storage();
+      expect(await storage.transaction((tx) => tx.postLedgerEntries([entry({ asset: "ETH", amount: -1n, kind: "payout" })]))).toEqual({
+        status: "insufficient",
+        asset: "ETH",
+      });
+      expect(await storage.listBalances(TEST)).toEqual([]);
+    });
+
+    it("judges a batch by the balance it ends with, and allows reaching exactly zero", async () => {
+      const storage = ctx.storage();
+      await seed(storage);
+      const result = await storage.transaction((tx) =>
+        tx.postLedgerEntries([entry({ id: "o", causeKey: "out", amount: -150n, kind: "exchange_out" }), entry({ id: "i", causeKey: "in", amount: 50n, kind: "exchange_in" })]),
+      );
+      expect(result).toEqual({ status: "posted" });
+      expect(await storage.getBalance(TEST, "BTC")).toBe(0n);
+      expect(await storage.listBalances(TEST)).toEqual([{ merchantId: "m_1", mode: "test", asset: "BTC", amount: 0n, updatedAt: T0 }]);
+    });
+
+    it("moves several balances at once, as an exchange does", async () => {
+      const storage = ctx.storage();
+      await seed(storage);
+      const result = await storage.transaction((tx) =>
+        tx.postLedgerEntries([
+          entry({ id: "o", causeKey: "ex:out", amount: -60n, kind: "exchange_out", createdAt: T0 + 1 }),
+          entry({ id: "i", causeKey: "ex:in", asset: "USDT", amount: 3_900_000n, kind: "exchange_in", createdAt: T0 + 1 }),
+        ]),
+      );
+      expect(result).toEqual({ status: "posted" });
+      expect((await storage.listBalances(TEST)).map((b) => [b.asset, b.amount, b.updatedAt])).toEqual([
+        ["BTC", 40n, T0 + 1],
+        ["USDT", 3_900_000n, T0 + 1],
+      ]);
+    });
+
+    it("refuses a batch that repeats a cause key", async () => {
+      const storage = ctx.storage();
+      await expect(storage.transaction((tx) => tx.postLedgerEntries([entry(), entry({ id: "le_2" })]))).rejects.toThrow();
+      expect(await storage.listLedgerEntries(TEST)).toEqual([]);
+    });
+  });
+
+  describe("ledger under concurrency", () => {
+    it("never overdraws: N parallel debits against a balance covering k of them post exactly k", async () => {
+      const storage = ctx.storage();
+      const n = ctx.parallelism;
+      const k = Math.floor(n / 3);
+      await storage.transaction((tx) => tx.postLedgerEntries([entry({ causeKey: "funding", amount: 10n * BigInt(k) })]));
+      const results = await Promise.all(
+        Array.from({ length: n }, (_, i) =>
+          storage.transaction(async (tx) => {
+            const available = await tx.getBalance(TEST, "BTC");
+            await new Promise((resolve) => setImmediate(resolve)); // yield mid-transaction, as real work would
+            const result = await tx.postLedgerEntries([entry({ id: `d${i}`, causeKey: `debit:${i}`, amount: -10n, kind: "payout" })]);
+            const after = await tx.getBalance(TEST, "BTC");
+            expect(available).toBeGreaterThanOrEqual(0n);
+            expect(after).toBeGreaterThanOrEqual(0n);
+            return result.status;
+          }),
+        ),
+      );
+      expect(results.filter((status) => status === "posted")).toHaveLength(k);
+      expect(results.filter((status) => status === "insufficient")).toHaveLength(n - k);
+      expect(await storage.getBalance(TEST, "BTC")).toBe(0n);
+      expect(await storage.listLedgerEntries(TEST)).toHaveLength(k + 1);
+    });
+
+    it("adds up parallel credits to one new balance without losing any", async () => {
+      const storage = ctx.storage();
+      const n = ctx.parallelism;
+      await Promise.all(Array.from({ length: n }, (_, i) => storage.transaction((tx) => tx.postLedgerEntries([entry({ id: `c${i}`, causeKey: `credit:${i}`, amount: 3n })]))));
+      expect(await storage.getBalance(TEST, "BTC")).toBe(3n * BigInt(n));
+      expect(await storage.listBalances(TEST)).toHaveLength(1);
+    });
+
+    it("posts a cause once when it is posted from many transactions at once", async () => {
+      const storage = ctx.storage();
+      const n = ctx.parallelism;
+      const results = await Promise.all(
+        Array.from({ length: n }, (_, i) => storage.transaction((tx) => tx.postLedgerEntries([entry({ id: `dup${i}`, causeKey: "deposit:dep_9", amount: 42n })]))),
+      );
+      expect(results.filter((result) => result.status === "posted")).toHaveLength(1);
+      expect(results.filter((result) => result.status === "duplicate")).toHaveLength(n - 1);
+      expect(await storage.getBalance(TEST, "BTC")).toBe(42n);
+    });
+
+    it("credits a deposit once when the same chain transfer is reported twice in parallel", async () => {
+      const storage = ctx.storage();
+      await storage.transaction((tx) => tx.insertInvoice(invoice()));
+      // What core does with each report: lock the invoice, look the transfer up by its chain
+      // identity, record it if new and credit it under a cause key of its own.
+      const report = (worker: number) =>
+        storage.transaction(async (tx) => {
+          await tx.lockInvoice("inv_1");
+          const existing = await tx.lockDeposit("test", "bitcoin", "tx_twice", 0);
+          if (existing) return "seen";
+          const recorded: DepositRecord = deposit({ id: `dep_w${worker}`, txHash: "tx_twice", status: "CONFIRMED", creditedAt: T0, amount: 1000n });
+          await tx.insertDeposit(recorded);
+          const posted = await tx.postLedgerEntries([entry({ id: `le_w${worker}`, causeKey: `deposit:${recorded.id}`, amount: 995n })]);
+          return posted.status;
+        });
+      // The same without the invoice lock: then only the unique chain identity stands between
+      // the two reports, and the loser must fail (or find the winner's row), never credit again.
+      const unguarded = (worker: number) =>
+        storage.transaction(async (tx) => {
+          const existing = await tx.lockDeposit("test", "bitcoin", "tx_race", 0);
+          if (existing) return "seen";
+          await new Promise((resolve) => setImmediate(resolve));
+          const recorded: DepositRecord = deposit({ id: `dep_u${worker}`, txHash: "tx_race", status: "CONFIRMED", creditedAt: T0, amount: 1000n });
+          await tx.postLedgerEntries([entry({ id: `le_u${worker}`, causeKey: `deposit:${recorded.id}`, asset: "USDT", amount: 995n })]);
+          await tx.insertDeposit(recorded);
+          return "posted";
+        });
+      const guarded = await Promise.all([report(1), report(2)]);
+      expect(guarded.sort()).toEqual(["posted", "seen"]);
+      const raced = await Promise.allSettled([unguarded(1), unguarded(2)]);
+      expect(raced.filter((outcome) => outcome.status === "fulfilled" && outcome.value === "posted")).toHaveLength(1);
+      expect(await storage.getBalance(TEST, "BTC")).toBe(995n);
+      expect(await storage.getBalance(TEST, "USDT")).toBe(995n);
+      expect(await storage.listLedgerEntries(TEST)).toHaveLength(2);
+      expect((await storage.listDepositsForInvoice("inv_1")).map((d) => d.txHash)).toEqual(["tx_twice", "tx_race"]);
+    });
+  });
+}

@@ -1,0 +1,70 @@
+import { execFile } from "node:child_process";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { beforeAll, describe, expect, it } from "vitest";
+
+interface AssertionResult {
+  ancestorTitles: string[];
+  title: string;
+  status: "passed" | "failed" | "skipped" | "pending" | "todo";
+}
+
+/** Failed test titles per suite name, from a child vitest run over the broken adapters. */
+let failed: Map<string, string[]>;
+let passedTotal = 0;
+
+beforeAll(async () => {
+  const dir = await mkdtemp(join(tmpdir(), "ecp-broken-"));
+  const output = join(dir, "results.json");
+  try {
+    const run = promisify(execFile)(
+      process.execPath,
+      ["node_modules/vitest/vitest.mjs", "run", "--config", "test/fixtures/vitest.config.ts", "--reporter=json", `--outputFile=${output}`],
+      { env: { ...process.env, CI: "true" }, maxBuffer: 64 * 1024 * 1024 },
+    );
+    // The run is expected to fail (exit code 1): the results file is what matters.
+    await run.catch((error: { code?: number }) => {
+      if (error.code !== 1) throw error;
+    });
+    const report = JSON.parse(await readFile(output, "utf8")) as { testResults: Array<{ assertionResults: AssertionResult[] }> };
+    failed = new Map();
+    for (const result of report.testResults.flatMap((file) => file.assertionResults)) {
+      const suite = result.ancestorTitles[0]?.split(" ")[0] ?? "?";
+      if (result.status === "passed") passedTotal++;
+      if (result.status !== "failed") continue;
+      failed.set(suite, [...(failed.get(suite) ?? []), result.title]);
+    }
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}, 120_000);
+
+const failures = (suite: string) => (failed.get(suite) ?? []).join("\n");
+
+describe("the storage conformance suite can fail", () => {
+  it("still passes most of its tests on each broken adapter, so each failure points at its bug", () => {
+    expect(passedTotal).toBeGreaterThan(4 * 60);
+  });
+
+  it("catches an adapter that finds another merchant's invoice", () => {
+    expect(failures("leakyScope")).toContain("answers another merchant's records as not found");
+  });
+
+  it("catches an adapter that credits the same cause twice", () => {
+    expect(failures("doubleCredit")).toContain("writes nothing when any cause was posted before");
+    expect(failures("doubleCredit")).toContain("posts a cause once when it is posted from many transactions at once");
+  });
+
+  it("catches an adapter without real transactions whose debits check a stale balance", () => {
+    expect(failures("racy")).toContain("rolls back every write when the work throws");
+    expect(failures("racy")).toContain("never overdraws: N parallel debits against a balance covering k of them post exactly k");
+    expect(failures("racy")).toContain("lockInvoice holds the record");
+  });
+
+  it("catches an adapter that hands one delivery to two workers", () => {
+    expect(failures("leaseless")).toContain("never hands one delivery to two workers claiming at once");
+    expect(failures("leaseless")).toContain("keeps a leased head from its endpoint's next deliveries");
+  });
+});

@@ -1,0 +1,242 @@
+import { existsSync } from "node:fs";
+import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import type { Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { chromium, type BrowserContext, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { setup, type Harness } from "../helpers";
+
+/**
+ * The hosted payment page in a real headless Chromium, against a real server on 127.0.0.1:
+ * the page polls its status endpoint while the test drives the sandbox chain over HTTP with
+ * the test key, exactly as a payer and a merchant developer would see it. Screenshots of each
+ * state go to test-artifacts/pay-page/ (gitignored).
+ */
+
+const CHROMIUM = "/usr/bin/chromium";
+const ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
+const ARTIFACTS = join(process.cwd(), "test-artifacts", "pay-page");
+const PHONE = { width: 390, height: 844 };
+/** Longer than the page's 3 s polling interval plus a reload. */
+const UPDATE_TIMEOUT = 12_000;
+const USDT_TRX_CONFIRMATIONS = 19;
+
+// CI installs Chromium (.ci/run); a developer machine without it skips rather than fails.
+const haveChromium = existsSync(CHROMIUM);
+if (!haveChromium && process.env.CI) throw new Error(`${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium), as .ci/run does.`);
+
+describe.skipIf(!haveChromium)("hosted payment page in Chromium", () => {
+  let h: Harness;
+  let server: Server;
+  let base: string;
+  const profiles: string[] = [];
+  let browser: BrowserContext;
+  let noScript: BrowserContext;
+
+  async function launch(javaScriptEnabled: boolean): Promise<BrowserContext> {
+    const profile = await mkdtemp(join(tmpdir(), "pay-page-chromium-"));
+    profiles.push(profile);
+    return chromium.launchPersistentContext(profile, {
+      executablePath: CHROMIUM,
+      args: ARGS,
+      headless: true,
+      viewport: PHONE,
+      javaScriptEnabled,
+    });
+  }
+
+  beforeAll(async () => {
+    await mkdir(ARTIFACTS, { recursive: true });
+    h = await setup();
+    server = h.app.listen(0, "127.0.0.1");
+    await new Promise<void>((resolve, reject) => server.once("listening", resolve).once("error", reject));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    [browser, noScript] = await Promise.all([launch(true), launch(false)]);
+    await browser.grantPermissions(["clipboard-read", "clipboard-write"], { origin: base });
+  }, 60_000);
+
+  afterAll(async () => {
+    await Promise.all([browser?.close(), noScript?.close()]);
+    server?.closeAllConnections();
+    await new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)));
+    await h?.router.close();
+    await Promise.all(profiles.map((profile) => rm(profile, { recursive: true, force: true })));
+  });
+
+  /** Calls the merchant or sandbox API over the real server, with the test key. */
+  async function api(path: string, body: unknown): Promise<Record<string, unknown>> {
+    const res = await fetch(`${base}${path}`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${h.testKey}`, "Content-Type": "application/json" },
+      body: JSON.stringify(body),
+    });
+    const json = (await res.json()) as Record<string, unknown>;
+    expect(res.status, JSON.stringify(json)).toBe(200);
+    return json;
+  }
+
+  const deposit = async (address: string, amount: number, confirmations = 0) =>
+    (await api("/api/v1/sandbox/deposit/create", { address, amount, confirmations })).txHash as string;
+  const confirm = (txHash: string) => api("/api/v1/sandbox/deposit/confirm", { txHash, confirmations: USDT_TRX_CONFIRMATIONS });
+
+  /** A new tab that records anything the page should never do: CSP violations, script errors, requests elsewhere. */
+  async function open(context: BrowserContext, url: string): Promise<{ page: Page; problems: string[] }> {
+    const page = await context.newPage();
+    const problems: string[] = [];
+    page.on("console", (message) => {
+      if (message.type() === "error") problems.push(`console: ${message.text()}`);
+    });
+    page.on("pageerror", (error) => problems.push(`pageerror: ${error.message}`));
+    page.on("response", (response) => {
+      if (response.status() >= 400 && response.request().resourceType() !== "document") problems.push(`${response.status()}: ${response.url()}`);
+    });
+    page.on("request", (request) => {
+      if (!request.url().startsWith(base) && !request.url().startsWith("data:")) problems.push(`request: ${request.url()}`);
+    });
+    await page.goto(url);
+    return { page, problems };
+  }
+
+  const shot = (page: Page, name: string) => page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
+  /** Visible text with no-break spaces as plain ones. */
+  const textOf = async (page: Page, selector: string) => (await page.locator(selector).innerText()).replace(/\u00a0/g, " ");
+  const statusText = (page: Page) => textOf(page, "[data-status-text]");
+  /** Waits, without reloading, until the page shows this status (the page's own polling reloads it). */
+  const waitForStatus = (page: Page, text: string) =>
+    page.locator("[data-status-text]", { hasText: new RegExp(`^${text}$`) }).waitFor({ timeout: UPDATE_TIMEOUT });
+
+  it("takes a hosted invoice from the coin choice to PAID while the payer watches, then links back", async () => {
+    const invoice = await api("/api/v1/merchants/invoice/create", {
+      amount: 25,
+      acceptedCoins: ["USDT", "BTC", "LTC"],
+      lifeTime: 30,
+      returnUrl: "https://shop.example/orders/42/thanks",
+      metadata: { orderId: "42", note: "<b>internal</b>" },
+    });
+    expect(invoice.paymentUrl).toBe(`${base}/pay/${invoice.id}`);
+    const { page, problems } = await open(browser, invoice.paymentUrl as string);
+
+    await expect(textOf(page, "h1")).resolves.toBe("Choose how to pay");
+    await expect(page.locator("[data-option]").count()).resolves.toBe(5); // USDT x3, BTC, LTC
+    await expect(textOf(page, "[data-countdown]")).resolves.toMatch(/^(30:00|29:\d\d)$/);
+    await shot(page, "01-hosted-choose");
+
+    await page.locator('[data-option="USDT/TRX"]').click();
+    await page.waitForURL(`${base}/pay/${invoice.id}`);
+    await expect(textOf(page, "h1")).resolves.toBe("Pay with Tether (USDT)");
+    await expect(textOf(page, "[data-amount]")).resolves.toBe("25 USDT");
+    await expect(statusText(page)).resolves.toBe("Waiting for payment");
+    await expect(page.locator(".qr svg").isVisible()).resolves.toBe(true);
+    await expect(page.locator("[data-nojs]").isVisible()).resolves.toBe(false);
+    const address = await page.locator("[data-address]").innerText();
+    expect(address).toMatch(/^sbx_trx_/);
+
+    await page.locator("[data-copy]").click();
+    await page.locator("[data-copy]", { hasText: "Copied" }).waitFor({ timeout: 2000 });
+    await expect(page.evaluate<string>("navigator.clipboard.readText()")).resolves.toBe(address);
+    await shot(page, "02-hosted-pay");
+
+    const first = await deposit(address, 10);
+    await waitForStatus(page, "Confirming payment");
+    await expect(textOf(page, ".notice.warn")).resolves.toContain("We received 10 USDT of 25 USDT (waiting for confirmations)");
+    await expect(textOf(page, "[data-amount]")).resolves.toBe("15 USDT");
+    await shot(page, "03-hosted-partial-confirming");
+
+    const second = await deposit(address, 15);
+    await page.locator(".notice.info", { hasText: "Payment detected" }).waitFor({ timeout: UPDATE_TIMEOUT });
+    await expect(textOf(page, ".notice.info")).resolves.toContain("We have seen 25 USDT");
+    await shot(page, "04-hosted-detected");
+
+    await confirm(first);
+    await confirm(second);
+    await waitForStatus(page, "Paid");
+    await expect(textOf(page, "h1")).resolves.toBe("Payment received");
+    const back = page.locator("[data-return-link]");
+    await expect(back.innerText()).resolves.toBe("Return to the merchant");
+    await expect(back.getAttribute("href")).resolves.toBe("https://shop.example/orders/42/thanks");
+    await expect(page.content()).resolves.not.toContain("internal");
+    await shot(page, "05-hosted-paid");
+    expect(problems).toEqual([]);
+    await page.close();
+  }, 60_000);
+
+  it("shows a whitelabel invoice with the fee line, then an underpayment and its failure", async () => {
+    const invoice = await api("/api/v1/merchants/whitelabel/create", { amount: 100, payCurrency: "USDT", network: "TRX", feePaidByPayer: true, lifeTime: 45 });
+    const { page, problems } = await open(browser, invoice.paymentUrl as string);
+    await expect(textOf(page, "[data-amount]")).resolves.toBe("100.502513 USDT");
+    await expect(textOf(page, "[data-fee]")).resolves.toBe("Includes the 0.5% payment fee of 0.502512 USDT.");
+    await expect(textOf(page, "[data-address]")).resolves.toBe(invoice.address);
+    await shot(page, "06-whitelabel-pay");
+
+    await deposit(invoice.address as string, 40, USDT_TRX_CONFIRMATIONS);
+    await waitForStatus(page, "Partially paid");
+    await expect(textOf(page, "[data-amount]")).resolves.toBe("60.502513 USDT");
+    await expect(textOf(page, "[data-fee]")).resolves.toBe("The total of 100.502513 USDT includes the 0.5% payment fee of 0.502512 USDT.");
+    await shot(page, "07-whitelabel-underpaid");
+
+    h.clock.advanceMinutes(46);
+    await h.router.tick();
+    await waitForStatus(page, "Incomplete");
+    await expect(textOf(page, "h1")).resolves.toBe("Payment incomplete");
+    await shot(page, "08-whitelabel-failed");
+    expect(problems).toEqual([]);
+    await page.close();
+  }, 60_000);
+
+  it("shows a BTC whitelabel invoice on a desktop screen", async () => {
+    const invoice = await api("/api/v1/merchants/whitelabel/create", { amount: 120, amountCurrency: "EUR", payCurrency: "BTC", lifeTime: 60 });
+    const { page, problems } = await open(browser, invoice.paymentUrl as string);
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await expect(textOf(page, "h1")).resolves.toBe("Pay with Bitcoin (BTC)");
+    await expect(textOf(page, ".sub")).resolves.toBe("Order total 120.00 EUR");
+    await shot(page, "09-whitelabel-btc-desktop");
+    expect(problems).toEqual([]);
+    await page.close();
+  }, 30_000);
+
+  it("turns an open page into the expired page when the time runs out", async () => {
+    const invoice = await api("/api/v1/merchants/invoice/create", { amount: 10, lifeTime: 15 });
+    const { page, problems } = await open(browser, invoice.paymentUrl as string);
+    await expect(textOf(page, "h1")).resolves.toBe("Choose how to pay");
+    h.clock.advanceMinutes(16); // no background round: the page reads the clock itself
+    await waitForStatus(page, "Expired");
+    await expect(textOf(page, "h1")).resolves.toBe("This payment has expired");
+    await expect(page.locator("[data-option]").count()).resolves.toBe(0);
+    await shot(page, "10-expired");
+    expect(problems).toEqual([]);
+    await page.close();
+  }, 30_000);
+
+  it("shows a 404 page for an unknown invoice", async () => {
+    const { page } = await open(browser, `${base}/pay/inv_doesNotExist000000000000`);
+    await expect(textOf(page, "h1")).resolves.toBe("Payment not found");
+    await shot(page, "11-not-found");
+    await page.close();
+  });
+
+  it("works with JavaScript off: the form chooses, and a reload shows the current state", async () => {
+    const invoice = await api("/api/v1/merchants/invoice/create", { amount: 25, acceptedCoins: ["USDT"], lifeTime: 30, returnUrl: "https://shop.example/done" });
+    const { page } = await open(noScript, invoice.paymentUrl as string);
+    await page.locator('[data-option="USDT/TRX"]').click();
+    await page.waitForURL(`${base}/pay/${invoice.id}`);
+    await expect(textOf(page, "[data-amount]")).resolves.toBe("25 USDT");
+    await expect(page.locator("[data-countdown-box]").isVisible()).resolves.toBe(false);
+    await expect(page.locator("[data-copy]").isVisible()).resolves.toBe(false);
+    await expect(page.locator(".timer time").getAttribute("datetime")).resolves.toBe(invoice.expiresAt);
+    await expect(textOf(page, ".timer time")).resolves.toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d UTC$/);
+    await expect(page.locator("[data-nojs]").isVisible()).resolves.toBe(true);
+    await expect(textOf(page, "[data-nojs] a")).resolves.toBe("Refresh");
+    await shot(page, "12-nojs-pay");
+
+    const address = await page.locator("[data-address]").innerText();
+    await deposit(address, 25, USDT_TRX_CONFIRMATIONS);
+    await expect(statusText(page)).resolves.toBe("Waiting for payment"); // nothing moves without a reload
+    await page.reload();
+    await expect(statusText(page)).resolves.toBe("Paid");
+    await expect(page.locator("[data-return-link]").getAttribute("href")).resolves.toBe("https://shop.example/done");
+    await shot(page, "13-nojs-paid");
+    await page.close();
+  }, 30_000);
+});
