@@ -5,7 +5,7 @@
  */
 import { randomBytes } from "node:crypto";
 import express from "express";
-import { createPaymentRouter } from "../dist/index.js";
+import { createPaymentRouter, memoryStorage } from "../dist/index.js";
 
 const kind = process.argv[2];
 const app = express();
@@ -50,7 +50,9 @@ if (kind === "bare") {
     res.json(invoice);
   });
 } else if (kind === "router") {
-  const payments = createPaymentRouter({ backgroundIntervalMs: false });
+  // In memory, like the bare side's Map: this bench measures the router itself (bench/storage.ts
+  // measures it on PostgreSQL and PGlite against a bare route on the same database).
+  const payments = createPaymentRouter({ storage: memoryStorage(), backgroundIntervalMs: false });
   const merchant = await payments.admin.createMerchant({ name: "Bench" });
   const { key } = await payments.admin.issueApiKey(merchant.id, { mode: "test" });
   app.use(payments);
