@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { AmountFormatError, numberToDecimal, parseDecimal } from "../money";
+import { address, lifeTime, metadata, returnUrl, symbol } from "./fields";
 
 /**
  * Request schemas of the merchant endpoints (spec section 4.1) and the sandbox endpoints.
@@ -17,13 +18,6 @@ export const amountNumber = z
   .max(MAX_AMOUNT, { error: `must be at most ${MAX_AMOUNT}` })
   .transform((value) => numberToDecimal(value));
 
-const symbol = z
-  .string({ error: "must be a string" })
-  .trim()
-  .min(1, { error: "must not be empty" })
-  .max(20, { error: "must be at most 20 characters" })
-  .transform((value) => value.toUpperCase());
-
 /** Underpayment cover: 0 to 50 in steps of 0.1, as tenths of a percent. */
 const underPaidCover = z
   .number({ error: "must be a number" })
@@ -38,19 +32,6 @@ const underPaidCover = z
       return z.NEVER;
     }
   });
-
-const lifeTime = z
-  .int({ error: "must be a whole number of minutes" })
-  .min(1, { error: "must be at least 1 minute" })
-  .max(1440, { error: "must be at most 1440 minutes" });
-
-const returnUrl = z.url({ protocol: /^https?$/, error: "must be an absolute http(s) URL" }).max(2048);
-
-/** Free-form merchant data; kept small because it travels in every webhook. */
-const metadata = z
-  .record(z.string().max(40), z.unknown())
-  .refine((value) => Object.keys(value).length <= 50, { error: "may have at most 50 keys" })
-  .refine((value) => JSON.stringify(value).length <= 8192, { error: "must serialize to at most 8 KB of JSON" });
 
 const invoiceOptions = {
   amount: amountNumber.meta({ description: "Amount to charge, in amountCurrency.", examples: [25] }),
@@ -94,12 +75,7 @@ export const payoutCreateRequest = z.strictObject({
   currency: symbol.meta({ description: "The coin to send.", examples: ["USDT"] }),
   network: symbol.optional().meta({ description: "Network code; may be left out when the coin has one network.", examples: ["TRX"] }),
   amount: amountNumber.meta({ description: "Amount the address receives, in currency; the fees are debited on top.", examples: [10] }),
-  address: z
-    .string({ error: "must be a string" })
-    .trim()
-    .min(1, { error: "must not be empty" })
-    .max(256)
-    .meta({ description: "Destination address, checked by the chain.", examples: ["TDestination0001"] }),
+  address: address.meta({ description: "Destination address, checked by the chain.", examples: ["TDestination0001"] }),
 });
 
 /** POST /api/v1/merchants/payout/fetch */

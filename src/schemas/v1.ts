@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { INVOICE_STATUSES } from "../core/types";
 import { parseDecimal } from "../money";
+import { address, lifeTime, metadata, returnUrl, symbol } from "./fields";
 import { pageQuery } from "./webhooks";
 
 /**
@@ -14,27 +15,11 @@ export const decimalString = z
   .max(40, { error: "must be at most 40 characters" })
   .regex(/^(0|[1-9]\d*)(\.\d+)?$/, { error: "must be a decimal string such as \"12.50\" (no sign, no exponent)" });
 
-const symbol = z
-  .string({ error: "must be a string" })
-  .trim()
-  .min(1, { error: "must not be empty" })
-  .max(20)
-  .transform((value) => value.toUpperCase());
-
 /** Underpayment cover as a decimal string, 0 to 50 in steps of 0.1, turned into tenths. */
 const underPaidCover = decimalString
   .refine((value) => /^\d+(\.\d)?$/.test(value), { error: "must be a multiple of 0.1" })
   .transform((value) => Number(parseDecimal(value, 1)))
   .refine((tenths) => tenths <= 500, { error: "must be at most 50" });
-
-const lifeTime = z.int({ error: "must be a whole number of minutes" }).min(1, { error: "must be at least 1 minute" }).max(1440, { error: "must be at most 1440 minutes" });
-
-const returnUrl = z.url({ protocol: /^https?$/, error: "must be an absolute http(s) URL" }).max(2048);
-
-const metadata = z
-  .record(z.string().max(40), z.unknown(), { error: "must be an object" })
-  .refine((value) => Object.keys(value).length <= 50, { error: "may have at most 50 keys" })
-  .refine((value) => JSON.stringify(value).length <= 8192, { error: "must serialize to at most 8 KB of JSON" });
 
 const invoiceSettings = {
   feePaidByPayer: z
@@ -86,12 +71,7 @@ export const withdrawalCreateRequest = z.strictObject({
   currency: symbol.meta({ description: "The coin to send.", examples: ["USDT"] }),
   chain: symbol.optional().meta({ description: "Network code; may be left out when the coin has one network.", examples: ["TRX"] }),
   amount: decimalString.meta({ description: "Amount the address receives, in currency; the fee is debited on top.", examples: ["10"] }),
-  address: z
-    .string({ error: "must be a string" })
-    .trim()
-    .min(1, { error: "must not be empty" })
-    .max(256)
-    .meta({ description: "Destination address, checked by the chain.", examples: ["TDestination0001"] }),
+  address: address.meta({ description: "Destination address, checked by the chain.", examples: ["TDestination0001"] }),
 });
 
 /** GET /v1/withdrawals */
@@ -115,12 +95,7 @@ export const refundCreateRequest = z.strictObject({
   paymentId: z.string({ error: "must be a string" }).min(1).max(100).meta({ description: "The payment to refund." }),
   /** Left out: everything still refundable. */
   amount: decimalString.optional().meta({ description: "Amount to give back, in the payment's coin; left out, everything still refundable.", examples: ["5"] }),
-  address: z
-    .string({ error: "must be a string" })
-    .trim()
-    .min(1, { error: "must not be empty" })
-    .max(256)
-    .meta({ description: "Where to send the refund, checked by the chain.", examples: ["TRefundAddress0001"] }),
+  address: address.meta({ description: "Where to send the refund, checked by the chain.", examples: ["TRefundAddress0001"] }),
   chain: symbol.optional().meta({ description: "Network to send on; defaults to the payment's.", examples: ["TRX"] }),
 });
 
