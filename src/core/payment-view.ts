@@ -13,7 +13,10 @@ export interface PaymentView {
   status: InvoiceRecord["status"];
   amount: string;
   amountCurrency: string;
+  /** The coin paid in; null until the payer picks one (hosted payments). */
   currency: string | null;
+  /** Coins the payer may pick from on the hosted page; null for any. */
+  acceptedCoins: string[] | null;
   chain: string | null;
   address: string | null;
   rate: string | null;
@@ -45,6 +48,7 @@ export function paymentView(invoice: InvoiceRecord, currencies: CurrencyCatalog)
     amount: formatDecimal(invoice.amount, currencies.decimalsOf(invoice.amountCurrency) ?? 0),
     amountCurrency: invoice.amountCurrency,
     currency: invoice.coin,
+    acceptedCoins: invoice.acceptedCoins,
     chain: invoice.network,
     address: invoice.address,
     rate: invoice.rate === null ? null : formatDecimal(invoice.rate, RATE_DECIMALS),

@@ -47,6 +47,7 @@ const paymentDataFields = {
   amount: decimal,
   amountCurrency: string,
   currency: nullableString,
+  acceptedCoins: nullable(field(z.array(z.string()), (value) => Array.isArray(value) && value.every((item) => typeof item === "string"))),
   chain: nullableString,
   address: nullableString,
   rate: nullable(decimal),

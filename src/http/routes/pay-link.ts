@@ -18,6 +18,9 @@ function refusal(error: unknown): { status: number; text: string } | null {
  */
 export function payLinkHandler(context: CoreContext, paymentUrlFor: (req: Parameters<RequestHandler>[0], invoiceId: string) => string): RequestHandler {
   return async (req, res, next) => {
+    // Express answers HEAD with the GET handler; a link checker or preview bot must not open
+    // an invoice for every probe.
+    if (req.method === "HEAD") return void res.status(200).setHeader("Cache-Control", "no-store").end();
     try {
       const invoice = await visitPaymentLink(context, String(req.params.id), (invoiceId) => paymentUrlFor(req, invoiceId));
       res.setHeader("Cache-Control", "no-store");

@@ -62,7 +62,7 @@ export function webhookRoutes(routes: RouteTable, context: CoreContext, policy: 
 
   routes.post("/webhook-endpoints/:id/test", schemas.emptyBody, async (_body, { scope, params }) =>
     withAttempts(await endpoints.sendTestEvent(context, scope, params.id!)),
-    { docs: {
+    { idempotent: true, docs: {
       summary: "Send a test event",
       description: "Queues a `payment.created` event for a sample payment (marked `test: true` in `data`) to this endpoint through the normal delivery path, whatever event types it subscribes to.",
       response: resources.webhookDelivery,
@@ -98,7 +98,7 @@ export function webhookRoutes(routes: RouteTable, context: CoreContext, policy: 
 
   routes.post("/webhook-deliveries/:id/redeliver", schemas.emptyBody, async (_body, { scope, params }) =>
     withAttempts(await endpoints.redeliver(context, scope, params.id!)),
-    { docs: {
+    { idempotent: true, docs: {
       summary: "Redeliver an event",
       description: "Queues the same body again with the same `webhook-id`, attempts starting over (a receiver that processed it already skips it). A pending delivery is left as it is; 409 when its endpoint is deleted or disabled.",
       response: resources.webhookDelivery,

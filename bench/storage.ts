@@ -1,0 +1,209 @@
+/**
+ * `npm run bench`, storage part: the router on postgresStorage, on a PostgreSQL server and on
+ * PGlite, against a bare Express route doing one INSERT (invoice/create) or one SELECT by primary
+ * key (invoice/fetch) on the same database, in the same run. Target: at least 0.6 of the bare
+ * route's requests per second.
+ *
+ * Then invoice/fetch at 10k and at 1M stored invoices (bulk-seeded with generate_series, see
+ * seed-invoices.ts): the time per request must not grow by more than 20%.
+ *
+ * DATABASE_URL names the server (default postgres://postgres@127.0.0.1:5432/test; skipped when
+ * unreachable); the bench works in schemas of its own and drops them. BENCH_SEED_ROWS lowers the
+ * 1M (quick runs); BENCH_SECONDS and BENCH_ROUNDS as in run.ts; BENCH_ENGINES=pg or pglite runs one.
+ */
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { once } from "node:events";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import autocannon from "autocannon";
+import pg from "pg";
+
+const seconds = Number(process.env.BENCH_SECONDS ?? 3);
+const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
+const seedRows = Number(process.env.BENCH_SEED_ROWS ?? 1_000_000);
+const databaseUrl = process.env.DATABASE_URL || "postgres://postgres@127.0.0.1:5432/test";
+const engines = (process.env.BENCH_ENGINES ?? "pg,pglite").split(",");
+const connections = 10;
+const RATIO_TARGET = 0.6;
+const GROWTH_LIMIT = 0.2;
+
+const pinned = (() => {
+  try {
+    execFileSync("taskset", ["-a", "-pc", "1", String(process.pid)], { stdio: "ignore" });
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+interface Target {
+  child: ChildProcess;
+  port: number;
+  key?: string;
+}
+
+async function startTarget(args: string[]): Promise<Target> {
+  const command = [process.execPath, "--import", "tsx", "bench/storage-target.ts", ...args];
+  if (pinned) command.unshift("taskset", "-c", "0");
+  const child = spawn(command[0]!, command.slice(1), { stdio: ["ignore", "pipe", "inherit"] });
+  const [line] = (await once(createInterface({ input: child.stdout! }), "line")) as [string];
+  return { child, ...JSON.parse(line) };
+}
+
+async function stopTarget(target: Target): Promise<void> {
+  const exited = once(target.child, "exit");
+  target.child.kill("SIGTERM");
+  await exited;
+}
+
+const headers = (key?: string): Record<string, string> =>
+  key ? { "content-type": "application/json", authorization: `Bearer ${key}` } : { "content-type": "application/json" };
+
+async function createOne(target: Target, path: string): Promise<string> {
+  const response = await fetch(`http://127.0.0.1:${target.port}${path}`, { method: "POST", headers: headers(target.key), body: JSON.stringify(createBody) });
+  if (!response.ok) throw new Error(`${path} answered ${response.status}`);
+  return ((await response.json()) as { id: string }).id;
+}
+
+interface Sample {
+  rps: number;
+  p99: number;
+  failures: number;
+}
+
+async function measure(target: Target, path: string, body: unknown, duration = seconds): Promise<Sample> {
+  const result = await autocannon({
+    url: `http://127.0.0.1:${target.port}${path}`,
+    method: "POST",
+    headers: headers(target.key),
+    body: JSON.stringify(body),
+    connections,
+    duration,
+  });
+  return { rps: result.requests.average, p99: result.latency.p99, failures: result.errors + result.non2xx };
+}
+
+const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+const createBody = { amount: 25, amountCurrency: "USD", acceptedCoins: ["USDT", "BTC"], lifeTime: 60 };
+
+/** Where one engine keeps the bench's data: `location(name)` is a target's <where> argument. */
+interface Place {
+  location(name: string): string;
+  cleanup(): Promise<void>;
+}
+
+async function serverPlace(): Promise<Place | null> {
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: 1 });
+  try {
+    await pool.query("SELECT 1");
+  } catch (error) {
+    console.log(`PostgreSQL server at ${databaseUrl.replace(/\/\/[^@]*@/, "//")} unreachable (${(error as Error).message}): skipped`);
+    await pool.end();
+    return null;
+  }
+  const schemas: string[] = [];
+  return {
+    location(name) {
+      const schema = `ecp_bench_${process.pid}_${name}`;
+      if (!schemas.includes(schema)) schemas.push(schema);
+      return `${databaseUrl}#${schema}`;
+    },
+    async cleanup() {
+      for (const schema of schemas) await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+      await pool.end();
+    },
+  };
+}
+
+async function pglitePlace(): Promise<Place> {
+  const root = await mkdtemp(join(tmpdir(), "ecp-bench-"));
+  return { location: (name) => join(root, name), cleanup: () => rm(root, { recursive: true, force: true }) };
+}
+
+let belowTarget = 0;
+
+/** Router vs bare, invoice/create and invoice/fetch, on one engine. */
+async function compare(engine: string, place: Place): Promise<void> {
+  const bare = await startTarget(["bare", engine, place.location("bare")]);
+  const router = await startTarget(["router", engine, place.location("router")]);
+  try {
+    const scenarios = [
+      { name: "invoice/create", bare: { path: "/bare/create", body: createBody }, router: { path: "/api/v1/merchants/invoice/create", body: createBody } },
+      {
+        name: "invoice/fetch",
+        bare: { path: "/bare/fetch", body: { invoiceId: await createOne(bare, "/bare/create") } },
+        router: { path: "/api/v1/merchants/invoice/fetch", body: { invoiceId: await createOne(router, "/api/v1/merchants/invoice/create") } },
+      },
+    ];
+    for (const scenario of scenarios) {
+      await measure(bare, scenario.bare.path, scenario.bare.body, 1);
+      await measure(router, scenario.router.path, scenario.router.body, 1);
+      const bareSamples: Sample[] = [];
+      const routerSamples: Sample[] = [];
+      for (let round = 0; round < rounds; round++) {
+        bareSamples.push(await measure(bare, scenario.bare.path, scenario.bare.body));
+        routerSamples.push(await measure(router, scenario.router.path, scenario.router.body));
+      }
+      const ours = median(routerSamples.map((sample) => sample.rps));
+      const base = median(bareSamples.map((sample) => sample.rps));
+      const ratio = ours / base;
+      const failures = [...routerSamples, ...bareSamples].reduce((sum, sample) => sum + sample.failures, 0);
+      if (ratio < RATIO_TARGET || failures > 0) belowTarget++;
+      console.log(
+        `${`${engine} ${scenario.name}`.padEnd(22)} ${ours.toFixed(0).padStart(12)} ${base.toFixed(0).padStart(12)} ${ratio.toFixed(2).padStart(7)} ${`>=${RATIO_TARGET}`.padStart(8)}   ${`${median(routerSamples.map((s) => s.p99))}/${median(bareSamples.map((s) => s.p99))}`.padStart(20)} ${String(failures).padStart(10)}  ${ratio >= RATIO_TARGET && failures === 0 ? "ok" : "BELOW TARGET"}`,
+      );
+    }
+  } finally {
+    await stopTarget(bare);
+    await stopTarget(router);
+  }
+}
+
+/** invoice/fetch through the router with 10k, then `seedRows`, invoices stored. */
+async function scale(engine: string, place: Place): Promise<void> {
+  const where = place.location("scale");
+  const body = { invoiceId: "inv_seed0000005000" };
+  const path = "/api/v1/merchants/invoice/fetch";
+  const results: Array<{ rows: number; rps: number; p99: number; seedSeconds: number }> = [];
+  let seeded = 0;
+  for (const rows of [10_000, seedRows]) {
+    const started = Date.now();
+    const router = await startTarget(["router", engine, where, String(seeded + 1), String(rows)]);
+    const seedSeconds = (Date.now() - started) / 1000;
+    seeded = rows;
+    try {
+      await measure(router, path, body, 1);
+      const samples: Sample[] = [];
+      for (let round = 0; round < rounds; round++) samples.push(await measure(router, path, body));
+      if (samples.some((sample) => sample.failures > 0)) throw new Error(`${engine}: invoice/fetch failed at ${rows} invoices`);
+      results.push({ rows, rps: median(samples.map((s) => s.rps)), p99: median(samples.map((s) => s.p99)), seedSeconds });
+    } finally {
+      await stopTarget(router);
+    }
+  }
+  const [small, large] = results as [(typeof results)[0], (typeof results)[0]];
+  // Time per request at a fixed concurrency is connections / rps.
+  const growth = small.rps / large.rps - 1;
+  if (growth > GROWTH_LIMIT) belowTarget++;
+  console.log(
+    `${`${engine} invoice/fetch`.padEnd(22)} ${`${(connections / small.rps * 1000).toFixed(3)} ms @10k`.padStart(16)} ${`${(connections / large.rps * 1000).toFixed(3)} ms @${large.rows >= 1e6 ? `${large.rows / 1e6}M` : `${large.rows / 1e3}k`}`.padStart(18)} ${`${growth >= 0 ? "+" : ""}${(growth * 100).toFixed(1)}%`.padStart(8)} ${`<=+${GROWTH_LIMIT * 100}%`.padStart(8)}   seeded in ${large.seedSeconds.toFixed(0)} s  ${growth <= GROWTH_LIMIT ? "ok" : "BELOW TARGET"}`,
+  );
+}
+
+console.log(`\nstorage: ${rounds} rounds x ${seconds}s per side, ${connections} connections, node ${process.version}, ${pinned ? "load and targets on separate cores" : "not pinned"}\n`);
+console.log("endpoint               router req/s   bare req/s   ratio   target   p99 ms (router/bare)   failures");
+const places: Array<[string, Place]> = [];
+for (const engine of engines) {
+  const place = engine === "pg" ? await serverPlace() : await pglitePlace();
+  if (place) places.push([engine, place]);
+}
+try {
+  for (const [engine, place] of places) await compare(engine, place);
+  console.log(`\ntime per invoice/fetch as the table grows (${connections} connections)`);
+  for (const [engine, place] of places) await scale(engine, place);
+} finally {
+  for (const [, place] of places) await place.cleanup();
+}
+if (belowTarget > 0) console.log(`\n${belowTarget} storage measurement(s) below target`);
