@@ -61,11 +61,12 @@ interface Sample {
 }
 
 async function measure(target: Target, path: string, body: unknown, duration = seconds): Promise<Sample> {
+  // A GET is written as a body of `null`: its parameters are in the path.
   const result = await autocannon({
     url: `http://127.0.0.1:${target.port}${path}`,
-    method: "POST",
+    method: body === null ? "GET" : "POST",
     headers: headers(target.key),
-    body: JSON.stringify(body),
+    ...(body === null ? {} : { body: JSON.stringify(body) }),
     connections,
     duration,
   });
@@ -110,6 +111,23 @@ for (const scenario of scenarios) {
     `${scenario.name.padEnd(16)} ${ours.toFixed(0).padStart(12)} ${base.toFixed(0).padStart(12)} ${ratio.toFixed(2).padStart(7)} ${`>=${target}`.padStart(8)}   ${`${median(routerSamples.map((s) => s.p99))}/${median(bareSamples.map((s) => s.p99))}`.padStart(20)} ${String(failures).padStart(10)}  ${ratio >= target ? "ok" : "BELOW TARGET"}`,
   );
 }
+
+// The /v1 list page against invoice/fetch on the same router: what a page of 20 payments costs
+// compared with one. Both sides are the router, so the ratio says how listing scales.
+for (let i = 0; i < 100; i++) await createOne(router, "/api/v1/merchants/invoice/create");
+const fetchBody = { invoiceId: await createOne(router, "/api/v1/merchants/invoice/create") };
+await measure(router, "/v1/payments?limit=20", null, 1);
+const listSamples: Sample[] = [];
+const fetchSamples: Sample[] = [];
+for (let round = 0; round < rounds; round++) {
+  fetchSamples.push(await measure(router, "/api/v1/merchants/invoice/fetch", fetchBody));
+  listSamples.push(await measure(router, "/v1/payments?limit=20", null));
+}
+const listRps = median(listSamples.map((sample) => sample.rps));
+const fetchRps = median(fetchSamples.map((sample) => sample.rps));
+console.log(
+  `${"v1 list (20)".padEnd(16)} ${listRps.toFixed(0).padStart(12)} ${`fetch ${fetchRps.toFixed(0)}`.padStart(12)} ${(listRps / fetchRps).toFixed(2).padStart(7)} ${"(info)".padStart(8)}   ${`${median(listSamples.map((s) => s.p99))}/${median(fetchSamples.map((s) => s.p99))}`.padStart(20)} ${String([...listSamples, ...fetchSamples].reduce((sum, s) => sum + s.failures, 0)).padStart(10)}`,
+);
 
 for (const target of [bare, router]) target.child.kill();
 if (belowTarget > 0) console.log(`\n${belowTarget} measurement(s) below target`);

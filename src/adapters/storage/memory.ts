@@ -16,6 +16,7 @@ import type {
   WebhookDeliveryRecord,
   WebhookEndpointRecord,
 } from "../../core/types";
+import { CreatedIndex } from "./created-index";
 import type {
   DeliveryFilter,
   InvoiceFilter,
@@ -77,22 +78,6 @@ const copyLink = (link: PaymentLinkRecord): PaymentLinkRecord => ({
   metadata: link.metadata ? copyJson(link.metadata) : null,
 });
 
-/** Newest first by (createdAt, id), the order of every paged list but the delivery log. */
-const newestFirst = (a: { createdAt: number; id: string }, b: { createdAt: number; id: string }): number => compareCreated(b, a);
-
-/**
- * One page of `records` (already filtered to the caller's scope and filters), newest first,
- * after the record with id `page.after` (which need not match the filters).
- */
-function pageOf<T extends { createdAt: number; id: string }>(records: T[], page: PageQuery, lookup: (id: string) => T | undefined, clone: (record: T) => T): T[] {
-  const cursor = page.after ? lookup(page.after) : undefined;
-  if (page.after && !cursor) return [];
-  return records
-    .filter((record) => !cursor || newestFirst(record, cursor) > 0)
-    .sort(newestFirst)
-    .slice(0, Math.max(0, page.limit))
-    .map(clone);
-}
 
 /** A delivery as the log keeps it, with its place in insertion order. */
 interface StoredDelivery {
@@ -190,6 +175,10 @@ class Tables {
   readonly pendingByEndpoint = new Map<string, string[]>();
   readonly attemptsByDelivery = new Map<string, WebhookAttemptRecord[]>();
   readonly paymentLinks = new Map<string, PaymentLinkRecord>();
+  readonly invoiceOrder = new CreatedIndex();
+  readonly payoutOrder = new CreatedIndex();
+  readonly exchangeOrder = new CreatedIndex();
+  readonly linkOrder = new CreatedIndex();
   readonly idempotency = new Map<string, IdempotencyRecord>();
   private deliveryPosition = 0;
 
@@ -259,31 +248,11 @@ class Tables {
       getCursor: (key) => run("getCursor", () => this.cursors.get(key) ?? null),
       listInvoices: (scope, filter, page) =>
         run("listInvoices", () =>
-          pageOf(
-            [...this.invoices.values()].filter((invoice) => inScope(invoice, scope) && matchesInvoice(invoice, filter)),
-            page,
-            (id) => this.invoices.get(id),
-            copyInvoice,
-          ),
+          this.page(this.invoiceOrder, this.invoices, scope, page, (invoice) => (matchesInvoice(invoice, filter) ? copyInvoice(invoice) : null)),
         ),
       listPayouts: (scope, filter, page) =>
-        run("listPayouts", () =>
-          pageOf(
-            [...this.payouts.values()].filter((payout) => inScope(payout, scope) && matchesPayout(payout, filter)),
-            page,
-            (id) => this.payouts.get(id),
-            copy,
-          ),
-        ),
-      listExchanges: (scope, page) =>
-        run("listExchanges", () =>
-          pageOf(
-            [...this.exchanges.values()].filter((exchange) => inScope(exchange, scope)),
-            page,
-            (id) => this.exchanges.get(id),
-            copy,
-          ),
-        ),
+        run("listPayouts", () => this.page(this.payoutOrder, this.payouts, scope, page, (payout) => (matchesPayout(payout, filter) ? copy(payout) : null))),
+      listExchanges: (scope, page) => run("listExchanges", () => this.page(this.exchangeOrder, this.exchanges, scope, page, copy)),
       listRefunds: (invoiceId) =>
         run("listRefunds", () =>
           [...this.payouts.values()]
@@ -301,15 +270,7 @@ class Tables {
         }),
       getPaymentLink: (scope, id) => run("getPaymentLink", () => this.scoped(this.paymentLinks.get(id), scope, copyLink)),
       findPaymentLink: (id) => run("findPaymentLink", () => this.pick(this.paymentLinks.get(id), copyLink)),
-      listPaymentLinks: (scope, page) =>
-        run("listPaymentLinks", () =>
-          pageOf(
-            [...this.paymentLinks.values()].filter((link) => inScope(link, scope)),
-            page,
-            (id) => this.paymentLinks.get(id),
-            copyLink,
-          ),
-        ),
+      listPaymentLinks: (scope, page) => run("listPaymentLinks", () => this.page(this.linkOrder, this.paymentLinks, scope, page, copyLink)),
       getWebhookEndpoint: (scope, id) => run("getWebhookEndpoint", () => this.scoped(this.webhookEndpoints.get(id), scope, copyEndpoint)),
       listWebhookEndpoints: (scope) =>
         run("listWebhookEndpoints", () =>
@@ -351,6 +312,7 @@ class Tables {
         run("insertInvoice", () => {
           if (this.invoices.has(invoice.id)) conflict(`invoice ${invoice.id}`);
           setIn(this.invoices, invoice.id, copyInvoice(invoice), undo);
+          undo.push(this.invoiceOrder.add(scopeKey(invoice.merchantId, invoice.mode), invoice));
         }),
       lockInvoice: (id) => run("lockInvoice", () => this.pick(this.invoices.get(id), copyInvoice)),
       updateInvoice: (invoice) =>
@@ -386,6 +348,7 @@ class Tables {
         run("insertPayout", () => {
           if (this.payouts.has(payout.id)) conflict(`payout ${payout.id}`);
           setIn(this.payouts, payout.id, copy(payout), undo);
+          undo.push(this.payoutOrder.add(scopeKey(payout.merchantId, payout.mode), payout));
         }),
       lockPayout: (id) => run("lockPayout", () => this.pick(this.payouts.get(id), copy)),
       updatePayout: (payout) =>
@@ -397,6 +360,7 @@ class Tables {
         run("insertExchange", () => {
           if (this.exchanges.has(exchange.id)) conflict(`exchange ${exchange.id}`);
           setIn(this.exchanges, exchange.id, copy(exchange), undo);
+          undo.push(this.exchangeOrder.add(scopeKey(exchange.merchantId, exchange.mode), exchange));
         }),
       appendEvents: (events) =>
         run("appendEvents", () => {
@@ -414,6 +378,7 @@ class Tables {
         run("insertPaymentLink", () => {
           if (this.paymentLinks.has(link.id)) conflict(`payment link ${link.id}`);
           setIn(this.paymentLinks, link.id, copyLink(link), undo);
+          undo.push(this.linkOrder.add(scopeKey(link.merchantId, link.mode), link));
         }),
       lockPaymentLink: (id) => run("lockPaymentLink", () => this.pick(this.paymentLinks.get(id), copyLink)),
       updatePaymentLink: (link) =>
@@ -496,6 +461,22 @@ class Tables {
     clone: (record: T) => T,
   ): T | null {
     return record !== undefined && inScope(record, scope) ? clone(record) : null;
+  }
+
+  /**
+   * One newest-first page of a scope's records from its ordered index; `take` filters and
+   * copies. A cursor that is not a record of this scope gives an empty page.
+   */
+  private page<T extends { merchantId: string; mode: Mode; createdAt: number; id: string }>(
+    index: CreatedIndex,
+    table: Map<string, T>,
+    scope: Scope,
+    page: PageQuery,
+    take: (record: T) => T | null,
+  ): T[] {
+    const cursor = page.after ? table.get(page.after) : undefined;
+    if (page.after && (!cursor || !inScope(cursor, scope))) return [];
+    return index.page(scopeKey(scope.merchantId, scope.mode), cursor ?? null, Math.max(0, page.limit), (id) => take(table.get(id)!));
   }
 
   private insertDelivery(delivery: WebhookDeliveryRecord, undo: Undo[]): void {
