@@ -14,6 +14,7 @@
  * short), BENCH_SECONDS one HTTP measurement (default 3), BENCH_MICRO_MS one in-process
  * measurement (default 300).
  */
+import type { PaymentView } from "../src/core/payment-view";
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { once } from "node:events";
@@ -46,7 +47,9 @@ const pinned = (() => {
 function eventOfSize(size: number, filler: "lines" | "text" = "lines"): Buffer {
   const at = new Date().toISOString();
   const items: Array<{ sku: string; quantity: number; price: string }> = [];
-  const data = {
+  // Typed as the real view, so the bench body cannot drift from what the service sends.
+  const metadata = { orderId: "order-1042", items, note: "" };
+  const data: PaymentView = {
     id: "inv_7Qm2a9XkLp0RtY4sW1cE3vBn",
     object: "payment",
     livemode: true,
@@ -54,6 +57,7 @@ function eventOfSize(size: number, filler: "lines" | "text" = "lines"): Buffer {
     amount: "25",
     amountCurrency: "USD",
     currency: "USDT",
+    acceptedCoins: null,
     chain: "TRX",
     address: "TXb4Qm2a9XkLp0RtY4sW1cE3vBnA7Qm2a",
     rate: "1",
@@ -65,7 +69,7 @@ function eventOfSize(size: number, filler: "lines" | "text" = "lines"): Buffer {
     isWhiteLabel: true,
     checkoutUrl: "https://pay.example/pay/inv_7Qm2a9XkLp0RtY4sW1cE3vBn",
     returnUrl: "https://shop.example/thanks",
-    metadata: { orderId: "order-1042", items, note: "" },
+    metadata,
     failureReason: null,
     settleCurrency: null,
     expiresAt: at,
@@ -74,7 +78,7 @@ function eventOfSize(size: number, filler: "lines" | "text" = "lines"): Buffer {
   };
   const render = () => JSON.stringify({ type: "payment.completed", timestamp: at, data });
   while (filler === "lines" && render().length < size - 60) items.push({ sku: `SKU-${items.length}`, quantity: 1 + (items.length % 3), price: "1.99" });
-  data.metadata.note = "x".repeat(size - render().length);
+  metadata.note = "x".repeat(size - render().length);
   const body = Buffer.from(render());
   if (body.length !== size) throw new Error(`body is ${body.length} bytes, wanted ${size}`);
   return body;
