@@ -34,7 +34,8 @@ if (engine === "pg") {
   const [url, name] = where.split("#");
   schema = name;
   const { default: pg } = await import("pg");
-  const pool = new pg.Pool({ connectionString: url, max: 10 });
+  // pipeline: the router's BEGIN and appends travel with the next statement (see postgresStorage).
+  const pool = new pg.Pool({ connectionString: url, max: 10, pipeline: true } as ConstructorParameters<typeof pg.Pool>[0]);
   db = pool;
   storageOptions = { pool, schema };
 } else {
@@ -42,7 +43,8 @@ if (engine === "pg") {
   await mkdir(where, { recursive: true });
   const pglite = await PGlite.create(join(where, "pgdata"));
   db = pglite;
-  storageOptions = { pglite };
+  // As createPaymentRouter's default (dataDir) runs it: the only writer, with its cache.
+  storageOptions = { pglite, cache: true };
 }
 const table = (name: string) => (schema ? `"${schema}".${name}` : name);
 
@@ -142,6 +144,7 @@ const server = app.listen(0, "127.0.0.1", () => {
 // Exit cleanly on a signal: PGlite must close to leave its data directory consistent.
 process.on("SIGTERM", () => {
   server.close();
+  server.closeAllConnections();
   void (async () => {
     await db.end?.();
     await (db as { close?: () => Promise<void> }).close?.();

@@ -3,7 +3,7 @@ import request from "supertest";
 import type { ChainAdapter } from "../src/adapters/chain/types";
 import { memoryStorage } from "../src/adapters/storage/memory";
 import { postgresStorage } from "../src/postgres";
-import { createPaymentRouter, type PaymentRouter, type PaymentRouterOptions } from "../src/index";
+import { createPaymentRouter, type PaymentRouter, type PaymentRouterOptions, type Storage } from "../src/index";
 
 /** A clock tests move by hand. */
 export class TestClock {
@@ -20,6 +20,20 @@ export function recordingLogger() {
   return { lines, warn: (message: string) => void lines.push(`warn ${message}`), error: (message: string) => void lines.push(`error ${message}`) };
 }
 
+let sharedPglite: Promise<{ close(): Promise<void> }> | undefined;
+let schemas = 0;
+
+/**
+ * The storage of a test: in memory, fast and isolated. TEST_STORAGE=pglite runs the same tests
+ * on the SQL adapter instead (PGlite, one per test file, a schema per router: a deep check).
+ */
+async function testStorage(): Promise<Storage> {
+  if (process.env.TEST_STORAGE !== "pglite") return memoryStorage();
+  sharedPglite ??= import("@electric-sql/pglite").then(({ PGlite }) => PGlite.create());
+  const pglite = (await sharedPglite) as Parameters<typeof postgresStorage>[0]["pglite"];
+  return postgresStorage({ pglite, schema: `test_${++schemas}`, cache: true });
+}
+
 /**
  * A fresh host app with the router mounted at `mountPath`, a merchant with a test and a live
  * key, and a second merchant for isolation tests. Background loops are off: tests call tick().
@@ -29,9 +43,7 @@ export async function setup(options: PaymentRouterOptions & { mountPath?: string
   const clock = new TestClock();
   const logger = recordingLogger();
   const router: PaymentRouter = createPaymentRouter({
-    // In memory unless a test picks its storage: fast and isolated. TEST_STORAGE=pglite runs the
-    // same tests on the SQL adapter (an in-memory PGlite per test: slow, for a deep check).
-    ...(routerOptions.storage || routerOptions.dataDir ? {} : { storage: process.env.TEST_STORAGE === "pglite" ? postgresStorage({ dataDir: "memory://" }) : memoryStorage() }),
+    ...(routerOptions.storage || routerOptions.dataDir ? {} : { storage: await testStorage() }),
     backgroundIntervalMs: false,
     webhooks: { intervalMs: false },
     now: clock.now,

@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import express from "express";
 import { afterEach, describe, expect, it } from "vitest";
 import { createOrderSystem } from "../../examples/order-system/app";
-import { createPaymentRouter, webhookHandler, type PaymentRouter } from "../../src/index";
+import { createPaymentRouter, memoryStorage, webhookHandler, type PaymentRouter } from "../../src/index";
 
 const servers: Server[] = [];
 const routers: PaymentRouter[] = [];
@@ -25,6 +25,7 @@ function listen(app: express.Express): Promise<string> {
  */
 async function startService() {
   const router = createPaymentRouter({
+    storage: memoryStorage(), // not the default ./.data: a test leaves nothing behind
     backgroundIntervalMs: 50,
     webhooks: { retrySchedule: [30, 30, 60, 60, 120], intervalMs: 20, jitter: 0 },
     logger: { warn: () => undefined, error: () => undefined },

@@ -19,7 +19,7 @@ async function queues(storage: Storage): Promise<void> {
 
 const ids = (deliveries: WebhookDeliveryRecord[]) => deliveries.map((d) => d.id);
 
-/** Endpoints, the delivery log, attempts, and claiming work: ordered per endpoint, leased, never twice. */
+/** Endpoints, the delivery log, attempts, and claiming work: ordered per endpoint, one in flight, leased, never twice. */
 export function webhookTests(ctx: SuiteContext): void {
   describe("webhook endpoints and the delivery log", () => {
     it("lists endpoints oldest first by (createdAt, id), disabled ones included, and updates them", async () => {
@@ -145,6 +145,25 @@ export function webhookTests(ctx: SuiteContext): void {
       });
       expect(await storage.transaction((tx) => tx.claimWebhookDeliveries(T0 + 1900, 10, 100)).then((list) => ids(list).filter((id) => id.startsWith("a")))).toEqual([]);
       expect(await storage.transaction((tx) => tx.claimWebhookDeliveries(T0 + 2000, 10, 100)).then((list) => ids(list).filter((id) => id.startsWith("a")))).toEqual(["a1"]);
+    });
+
+    it("claims nothing of an endpoint while one of its deliveries is leased, even an older one redelivered to the head", async () => {
+      const storage = ctx.storage();
+      await queues(storage);
+      // a1 settles, a2 becomes the head and is claimed (leased until T0 + 1100).
+      await storage.transaction(async (tx) => {
+        const a1 = await tx.lockWebhookDelivery("a1");
+        await tx.updateWebhookDelivery({ ...a1!, status: "succeeded", nextAttemptAt: null });
+      });
+      expect(await storage.transaction((tx) => tx.claimWebhookDeliveries(T0 + 1000, 10, 100)).then((list) => ids(list).filter((id) => id.startsWith("a")))).toEqual(["a2"]);
+      // a1 redelivered while a2 is in flight: a1 is the head again, but we_a has a request out.
+      await storage.transaction(async (tx) => {
+        const a1 = await tx.lockWebhookDelivery("a1");
+        await tx.updateWebhookDelivery({ ...a1!, status: "pending", nextAttemptAt: T0 + 1000 });
+      });
+      expect(await storage.transaction((tx) => tx.claimWebhookDeliveries(T0 + 1050, 10, 100)).then((list) => ids(list).filter((id) => id.startsWith("a")))).toEqual([]);
+      // Once a2's lease is over, the head (a1) goes first.
+      expect(await storage.transaction((tx) => tx.claimWebhookDeliveries(T0 + 1100, 10, 100)).then((list) => ids(list).filter((id) => id.startsWith("a")))).toEqual(["a1"]);
     });
 
     it("never hands one delivery to two workers claiming at once", async () => {

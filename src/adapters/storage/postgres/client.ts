@@ -1,13 +1,13 @@
 /**
  * One small interface over the two engines the SQL adapter runs on: a `pg` Pool (a PostgreSQL
  * server, many connections) and PGlite (PostgreSQL compiled to WASM, one connection in process).
- * The adapter's SQL is the same for both; only how a query reaches the engine differs.
+ * The adapter's SQL is the same for both; only how a statement reaches the engine differs.
  *
  * Both drivers are described here by the few methods we call, not imported, so that neither
  * package (nor its types) is needed by users of the other.
  */
 
-/** What a query answers: rows as objects keyed by column name, and the command's row count. */
+/** What a statement answers: rows as objects keyed by column name, and the command's row count. */
 export interface SqlResult {
   rows: Array<Record<string, unknown>>;
   rowCount: number;
@@ -15,16 +15,24 @@ export interface SqlResult {
 
 /** Something that runs SQL: the client itself (autocommit) or one transaction's connection. */
 export interface SqlQueryable {
-  /** One statement with `$1..$n` parameters (extended protocol). */
+  /** One statement with `$1..$n` parameters. */
   query(text: string, params?: readonly unknown[]): Promise<SqlResult>;
-  /** Several statements without parameters (simple protocol): migrations. */
+  /** Several statements without parameters: migrations. */
   exec(text: string): Promise<void>;
+  /**
+   * A write whose answer nobody waits for (an append). It runs before anything sent after it,
+   * and if it fails, the next `query` or the commit fails with its error. This lets an engine
+   * send it together with what follows instead of waiting a round trip for it.
+   */
+  defer(text: string, params?: readonly unknown[]): void;
 }
 
 /** A SQL engine the storage adapter can run on. */
-export interface SqlClient extends SqlQueryable {
+export interface SqlClient extends Omit<SqlQueryable, "defer"> {
   /** "pg" (a server through a pool) or "pglite" (in process, one connection). */
   readonly engine: "pg" | "pglite";
+  /** The pool or PGlite instance underneath: identifies the database in process. */
+  readonly handle: object;
   /**
    * Runs `work` inside BEGIN ... COMMIT on one connection, rolling back (and rethrowing) when it
    * throws. The connection refuses use after the transaction ended.
@@ -34,26 +42,41 @@ export interface SqlClient extends SqlQueryable {
   close(): Promise<void>;
 }
 
+type PgAnswer = { rows: Array<Record<string, unknown>>; rowCount: number | null; command?: string };
+
 /** The part of a `pg` PoolClient we use. */
 export interface PgPoolClientLike {
-  query(config: { text: string; values?: unknown[]; name?: string }): Promise<{ rows: Array<Record<string, unknown>>; rowCount: number | null }>;
+  query(config: { text: string; values?: unknown[]; name?: string }): Promise<PgAnswer>;
   query(text: string): Promise<unknown>;
   release(destroy?: boolean | Error): void;
+  on?(event: "error", listener: (error: Error) => void): unknown;
+  off?(event: "error", listener: (error: Error) => void): unknown;
+  /** pg >= 8.16 with `pipeline: true` in the pool's config: statements are sent without waiting for the previous answer. */
+  readonly pipeline?: boolean;
 }
 
 /** The part of a `pg` Pool we use (a `pg.Pool` fits). */
 export interface PgPoolLike {
-  query(config: { text: string; values?: unknown[]; name?: string }): Promise<{ rows: Array<Record<string, unknown>>; rowCount: number | null }>;
+  query(config: { text: string; values?: unknown[]; name?: string }): Promise<PgAnswer>;
   connect(): Promise<PgPoolClientLike>;
   end(): Promise<void>;
 }
 
 /** The part of a PGlite instance we use (a `PGlite` fits). */
 export interface PGliteLike {
-  query(text: string, params?: unknown[]): Promise<{ rows: unknown[]; affectedRows?: number; rowCount?: number }>;
-  exec(text: string): Promise<unknown>;
+  exec(text: string): Promise<Array<{ rows: unknown[]; affectedRows?: number; rowCount?: number }>>;
   close(): Promise<void>;
   readonly closed?: boolean;
+}
+
+/**
+ * Process-wide state, one instance however many copies of this module are loaded (the ESM and
+ * CJS builds, or two entry points of a CJS bundle): they may share a pool or a PGlite instance.
+ */
+export function shared<T>(name: string, create: () => T): T {
+  const registry = globalThis as unknown as Record<symbol, unknown>;
+  const key = Symbol.for(`express-crypto-pay:${name}`);
+  return (registry[key] ??= create()) as T;
 }
 
 /** A FIFO mutex: whoever asked first goes next. */
@@ -92,7 +115,7 @@ function ended(): never {
 // Every statement the adapter sends is one of a fixed set of texts per schema, so naming each
 // text once gives a bounded set of prepared statements per connection. The names are shared by
 // every client in the process: two adapters on one pool must never give one name two texts.
-const statementNames = new Map<string, string>();
+const statementNames = shared("statement-names", () => new Map<string, string>());
 function statementName(text: string): string {
   let name = statementNames.get(text);
   if (name === undefined) {
@@ -114,20 +137,23 @@ export interface PgClientOptions {
   prepare?: boolean;
 }
 
-/** A SqlClient over a `pg` Pool: reads go to the pool, each transaction takes one connection. */
+/**
+ * A SqlClient over a `pg` Pool: reads outside transactions go to the pool, each transaction
+ * takes one connection. BEGIN and deferred writes wait to go out with the next statement; on a
+ * pipelining pool (`pipeline: true`, pg >= 8.16) they leave in the same packet and cost no round
+ * trip of their own.
+ */
 export function pgClient(pool: PgPoolLike, options: PgClientOptions = {}): SqlClient {
   const prepare = options.prepare ?? true;
   const config = (text: string, params?: readonly unknown[]) => {
     const values = params ? [...params] : [];
     return prepare ? { text, values, name: statementName(text) } : { text, values };
   };
-  const answer = (result: { rows: Array<Record<string, unknown>>; rowCount: number | null }): SqlResult => ({
-    rows: result.rows,
-    rowCount: result.rowCount ?? 0,
-  });
+  const answer = (result: PgAnswer): SqlResult => ({ rows: result.rows, rowCount: result.rowCount ?? 0 });
 
   return {
     engine: "pg",
+    handle: pool,
     query: async (text, params) => answer(await pool.query(config(text, params))),
     exec: async (text) => {
       const connection = await pool.connect();
@@ -139,26 +165,88 @@ export function pgClient(pool: PgPoolLike, options: PgClientOptions = {}): SqlCl
     },
     async transaction<T>(work: (connection: SqlQueryable) => Promise<T>): Promise<T> {
       const connection = await pool.connect();
+      const pipelined = connection.pipeline === true;
+      // Written to together, so that a batch leaves in one packet rather than one per statement.
+      const stream = (connection as { connection?: { stream?: { cork?(): void; uncork?(): void } } }).connection?.stream;
       let active = true;
+      let begun = false;
       let broken = false;
+      // Statements not sent yet (BEGIN, deferred writes): they go out just ahead of the next one.
+      let pending: Array<[string, readonly unknown[] | undefined]> = [["BEGIN", undefined]];
+      // The first failure of a statement nobody awaited: what the caller must see, rather than
+      // the "transaction is aborted" errors of the statements after it.
+      let failure: unknown = null;
+      // A connection the server drops mid-transaction (restart, failover, terminated backend)
+      // fails this transaction, not the process: pg emits "error" on a checked-out client.
+      const dropped = (error: Error) => {
+        failure ??= error;
+        broken = true;
+      };
+      connection.on?.("error", dropped);
+      const statement = (text: string, params?: readonly unknown[]) => (params === undefined ? connection.query(text) : connection.query(config(text, params)));
+
+      /** Sends what is pending, then `text`, and answers `text`'s result. */
+      const send = async (text: string, params?: readonly unknown[]): Promise<PgAnswer> => {
+        const batch = pending;
+        pending = [];
+        begun = true;
+        let answer: Promise<unknown>;
+        try {
+          if (pipelined) {
+            stream?.cork?.();
+            try {
+              for (const [queued, values] of batch) statement(queued, values).catch((error: unknown) => void (failure ??= error));
+              answer = statement(text, params);
+            } finally {
+              stream?.uncork?.();
+            }
+          } else {
+            for (const [queued, values] of batch) {
+              await statement(queued, values);
+            }
+            answer = statement(text, params);
+          }
+          const result = (await answer) as PgAnswer;
+          if (failure) throw failure;
+          return result;
+        } catch (error) {
+          throw failure ?? error;
+        }
+      };
       const scoped: SqlQueryable = {
-        query: async (text, params) => (active ? answer(await connection.query(config(text, params))) : ended()),
-        exec: async (text) => void (active ? await connection.query(text) : ended()),
+        query: async (text, params) => {
+          if (!active) ended();
+          const result = await send(text, params ?? []);
+          return { rows: result.rows, rowCount: result.rowCount ?? 0 };
+        },
+        exec: async (text) => {
+          if (!active) ended();
+          await send(text);
+        },
+        defer: (text, params) => {
+          if (!active) ended();
+          pending.push([text, params ?? []]);
+        },
       };
       try {
-        await connection.query("BEGIN");
         const result = await work(scoped);
-        await connection.query("COMMIT");
+        // A transaction the server aborted answers COMMIT with ROLLBACK: never take that as done.
+        const committed = await send("COMMIT");
+        if (committed.command !== undefined && committed.command !== "COMMIT") throw new Error("postgresStorage: the transaction was rolled back by the server");
         return result;
       } catch (error) {
-        try {
-          await connection.query("ROLLBACK");
-        } catch {
-          broken = true; // the connection is in an unknown state: the pool must not hand it out again
+        active = false;
+        if (begun && !broken) {
+          try {
+            await connection.query("ROLLBACK");
+          } catch {
+            broken = true; // the connection is in an unknown state: the pool must not hand it out again
+          }
         }
         throw error;
       } finally {
         active = false;
+        connection.off?.("error", dropped);
         connection.release(broken);
       }
     },
@@ -166,6 +254,34 @@ export function pgClient(pool: PgPoolLike, options: PgClientOptions = {}): SqlCl
       if (options.ownsPool) await pool.end();
     },
   };
+}
+
+/** A value as a SQL literal: PGlite statements are sent with their values inlined (see pgliteClient). */
+export function sqlLiteral(value: unknown): string {
+  if (value === null || value === undefined) return "NULL";
+  if (typeof value === "boolean") return value ? "TRUE" : "FALSE";
+  if (typeof value === "number") {
+    if (!Number.isFinite(value)) throw new TypeError(`postgresStorage: cannot store the number ${value}`);
+    return value < 0 ? `(${value})` : String(value);
+  }
+  if (typeof value === "bigint") return value < 0n ? `(${value})` : String(value);
+  if (typeof value === "string") {
+    if (value.includes("\u0000")) throw new TypeError("postgresStorage: text cannot contain NUL characters");
+    // standard_conforming_strings is on (checked when the database opens): only ' needs escaping.
+    return `'${value.replace(/'/g, "''")}'`;
+  }
+  if (Array.isArray(value)) return `ARRAY[${value.map(sqlLiteral).join(", ")}]`;
+  throw new TypeError(`postgresStorage: cannot send a ${typeof value} as a SQL value`);
+}
+
+/** `text` with each `$n` replaced by the literal of `params[n - 1]` (one pass: values are never rescanned). */
+export function inlineParams(text: string, params?: readonly unknown[]): string {
+  if (!params || params.length === 0) return text;
+  return text.replace(/\$(\d+)/g, (_match, index: string) => {
+    const position = Number(index) - 1;
+    if (position >= params.length) throw new RangeError(`postgresStorage: statement uses $${index} but got ${params.length} value(s)`);
+    return sqlLiteral(params[position]);
+  });
 }
 
 /** Options of {@link pgliteClient}. */
@@ -176,50 +292,87 @@ export interface PGliteClientOptions {
   onClose?: () => Promise<void> | void;
 }
 
+/** One mutex per PGlite instance, shared by every client (adapter) on it: it has one connection. */
+const pgliteMutexes = shared("pglite-mutexes", () => new WeakMap<PGliteLike, Mutex>());
+
 /**
  * A SqlClient over PGlite. PGlite has a single connection, so a transaction holds it from BEGIN
- * to COMMIT: a mutex queues everything else (reads included) behind it, which also keeps
- * uncommitted writes from reads outside the transaction.
+ * to COMMIT: a mutex (one per PGlite instance) queues everything else, reads included, behind
+ * it, which also keeps uncommitted writes from reads outside the transaction.
+ *
+ * Statements go through PGlite's simple protocol with their values inlined as literals: in
+ * process, a statement's cost is mostly the protocol messages around it (the extended protocol
+ * takes six calls into the WASM engine per statement, the simple one one call for several),
+ * so BEGIN and deferred writes travel in the same call as the next statement.
  */
 export function pgliteClient(db: PGliteLike, options: PGliteClientOptions = {}): SqlClient {
-  const mutex = new Mutex();
-  const answer = (result: { rows: unknown[]; affectedRows?: number; rowCount?: number }): SqlResult => ({
-    rows: result.rows as Array<Record<string, unknown>>,
-    rowCount: result.rowCount ?? result.affectedRows ?? 0,
-  });
-  const run = async (text: string, params?: readonly unknown[]) => answer(await db.query(text, params ? [...params] : []));
+  let mutex = pgliteMutexes.get(db);
+  if (!mutex) {
+    mutex = new Mutex();
+    pgliteMutexes.set(db, mutex);
+  }
+  const lock = mutex;
+  const answer = (results: Array<{ rows: unknown[]; affectedRows?: number; rowCount?: number }>): SqlResult => {
+    const last = results.at(-1);
+    return { rows: (last?.rows ?? []) as Array<Record<string, unknown>>, rowCount: last?.rowCount ?? last?.affectedRows ?? last?.rows.length ?? 0 };
+  };
+  // Inlined literals rely on standard strings (a backslash is an ordinary character): make sure
+  // once, before the first statement, whatever the instance was configured with.
+  let checked: Promise<unknown> | null = null;
+  const ensureStandardStrings = () => (checked ??= db.exec("SET standard_conforming_strings = on"));
   let closed = false;
 
   return {
     engine: "pglite",
-    query: (text, params) => mutex.run(() => run(text, params)),
-    exec: (text) => mutex.run(async () => void (await db.exec(text))),
+    handle: db,
+    query: (text, params) =>
+      lock.run(async () => {
+        await ensureStandardStrings();
+        return answer(await db.exec(inlineParams(text, params)));
+      }),
+    exec: (text) =>
+      lock.run(async () => {
+        await ensureStandardStrings();
+        await db.exec(text);
+      }),
     async transaction<T>(work: (connection: SqlQueryable) => Promise<T>): Promise<T> {
-      await mutex.acquire();
+      await lock.acquire();
       let active = true;
+      let begun = false;
+      // Statements not sent yet: BEGIN, then deferred writes; they go ahead of the next one.
+      let pending: string[] = ["BEGIN"];
+      const send = async (statement: string) => {
+        const batch = [...pending, statement];
+        pending = [];
+        begun = true;
+        return db.exec(batch.join(";\n"));
+      };
       const scoped: SqlQueryable = {
-        query: (text, params) => (active ? run(text, params) : Promise.reject(new Error("postgresStorage: a transaction's connection was used after its transaction ended"))),
-        exec: async (text) => void (active ? await db.exec(text) : ended()),
+        query: async (text, params) => (active ? answer(await send(inlineParams(text, params))) : ended()),
+        exec: async (text) => void (active ? await send(text) : ended()),
+        defer: (text, params) => void (active ? pending.push(inlineParams(text, params)) : ended()),
       };
       try {
-        await db.exec("BEGIN");
+        await ensureStandardStrings();
         const result = await work(scoped);
-        await db.exec("COMMIT");
+        await send("COMMIT");
         return result;
       } catch (error) {
-        try {
-          await db.exec("ROLLBACK");
-        } catch {
-          // Nothing more to undo: PGlite rolled back itself, or it is closing.
+        if (begun) {
+          try {
+            await db.exec("ROLLBACK");
+          } catch {
+            // Nothing more to undo: PGlite rolled back itself, or it is closing.
+          }
         }
         throw error;
       } finally {
         active = false;
-        mutex.release();
+        lock.release();
       }
     },
     close: () =>
-      mutex.run(async () => {
+      lock.run(async () => {
         if (closed) return;
         closed = true;
         if (options.ownsDatabase && !db.closed) await db.close();

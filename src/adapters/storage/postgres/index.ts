@@ -1,4 +1,5 @@
-import type { Storage, StorageTransaction } from "../types";
+import type { Scope, Storage, StorageTransaction } from "../types";
+import { cacheFor, type CachedTable, type CommittedCache } from "./cache";
 import { pgClient, pgliteClient, type PgPoolLike, type PGliteLike, type SqlClient, type SqlQueryable } from "./client";
 import { migrate } from "./migrations";
 import { openPGlite, openPgPool } from "./open";
@@ -31,6 +32,13 @@ export interface PostgresStorageOptions {
   maxConnections?: number;
   /** Server-side prepared statements on `pg` (default true); off behind an old PgBouncer in transaction mode. */
   prepareStatements?: boolean;
+  /**
+   * PGlite only: keep merchants, API keys and webhook endpoints in process memory, dropped by
+   * every write to them. Correct only while this adapter is the only writer of its tables: on by default
+   * with `dataDir` (the directory is locked to this process), off for a `pglite` instance of
+   * yours unless you say so.
+   */
+  cache?: boolean;
 }
 
 /** The storage `postgresStorage` returns. */
@@ -41,6 +49,9 @@ export interface PostgresStorage extends Storage {
    */
   readonly ready: Promise<void>;
 }
+
+/** Transactions between two refreshes of PGlite's planner statistics. */
+const ANALYZE_EVERY = 10_000;
 
 const SCHEMA_NAME = /^[A-Za-z_][A-Za-z0-9_$]{0,62}$/;
 
@@ -53,6 +64,9 @@ function checkOptions(options: PostgresStorageOptions): void {
   }
   if (options.schema !== undefined && !SCHEMA_NAME.test(options.schema)) {
     throw new TypeError(`postgresStorage: schema "${options.schema}" must be a plain identifier (letters, digits, _ and $; at most 63)`);
+  }
+  if (options.cache && (options.pool || options.connectionString)) {
+    throw new TypeError("postgresStorage: cache is for PGlite (one process writes the database); a server's other clients would leave it stale");
   }
   if (options.connectionString !== undefined && !/^postgres(ql)?:\/\//.test(options.connectionString)) {
     throw new TypeError("postgresStorage: connectionString must be a postgres:// or postgresql:// URL");
@@ -81,17 +95,26 @@ async function open(options: PostgresStorageOptions): Promise<SqlClient> {
 export function postgresStorage(options: PostgresStorageOptions): PostgresStorage {
   checkOptions(options);
   const statements = buildStatements(options.schema);
+  const caching = options.cache ?? options.dataDir !== undefined;
+  // PGlite runs no autovacuum, so nothing gathers the planner's statistics: a table that grew
+  // would keep the plans of an empty one. The adapter refreshes them at start and every
+  // ANALYZE_EVERY transactions (a server's autovacuum does it there).
+  const analyze = `ANALYZE ${Object.values(statements.tables).join(", ")}`;
+  let transactions = 0;
   let client: SqlClient | null = null;
+  let cache: CommittedCache | null = null;
   let closing: Promise<void> | null = null;
 
   const ready = (async () => {
     const opened = await open(options);
     try {
       if (options.migrate ?? true) await migrate(opened, options.schema);
+      if (opened.engine === "pglite") await opened.exec(analyze);
     } catch (error) {
       await opened.close().catch(() => undefined);
       throw error;
     }
+    if (caching) cache = cacheFor(opened.handle, options.schema);
     client = opened;
   })();
   // Callers see the failure through `ready` and every method; an app that never calls one must
@@ -109,15 +132,39 @@ export function postgresStorage(options: PostgresStorageOptions): PostgresStorag
   const pooled: SqlQueryable = {
     query: async (text, params) => (await connection()).query(text, params),
     exec: async (text) => (await connection()).exec(text),
+    defer: () => {
+      throw new Error("postgresStorage: writes go through transaction()");
+    },
   };
+  const reads = sqlReads(pooled, statements);
 
   return {
-    ...sqlReads(pooled, statements),
+    ...reads,
+    getMerchant: async (id) => {
+      await connection();
+      return cache ? cache.merchant(id, () => reads.getMerchant(id)) : reads.getMerchant(id);
+    },
+    findApiKeyByHash: async (hash) => {
+      await connection();
+      return cache ? cache.apiKey(hash, () => reads.findApiKeyByHash(hash)) : reads.findApiKeyByHash(hash);
+    },
+    listWebhookEndpoints: async (scope) => {
+      await connection();
+      return cache ? cache.webhookEndpoints(scope, () => reads.listWebhookEndpoints(scope)) : reads.listWebhookEndpoints(scope);
+    },
     ready,
 
     async transaction<T>(work: (tx: StorageTransaction) => Promise<T>): Promise<T> {
       const db = await connection();
-      return db.transaction((sql) => work(Object.assign(sqlReads(sql, statements), sqlWrites(sql, statements))));
+      const result = await db.transaction((sql) => {
+        const tx: StorageTransaction = Object.assign(sqlReads(sql, statements), sqlWrites(sql, statements));
+        return work(cache ? cachedTransaction(tx, cache) : tx);
+      });
+      if (db.engine === "pglite" && ++transactions % ANALYZE_EVERY === 0) {
+        // Queued behind whatever waits for the database; nobody waits for it.
+        db.exec(analyze).catch((error: unknown) => void error);
+      }
+      return result;
     },
 
     close(): Promise<void> {
@@ -128,4 +175,32 @@ export function postgresStorage(options: PostgresStorageOptions): PostgresStorag
       return closing;
     },
   };
+}
+
+/**
+ * A transaction whose reads of the cached tables come from the cache until it writes one of
+ * them; each such write empties that table's cache first, so nobody reads the old rows from it
+ * meanwhile (and a rollback only costs a reload).
+ */
+function cachedTransaction(tx: StorageTransaction, cache: CommittedCache): StorageTransaction {
+  const dirty = new Set<CachedTable>();
+  const writing = <A extends unknown[], R>(table: CachedTable, write: (...args: A) => Promise<R>) => (...args: A): Promise<R> => {
+    dirty.add(table);
+    cache.invalidate(new Set([table]));
+    return write(...args);
+  };
+  return Object.assign(tx, {
+    getMerchant: ((read) => (id: string) => (dirty.has("merchants") ? read(id) : cache.merchant(id, () => read(id))))(tx.getMerchant),
+    findApiKeyByHash: ((read) => (hash: string) => (dirty.has("apiKeys") ? read(hash) : cache.apiKey(hash, () => read(hash))))(tx.findApiKeyByHash),
+    listWebhookEndpoints: ((read) => (scope: Scope) => (dirty.has("endpoints") ? read(scope) : cache.webhookEndpoints(scope, () => read(scope))))(
+      tx.listWebhookEndpoints,
+    ),
+    insertMerchant: writing("merchants", tx.insertMerchant),
+    updateMerchant: writing("merchants", tx.updateMerchant),
+    insertApiKey: writing("apiKeys", tx.insertApiKey),
+    revokeApiKey: writing("apiKeys", tx.revokeApiKey),
+    insertWebhookEndpoint: writing("endpoints", tx.insertWebhookEndpoint),
+    updateWebhookEndpoint: writing("endpoints", tx.updateWebhookEndpoint),
+    deleteWebhookEndpoint: writing("endpoints", tx.deleteWebhookEndpoint),
+  });
 }

@@ -1,6 +1,6 @@
 import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
-import { pgClient, pgliteClient, type PgPoolLike, type PGliteLike, type SqlClient } from "./client";
+import { pgClient, pgliteClient, shared, type PgPoolLike, type PGliteLike, type SqlClient } from "./client";
 
 /** Loads an optional peer dependency, or explains how to install it. */
 async function load<T>(name: string, purpose: string): Promise<T> {
@@ -20,7 +20,8 @@ export async function openPgPool(connectionString: string, max: number | undefin
   const pg = await load<{ default?: { Pool: new (config: object) => PgPoolLike }; Pool?: new (config: object) => PgPoolLike }>("pg", "connectionString");
   const Pool = pg.default?.Pool ?? pg.Pool;
   if (!Pool) throw new Error('postgresStorage: the "pg" package has no Pool export');
-  const pool = new Pool({ connectionString, ...(max === undefined ? {} : { max }) });
+  // pipeline: BEGIN and deferred writes travel with the next statement (pg >= 8.16; older ignore it).
+  const pool = new Pool({ connectionString, pipeline: true, ...(max === undefined ? {} : { max }) });
   // An idle connection that the server drops (restart, failover) must not crash the process:
   // the pool discards it and the next query opens a fresh one.
   (pool as unknown as { on?: (event: string, listener: (error: Error) => void) => void }).on?.("error", () => undefined);
@@ -28,7 +29,7 @@ export async function openPgPool(connectionString: string, max: number | undefin
 }
 
 /** Data directories opened by this process: a second opener in the same process is refused too. */
-const heldDirectories = new Set<string>();
+const heldDirectories = shared("pglite-directories", () => new Set<string>());
 
 function isAlive(pid: number): boolean {
   try {

@@ -1,4 +1,4 @@
-import type { StorageReads } from "../types";
+import type { Scope, StorageReads } from "../types";
 import type { SqlQueryable } from "./client";
 import {
   big,
@@ -31,6 +31,12 @@ async function one<T>(result: Promise<{ rows: Row[] }>, map: (row: Row) => T): P
   return row === undefined ? null : map(row);
 }
 
+/** The first row mapped if it belongs to `scope`, else null (another merchant's id is "not found"). */
+async function scoped<T>(result: Promise<{ rows: Row[] }>, scope: Scope, map: (row: Row) => T): Promise<T | null> {
+  const row = (await result).rows[0];
+  return row === undefined || row.merchant_id !== scope.merchantId || row.mode !== scope.mode ? null : map(row);
+}
+
 /** Every row mapped. */
 async function all<T>(result: Promise<{ rows: Row[] }>, map: (row: Row) => T): Promise<T[]> {
   return (await result).rows.map(map);
@@ -45,9 +51,9 @@ export function sqlReads(db: SqlQueryable, s: Statements): StorageReads {
     getMerchant: (id) => one(db.query(s.getMerchant, [id]), toMerchant),
     findApiKeyByHash: (hash) => one(db.query(s.findApiKeyByHash, [hash]), toApiKey),
     listApiKeys: (merchantId) => all(db.query(s.listApiKeys, [merchantId]), toApiKey),
-    getInvoice: (scope, id) => one(db.query(s.getInvoice, [id, scope.merchantId, scope.mode]), toInvoice),
-    getPayout: (scope, id) => one(db.query(s.getPayout, [id, scope.merchantId, scope.mode]), toPayout),
-    getExchange: (scope, id) => one(db.query(s.getExchange, [id, scope.merchantId, scope.mode]), toExchange),
+    getInvoice: (scope, id) => scoped(db.query(s.getInvoice, [id]), scope, toInvoice),
+    getPayout: (scope, id) => scoped(db.query(s.getPayout, [id]), scope, toPayout),
+    getExchange: (scope, id) => scoped(db.query(s.getExchange, [id]), scope, toExchange),
     findAddress: (mode, network, address) => one(db.query(s.findAddress, [mode, network, address]), toAddress),
     listDepositsForInvoice: (invoiceId) => all(db.query(s.listDepositsForInvoice, [invoiceId]), toDeposit),
     getBalance: async (scope, asset) => {
@@ -95,15 +101,15 @@ export function sqlReads(db: SqlQueryable, s: Statements): StorageReads {
     listRefunds: (invoiceId) => all(db.query(s.listRefunds, [invoiceId]), toPayout),
     sumPendingDeposits: async (scope) =>
       (await db.query(s.sumPendingDeposits, [scope.merchantId, scope.mode])).rows.map((row) => ({ asset: row.asset as string, amount: big(row.amount) })),
-    getPaymentLink: (scope, id) => one(db.query(s.getPaymentLink, [id, scope.merchantId, scope.mode]), toPaymentLink),
+    getPaymentLink: (scope, id) => scoped(db.query(s.getPaymentLink, [id]), scope, toPaymentLink),
     findPaymentLink: (id) => one(db.query(s.findPaymentLink, [id]), toPaymentLink),
     listPaymentLinks: (scope, page) => {
       const { text, params } = pagedQuery(PAYMENT_LINK_COLUMNS, s.tables.paymentLinks, scope, [], page);
       return all(db.query(text, params), toPaymentLink);
     },
-    getWebhookEndpoint: (scope, id) => one(db.query(s.getWebhookEndpoint, [id, scope.merchantId, scope.mode]), toEndpoint),
+    getWebhookEndpoint: (scope, id) => scoped(db.query(s.getWebhookEndpoint, [id]), scope, toEndpoint),
     listWebhookEndpoints: (scope) => all(db.query(s.listWebhookEndpoints, [scope.merchantId, scope.mode]), toEndpoint),
-    getWebhookDelivery: (scope, id) => one(db.query(s.getWebhookDelivery, [id, scope.merchantId, scope.mode]), toDelivery),
+    getWebhookDelivery: (scope, id) => scoped(db.query(s.getWebhookDelivery, [id]), scope, toDelivery),
     listWebhookDeliveries: (scope, filter, page) =>
       all(
         db.query(s.listWebhookDeliveries, [

@@ -64,17 +64,17 @@ export function buildStatements(schema: string | undefined) {
     paymentLinks: q("payment_links"),
     idempotency: q("idempotency_keys"),
   };
-  const scoped = "merchant_id = $2 AND mode = $3";
-
   return {
     tables: t,
-    // Reads
+    // Reads. A record of a scope is fetched by its id alone and its scope checked by the caller:
+    // the primary key is then the only index the query can use, so the plan is right even
+    // before the planner has statistics (PGlite runs no autovacuum to gather them).
     getMerchant: `SELECT ${MERCHANT_COLUMNS} FROM ${t.merchants} WHERE id = $1`,
     findApiKeyByHash: `SELECT ${API_KEY_COLUMNS} FROM ${t.apiKeys} WHERE hash = $1`,
     listApiKeys: `SELECT ${API_KEY_COLUMNS} FROM ${t.apiKeys} WHERE merchant_id = $1 ORDER BY created_at, seq`,
-    getInvoice: `SELECT ${INVOICE_COLUMNS} FROM ${t.invoices} WHERE id = $1 AND ${scoped}`,
-    getPayout: `SELECT ${PAYOUT_COLUMNS} FROM ${t.payouts} WHERE id = $1 AND ${scoped}`,
-    getExchange: `SELECT ${EXCHANGE_COLUMNS} FROM ${t.exchanges} WHERE id = $1 AND ${scoped}`,
+    getInvoice: `SELECT ${INVOICE_COLUMNS} FROM ${t.invoices} WHERE id = $1`,
+    getPayout: `SELECT ${PAYOUT_COLUMNS} FROM ${t.payouts} WHERE id = $1`,
+    getExchange: `SELECT ${EXCHANGE_COLUMNS} FROM ${t.exchanges} WHERE id = $1`,
     findAddress: `SELECT ${ADDRESS_COLUMNS} FROM ${t.addresses} WHERE mode = $1 AND network = $2 AND address = $3`,
     listDepositsForInvoice: `SELECT ${DEPOSIT_COLUMNS} FROM ${t.deposits} WHERE invoice_id = $1 ORDER BY seq`,
     getBalance: `SELECT amount FROM ${t.balances} WHERE merchant_id = $1 AND mode = $2 AND asset = $3`,
@@ -97,11 +97,11 @@ export function buildStatements(schema: string | undefined) {
     sumPendingDeposits:
       `SELECT coin AS asset, sum(amount) AS amount FROM ${t.deposits} WHERE merchant_id = $1 AND mode = $2 AND status = 'PENDING' ` +
       'GROUP BY coin ORDER BY coin COLLATE "C"',
-    getPaymentLink: `SELECT ${PAYMENT_LINK_COLUMNS} FROM ${t.paymentLinks} WHERE id = $1 AND ${scoped}`,
+    getPaymentLink: `SELECT ${PAYMENT_LINK_COLUMNS} FROM ${t.paymentLinks} WHERE id = $1`,
     findPaymentLink: `SELECT ${PAYMENT_LINK_COLUMNS} FROM ${t.paymentLinks} WHERE id = $1`,
-    getWebhookEndpoint: `SELECT ${ENDPOINT_COLUMNS} FROM ${t.endpoints} WHERE id = $1 AND ${scoped}`,
+    getWebhookEndpoint: `SELECT ${ENDPOINT_COLUMNS} FROM ${t.endpoints} WHERE id = $1`,
     listWebhookEndpoints: `SELECT ${ENDPOINT_COLUMNS} FROM ${t.endpoints} WHERE merchant_id = $1 AND mode = $2 ORDER BY created_at, id`,
-    getWebhookDelivery: `SELECT ${DELIVERY_COLUMNS} FROM ${t.deliveries} WHERE id = $1 AND ${scoped}`,
+    getWebhookDelivery: `SELECT ${DELIVERY_COLUMNS} FROM ${t.deliveries} WHERE id = $1`,
     // An `after` that names no delivery of the scope gives an empty page (the comparison is null).
     listWebhookDeliveries:
       `SELECT ${DELIVERY_COLUMNS} FROM ${t.deliveries} WHERE merchant_id = $1 AND mode = $2 ` +
@@ -151,9 +151,11 @@ export function buildStatements(schema: string | undefined) {
     completeIdempotencyKey:
       `UPDATE ${t.idempotency} SET state = 'completed', response_status = $4, response_body = $5 WHERE merchant_id = $1 AND mode = $2 AND key = $3`,
     deleteIdempotencyKey: `DELETE FROM ${t.idempotency} WHERE merchant_id = $1 AND mode = $2 AND key = $3`,
+    // The victims are picked once (a materialized CTE): a subquery under IN may be re-run per
+    // row, and with SKIP LOCKED each run can pick others, deleting more than `limit`.
     deleteExpiredIdempotencyKeys:
-      `DELETE FROM ${t.idempotency} WHERE (merchant_id, mode, key) IN ` +
-      `(SELECT merchant_id, mode, key FROM ${t.idempotency} WHERE expires_at <= $1 LIMIT $2 FOR UPDATE SKIP LOCKED)`,
+      `WITH doomed AS MATERIALIZED (SELECT merchant_id, mode, key FROM ${t.idempotency} WHERE expires_at <= $1 LIMIT $2 FOR UPDATE SKIP LOCKED) ` +
+      `DELETE FROM ${t.idempotency} k USING doomed WHERE k.merchant_id = doomed.merchant_id AND k.mode = doomed.mode AND k.key = doomed.key`,
     setCursor: `INSERT INTO ${t.cursors} (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value`,
     insertWebhookEndpoint: `INSERT INTO ${t.endpoints} (${ENDPOINT_COLUMNS}) VALUES (${placeholders(10, ENDPOINT_CASTS)}) ON CONFLICT DO NOTHING RETURNING 1`,
     lockWebhookEndpoint: `SELECT ${ENDPOINT_COLUMNS} FROM ${t.endpoints} WHERE id = $1 FOR UPDATE`,
@@ -169,16 +171,19 @@ export function buildStatements(schema: string | undefined) {
     updateWebhookDelivery: `UPDATE ${t.deliveries} SET ${assignments(DELIVERY_COLUMNS)} WHERE id = $1`,
     insertWebhookAttempt: `INSERT INTO ${t.attempts} (${ATTEMPT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6)`,
     /**
-     * The head of each endpoint's queue (its oldest pending delivery) is the only candidate; of
-     * those, the due and unleased ones are locked and leased. The due/lease test is on the locked
-     * row itself, so PostgreSQL re-checks it against the newest version once the lock is held
-     * (a lease taken meanwhile by another worker excludes the row); SKIP LOCKED passes over rows
-     * another worker is claiming right now instead of waiting for it.
+     * The head of each endpoint's queue (its oldest pending delivery) is the only candidate, and
+     * only while none of the endpoint's pending deliveries is leased (one request in flight per
+     * endpoint, even when a redelivered old delivery went back to the head). Of those, the due
+     * ones are locked and leased. The due/lease test is on the locked row itself, so PostgreSQL
+     * re-checks it against the newest version once the lock is held (a lease taken meanwhile by
+     * another worker excludes the row); SKIP LOCKED passes over rows another worker is claiming
+     * right now instead of waiting for it.
      */
     claimWebhookDeliveries:
       `WITH heads AS (SELECT DISTINCT ON (endpoint_id) id FROM ${t.deliveries} WHERE status = 'pending' ORDER BY endpoint_id, seq), ` +
-      `due AS (SELECT d.id, d.seq FROM ${t.deliveries} d JOIN heads h ON h.id = d.id ` +
+      `due AS MATERIALIZED (SELECT d.id, d.seq FROM ${t.deliveries} d JOIN heads h ON h.id = d.id ` +
       "WHERE d.status = 'pending' AND d.next_attempt_at <= $1 AND (d.lease_until IS NULL OR d.lease_until <= $1) " +
+      `AND NOT EXISTS (SELECT 1 FROM ${t.deliveries} busy WHERE busy.endpoint_id = d.endpoint_id AND busy.status = 'pending' AND busy.lease_until > $1) ` +
       "ORDER BY d.next_attempt_at, d.seq LIMIT $2 FOR UPDATE OF d SKIP LOCKED) " +
       `UPDATE ${t.deliveries} d SET lease_until = $3 FROM due WHERE d.id = due.id RETURNING ${DELIVERY_COLUMNS
         .split(",")

@@ -77,14 +77,15 @@ export function sqlWrites(db: SqlQueryable, s: Statements): Omit<StorageTransact
     },
     updatePayout: (payout) => update(db, s.updatePayout, payoutParams(payout), () => `payout ${payout.id}`),
     insertExchange: (exchange) => insert(db, s.insertExchange, exchangeParams(exchange), () => `exchange ${exchange.id}`),
+    // Appends (no key to collide on) are deferred: they travel with the next statement.
     appendEvents: async (events) => {
       if (events.length === 0) return;
       if (events.length === 1) {
         const e = events[0]!;
-        await db.query(s.insertEvent, [e.id, e.merchantId, e.mode, e.type, e.invoiceId, jsonParam(e.data), e.createdAt]);
+        db.defer(s.insertEvent, [e.id, e.merchantId, e.mode, e.type, e.invoiceId, jsonParam(e.data), e.createdAt]);
         return;
       }
-      await db.query(s.insertEvents, [
+      db.defer(s.insertEvents, [
         events.map((e) => e.id),
         events.map((e) => e.merchantId),
         events.map((e) => e.mode),
@@ -137,7 +138,7 @@ export function sqlWrites(db: SqlQueryable, s: Statements): Omit<StorageTransact
       return row === undefined ? null : toDelivery(row);
     },
     updateWebhookDelivery: (delivery) => update(db, s.updateWebhookDelivery, deliveryParams(delivery), () => `webhook delivery ${delivery.id}`),
-    insertWebhookAttempt: async (a) => void (await db.query(s.insertWebhookAttempt, [a.id, a.deliveryId, a.at, a.statusCode, a.durationMs, a.error])),
+    insertWebhookAttempt: async (a) => db.defer(s.insertWebhookAttempt, [a.id, a.deliveryId, a.at, a.statusCode, a.durationMs, a.error]),
     claimWebhookDeliveries: async (now, limit, leaseMs) => {
       if (limit <= 0) return [];
       const { rows } = await db.query(s.claimWebhookDeliveries, [now, limit, now + leaseMs]);
