@@ -248,7 +248,8 @@ export interface StorageTransaction extends StorageReads {
 }
 
 /**
- * Where the service keeps everything. Adapters: `memoryStorage()` here; PostgreSQL follows.
+ * Where the service keeps everything. Adapters: `postgresStorage()` (a PostgreSQL server or
+ * PGlite; the embedded default), `memoryStorage()` (process memory).
  * Reads straight on the storage object see committed data; every change goes through
  * `transaction`.
  */
