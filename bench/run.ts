@@ -9,39 +9,17 @@
  * burst of load from elsewhere on the machine hits both sides alike.
  * BENCH_SECONDS sets the length of one measurement (default 3), BENCH_ROUNDS the rounds (default 3).
  */
-import { execFileSync, spawn, type ChildProcess } from "node:child_process";
-import { once } from "node:events";
-import { createInterface } from "node:readline";
+import { median, pinned, startTarget, type Target as SharedTarget } from "./support";
 import autocannon from "autocannon";
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 3);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 const connections = 10;
 
-// On Linux with two or more cores, the load generator (this process) and the targets get a core
-// each, so neither steals the other's CPU.
-const pinned = (() => {
-  try {
-    execFileSync("taskset", ["-a", "-pc", "1", String(process.pid)], { stdio: "ignore" });
-    return true;
-  } catch {
-    return false;
-  }
-})();
 
-interface Target {
-  child: ChildProcess;
-  port: number;
-  key?: string;
-}
+type Target = SharedTarget<{ key?: string }>;
 
-async function startTarget(kind: "bare" | "router"): Promise<Target> {
-  const command = [process.execPath, "--import", "tsx", "bench/target.ts", kind];
-  if (pinned) command.unshift("taskset", "-c", "0");
-  const child = spawn(command[0]!, command.slice(1), { stdio: ["ignore", "pipe", "inherit"] });
-  const [line] = (await once(createInterface({ input: child.stdout! }), "line")) as [string];
-  return { child, ...JSON.parse(line) };
-}
+const startBenchTarget = (kind: "bare" | "router"): Promise<Target> => startTarget("bench/target.ts", [kind]);
 
 function headers(key?: string): Record<string, string> {
   return key ? { "content-type": "application/json", authorization: `Bearer ${key}` } : { "content-type": "application/json" };
@@ -73,12 +51,11 @@ async function measure(target: Target, path: string, body: unknown, duration = s
   return { rps: result.requests.average, p99: result.latency.p99, failures: result.errors + result.non2xx };
 }
 
-const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 const createBody = { amount: 25, amountCurrency: "USD", acceptedCoins: ["USDT", "BTC"], lifeTime: 60 };
 
-const bare = await startTarget("bare");
-const router = await startTarget("router");
+const bare = await startBenchTarget("bare");
+const router = await startBenchTarget("router");
 const scenarios = [
   { name: "invoice/create", bare: { path: "/bare/create", body: createBody }, router: { path: "/api/v1/merchants/invoice/create", body: createBody } },
   {

@@ -11,14 +11,13 @@
  * unreachable); the bench works in schemas of its own and drops them. BENCH_SEED_ROWS lowers the
  * 1M (quick runs); BENCH_SECONDS and BENCH_ROUNDS as in run.ts; BENCH_ENGINES=pg or pglite runs one.
  */
-import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
 import autocannon from "autocannon";
 import pg from "pg";
+import { median, pinned, startTarget, type Target as SharedTarget } from "./support";
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 3);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -29,28 +28,10 @@ const connections = 10;
 const RATIO_TARGET = 0.6;
 const GROWTH_LIMIT = 0.2;
 
-const pinned = (() => {
-  try {
-    execFileSync("taskset", ["-a", "-pc", "1", String(process.pid)], { stdio: "ignore" });
-    return true;
-  } catch {
-    return false;
-  }
-})();
 
-interface Target {
-  child: ChildProcess;
-  port: number;
-  key?: string;
-}
+type Target = SharedTarget<{ key?: string }>;
 
-async function startTarget(args: string[]): Promise<Target> {
-  const command = [process.execPath, "--import", "tsx", "bench/storage-target.ts", ...args];
-  if (pinned) command.unshift("taskset", "-c", "0");
-  const child = spawn(command[0]!, command.slice(1), { stdio: ["ignore", "pipe", "inherit"] });
-  const [line] = (await once(createInterface({ input: child.stdout! }), "line")) as [string];
-  return { child, ...JSON.parse(line) };
-}
+const startStorageTarget = (args: string[]): Promise<Target> => startTarget("bench/storage-target.ts", args);
 
 async function stopTarget(target: Target): Promise<void> {
   const exited = once(target.child, "exit");
@@ -85,7 +66,6 @@ async function measure(target: Target, path: string, body: unknown, duration = s
   return { rps: result.requests.average, p99: result.latency.p99, failures: result.errors + result.non2xx };
 }
 
-const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 const createBody = { amount: 25, amountCurrency: "USD", acceptedCoins: ["USDT", "BTC"], lifeTime: 60 };
 
 /** Where one engine keeps the bench's data: `location(name)` is a target's <where> argument. */
@@ -126,8 +106,8 @@ let belowTarget = 0;
 
 /** Router vs bare, invoice/create and invoice/fetch, on one engine. */
 async function compare(engine: string, place: Place): Promise<void> {
-  const bare = await startTarget(["bare", engine, place.location("bare")]);
-  const router = await startTarget(["router", engine, place.location("router")]);
+  const bare = await startStorageTarget(["bare", engine, place.location("bare")]);
+  const router = await startStorageTarget(["router", engine, place.location("router")]);
   try {
     const scenarios = [
       { name: "invoice/create", bare: { path: "/bare/create", body: createBody }, router: { path: "/api/v1/merchants/invoice/create", body: createBody } },
@@ -170,7 +150,7 @@ async function scale(engine: string, place: Place): Promise<void> {
   let seeded = 0;
   for (const rows of [10_000, seedRows]) {
     const started = Date.now();
-    const router = await startTarget(["router", engine, where, String(seeded + 1), String(rows)]);
+    const router = await startStorageTarget(["router", engine, where, String(seeded + 1), String(rows)]);
     const seedSeconds = (Date.now() - started) / 1000;
     seeded = rows;
     try {

@@ -15,13 +15,12 @@
  * measurement (default 300).
  */
 import type { PaymentView } from "../src/core/payment-view";
-import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { once } from "node:events";
-import { createInterface } from "node:readline";
 import autocannon from "autocannon";
 import { Webhook } from "standardwebhooks";
 import { verifyWebhook, webhookHeaders } from "../dist/index.js";
+import { median, pinned, startTarget, type Target as SharedTarget } from "./support";
 
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 const microRounds = Math.max(rounds, 9);
@@ -31,14 +30,6 @@ const connections = 10;
 const secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
 
 // As in bench/run.ts: with two or more cores this process gets core 1 and the targets core 0.
-const pinned = (() => {
-  try {
-    execFileSync("taskset", ["-a", "-pc", "1", String(process.pid)], { stdio: "ignore" });
-    return true;
-  } catch {
-    return false;
-  }
-})();
 
 /**
  * A payment.completed body of exactly `size` bytes. "lines": order lines in metadata make up
@@ -84,7 +75,6 @@ function eventOfSize(size: number, filler: "lines" | "text" = "lines"): Buffer {
   return body;
 }
 
-const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 function opsPerSecond(work: () => unknown, ms: number): number {
   const start = performance.now();
@@ -160,18 +150,9 @@ for (const [label, size, filler] of [
   report(`verifyWebhook ${label} vs standardwebhooks verify`, result.ours, result.peer, 3, "verify/s", result.vsPeer);
 }
 
-interface Target {
-  child: ChildProcess;
-  port: number;
-}
+type Target = SharedTarget;
 
-async function startTarget(kind: "raw" | "handler"): Promise<Target> {
-  const command = [process.execPath, "--import", "tsx", "bench/webhook-target.ts", kind, secret];
-  if (pinned) command.unshift("taskset", "-c", "0");
-  const child = spawn(command[0]!, command.slice(1), { stdio: ["ignore", "pipe", "inherit"] });
-  const [line] = (await once(createInterface({ input: child.stdout! }), "line")) as [string];
-  return { child, ...JSON.parse(line) };
-}
+const startWebhookTarget = (kind: "raw" | "handler"): Promise<Target> => startTarget("bench/webhook-target.ts", [kind, secret]);
 
 interface Sample {
   rps: number;
@@ -203,8 +184,8 @@ async function measure(target: Target, duration = seconds): Promise<Sample> {
   return { rps: result.requests.average, p99: result.latency.p99, failures: result.errors + result.non2xx };
 }
 
-const raw = await startTarget("raw");
-const handler = await startTarget("handler");
+const raw = await startWebhookTarget("raw");
+const handler = await startWebhookTarget("handler");
 console.log(`\nwebhookHandler: ${rounds} rounds x ${seconds}s per side, ${connections} connections, 1 KB events\n`);
 await measure(raw, 1);
 await measure(handler, 1);
