@@ -9,8 +9,7 @@
  * burst of load from elsewhere on the machine hits both sides alike.
  * BENCH_SECONDS sets the length of one measurement (default 3), BENCH_ROUNDS the rounds (default 3).
  */
-import { median, pinned, startTarget, type Target as SharedTarget } from "./support";
-import autocannon from "autocannon";
+import { createOne, measure, median, pinned, startTarget, type Sample, type Target as SharedTarget } from "./support";
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 3);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -21,35 +20,9 @@ type Target = SharedTarget<{ key?: string }>;
 
 const startBenchTarget = (kind: "bare" | "router"): Promise<Target> => startTarget("bench/target.ts", [kind]);
 
-function headers(key?: string): Record<string, string> {
-  return key ? { "content-type": "application/json", authorization: `Bearer ${key}` } : { "content-type": "application/json" };
-}
-
 /** Creates one invoice through `path` and returns its id, for the fetch measurement. */
-async function createOne(target: Target, path: string): Promise<string> {
-  const response = await fetch(`http://127.0.0.1:${target.port}${path}`, { method: "POST", headers: headers(target.key), body: JSON.stringify(createBody) });
-  if (!response.ok) throw new Error(`${path} answered ${response.status}`);
-  return ((await response.json()) as { id: string }).id;
-}
-
-interface Sample {
-  rps: number;
-  p99: number;
-  failures: number;
-}
-
-async function measure(target: Target, path: string, body: unknown, duration = seconds): Promise<Sample> {
-  // A GET is written as a body of `null`: its parameters are in the path.
-  const result = await autocannon({
-    url: `http://127.0.0.1:${target.port}${path}`,
-    method: body === null ? "GET" : "POST",
-    headers: headers(target.key),
-    ...(body === null ? {} : { body: JSON.stringify(body) }),
-    connections,
-    duration,
-  });
-  return { rps: result.requests.average, p99: result.latency.p99, failures: result.errors + result.non2xx };
-}
+const createInvoice = (target: Target, path: string): Promise<string> => createOne(target, path, createBody);
+const load = (target: Target, path: string, body: unknown, duration = seconds): Promise<Sample> => measure(target, path, body, { duration, connections });
 
 
 const createBody = { amount: 25, amountCurrency: "USD", acceptedCoins: ["USDT", "BTC"], lifeTime: 60 };
@@ -60,8 +33,8 @@ const scenarios = [
   { name: "invoice/create", bare: { path: "/bare/create", body: createBody }, router: { path: "/api/v1/merchants/invoice/create", body: createBody } },
   {
     name: "invoice/fetch",
-    bare: { path: "/bare/fetch", body: { invoiceId: await createOne(bare, "/bare/create") } },
-    router: { path: "/api/v1/merchants/invoice/fetch", body: { invoiceId: await createOne(router, "/api/v1/merchants/invoice/create") } },
+    bare: { path: "/bare/fetch", body: { invoiceId: await createInvoice(bare, "/bare/create") } },
+    router: { path: "/api/v1/merchants/invoice/fetch", body: { invoiceId: await createInvoice(router, "/api/v1/merchants/invoice/create") } },
   },
 ];
 
@@ -70,13 +43,13 @@ console.log("endpoint         router req/s   bare req/s   ratio   target   p99 m
 let belowTarget = 0;
 for (const scenario of scenarios) {
   // Warm-up: JIT, caches and connections, on both sides.
-  await measure(bare, scenario.bare.path, scenario.bare.body, 1);
-  await measure(router, scenario.router.path, scenario.router.body, 1);
+  await load(bare, scenario.bare.path, scenario.bare.body, 1);
+  await load(router, scenario.router.path, scenario.router.body, 1);
   const bareSamples: Sample[] = [];
   const routerSamples: Sample[] = [];
   for (let round = 0; round < rounds; round++) {
-    bareSamples.push(await measure(bare, scenario.bare.path, scenario.bare.body));
-    routerSamples.push(await measure(router, scenario.router.path, scenario.router.body));
+    bareSamples.push(await load(bare, scenario.bare.path, scenario.bare.body));
+    routerSamples.push(await load(router, scenario.router.path, scenario.router.body));
   }
   const ours = median(routerSamples.map((sample) => sample.rps));
   const base = median(bareSamples.map((sample) => sample.rps));
@@ -91,14 +64,14 @@ for (const scenario of scenarios) {
 
 // The /v1 list page against invoice/fetch on the same router: what a page of 20 payments costs
 // compared with one. Both sides are the router, so the ratio says how listing scales.
-for (let i = 0; i < 100; i++) await createOne(router, "/api/v1/merchants/invoice/create");
-const fetchBody = { invoiceId: await createOne(router, "/api/v1/merchants/invoice/create") };
-await measure(router, "/v1/payments?limit=20", null, 1);
+for (let i = 0; i < 100; i++) await createInvoice(router, "/api/v1/merchants/invoice/create");
+const fetchBody = { invoiceId: await createInvoice(router, "/api/v1/merchants/invoice/create") };
+await load(router, "/v1/payments?limit=20", null, 1);
 const listSamples: Sample[] = [];
 const fetchSamples: Sample[] = [];
 for (let round = 0; round < rounds; round++) {
-  fetchSamples.push(await measure(router, "/api/v1/merchants/invoice/fetch", fetchBody));
-  listSamples.push(await measure(router, "/v1/payments?limit=20", null));
+  fetchSamples.push(await load(router, "/api/v1/merchants/invoice/fetch", fetchBody));
+  listSamples.push(await load(router, "/v1/payments?limit=20", null));
 }
 const listRps = median(listSamples.map((sample) => sample.rps));
 const fetchRps = median(fetchSamples.map((sample) => sample.rps));

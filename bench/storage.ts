@@ -15,9 +15,8 @@ import { once } from "node:events";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import autocannon from "autocannon";
 import pg from "pg";
-import { median, pinned, startTarget, type Target as SharedTarget } from "./support";
+import { createOne, measure, median, pinned, startTarget, type Sample, type Target as SharedTarget } from "./support";
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 3);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -39,32 +38,8 @@ async function stopTarget(target: Target): Promise<void> {
   await exited;
 }
 
-const headers = (key?: string): Record<string, string> =>
-  key ? { "content-type": "application/json", authorization: `Bearer ${key}` } : { "content-type": "application/json" };
-
-async function createOne(target: Target, path: string): Promise<string> {
-  const response = await fetch(`http://127.0.0.1:${target.port}${path}`, { method: "POST", headers: headers(target.key), body: JSON.stringify(createBody) });
-  if (!response.ok) throw new Error(`${path} answered ${response.status}`);
-  return ((await response.json()) as { id: string }).id;
-}
-
-interface Sample {
-  rps: number;
-  p99: number;
-  failures: number;
-}
-
-async function measure(target: Target, path: string, body: unknown, duration = seconds): Promise<Sample> {
-  const result = await autocannon({
-    url: `http://127.0.0.1:${target.port}${path}`,
-    method: "POST",
-    headers: headers(target.key),
-    body: JSON.stringify(body),
-    connections,
-    duration,
-  });
-  return { rps: result.requests.average, p99: result.latency.p99, failures: result.errors + result.non2xx };
-}
+const createInvoice = (target: Target, path: string): Promise<string> => createOne(target, path, createBody);
+const load = (target: Target, path: string, body: unknown, duration = seconds): Promise<Sample> => measure(target, path, body, { duration, connections });
 
 const createBody = { amount: 25, amountCurrency: "USD", acceptedCoins: ["USDT", "BTC"], lifeTime: 60 };
 
@@ -113,18 +88,18 @@ async function compare(engine: string, place: Place): Promise<void> {
       { name: "invoice/create", bare: { path: "/bare/create", body: createBody }, router: { path: "/api/v1/merchants/invoice/create", body: createBody } },
       {
         name: "invoice/fetch",
-        bare: { path: "/bare/fetch", body: { invoiceId: await createOne(bare, "/bare/create") } },
-        router: { path: "/api/v1/merchants/invoice/fetch", body: { invoiceId: await createOne(router, "/api/v1/merchants/invoice/create") } },
+        bare: { path: "/bare/fetch", body: { invoiceId: await createInvoice(bare, "/bare/create") } },
+        router: { path: "/api/v1/merchants/invoice/fetch", body: { invoiceId: await createInvoice(router, "/api/v1/merchants/invoice/create") } },
       },
     ];
     for (const scenario of scenarios) {
-      await measure(bare, scenario.bare.path, scenario.bare.body, 1);
-      await measure(router, scenario.router.path, scenario.router.body, 1);
+      await load(bare, scenario.bare.path, scenario.bare.body, 1);
+      await load(router, scenario.router.path, scenario.router.body, 1);
       const bareSamples: Sample[] = [];
       const routerSamples: Sample[] = [];
       for (let round = 0; round < rounds; round++) {
-        bareSamples.push(await measure(bare, scenario.bare.path, scenario.bare.body));
-        routerSamples.push(await measure(router, scenario.router.path, scenario.router.body));
+        bareSamples.push(await load(bare, scenario.bare.path, scenario.bare.body));
+        routerSamples.push(await load(router, scenario.router.path, scenario.router.body));
       }
       const ours = median(routerSamples.map((sample) => sample.rps));
       const base = median(bareSamples.map((sample) => sample.rps));
@@ -154,9 +129,9 @@ async function scale(engine: string, place: Place): Promise<void> {
     const seedSeconds = (Date.now() - started) / 1000;
     seeded = rows;
     try {
-      await measure(router, path, body, 1);
+      await load(router, path, body, 1);
       const samples: Sample[] = [];
-      for (let round = 0; round < rounds; round++) samples.push(await measure(router, path, body));
+      for (let round = 0; round < rounds; round++) samples.push(await load(router, path, body));
       if (samples.some((sample) => sample.failures > 0)) throw new Error(`${engine}: invoice/fetch failed at ${rows} invoices`);
       results.push({ rows, rps: median(samples.map((s) => s.rps)), p99: median(samples.map((s) => s.p99)), seedSeconds });
     } finally {

@@ -20,7 +20,7 @@ import { once } from "node:events";
 import autocannon from "autocannon";
 import { Webhook } from "standardwebhooks";
 import { verifyWebhook, webhookHeaders } from "../dist/index.js";
-import { median, pinned, startTarget, type Target as SharedTarget } from "./support";
+import { median, pinned, startTarget, type Sample, type Target as SharedTarget } from "./support";
 
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 const microRounds = Math.max(rounds, 9);
@@ -154,11 +154,6 @@ type Target = SharedTarget;
 
 const startWebhookTarget = (kind: "raw" | "handler"): Promise<Target> => startTarget("bench/webhook-target.ts", [kind, secret]);
 
-interface Sample {
-  rps: number;
-  p99: number;
-  failures: number;
-}
 
 const httpBody = eventOfSize(1024);
 let sequence = 0;
