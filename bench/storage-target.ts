@@ -141,11 +141,15 @@ const server = app.listen(0, "127.0.0.1", () => {
   console.log(JSON.stringify({ port: address.port, ...ready }));
 });
 
-// Exit cleanly on a signal: PGlite must close to leave its data directory consistent.
+// Exit cleanly on a signal: PGlite must close to leave its data directory consistent. Requests
+// still in flight (the load generator stops mid-request) finish first, so none of them meets a
+// closed database; connections that stay open are cut after a second.
 process.on("SIGTERM", () => {
-  server.close();
-  server.closeAllConnections();
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  server.closeIdleConnections();
+  setTimeout(() => server.closeAllConnections(), 1000).unref();
   void (async () => {
+    await closed;
     await db.end?.();
     await (db as { close?: () => Promise<void> }).close?.();
     process.exit(0);

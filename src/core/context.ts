@@ -23,7 +23,7 @@ export interface CoreContext {
   /** How long after expiry a deposit still reopens an invoice (DESIGN.md: 60 minutes). */
   lateWindowMs: number;
   logger: Logger;
-  /** Called when a unit of work recorded webhook deliveries, so a sender can start soon. */
+  /** Called after a unit of work that may have queued webhook deliveries committed, so a sender can start soon. */
   onDeliveriesRecorded?: () => void;
 }
 

@@ -5,7 +5,7 @@ import { paymentEvents } from "./events";
 import { paymentFee } from "./fees";
 import { newId } from "./ids";
 import { advanceInvoice } from "./invoices";
-import { recordEvents } from "./outbox";
+import { recordEvents, withOutbox } from "./outbox";
 import type { Currency } from "./currencies";
 import { convert } from "./exchanges";
 import { quoteRate } from "./rates";
@@ -36,7 +36,7 @@ export async function applyChainDeposit(context: CoreContext, mode: Mode, report
   // held across a call to the pricing source.
   const settlement = report.confirmations >= network.minConfirm && !report.dropped ? await settlementRate(context, mode, issued, report.coin) : null;
 
-  await context.storage.transaction(async (tx) => {
+  await withOutbox(context, async (tx) => {
     const locked = await tx.lockInvoice(issued.invoiceId);
     if (!locked) return;
     const now = context.now();

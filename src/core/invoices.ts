@@ -7,9 +7,9 @@ import { paymentEvents } from "./events";
 import { grossUpForFee } from "./fees";
 import { newId } from "./ids";
 import { isTerminal, settle, type MachineDeposit, type MachineState } from "./invoice-machine";
-import { recordEvents } from "./outbox";
+import { recordEvents, withOutbox } from "./outbox";
 import { quoteRate } from "./rates";
-import type { DepositRecord, InvoiceRecord, PaymentEventType } from "./types";
+import type { DepositRecord, InvoiceRecord, MerchantRecord, PaymentEventType } from "./types";
 
 /** What creating an invoice needs, already checked for shape by the caller's schema. */
 export interface CreateInvoiceInput {
@@ -27,6 +27,8 @@ export interface CreateInvoiceInput {
   metadata: Record<string, unknown> | null;
   /** Asset to convert the credit into; null keeps the coin; left out, the merchant's default. */
   settleCurrency?: string | null;
+  /** The merchant as already read (authentication reads it with the key); read here when left out. */
+  merchant?: MerchantRecord;
   /** The payment link this invoice comes from, if any. */
   paymentLinkId?: string | null;
   /** Builds the hosted page URL of the new invoice (the HTTP shell knows the mount path). */
@@ -114,7 +116,7 @@ export async function createInvoice(context: CoreContext, scope: Scope, input: C
     returnUrl: input.returnUrl,
     paymentUrl: input.paymentUrlFor(id),
     metadata: input.metadata,
-    settleCurrency: await settleCurrencyFor(context, scope, input.settleCurrency),
+    settleCurrency: await settleCurrencyFor(context, scope, input),
     paymentLinkId: input.paymentLinkId ?? null,
     receivedAmount: 0n,
     txHash: null,
@@ -131,7 +133,7 @@ export async function createInvoice(context: CoreContext, scope: Scope, input: C
     invoice.acceptedCoins = checkAcceptedCoins(context, input.acceptedCoins);
   }
 
-  await context.storage.transaction(async (tx) => {
+  await withOutbox(context, async (tx) => {
     await tx.insertInvoice(invoice);
     if (invoice.address) await insertIssuedAddress(tx, invoice, now);
     await recordEvents(context, tx, paymentEvents(context, [{ invoice, events: ["payment.created"] }]));
@@ -221,8 +223,12 @@ export async function selectPaymentMethod(context: CoreContext, invoiceId: strin
 }
 
 /** The asset an invoice settles into: the one asked for, else the merchant's default. */
-async function settleCurrencyFor(context: CoreContext, scope: Scope, asked: string | null | undefined): Promise<string | null> {
-  const symbol = asked === undefined ? ((await context.storage.getMerchant(scope.merchantId))?.settleCurrency ?? null) : asked;
+async function settleCurrencyFor(context: CoreContext, scope: Scope, input: Pick<CreateInvoiceInput, "settleCurrency" | "merchant">): Promise<string | null> {
+  let symbol = input.settleCurrency;
+  if (symbol === undefined) {
+    const merchant = input.merchant?.id === scope.merchantId ? input.merchant : await context.storage.getMerchant(scope.merchantId);
+    symbol = merchant?.settleCurrency ?? null;
+  }
   if (symbol !== null && !context.currencies.crypto(symbol)) {
     throw new PaymentError("unsupported_currency", `settleCurrency "${symbol}" is not a supported crypto currency.`);
   }
@@ -275,7 +281,7 @@ export function advanceInvoice(invoice: InvoiceRecord, deposits: readonly Machin
 
 /**
  * Re-evaluates a locked invoice inside `tx` against its stored deposits and the clock, and
- * saves the result with its events. Returns the invoice as saved.
+ * saves the result with its events (run `tx` through withOutbox). Returns the invoice as saved.
  */
 export async function settleLockedInvoice(context: CoreContext, tx: StorageTransaction, invoice: InvoiceRecord, deposits?: DepositRecord[]): Promise<InvoiceRecord> {
   const { invoice: next, steps } = advanceInvoice(invoice, deposits ?? (await tx.listDepositsForInvoice(invoice.id)), context.now());
@@ -293,7 +299,7 @@ export async function expireDueInvoices(context: CoreContext, mode: Scope["mode"
   const due = await context.storage.listExpiringInvoices(mode, context.now(), limit);
   let changed = 0;
   for (const candidate of due) {
-    const moved = await context.storage.transaction(async (tx) => {
+    const moved = await withOutbox(context, async (tx) => {
       const invoice = await tx.lockInvoice(candidate.id);
       if (!invoice) return false;
       return (await settleLockedInvoice(context, tx, invoice)) !== invoice;
@@ -308,7 +314,7 @@ export async function expireDueInvoices(context: CoreContext, mode: Scope["mode"
  * already seen is still waited for, exactly as on a real expiry.
  */
 export async function forceExpire(context: CoreContext, scope: Scope, id: string): Promise<InvoiceRecord> {
-  return context.storage.transaction(async (tx) => {
+  return withOutbox(context, async (tx) => {
     const invoice = await tx.lockInvoice(id);
     if (!invoice || invoice.merchantId !== scope.merchantId || invoice.mode !== scope.mode) throw notFound("invoice", id);
     if (isTerminal(invoice.status) || invoice.status === "EXPIRED") {

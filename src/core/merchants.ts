@@ -106,13 +106,22 @@ export async function listApiKeys(context: CoreContext, merchantId: string): Pro
   }));
 }
 
-/** The merchant and mode a plaintext key grants, or null for a malformed, unknown or revoked key. */
-export async function authenticate(context: CoreContext, key: string): Promise<Scope | null> {
+/** Who a valid key speaks for: the merchant and mode it grants, and the merchant as read with it. */
+export interface Caller {
+  scope: Scope;
+  /** The merchant's record at authentication (its settings, such as the default settleCurrency). */
+  merchant: MerchantRecord;
+}
+
+/** What a plaintext key grants, or null for a malformed, unknown or revoked key. */
+export async function authenticate(context: CoreContext, key: string): Promise<Caller | null> {
   if (!API_KEY_PATTERN.test(key)) return null;
   const hash = hashApiKey(key);
-  const record = await context.storage.findApiKeyByHash(hash);
+  const found = await context.storage.findApiKeyByHash(hash);
+  if (!found) return null;
+  const { key: record, merchant } = found;
   // The lookup is by hash, so timing reveals nothing about the key; the compare guards against
   // an adapter whose lookup is looser than equality (a prefix index, a case-folding collation).
-  if (!record || record.revokedAt !== null || !timingSafeEqual(Buffer.from(record.hash), Buffer.from(hash))) return null;
-  return { merchantId: record.merchantId, mode: record.mode };
+  if (record.revokedAt !== null || merchant.id !== record.merchantId || !timingSafeEqual(Buffer.from(record.hash), Buffer.from(hash))) return null;
+  return { scope: { merchantId: record.merchantId, mode: record.mode }, merchant };
 }

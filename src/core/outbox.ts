@@ -1,18 +1,69 @@
-import type { StorageTransaction } from "../adapters/storage/types";
+import { createHash } from "node:crypto";
+import type { Scope, StorageTransaction } from "../adapters/storage/types";
 import type { CoreContext } from "./context";
 import { newId } from "./ids";
 import type { EventRecord, WebhookDeliveryRecord, WebhookEndpointRecord } from "./types";
 
-/** The JSON body of a webhook: the same bytes on every attempt of a delivery. */
-export function webhookPayload(event: Pick<EventRecord, "type" | "createdAt" | "data">): string {
-  return JSON.stringify({ type: event.type, timestamp: new Date(event.createdAt).toISOString(), data: event.data });
+/**
+ * The JSON body of a webhook: the same bytes on every attempt of a delivery. `dataJson`, when
+ * the caller has it already, is `JSON.stringify(event.data)` (it spares a second serialization).
+ */
+export function webhookPayload(event: Pick<EventRecord, "type" | "createdAt" | "data">, dataJson = JSON.stringify(event.data)): string {
+  return `{"type":${JSON.stringify(event.type)},"timestamp":"${new Date(event.createdAt).toISOString()}","data":${dataJson}}`;
 }
 
-function subscribed(endpoint: WebhookEndpointRecord, type: string): boolean {
+/**
+ * The id (and `webhook-id` header) of the delivery of one event to one endpoint: `msg_` and 32
+ * hex digits of SHA-256 over `<eventId>:<endpointId>`. Derived rather than random so that a
+ * storage adapter can fan an event out in one statement (PostgreSQL: `'msg_' ||
+ * left(encode(sha256(...), 'hex'), 32)`), and the same event reaches an endpoint under one id.
+ */
+export function webhookDeliveryId(eventId: string, endpointId: string): string {
+  return `msg_${createHash("sha256").update(`${eventId}:${endpointId}`).digest("hex").slice(0, 32)}`;
+}
+
+/** Whether an endpoint gets events of this type: enabled, and subscribed to all types or this one. */
+export function subscribed(endpoint: WebhookEndpointRecord, type: string): boolean {
   return endpoint.status === "enabled" && (endpoint.events === null || (endpoint.events as string[]).includes(type));
 }
 
-/** A pending delivery of one event to one endpoint, due now. */
+/**
+ * The deliveries `queueWebhookDeliveries` stores, computed in process: for each event in order,
+ * one per subscribed endpoint of its scope in (createdAt, id) order. For adapters that hold the
+ * endpoints in memory; a SQL adapter does the same in one INSERT ... SELECT.
+ */
+export function fanOut(events: readonly EventRecord[], endpointsOf: (scope: Scope) => readonly WebhookEndpointRecord[], now: number): WebhookDeliveryRecord[] {
+  const deliveries: WebhookDeliveryRecord[] = [];
+  for (const event of events) {
+    const endpoints = endpointsOf({ merchantId: event.merchantId, mode: event.mode })
+      .filter((endpoint) => subscribed(endpoint, event.type))
+      .sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    // The body is built only for an event somebody gets (most merchants have no endpoint).
+    const payload = endpoints.length > 0 ? webhookPayload(event) : "";
+    for (const endpoint of endpoints) {
+      deliveries.push({
+        id: webhookDeliveryId(event.id, endpoint.id),
+        merchantId: event.merchantId,
+        mode: event.mode,
+        endpointId: endpoint.id,
+        eventId: event.id,
+        eventType: event.type,
+        payload,
+        status: "pending",
+        attempts: 0,
+        nextAttemptAt: now,
+        leaseUntil: null,
+        lastStatusCode: null,
+        lastError: null,
+        createdAt: now,
+        updatedAt: now,
+      });
+    }
+  }
+  return deliveries;
+}
+
+/** A pending delivery of one event to one endpoint, due now (the test event: one endpoint, its own id). */
 export function newDelivery(endpoint: WebhookEndpointRecord, event: Pick<EventRecord, "id" | "type" | "createdAt" | "data">, now: number): WebhookDeliveryRecord {
   return {
     id: newId("msg"),
@@ -36,26 +87,23 @@ export function newDelivery(endpoint: WebhookEndpointRecord, event: Pick<EventRe
 /**
  * Records events and their deliveries in the caller's unit of work (the transactional outbox):
  * if the state change commits, every subscribed endpoint will be sent every event, even across
- * a crash; if it rolls back, nothing is sent.
+ * a crash; if it rolls back, nothing is sent. Storage matches events to endpoints itself, so a
+ * SQL adapter writes all of it without a read in between. Run the unit of work with
+ * {@link withOutbox} so the sender hears of it once it committed.
  */
 export async function recordEvents(context: CoreContext, tx: StorageTransaction, events: readonly EventRecord[]): Promise<void> {
   if (events.length === 0) return;
   await tx.appendEvents([...events]);
-  const endpointsByScope = new Map<string, WebhookEndpointRecord[]>();
-  const deliveries: WebhookDeliveryRecord[] = [];
-  for (const event of events) {
-    const key = `${event.merchantId}:${event.mode}`;
-    let endpoints = endpointsByScope.get(key);
-    if (!endpoints) {
-      endpoints = await tx.listWebhookEndpoints({ merchantId: event.merchantId, mode: event.mode });
-      endpointsByScope.set(key, endpoints);
-    }
-    for (const endpoint of endpoints) {
-      if (subscribed(endpoint, event.type)) deliveries.push(newDelivery(endpoint, event, context.now()));
-    }
-  }
-  if (deliveries.length > 0) {
-    await tx.insertWebhookDeliveries(deliveries);
-    context.onDeliveriesRecorded?.();
-  }
+  await tx.queueWebhookDeliveries([...events], context.now());
+}
+
+/**
+ * Runs a unit of work that may queue webhook deliveries, then wakes the sender: after the
+ * commit, because a sender looking earlier would not see them yet (on a server database the
+ * commit is still on its way).
+ */
+export async function withOutbox<T>(context: CoreContext, work: (tx: StorageTransaction) => Promise<T>): Promise<T> {
+  const result = await context.storage.transaction(work);
+  context.onDeliveriesRecorded?.();
+  return result;
 }

@@ -4,7 +4,7 @@ import { generateWebhookSecret } from "../webhooks/secret";
 import { assertPublicHost, parseWebhookUrl } from "../webhooks/url-guard";
 import type { CoreContext } from "./context";
 import { newId } from "./ids";
-import { newDelivery } from "./outbox";
+import { newDelivery, withOutbox } from "./outbox";
 import { paymentView } from "./payment-view";
 import type { InvoiceRecord, PaymentEventType, WebhookDeliveryRecord, WebhookEndpointRecord } from "./types";
 
@@ -129,7 +129,7 @@ function samplePayment(scope: Scope, now: number): InvoiceRecord {
  * sample payment, marked `test: true`, through the normal delivery path.
  */
 export async function sendTestEvent(context: CoreContext, scope: Scope, id: string): Promise<WebhookDeliveryRecord> {
-  return context.storage.transaction(async (tx) => {
+  return withOutbox(context, async (tx) => {
     const endpoint = await tx.lockWebhookEndpoint(id);
     if (!endpoint || endpoint.merchantId !== scope.merchantId || endpoint.mode !== scope.mode) throw notFound("webhook endpoint", id);
     if (endpoint.status !== "enabled") throw new PaymentError("invalid_state", `Webhook endpoint ${id} is disabled (${endpoint.disabledReason}).`);
@@ -137,7 +137,6 @@ export async function sendTestEvent(context: CoreContext, scope: Scope, id: stri
     const data = { ...paymentView(samplePayment(scope, now), context.currencies), test: true };
     const delivery = newDelivery(endpoint, { id: newId("evt"), type: "payment.created", createdAt: now, data }, now);
     await tx.insertWebhookDeliveries([delivery]);
-    context.onDeliveriesRecorded?.();
     return delivery;
   });
 }
@@ -170,7 +169,7 @@ export async function listWebhookDeliveries(
  * did process it will skip it). Its attempts start over; a disabled endpoint is refused.
  */
 export async function redeliver(context: CoreContext, scope: Scope, id: string): Promise<WebhookDeliveryRecord> {
-  return context.storage.transaction(async (tx) => {
+  return withOutbox(context, async (tx) => {
     const delivery = await tx.lockWebhookDelivery(id);
     if (!delivery || delivery.merchantId !== scope.merchantId || delivery.mode !== scope.mode) throw notFound("webhook delivery", id);
     const endpoint = await tx.lockWebhookEndpoint(delivery.endpointId);
@@ -180,7 +179,6 @@ export async function redeliver(context: CoreContext, scope: Scope, id: string):
     const now = context.now();
     const queued: WebhookDeliveryRecord = { ...delivery, status: "pending", attempts: 0, nextAttemptAt: now, leaseUntil: null, updatedAt: now };
     await tx.updateWebhookDelivery(queued);
-    context.onDeliveriesRecorded?.();
     return queued;
   });
 }

@@ -1,14 +1,13 @@
 import type { Request } from "express";
-import type { Scope } from "../adapters/storage/types";
 import type { CoreContext } from "../core/context";
-import { authenticate } from "../core/merchants";
+import { authenticate, type Caller } from "../core/merchants";
 import { PaymentError } from "../errors";
 
 /**
  * Bearer auth with `sk_test_` / `sk_live_` keys. The mode comes from the key, never from the
  * request, so a test key cannot reach live data by any parameter.
  */
-export function apiKeyAuthenticator(context: CoreContext): (req: Request) => Promise<Scope> {
+export function apiKeyAuthenticator(context: CoreContext): (req: Request) => Promise<Caller> {
   return async (req) => {
     const header = req.headers.authorization;
     if (!header) {
@@ -16,8 +15,8 @@ export function apiKeyAuthenticator(context: CoreContext): (req: Request) => Pro
     }
     const match = /^Bearer +(\S+) *$/i.exec(header);
     if (!match) throw new PaymentError("invalid_api_key", "The Authorization header must be `Bearer <API key>`.");
-    const scope = await authenticate(context, match[1]!);
-    if (!scope) throw new PaymentError("invalid_api_key", "The API key is invalid or was revoked.");
-    return scope;
+    const caller = await authenticate(context, match[1]!);
+    if (!caller) throw new PaymentError("invalid_api_key", "The API key is invalid or was revoked.");
+    return caller;
   };
 }

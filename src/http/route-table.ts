@@ -3,12 +3,16 @@ import type { z } from "zod";
 import type { Scope } from "../adapters/storage/types";
 import { PaymentError } from "../errors";
 import type { StoredAnswer } from "../core/idempotency";
+import type { Caller } from "../core/merchants";
+import type { MerchantRecord } from "../core/types";
 import { sendJson, sendRawJson } from "./send-json";
 import { parseBody } from "./validate";
 
 /** What a route handler gets besides its parsed input. */
 export interface RouteCall {
   scope: Scope;
+  /** The caller's merchant, as read with its API key. */
+  merchant: MerchantRecord;
   /** Path parameters (`:id`), already URL-decoded. */
   params: Record<string, string>;
   req: Request;
@@ -34,7 +38,7 @@ interface PathEntry {
 /** The steps every route shares, in order: read the JSON body, then authenticate. */
 export interface RouteSteps {
   readBody: (req: Request, res: Response) => Promise<void>;
-  authenticate: (req: Request) => Promise<Scope>;
+  authenticate: (req: Request) => Promise<Caller>;
   /** Runs a creating request once per `Idempotency-Key`, replaying its stored answer after. */
   idempotency?: (scope: Scope, key: string, req: Request, work: () => Promise<StoredAnswer>) => Promise<StoredAnswer & { replayed: boolean }>;
 }
@@ -171,10 +175,10 @@ export class RouteTable {
         throw new PaymentError("method_not_allowed", `${req.baseUrl}${path} answers ${allowed} only.`);
       }
       if (req.method === "POST") await this.steps.readBody(req, res);
-      const scope = await this.steps.authenticate(req);
+      const { scope, merchant } = await this.steps.authenticate(req);
       route.guard?.(scope);
       const input = parseBody(route.schema, req.method === "GET" ? { ...req.query } : req.body) as never;
-      const call = { scope, params: found.params, req, res };
+      const call = { scope, merchant, params: found.params, req, res };
       const key = req.headers["idempotency-key"];
       if (route.idempotent && typeof key === "string" && this.steps.idempotency) {
         const answer = await this.steps.idempotency(scope, key, req, () => storedAnswer(route, input, call));

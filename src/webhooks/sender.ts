@@ -54,6 +54,9 @@ function classify(statusCode: number, retryAfterMs: number | null): AttemptFailu
   return new AttemptFailure(`the endpoint answered ${statusCode}, which is not retried`, "final");
 }
 
+/** Least time between two delivery passes started by kicks (the polling interval aside). */
+const KICK_GAP_MS = 10;
+
 /**
  * Delivers recorded webhooks. Work is claimed from storage with a lease, so any number of
  * senders (one per app instance) can run against one database without sending anything twice
@@ -69,7 +72,9 @@ export class WebhookSender {
   private readonly allowPrivate: boolean;
   private readonly inFlight = new Map<string, Promise<void>>();
   private timer: NodeJS.Timeout | null = null;
-  private kickPending = false;
+  /** The pass a kick scheduled, not started yet: later kicks join it. */
+  private kicked: NodeJS.Timeout | null = null;
+  private lastKickedPass = 0;
   private stopped = false;
   /** Aborted by stop(): in-flight requests and retry waits end at once instead of running out. */
   private readonly abort = new AbortController();
@@ -95,15 +100,21 @@ export class WebhookSender {
     this.timer.unref();
   }
 
-  /** Looks for due work soon; called when a unit of work recorded deliveries. */
+  /**
+   * Looks for due work soon: called after a unit of work that may have queued deliveries
+   * committed, and when a delivery finished (its endpoint's next one may be waiting). Every
+   * payment's state change kicks, so kicks are coalesced: at most one pass per KICK_GAP_MS, or
+   * a busy service would send a claim query to the database for each request it serves.
+   */
   kick(): void {
-    if (this.kickPending || this.stopped || !this.timer) return;
-    this.kickPending = true;
-    // After the current transaction: the deliveries that caused the kick are committed by then.
-    setImmediate(() => {
-      this.kickPending = false;
+    if (this.kicked || this.stopped || !this.timer) return;
+    const wait = Math.max(0, this.lastKickedPass + KICK_GAP_MS - Date.now());
+    this.kicked = setTimeout(() => {
+      this.kicked = null;
+      this.lastKickedPass = Date.now();
       this.claimAndStart().catch((error) => this.context.logger.error("webhook delivery pass failed; it will run again", error));
-    });
+    }, wait);
+    this.kicked.unref();
   }
 
   /**
@@ -128,6 +139,8 @@ export class WebhookSender {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
+    if (this.kicked) clearTimeout(this.kicked);
+    this.kicked = null;
     this.abort.abort();
     await Promise.allSettled([...this.inFlight.values()]);
   }

@@ -1,8 +1,11 @@
-import { afterEach, describe, expect, it } from "vitest";
+import pg from "pg";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { sandboxChain } from "../../src/adapters/chain/sandbox";
 import { memoryStorage } from "../../src/adapters/storage/memory";
 import type { Storage, StorageTransaction } from "../../src/adapters/storage/types";
 import { createPaymentRouter, type PaymentRouter } from "../../src/index";
+import { postgresStorage } from "../../src/postgres";
+import { DATABASE_URL, uniqueSchema } from "../adapters/storage/sql-fixtures";
 import { generateWebhookSecret } from "../../src/webhooks/secret";
 import { setup, type Harness } from "../helpers";
 import {
@@ -397,6 +400,27 @@ describe("the persisted retry schedule", () => {
     await drain(h);
     expect(receiver.events().map((event) => event.type)).toEqual(LIFECYCLE);
     expect((await listDeliveries(h)).map((delivery) => delivery.status)).toEqual(["succeeded", "succeeded", "succeeded", "failed"]);
+  });
+});
+
+describe("waking the sender", () => {
+  // The poll is a minute away: only the wake-up after the commit can send the event in time,
+  // on the PostgreSQL server when there is one (there the commit is a round trip of its own).
+  it("sends an event as soon as the change that recorded it committed, without waiting for the poll", async () => {
+    const schema = uniqueSchema("kick");
+    const pool = DATABASE_URL ? new pg.Pool({ connectionString: DATABASE_URL, max: 4 }) : null;
+    const storage = pool ? postgresStorage({ pool, schema }) : postgresStorage({ dataDir: "memory://" });
+    try {
+      const h = await harness({ storage, webhooks: { intervalMs: 60_000 } });
+      const receiver = await startReceiver();
+      await createEndpoint(h, receiver.url);
+      const invoice = await createInvoice(h);
+      await vi.waitFor(() => expect(receiver.events().map((event) => event.data.id)).toEqual([invoice.id]), { timeout: 5000, interval: 10 });
+      await h.router.close();
+    } finally {
+      await pool?.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+      await pool?.end();
+    }
   });
 });
 

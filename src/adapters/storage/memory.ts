@@ -16,6 +16,7 @@ import type {
   WebhookDeliveryRecord,
   WebhookEndpointRecord,
 } from "../../core/types";
+import { fanOut } from "../../core/outbox";
 import { CreatedIndex } from "./created-index";
 import type {
   DeliveryFilter,
@@ -188,7 +189,9 @@ class Tables {
       findApiKeyByHash: (hash) =>
         run("findApiKeyByHash", () => {
           const id = this.apiKeyIdByHash.get(hash);
-          return id === undefined ? null : this.pick(this.apiKeys.get(id), copy);
+          const key = id === undefined ? undefined : this.apiKeys.get(id);
+          const merchant = key && this.merchants.get(key.merchantId);
+          return key && merchant ? { key: copy(key), merchant: copy(merchant) } : null;
         }),
       listApiKeys: (merchantId) =>
         run("listApiKeys", () =>
@@ -272,13 +275,7 @@ class Tables {
       findPaymentLink: (id) => run("findPaymentLink", () => this.pick(this.paymentLinks.get(id), copyLink)),
       listPaymentLinks: (scope, page) => run("listPaymentLinks", () => this.page(this.linkOrder, this.paymentLinks, scope, page, copyLink)),
       getWebhookEndpoint: (scope, id) => run("getWebhookEndpoint", () => this.scoped(this.webhookEndpoints.get(id), scope, copyEndpoint)),
-      listWebhookEndpoints: (scope) =>
-        run("listWebhookEndpoints", () =>
-          [...this.webhookEndpoints.values()]
-            .filter((endpoint) => inScope(endpoint, scope))
-            .sort(compareCreated)
-            .map(copyEndpoint),
-        ),
+      listWebhookEndpoints: (scope) => run("listWebhookEndpoints", () => this.endpointsOf(scope).sort(compareCreated).map(copyEndpoint)),
       getWebhookDelivery: (scope, id) => run("getWebhookDelivery", () => this.scoped(this.deliveries.get(id)?.record, scope, copy)),
       listWebhookDeliveries: (scope, filter, page) => run("listWebhookDeliveries", () => this.deliveryPage(scope, filter, page)),
       listWebhookAttempts: (deliveryId) => run("listWebhookAttempts", () => (this.attemptsByDelivery.get(deliveryId) ?? []).map(copy)),
@@ -434,6 +431,10 @@ class Tables {
         run("insertWebhookDeliveries", () => {
           for (const delivery of deliveries) this.insertDelivery(delivery, undo);
         }),
+      queueWebhookDeliveries: (events, now) =>
+        run("queueWebhookDeliveries", () => {
+          for (const delivery of fanOut(events, (scope) => this.endpointsOf(scope), now)) this.insertDelivery(delivery, undo);
+        }),
       lockWebhookDelivery: (id) => run("lockWebhookDelivery", () => this.pick(this.deliveries.get(id)?.record, copy)),
       updateWebhookDelivery: (delivery) => run("updateWebhookDelivery", () => this.updateDelivery(delivery, undo)),
       insertWebhookAttempt: (attempt) =>
@@ -477,6 +478,11 @@ class Tables {
     const cursor = page.after ? table.get(page.after) : undefined;
     if (page.after && (!cursor || !inScope(cursor, scope))) return [];
     return index.page(scopeKey(scope.merchantId, scope.mode), cursor ?? null, Math.max(0, page.limit), (id) => take(table.get(id)!));
+  }
+
+  /** The stored endpoints of a scope, in no particular order (not copies: callers copy). */
+  private endpointsOf(scope: Scope): WebhookEndpointRecord[] {
+    return [...this.webhookEndpoints.values()].filter((endpoint) => inScope(endpoint, scope));
   }
 
   private insertDelivery(delivery: WebhookDeliveryRecord, undo: Undo[]): void {

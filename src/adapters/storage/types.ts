@@ -36,6 +36,12 @@ export interface PageQuery {
   after?: string | null;
 }
 
+/** An API key and the merchant it belongs to: what authenticating a request needs, in one read. */
+export interface ApiKeyMatch {
+  key: ApiKeyRecord;
+  merchant: MerchantRecord;
+}
+
 /** Filters of the invoice (payment) list; times are epoch ms, `createdTo` exclusive. */
 export interface InvoiceFilter {
   status?: InvoiceStatus;
@@ -75,8 +81,12 @@ export type PostLedgerResult =
 export interface StorageReads {
   /** The merchant with this id, or null. */
   getMerchant(id: string): Promise<MerchantRecord | null>;
-  /** The key whose hash this is (revoked ones included, so callers can tell), or null. */
-  findApiKeyByHash(hash: string): Promise<ApiKeyRecord | null>;
+  /**
+   * The key whose hash this is (revoked ones included, so callers can tell) with its merchant
+   * as stored now, or null (also when the merchant is missing). One read, because every
+   * authenticated request needs both.
+   */
+  findApiKeyByHash(hash: string): Promise<ApiKeyMatch | null>;
   /** All keys of a merchant, oldest first, revoked ones included. */
   listApiKeys(merchantId: string): Promise<ApiKeyRecord[]>;
   /** The invoice with this id if it belongs to `scope`, else null (another merchant's id is "not found"). */
@@ -156,7 +166,10 @@ export interface StorageTransaction extends StorageReads {
   insertApiKey(key: ApiKeyRecord): Promise<void>;
   /** Marks a key revoked at `at`; returns false when no such key exists or it was revoked already. */
   revokeApiKey(id: string, at: number): Promise<boolean>;
-  /** Stores a new invoice. Throws if the id exists. */
+  /**
+   * Stores a new invoice. Fails if the id exists: here, or (an adapter that sends the insert
+   * together with the next statement) by making the transaction throw.
+   */
   insertInvoice(invoice: InvoiceRecord): Promise<void>;
   /** Locks and returns the invoice with this id (any merchant), or null. */
   lockInvoice(id: string): Promise<InvoiceRecord | null>;
@@ -185,8 +198,19 @@ export interface StorageTransaction extends StorageReads {
   updatePayout(payout: PayoutRecord): Promise<void>;
   /** Stores a new exchange. Throws if the id exists. */
   insertExchange(exchange: ExchangeRecord): Promise<void>;
-  /** Appends events (the outbox), in the order given. */
+  /** Appends events (the event log), in the order given. */
   appendEvents(events: EventRecord[]): Promise<void>;
+  /**
+   * The outbox's fan-out: for each event, in the order given, stores one pending delivery per
+   * webhook endpoint of the event's (merchantId, mode) that is enabled and subscribed to its type
+   * (`events` null, or naming the type), in the endpoints' (createdAt, id) order, as this
+   * transaction sees them. Each delivery: id `webhookDeliveryId(event.id, endpoint.id)`, payload
+   * `webhookPayload(event)`, status pending, attempts 0, nextAttemptAt, createdAt and updatedAt
+   * `now`, no lease, status code or error. No matching endpoint: nothing is stored. (`fanOut`
+   * computes exactly these records.) Matching inside storage lets an adapter do it without
+   * reading the endpoints back first.
+   */
+  queueWebhookDeliveries(events: EventRecord[], now: number): Promise<void>;
   /** Stores a named value, replacing any earlier one. */
   setCursor(key: string, value: string): Promise<void>;
   /** Replaces the stored merchant with the same id (which must exist). */

@@ -21,6 +21,7 @@ function invoiceInput(body: Omit<InvoiceOptions, "acceptedCoins">, call: RouteCa
     lifeTimeMinutes: body.lifeTime,
     returnUrl: body.returnUrl ?? null,
     metadata: body.metadata ?? null,
+    merchant: call.merchant,
     paymentUrlFor: (id: string) => paymentUrl(call, id),
   } satisfies Partial<CreateInvoiceInput>;
 }

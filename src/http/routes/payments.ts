@@ -46,6 +46,7 @@ export function paymentRoutes(routes: RouteTable, context: CoreContext, views: V
         returnUrl: body.returnUrl ?? null,
         metadata: body.metadata ?? null,
         settleCurrency: body.settleCurrency,
+        merchant: call.merchant,
         paymentUrlFor: (id) => paymentUrl(call, id),
       });
       return paymentView(invoice, context.currencies);

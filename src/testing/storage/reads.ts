@@ -142,7 +142,7 @@ export function readTests(ctx: SuiteContext): void {
       const storage = ctx.storage();
       await seed(storage);
       expect(await storage.getMerchant("m_1")).toEqual(merchant());
-      expect(await storage.findApiKeyByHash("hash_1")).toEqual(apiKey());
+      expect(await storage.findApiKeyByHash("hash_1")).toEqual({ key: apiKey(), merchant: merchant() });
       expect(await storage.getInvoice(TEST, "inv_1")).toEqual(invoice());
       expect(await storage.findAddress("test", "bitcoin", "bc1qexample")).toEqual(address());
       expect(await storage.listDepositsForInvoice("inv_1")).toEqual([deposit()]);
@@ -190,7 +190,7 @@ export function readTests(ctx: SuiteContext): void {
       expect(await storage.getBalance(TEST, "BTC")).toBe(huge);
       expect((await storage.listLedgerEntries(TEST))[0]?.amount).toBe(huge);
       expect((await storage.getMerchant("m_1"))?.settleCurrency).toBe("USDT");
-      expect((await storage.findApiKeyByHash("hash_1"))?.revokedAt).toBe(T0 + 1);
+      expect((await storage.findApiKeyByHash("hash_1"))?.key.revokedAt).toBe(T0 + 1);
     });
   });
 

@@ -78,7 +78,7 @@ export function transactionTests(ctx: SuiteContext): void {
 
       expect(await snapshot(storage)).toEqual(before);
       expect(await storage.getMerchant("m_2")).toBeNull();
-      expect(await storage.findApiKeyByHash("hash_1")).toEqual(apiKey());
+      expect(await storage.findApiKeyByHash("hash_1")).toEqual({ key: apiKey(), merchant: merchant() });
       expect(await storage.getBalance(TEST, "BTC")).toBe(100n);
       expect(await storage.getBalance(TEST, "ETH")).toBe(0n);
       expect(await storage.getWebhookEndpoint(TEST, "we_2")).toBeNull();

@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
 import type { Storage } from "../../adapters/storage/types";
-import type { WebhookDeliveryRecord } from "../../core/types";
+import type { EventRecord, WebhookDeliveryRecord } from "../../core/types";
 import type { SuiteContext } from "./context";
-import { attempt, delivery, endpoint, T0, TEST } from "./fixtures";
+import { webhookDeliveryId, webhookPayload } from "../../core/outbox";
+import { attempt, delivery, endpoint, event, LIVE, OTHER, T0, TEST } from "./fixtures";
 
 /** Three endpoints with queues: we_a [a1 due, a2 due], we_b [b1 due later], we_c [c1 not due yet]. */
 async function queues(storage: Storage): Promise<void> {
@@ -97,6 +98,83 @@ export function webhookTests(ctx: SuiteContext): void {
       expect((await storage.getWebhookDelivery(TEST, "a0"))?.status).toBe("succeeded");
       expect((await storage.getWebhookDelivery(TEST, "b1"))?.status).toBe("pending");
       expect(await storage.transaction((tx) => tx.claimWebhookDeliveries(T0 + 1000, 10, 1000)).then(ids)).toEqual(["b1", "c1"]);
+    });
+  });
+
+  describe("the outbox fan-out (queueWebhookDeliveries)", () => {
+    const outboxEvent = (id: string, type: EventRecord["type"], scope = TEST) => event({ id, ...scope, type, invoiceId: `inv_${id}` });
+
+    it("queues each event, in order, to the enabled endpoints of its scope subscribed to its type, oldest endpoint first", async () => {
+      const storage = ctx.storage();
+      await storage.transaction(async (tx) => {
+        await tx.insertWebhookEndpoint(endpoint({ id: "we_b", createdAt: T0 + 1, events: null }));
+        await tx.insertWebhookEndpoint(endpoint({ id: "we_a", createdAt: T0 + 1, events: ["payment.completed"] }));
+        await tx.insertWebhookEndpoint(endpoint({ id: "we_c", createdAt: T0, events: ["payment.created", "payment.completed"] }));
+        await tx.insertWebhookEndpoint(endpoint({ id: "we_off", events: null, status: "disabled", disabledReason: "the endpoint answered 410 Gone" }));
+        await tx.insertWebhookEndpoint(endpoint({ id: "we_other", merchantId: "m_2", events: null }));
+        await tx.insertWebhookEndpoint(endpoint({ id: "we_live", mode: "live", events: null }));
+      });
+      await storage.transaction((tx) =>
+        tx.queueWebhookDeliveries(
+          [
+            outboxEvent("evt_1", "payment.created"),
+            outboxEvent("evt_2", "payment.completed"),
+            outboxEvent("evt_3", "payment.created", OTHER),
+            outboxEvent("evt_4", "payment.expired", LIVE),
+            outboxEvent("evt_5", "payment.confirming"),
+          ],
+          T0 + 50,
+        ),
+      );
+      const log = async (scope: typeof TEST) => (await storage.listWebhookDeliveries(scope, {}, { limit: 20 })).reverse();
+      const pairs = (deliveries: WebhookDeliveryRecord[]) => deliveries.map((d) => `${d.eventId}>${d.endpointId}`);
+      expect(pairs(await log(TEST))).toEqual(["evt_1>we_c", "evt_1>we_b", "evt_2>we_c", "evt_2>we_a", "evt_2>we_b", "evt_5>we_b"]);
+      expect(pairs(await log(OTHER))).toEqual(["evt_3>we_other"]);
+      expect(pairs(await log(LIVE))).toEqual(["evt_4>we_live"]);
+      expect((await log(TEST))[3]).toEqual(
+        delivery({
+          id: webhookDeliveryId("evt_2", "we_a"),
+          endpointId: "we_a",
+          eventId: "evt_2",
+          eventType: "payment.completed",
+          payload: webhookPayload(outboxEvent("evt_2", "payment.completed")),
+          nextAttemptAt: T0 + 50,
+          createdAt: T0 + 50,
+          updatedAt: T0 + 50,
+        }),
+      );
+      // Queued deliveries are claimable work like any other, per endpoint in event order.
+      const claimed = await storage.transaction((tx) => tx.claimWebhookDeliveries(T0 + 50, 10, 1000));
+      expect(claimed.map((d) => `${d.eventId}>${d.endpointId}`).sort()).toEqual(["evt_1>we_b", "evt_1>we_c", "evt_2>we_a", "evt_3>we_other", "evt_4>we_live"]);
+    });
+
+    it("matches the endpoints as the transaction sees them, and queues nothing when none matches or the transaction rolls back", async () => {
+      const storage = ctx.storage();
+      await storage.transaction(async (tx) => {
+        await tx.queueWebhookDeliveries([outboxEvent("evt_0", "payment.created")], T0);
+        await tx.insertWebhookEndpoint(endpoint({ id: "we_new", events: null }));
+        await tx.queueWebhookDeliveries([outboxEvent("evt_1", "payment.created")], T0);
+        await tx.updateWebhookEndpoint(endpoint({ id: "we_new", events: null, status: "disabled", disabledReason: "off" }));
+        await tx.queueWebhookDeliveries([outboxEvent("evt_2", "payment.created")], T0);
+      });
+      expect((await storage.listWebhookDeliveries(TEST, {}, { limit: 10 })).map((d) => d.eventId)).toEqual(["evt_1"]);
+      await storage.transaction((tx) => tx.updateWebhookEndpoint(endpoint({ id: "we_new", events: null })));
+      await expect(
+        storage.transaction(async (tx) => {
+          await tx.queueWebhookDeliveries([outboxEvent("evt_3", "payment.created")], T0);
+          throw new Error("abort");
+        }),
+      ).rejects.toThrow("abort");
+      await storage.transaction((tx) => tx.queueWebhookDeliveries([], T0));
+      expect((await storage.listWebhookDeliveries(TEST, {}, { limit: 10 })).map((d) => d.eventId)).toEqual(["evt_1"]);
+    });
+
+    it("refuses to queue the same event to the same endpoint twice (the id is derived from both)", async () => {
+      const storage = ctx.storage();
+      await storage.transaction((tx) => tx.insertWebhookEndpoint(endpoint({ events: null })));
+      await storage.transaction((tx) => tx.queueWebhookDeliveries([outboxEvent("evt_1", "payment.created")], T0));
+      await expect(storage.transaction((tx) => tx.queueWebhookDeliveries([outboxEvent("evt_1", "payment.created")], T0 + 1))).rejects.toThrow();
+      expect(await storage.listWebhookDeliveries(TEST, {}, { limit: 10 })).toHaveLength(1);
     });
   });
 

@@ -51,6 +51,20 @@ export function writeTests(ctx: SuiteContext): void {
       expect(await snapshot(storage)).toEqual(before);
     });
 
+    it("writes nothing of a unit of work that only inserts, when one insert clashes (an adapter may send them all at commit)", async () => {
+      const storage = ctx.storage();
+      await seed(storage);
+      const before = await snapshot(storage);
+      await expect(
+        storage.transaction(async (tx) => {
+          await tx.appendEvents([event({ id: "evt_new" })]);
+          await tx.insertInvoice(invoice({ amount: 1n }));
+          await tx.queueWebhookDeliveries([event({ id: "evt_new", type: "payment.completed" })], T0);
+        }),
+      ).rejects.toThrow();
+      expect(await snapshot(storage)).toEqual(before);
+    });
+
     it("accepts the same address or chain transfer on another network or in the other mode", async () => {
       const storage = ctx.storage();
       await seed(storage);
@@ -136,6 +150,7 @@ export function writeTests(ctx: SuiteContext): void {
     it("lists keys oldest first, revoked ones included, and revokes a key only once", async () => {
       const storage = ctx.storage();
       await storage.transaction(async (tx) => {
+        await tx.insertMerchant(merchant());
         await tx.insertApiKey(apiKey({ id: "key_b", hash: "h_b", createdAt: T0 + 2 }));
         await tx.insertApiKey(apiKey({ id: "key_a", hash: "h_a", createdAt: T0 + 1 }));
         await tx.insertApiKey(apiKey({ id: "key_other", hash: "h_o", merchantId: "m_2" }));
@@ -146,8 +161,22 @@ export function writeTests(ctx: SuiteContext): void {
         ["key_a", T0 + 5],
         ["key_b", null],
       ]);
-      expect((await storage.findApiKeyByHash("h_a"))?.revokedAt).toBe(T0 + 5);
+      expect((await storage.findApiKeyByHash("h_a"))?.key.revokedAt).toBe(T0 + 5);
       expect(await storage.transaction((tx) => tx.revokeApiKey("key_a", T0 + 7))).toBe(false);
+    });
+
+    it("finds a key with its merchant as it is now: a merchant's change shows in the next lookup", async () => {
+      const storage = ctx.storage();
+      await storage.transaction(async (tx) => {
+        await tx.insertMerchant(merchant());
+        await tx.insertApiKey(apiKey());
+      });
+      expect((await storage.findApiKeyByHash("hash_1"))?.merchant).toEqual(merchant());
+      await storage.transaction(async (tx) => {
+        await tx.updateMerchant(merchant({ settleCurrency: "USDT" }));
+        expect((await tx.findApiKeyByHash("hash_1"))?.merchant.settleCurrency).toBe("USDT");
+      });
+      expect(await storage.findApiKeyByHash("hash_1")).toEqual({ key: apiKey(), merchant: merchant({ settleCurrency: "USDT" }) });
     });
 
     it("lists balances by asset symbol, and ledger entries and events oldest first", async () => {

@@ -58,7 +58,7 @@ describe("PGlite on a data directory", { timeout: 60_000 }, () => {
     const second = postgresStorage({ dataDir: dir });
     cleanups.push(() => second.close());
     expect(await second.getInvoice(TEST, "inv_1")).toEqual(invoice());
-    expect(await second.findApiKeyByHash("hash_1")).toEqual(apiKey());
+    expect(await second.findApiKeyByHash("hash_1")).toEqual({ key: apiKey(), merchant: merchant() });
     expect(await second.getBalance(TEST, "BTC")).toBe(10n ** 30n);
   });
 
@@ -99,18 +99,21 @@ describe("the PGlite cache", { timeout: 60_000 }, () => {
 
   it("sees a revoked key as revoked by the very next read, and a rolled-back revocation as never made", async () => {
     const storage = await fresh();
-    await storage.transaction((tx) => tx.insertApiKey(apiKey()));
-    expect((await storage.findApiKeyByHash("hash_1"))?.revokedAt).toBeNull(); // now cached
+    await storage.transaction(async (tx) => {
+      await tx.insertMerchant(merchant());
+      await tx.insertApiKey(apiKey());
+    });
+    expect((await storage.findApiKeyByHash("hash_1"))?.key.revokedAt).toBeNull(); // now cached
     await expect(
       storage.transaction(async (tx) => {
         await tx.revokeApiKey("key_1", T0 + 1);
-        expect((await tx.findApiKeyByHash("hash_1"))?.revokedAt).toBe(T0 + 1);
+        expect((await tx.findApiKeyByHash("hash_1"))?.key.revokedAt).toBe(T0 + 1);
         throw new Error("abort");
       }),
     ).rejects.toThrow("abort");
-    expect((await storage.findApiKeyByHash("hash_1"))?.revokedAt).toBeNull();
+    expect((await storage.findApiKeyByHash("hash_1"))?.key.revokedAt).toBeNull();
     await storage.transaction((tx) => tx.revokeApiKey("key_1", T0 + 2));
-    expect((await storage.findApiKeyByHash("hash_1"))?.revokedAt).toBe(T0 + 2);
+    expect((await storage.findApiKeyByHash("hash_1"))?.key.revokedAt).toBe(T0 + 2);
   });
 
   it("shows a merchant's changed settings at once", async () => {

@@ -1,5 +1,5 @@
-import type { ApiKeyRecord, MerchantRecord, WebhookEndpointRecord } from "../../../core/types";
-import type { Scope } from "../types";
+import type { MerchantRecord, WebhookEndpointRecord } from "../../../core/types";
+import type { ApiKeyMatch, Scope } from "../types";
 import { shared } from "./client";
 
 /** Tables whose committed rows the cache keeps. */
@@ -12,6 +12,8 @@ const copyEndpoint = (endpoint: WebhookEndpointRecord): WebhookEndpointRecord =>
   events: endpoint.events ? [...endpoint.events] : null,
   secrets: endpoint.secrets.map((secret) => ({ ...secret })),
 });
+
+const copyMatch = (match: ApiKeyMatch): ApiKeyMatch => ({ key: { ...match.key }, merchant: { ...match.merchant } });
 
 /**
  * The committed rows of small, read-mostly tables that sit on the request path (API keys, read
@@ -27,19 +29,19 @@ const copyEndpoint = (endpoint: WebhookEndpointRecord): WebhookEndpointRecord =>
  */
 export class CommittedCache {
   private version = 0;
-  private readonly keys = new Map<string, ApiKeyRecord>();
+  private readonly keys = new Map<string, ApiKeyMatch>();
   private readonly merchants = new Map<string, MerchantRecord>();
   private readonly endpoints = new Map<string, WebhookEndpointRecord[]>();
 
-  /** The key with this hash; `load` reads the database on a miss. Unknown hashes are not kept. */
-  async apiKey(hash: string, load: () => Promise<ApiKeyRecord | null>): Promise<ApiKeyRecord | null> {
+  /** The key with this hash and its merchant; `load` reads the database on a miss. Unknown hashes are not kept. */
+  async apiKey(hash: string, load: () => Promise<ApiKeyMatch | null>): Promise<ApiKeyMatch | null> {
     const hit = this.keys.get(hash);
-    if (hit) return { ...hit };
+    if (hit) return copyMatch(hit);
     const version = this.version;
     const found = await load();
     if (found && version === this.version) {
       if (this.keys.size >= MAX_ENTRIES) this.keys.clear();
-      this.keys.set(hash, { ...found });
+      this.keys.set(hash, copyMatch(found));
     }
     return found;
   }
@@ -75,7 +77,8 @@ export class CommittedCache {
   invalidate(tables: ReadonlySet<CachedTable>): void {
     if (tables.size === 0) return;
     this.version++;
-    if (tables.has("apiKeys")) this.keys.clear();
+    // A cached key carries its merchant, so a merchant write drops the keys too.
+    if (tables.has("apiKeys") || tables.has("merchants")) this.keys.clear();
     if (tables.has("merchants")) this.merchants.clear();
     if (tables.has("endpoints")) this.endpoints.clear();
   }

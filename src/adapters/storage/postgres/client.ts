@@ -20,9 +20,11 @@ export interface SqlQueryable {
   /** Several statements without parameters: migrations. */
   exec(text: string): Promise<void>;
   /**
-   * A write whose answer nobody waits for (an append). It runs before anything sent after it,
-   * and if it fails, the next `query` or the commit fails with its error. This lets an engine
-   * send it together with what follows instead of waiting a round trip for it.
+   * A write whose answer nobody waits for (an INSERT of new rows). It runs before anything sent
+   * after it, and if it fails, the next `query` or the commit fails with its error. This lets an
+   * engine send it together with what follows instead of waiting a round trip for it, and run
+   * consecutive deferred writes as one statement: so none may depend on the effect of another
+   * deferred since the last `query` (they may all see the same snapshot).
    */
   defer(text: string, params?: readonly unknown[]): void;
 }
@@ -125,6 +127,91 @@ function statementName(text: string): string {
   return name;
 }
 
+/** Most writes merged into one statement; a longer run is sent as several (keeps the set of texts small). */
+const MERGE_MAX = 8;
+
+/** The table a write statement writes, or null when the text is not a plain INSERT, UPDATE or DELETE. */
+function targetOf(text: string): string | null {
+  const match = /^\s*(?:INSERT\s+INTO|UPDATE|DELETE\s+FROM)\s+((?:"[^"]+"\.)?[A-Za-z_][A-Za-z0-9_]*)\s/i.exec(text);
+  return match ? match[1]! : null;
+}
+
+/** The highest `$n` of a statement: how many values it takes. */
+function valueCount(text: string): number {
+  let most = 0;
+  for (const match of text.matchAll(/\$(\d+)/g)) most = Math.max(most, Number(match[1]));
+  return most;
+}
+
+/** One statement of a merge plan: writes [from, to) of the run, as `text`. */
+interface PlannedStatement {
+  text: string;
+  from: number;
+  to: number;
+}
+
+/**
+ * How a run of deferred writes is sent: which of them share a statement, and its text. The parts
+ * of one statement run in no promised order, so two writes to one table (whose rows keep
+ * insertion order in a sequence) never share one, nor does a write whose table is unknown.
+ */
+function plan(texts: readonly string[]): PlannedStatement[] {
+  const statements: PlannedStatement[] = [];
+  let from = 0;
+  let tables = new Set<string>();
+  const close = (to: number) => {
+    const parts = texts.slice(from, to);
+    let offset = 0;
+    const shifted = parts.map((text) => {
+      const shift = offset;
+      offset += valueCount(text);
+      return shift === 0 ? text : text.replace(/\$(\d+)/g, (_match, n: string) => `$${Number(n) + shift}`);
+    });
+    const text = shifted.length === 1 ? shifted[0]! : `WITH ${shifted.slice(0, -1).map((part, i) => `w${i + 1} AS (${part})`).join(", ")} ${shifted.at(-1)}`;
+    statements.push({ text, from, to });
+    from = to;
+    tables = new Set();
+  };
+  texts.forEach((text, i) => {
+    const table = targetOf(text);
+    if (i > from && (table === null || tables.has(table) || tables.has("") || i - from === MERGE_MAX)) close(i);
+    tables.add(table ?? "");
+  });
+  if (from < texts.length) close(texts.length);
+  return statements;
+}
+
+/** Plans by the sequence of texts, found by identity (statement texts are constants): no long key is built per call. */
+interface PlanNode {
+  next: Map<string, PlanNode>;
+  statements: PlannedStatement[] | null;
+}
+const plans = shared("merge-plans", (): PlanNode => ({ next: new Map(), statements: null }));
+
+/**
+ * Consecutive deferred writes as few statements: `WITH w1 AS (<write 1>), ... <last write>`,
+ * the placeholders of each renumbered after those before it. One statement instead of several
+ * is less work on both ends, and alone (outside BEGIN) it is atomic by itself. Sound for
+ * deferred writes because none depends on another's effect (the contract of `defer`).
+ */
+export function mergeWrites(writes: ReadonlyArray<readonly [string, readonly unknown[]]>): Array<[string, unknown[]]> {
+  let node = plans;
+  for (const [text] of writes) {
+    let child = node.next.get(text);
+    if (!child) {
+      child = { next: new Map(), statements: null };
+      node.next.set(text, child);
+    }
+    node = child;
+  }
+  node.statements ??= plan(writes.map(([text]) => text));
+  return node.statements.map(({ text, from, to }) => {
+    const values: unknown[] = [];
+    for (let i = from; i < to; i++) values.push(...writes[i]![1]);
+    return [text, values];
+  });
+}
+
 /** Options of {@link pgClient}. */
 export interface PgClientOptions {
   /** End the pool on close (true when the adapter created it). */
@@ -141,7 +228,8 @@ export interface PgClientOptions {
  * A SqlClient over a `pg` Pool: reads outside transactions go to the pool, each transaction
  * takes one connection. BEGIN and deferred writes wait to go out with the next statement; on a
  * pipelining pool (`pipeline: true`, pg >= 8.16) they leave in the same packet and cost no round
- * trip of their own.
+ * trip of their own. A unit of work that only wrote (deferred) is one statement, sent at commit,
+ * without BEGIN and COMMIT.
  */
 export function pgClient(pool: PgPoolLike, options: PgClientOptions = {}): SqlClient {
   const prepare = options.prepare ?? true;
@@ -171,8 +259,8 @@ export function pgClient(pool: PgPoolLike, options: PgClientOptions = {}): SqlCl
       let active = true;
       let begun = false;
       let broken = false;
-      // Statements not sent yet (BEGIN, deferred writes): they go out just ahead of the next one.
-      let pending: Array<[string, readonly unknown[] | undefined]> = [["BEGIN", undefined]];
+      // Deferred writes not sent yet: they go out, as one statement, just ahead of the next one.
+      let deferred: Array<[string, readonly unknown[]]> = [];
       // The first failure of a statement nobody awaited: what the caller must see, rather than
       // the "transaction is aborted" errors of the statements after it.
       let failure: unknown = null;
@@ -185,26 +273,21 @@ export function pgClient(pool: PgPoolLike, options: PgClientOptions = {}): SqlCl
       connection.on?.("error", dropped);
       const statement = (text: string, params?: readonly unknown[]) => (params === undefined ? connection.query(text) : connection.query(config(text, params)));
 
-      /** Sends what is pending, then `text`, and answers `text`'s result. */
-      const send = async (text: string, params?: readonly unknown[]): Promise<PgAnswer> => {
-        const batch = pending;
-        pending = [];
-        begun = true;
+      /** Sends `batch` in order (in one packet when pipelining) and answers the last one's result. */
+      const sendAll = async (batch: Array<[string, readonly unknown[] | undefined]>): Promise<PgAnswer> => {
         let answer: Promise<unknown>;
         try {
           if (pipelined) {
             stream?.cork?.();
             try {
-              for (const [queued, values] of batch) statement(queued, values).catch((error: unknown) => void (failure ??= error));
-              answer = statement(text, params);
+              for (const [queued, values] of batch.slice(0, -1)) statement(queued, values).catch((error: unknown) => void (failure ??= error));
+              answer = statement(...batch.at(-1)!);
             } finally {
               stream?.uncork?.();
             }
           } else {
-            for (const [queued, values] of batch) {
-              await statement(queued, values);
-            }
-            answer = statement(text, params);
+            for (const [queued, values] of batch.slice(0, -1)) await statement(queued, values);
+            answer = statement(...batch.at(-1)!);
           }
           const result = (await answer) as PgAnswer;
           if (failure) throw failure;
@@ -212,6 +295,15 @@ export function pgClient(pool: PgPoolLike, options: PgClientOptions = {}): SqlCl
         } catch (error) {
           throw failure ?? error;
         }
+      };
+      /** Sends BEGIN if not yet, the deferred writes, then `text`, and answers `text`'s result. */
+      const send = (text: string, params?: readonly unknown[]): Promise<PgAnswer> => {
+        const batch: Array<[string, readonly unknown[] | undefined]> = begun ? [] : [["BEGIN", undefined]];
+        begun = true;
+        if (deferred.length > 0) batch.push(...mergeWrites(deferred));
+        deferred = [];
+        batch.push([text, params]);
+        return sendAll(batch);
       };
       const scoped: SqlQueryable = {
         query: async (text, params) => {
@@ -225,11 +317,18 @@ export function pgClient(pool: PgPoolLike, options: PgClientOptions = {}): SqlCl
         },
         defer: (text, params) => {
           if (!active) ended();
-          pending.push([text, params ?? []]);
+          deferred.push([text, params ?? []]);
         },
       };
       try {
         const result = await work(scoped);
+        // Nothing was read, so the unit of work is its deferred writes alone: as one statement
+        // they are atomic by themselves, and BEGIN and COMMIT would be two statements more.
+        const writes = begun ? null : mergeWrites(deferred);
+        if (writes && writes.length <= 1) {
+          if (writes.length === 1) await sendAll(writes);
+          return result;
+        }
         // A transaction the server aborted answers COMMIT with ROLLBACK: never take that as done.
         const committed = await send("COMMIT");
         if (committed.command !== undefined && committed.command !== "COMMIT") throw new Error("postgresStorage: the transaction was rolled back by the server");

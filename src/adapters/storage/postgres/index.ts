@@ -1,3 +1,5 @@
+import type { EventRecord, WebhookEndpointRecord } from "../../../core/types";
+import { fanOut } from "../../../core/outbox";
 import type { Scope, Storage, StorageTransaction } from "../types";
 import { cacheFor, type CachedTable, type CommittedCache } from "./cache";
 import { pgClient, pgliteClient, type PgPoolLike, type PGliteLike, type SqlClient, type SqlQueryable } from "./client";
@@ -191,10 +193,23 @@ function cachedTransaction(tx: StorageTransaction, cache: CommittedCache): Stora
   };
   return Object.assign(tx, {
     getMerchant: ((read) => (id: string) => (dirty.has("merchants") ? read(id) : cache.merchant(id, () => read(id))))(tx.getMerchant),
-    findApiKeyByHash: ((read) => (hash: string) => (dirty.has("apiKeys") ? read(hash) : cache.apiKey(hash, () => read(hash))))(tx.findApiKeyByHash),
+    findApiKeyByHash: ((read) => (hash: string) => (dirty.has("apiKeys") || dirty.has("merchants") ? read(hash) : cache.apiKey(hash, () => read(hash))))(
+      tx.findApiKeyByHash,
+    ),
     listWebhookEndpoints: ((read) => (scope: Scope) => (dirty.has("endpoints") ? read(scope) : cache.webhookEndpoints(scope, () => read(scope))))(
       tx.listWebhookEndpoints,
     ),
+    // Endpoints the cache holds need no statement to match: an event no endpoint wants costs nothing.
+    queueWebhookDeliveries: ((queue, read, insert) => async (events: EventRecord[], now: number) => {
+      if (dirty.has("endpoints")) return queue(events, now);
+      const byScope = new Map<string, WebhookEndpointRecord[]>();
+      for (const { merchantId, mode } of events) {
+        const key = `${merchantId}\u0000${mode}`;
+        if (!byScope.has(key)) byScope.set(key, await cache.webhookEndpoints({ merchantId, mode }, () => read({ merchantId, mode })));
+      }
+      const deliveries = fanOut(events, ({ merchantId, mode }) => byScope.get(`${merchantId}\u0000${mode}`)!, now);
+      if (deliveries.length > 0) await insert(deliveries);
+    })(tx.queueWebhookDeliveries, tx.listWebhookEndpoints, tx.insertWebhookDeliveries),
     insertMerchant: writing("merchants", tx.insertMerchant),
     updateMerchant: writing("merchants", tx.updateMerchant),
     insertApiKey: writing("apiKeys", tx.insertApiKey),

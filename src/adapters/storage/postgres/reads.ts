@@ -4,6 +4,7 @@ import {
   big,
   toAddress,
   toApiKey,
+  toApiKeyMatch,
   toAttempt,
   toBalance,
   toDelivery,
@@ -49,7 +50,7 @@ async function all<T>(result: Promise<{ rows: Row[] }>, map: (row: Row) => T): P
 export function sqlReads(db: SqlQueryable, s: Statements): StorageReads {
   return {
     getMerchant: (id) => one(db.query(s.getMerchant, [id]), toMerchant),
-    findApiKeyByHash: (hash) => one(db.query(s.findApiKeyByHash, [hash]), toApiKey),
+    findApiKeyByHash: (hash) => one(db.query(s.findApiKeyByHash, [hash]), toApiKeyMatch),
     listApiKeys: (merchantId) => all(db.query(s.listApiKeys, [merchantId]), toApiKey),
     getInvoice: (scope, id) => scoped(db.query(s.getInvoice, [id]), scope, toInvoice),
     getPayout: (scope, id) => scoped(db.query(s.getPayout, [id]), scope, toPayout),

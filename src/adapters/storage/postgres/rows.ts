@@ -16,6 +16,7 @@ import type {
   WebhookDeliveryRecord,
   WebhookEndpointRecord,
 } from "../../../core/types";
+import type { ApiKeyMatch } from "../types";
 
 /**
  * Row <-> record mapping. Amounts travel as decimal strings both ways (`numeric` in, text out),
@@ -63,6 +64,12 @@ export const toApiKey = (row: Row): ApiKeyRecord => ({
   prefix: str(row.prefix),
   createdAt: num(row.created_at),
   revokedAt: numOrNull(row.revoked_at),
+});
+
+/** A row of findApiKeyByHash: the key's columns, and its merchant's as merchant_*. */
+export const toApiKeyMatch = (row: Row): ApiKeyMatch => ({
+  key: toApiKey(row),
+  merchant: toMerchant({ id: row.merchant_id, name: row.merchant_name, settle_currency: row.merchant_settle_currency, created_at: row.merchant_created_at }),
 });
 
 export const INVOICE_COLUMNS =

@@ -22,6 +22,14 @@ function placeholders(count: number, casts: Record<number, string> = {}): string
   return Array.from({ length: count }, (_, i) => `$${i + 1}${casts[i + 1] ?? ""}`).join(", ");
 }
 
+/** `a.col1, a.col2, ...`: a column list qualified by a table alias. */
+function prefixed(alias: string, columns: string): string {
+  return columns
+    .split(",")
+    .map((column) => `${alias}.${column.trim()}`)
+    .join(", ");
+}
+
 /** `col1 = $2, col2 = $3, ...`: every column but the first (the id, matched by $1). */
 function assignments(columns: string, casts: Record<number, string> = {}): string {
   return columns
@@ -70,7 +78,10 @@ export function buildStatements(schema: string | undefined) {
     // the primary key is then the only index the query can use, so the plan is right even
     // before the planner has statistics (PGlite runs no autovacuum to gather them).
     getMerchant: `SELECT ${MERCHANT_COLUMNS} FROM ${t.merchants} WHERE id = $1`,
-    findApiKeyByHash: `SELECT ${API_KEY_COLUMNS} FROM ${t.apiKeys} WHERE hash = $1`,
+    // With the key's merchant: authentication needs both, and one statement is one round trip.
+    findApiKeyByHash:
+      `SELECT ${prefixed("k", API_KEY_COLUMNS)}, m.name AS merchant_name, m.settle_currency AS merchant_settle_currency, ` +
+      `m.created_at AS merchant_created_at FROM ${t.apiKeys} k JOIN ${t.merchants} m ON m.id = k.merchant_id WHERE k.hash = $1`,
     listApiKeys: `SELECT ${API_KEY_COLUMNS} FROM ${t.apiKeys} WHERE merchant_id = $1 ORDER BY created_at, seq`,
     getInvoice: `SELECT ${INVOICE_COLUMNS} FROM ${t.invoices} WHERE id = $1`,
     getPayout: `SELECT ${PAYOUT_COLUMNS} FROM ${t.payouts} WHERE id = $1`,
@@ -117,7 +128,8 @@ export function buildStatements(schema: string | undefined) {
     updateMerchant: `UPDATE ${t.merchants} SET ${assignments(MERCHANT_COLUMNS)} WHERE id = $1`,
     insertApiKey: `INSERT INTO ${t.apiKeys} (${API_KEY_COLUMNS}) VALUES (${placeholders(7)}) ON CONFLICT DO NOTHING RETURNING 1`,
     revokeApiKey: `UPDATE ${t.apiKeys} SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL`,
-    insertInvoice: `INSERT INTO ${t.invoices} (${INVOICE_COLUMNS}) VALUES (${placeholders(27, INVOICE_CASTS)}) ON CONFLICT DO NOTHING RETURNING 1`,
+    // Sent deferred (a new invoice's id is random): a duplicate fails the transaction instead.
+    insertInvoice: `INSERT INTO ${t.invoices} (${INVOICE_COLUMNS}) VALUES (${placeholders(27, INVOICE_CASTS)})`,
     lockInvoice: `SELECT ${INVOICE_COLUMNS} FROM ${t.invoices} WHERE id = $1 FOR UPDATE`,
     updateInvoice: `UPDATE ${t.invoices} SET ${assignments(INVOICE_COLUMNS, INVOICE_CASTS)} WHERE id = $1`,
     insertAddress: `INSERT INTO ${t.addresses} (${ADDRESS_COLUMNS}) VALUES (${placeholders(7)}) ON CONFLICT DO NOTHING RETURNING 1`,
@@ -167,6 +179,19 @@ export function buildStatements(schema: string | undefined) {
       "$1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::int[], $10::bigint[], " +
       "$11::bigint[], $12::int[], $13::text[], $14::bigint[], $15::bigint[]) WITH ORDINALITY " +
       `AS d(${DELIVERY_COLUMNS}, n) ORDER BY n ON CONFLICT DO NOTHING RETURNING 1`,
+    // The outbox's fan-out (see queueWebhookDeliveries): each event joined to the subscribed
+    // endpoints of its scope, ids as webhookDeliveryId computes them, in event then endpoint order.
+    // One event (the usual case) takes plain values; several, one array per column.
+    queueWebhookDelivery:
+      `INSERT INTO ${t.deliveries} (${DELIVERY_COLUMNS}) SELECT 'msg_' || left(encode(sha256(convert_to($1 || ':' || e.id, 'UTF8')), 'hex'), 32), ` +
+      `$2, $3, e.id, $1, $4, $5, 'pending', 0, $6::bigint, NULL, NULL, NULL, $6::bigint, $6::bigint FROM ${t.endpoints} e ` +
+      "WHERE e.merchant_id = $2 AND e.mode = $3 AND e.status = 'enabled' AND (e.events IS NULL OR e.events::jsonb ? $4) ORDER BY e.created_at, e.id",
+    queueWebhookDeliveries:
+      `INSERT INTO ${t.deliveries} (${DELIVERY_COLUMNS}) SELECT 'msg_' || left(encode(sha256(convert_to(v.id || ':' || e.id, 'UTF8')), 'hex'), 32), ` +
+      "v.merchant_id, v.mode, e.id, v.id, v.type, v.payload, 'pending', 0, $6::bigint, NULL, NULL, NULL, $6::bigint, $6::bigint " +
+      "FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[]) WITH ORDINALITY AS v(id, merchant_id, mode, type, payload, n) " +
+      `JOIN ${t.endpoints} e ON e.merchant_id = v.merchant_id AND e.mode = v.mode ` +
+      "WHERE e.status = 'enabled' AND (e.events IS NULL OR e.events::jsonb ? v.type) ORDER BY v.n, e.created_at, e.id",
     lockWebhookDelivery: `SELECT ${DELIVERY_COLUMNS} FROM ${t.deliveries} WHERE id = $1 FOR UPDATE`,
     updateWebhookDelivery: `UPDATE ${t.deliveries} SET ${assignments(DELIVERY_COLUMNS)} WHERE id = $1`,
     insertWebhookAttempt: `INSERT INTO ${t.attempts} (${ATTEMPT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6)`,

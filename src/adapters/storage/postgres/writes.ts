@@ -1,3 +1,5 @@
+import { webhookPayload } from "../../../core/outbox";
+import type { EventRecord } from "../../../core/types";
 import type { StorageReads, StorageTransaction } from "../types";
 import type { SqlQueryable } from "./client";
 import { postLedgerEntries } from "./ledger";
@@ -42,6 +44,19 @@ async function update(db: SqlQueryable, text: string, params: unknown[], what: (
   if ((await db.query(text, params)).rowCount === 0) missing(what());
 }
 
+// An event's data as JSON, kept from its append for the payload of its deliveries (the outbox
+// writes both in one unit of work): the payment view is serialized once, not twice.
+const dataJson = new WeakMap<EventRecord, string>();
+function dataJsonOf(event: EventRecord): string {
+  let json = dataJson.get(event);
+  if (json === undefined) {
+    json = JSON.stringify(event.data);
+    dataJson.set(event, json);
+  }
+  return json;
+}
+const payloadOf = (event: EventRecord): string => webhookPayload(event, dataJsonOf(event));
+
 /** The writes of the contract over one transaction's connection. */
 export function sqlWrites(db: SqlQueryable, s: Statements): Omit<StorageTransaction, keyof StorageReads> {
   return {
@@ -50,7 +65,8 @@ export function sqlWrites(db: SqlQueryable, s: Statements): Omit<StorageTransact
     insertApiKey: (k) =>
       insert(db, s.insertApiKey, [k.id, k.merchantId, k.mode, k.hash, k.prefix, k.createdAt, k.revokedAt], () => `API key ${k.id} (or one with this hash)`),
     revokeApiKey: async (id, at) => (await db.query(s.revokeApiKey, [id, at])).rowCount > 0,
-    insertInvoice: (invoice) => insert(db, s.insertInvoice, invoiceParams(invoice), () => `invoice ${invoice.id}`),
+    // Deferred: a new invoice's id is random, so a clash is a failed transaction, not a case to handle.
+    insertInvoice: async (invoice) => db.defer(s.insertInvoice, invoiceParams(invoice)),
     lockInvoice: async (id) => {
       const row = (await db.query(s.lockInvoice, [id])).rows[0];
       return row === undefined ? null : toInvoice(row);
@@ -82,7 +98,7 @@ export function sqlWrites(db: SqlQueryable, s: Statements): Omit<StorageTransact
       if (events.length === 0) return;
       if (events.length === 1) {
         const e = events[0]!;
-        db.defer(s.insertEvent, [e.id, e.merchantId, e.mode, e.type, e.invoiceId, jsonParam(e.data), e.createdAt]);
+        db.defer(s.insertEvent, [e.id, e.merchantId, e.mode, e.type, e.invoiceId, dataJsonOf(e), e.createdAt]);
         return;
       }
       db.defer(s.insertEvents, [
@@ -91,7 +107,7 @@ export function sqlWrites(db: SqlQueryable, s: Statements): Omit<StorageTransact
         events.map((e) => e.mode),
         events.map((e) => e.type),
         events.map((e) => e.invoiceId),
-        events.map((e) => jsonParam(e.data)),
+        events.map(dataJsonOf),
         events.map((e) => e.createdAt),
       ]);
     },
@@ -132,6 +148,23 @@ export function sqlWrites(db: SqlQueryable, s: Statements): Omit<StorageTransact
       }
       const inserted = (await db.query(s.insertWebhookDeliveries, deliveryArrays(deliveries))).rowCount;
       if (inserted < deliveries.length) conflict(`one of the webhook deliveries ${deliveries.map((d) => d.id).join(", ")}`);
+    },
+    // Deferred like the appends: the endpoints are matched in the statement, nothing is read back.
+    queueWebhookDeliveries: async (events, now) => {
+      if (events.length === 0) return;
+      if (events.length === 1) {
+        const e = events[0]!;
+        db.defer(s.queueWebhookDelivery, [e.id, e.merchantId, e.mode, e.type, payloadOf(e), now]);
+        return;
+      }
+      db.defer(s.queueWebhookDeliveries, [
+        events.map((e) => e.id),
+        events.map((e) => e.merchantId),
+        events.map((e) => e.mode),
+        events.map((e) => e.type),
+        events.map(payloadOf),
+        now,
+      ]);
     },
     lockWebhookDelivery: async (id) => {
       const row = (await db.query(s.lockWebhookDelivery, [id])).rows[0];
