@@ -27,6 +27,27 @@ export function subscribed(endpoint: WebhookEndpointRecord, type: string): boole
   return endpoint.status === "enabled" && (endpoint.events === null || (endpoint.events as string[]).includes(type));
 }
 
+/** A pending delivery, due now, with nothing tried yet. */
+function pendingDelivery(id: string, endpoint: WebhookEndpointRecord, event: Pick<EventRecord, "id" | "type">, payload: string, now: number): WebhookDeliveryRecord {
+  return {
+    id,
+    merchantId: endpoint.merchantId,
+    mode: endpoint.mode,
+    endpointId: endpoint.id,
+    eventId: event.id,
+    eventType: event.type,
+    payload,
+    status: "pending",
+    attempts: 0,
+    nextAttemptAt: now,
+    leaseUntil: null,
+    lastStatusCode: null,
+    lastError: null,
+    createdAt: now,
+    updatedAt: now,
+  };
+}
+
 /**
  * The deliveries `queueWebhookDeliveries` stores, computed in process: for each event in order,
  * one per subscribed endpoint of its scope in (createdAt, id) order. For adapters that hold the
@@ -40,48 +61,14 @@ export function fanOut(events: readonly EventRecord[], endpointsOf: (scope: Scop
       .sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     // The body is built only for an event somebody gets (most merchants have no endpoint).
     const payload = endpoints.length > 0 ? webhookPayload(event) : "";
-    for (const endpoint of endpoints) {
-      deliveries.push({
-        id: webhookDeliveryId(event.id, endpoint.id),
-        merchantId: event.merchantId,
-        mode: event.mode,
-        endpointId: endpoint.id,
-        eventId: event.id,
-        eventType: event.type,
-        payload,
-        status: "pending",
-        attempts: 0,
-        nextAttemptAt: now,
-        leaseUntil: null,
-        lastStatusCode: null,
-        lastError: null,
-        createdAt: now,
-        updatedAt: now,
-      });
-    }
+    for (const endpoint of endpoints) deliveries.push(pendingDelivery(webhookDeliveryId(event.id, endpoint.id), endpoint, event, payload, now));
   }
   return deliveries;
 }
 
 /** A pending delivery of one event to one endpoint, due now (the test event: one endpoint, its own id). */
 export function newDelivery(endpoint: WebhookEndpointRecord, event: Pick<EventRecord, "id" | "type" | "createdAt" | "data">, now: number): WebhookDeliveryRecord {
-  return {
-    id: newId("msg"),
-    merchantId: endpoint.merchantId,
-    mode: endpoint.mode,
-    endpointId: endpoint.id,
-    eventId: event.id,
-    eventType: event.type,
-    payload: webhookPayload(event),
-    status: "pending",
-    attempts: 0,
-    nextAttemptAt: now,
-    leaseUntil: null,
-    lastStatusCode: null,
-    lastError: null,
-    createdAt: now,
-    updatedAt: now,
-  };
+  return pendingDelivery(newId("msg"), endpoint, event, webhookPayload(event), now);
 }
 
 /**

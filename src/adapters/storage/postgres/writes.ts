@@ -11,7 +11,6 @@ import {
   exchangeParams,
   invoiceParams,
   idempotencyParams,
-  jsonParam,
   merchantParams,
   num,
   paymentLinkParams,
@@ -57,6 +56,16 @@ function dataJsonOf(event: EventRecord): string {
 }
 const payloadOf = (event: EventRecord): string => webhookPayload(event, dataJsonOf(event));
 
+/**
+ * Defers an insert of `rows`: one row as plain values (`single`), several as one array per column
+ * (`multiple`, an unnest); `shared` values follow either. Nothing for no rows.
+ */
+function deferRows(db: SqlQueryable, single: string, multiple: string, rows: unknown[][], shared: unknown[] = []): void {
+  if (rows.length === 0) return;
+  if (rows.length === 1) return db.defer(single, [...rows[0]!, ...shared]);
+  db.defer(multiple, [...rows[0]!.map((_, column) => rows.map((row) => row[column])), ...shared]);
+}
+
 /** The writes of the contract over one transaction's connection. */
 export function sqlWrites(db: SqlQueryable, s: Statements): Omit<StorageTransaction, keyof StorageReads> {
   return {
@@ -94,23 +103,8 @@ export function sqlWrites(db: SqlQueryable, s: Statements): Omit<StorageTransact
     updatePayout: (payout) => update(db, s.updatePayout, payoutParams(payout), () => `payout ${payout.id}`),
     insertExchange: (exchange) => insert(db, s.insertExchange, exchangeParams(exchange), () => `exchange ${exchange.id}`),
     // Appends (no key to collide on) are deferred: they travel with the next statement.
-    appendEvents: async (events) => {
-      if (events.length === 0) return;
-      if (events.length === 1) {
-        const e = events[0]!;
-        db.defer(s.insertEvent, [e.id, e.merchantId, e.mode, e.type, e.invoiceId, dataJsonOf(e), e.createdAt]);
-        return;
-      }
-      db.defer(s.insertEvents, [
-        events.map((e) => e.id),
-        events.map((e) => e.merchantId),
-        events.map((e) => e.mode),
-        events.map((e) => e.type),
-        events.map((e) => e.invoiceId),
-        events.map(dataJsonOf),
-        events.map((e) => e.createdAt),
-      ]);
-    },
+    appendEvents: async (events) =>
+      deferRows(db, s.insertEvent, s.insertEvents, events.map((e) => [e.id, e.merchantId, e.mode, e.type, e.invoiceId, dataJsonOf(e), e.createdAt])),
     insertPaymentLink: (link) => insert(db, s.insertPaymentLink, paymentLinkParams(link), () => `payment link ${link.id}`),
     lockPaymentLink: async (id) => {
       const row = (await db.query(s.lockPaymentLink, [id])).rows[0];
@@ -150,22 +144,8 @@ export function sqlWrites(db: SqlQueryable, s: Statements): Omit<StorageTransact
       if (inserted < deliveries.length) conflict(`one of the webhook deliveries ${deliveries.map((d) => d.id).join(", ")}`);
     },
     // Deferred like the appends: the endpoints are matched in the statement, nothing is read back.
-    queueWebhookDeliveries: async (events, now) => {
-      if (events.length === 0) return;
-      if (events.length === 1) {
-        const e = events[0]!;
-        db.defer(s.queueWebhookDelivery, [e.id, e.merchantId, e.mode, e.type, payloadOf(e), now]);
-        return;
-      }
-      db.defer(s.queueWebhookDeliveries, [
-        events.map((e) => e.id),
-        events.map((e) => e.merchantId),
-        events.map((e) => e.mode),
-        events.map((e) => e.type),
-        events.map(payloadOf),
-        now,
-      ]);
-    },
+    queueWebhookDeliveries: async (events, now) =>
+      deferRows(db, s.queueWebhookDelivery, s.queueWebhookDeliveries, events.map((e) => [e.id, e.merchantId, e.mode, e.type, payloadOf(e)]), [now]),
     lockWebhookDelivery: async (id) => {
       const row = (await db.query(s.lockWebhookDelivery, [id])).rows[0];
       return row === undefined ? null : toDelivery(row);
