@@ -4,8 +4,9 @@
  * key (invoice/fetch) on the same database, in the same run. Target: at least 0.6 of the bare
  * route's requests per second.
  *
- * Then invoice/fetch at 10k and at 1M stored invoices (bulk-seeded with generate_series, see
- * seed-invoices.ts): the time per request must not grow by more than 20%.
+ * Then invoice/fetch and /v1 payments list pages (the first, and one by cursor) at 10k and at 1M
+ * stored invoices (bulk-seeded with generate_series, see seed-invoices.ts): the time per
+ * request must not grow by more than 20%.
  *
  * DATABASE_URL names the server (default postgres://postgres@127.0.0.1:5432/test; skipped when
  * unreachable); the bench works in schemas of its own and drops them. BENCH_SEED_ROWS lowers the
@@ -116,12 +117,17 @@ async function compare(engine: string, place: Place): Promise<void> {
   }
 }
 
-/** invoice/fetch through the router with 10k, then `seedRows`, invoices stored. */
+/** What the growth measurement loads: invoice/fetch, and /v1 payments list pages (GET). */
+const scaleScenarios = [
+  { name: "invoice/fetch", path: "/api/v1/merchants/invoice/fetch", body: { invoiceId: "inv_seed0000005000" } as unknown },
+  { name: "v1 list, first page", path: "/v1/payments?limit=20", body: null },
+  { name: "v1 list, by cursor", path: "/v1/payments?limit=20&cursor=inv_seed0000005000", body: null },
+];
+
+/** The scenarios through the router with 10k, then `seedRows`, invoices stored. */
 async function scale(engine: string, place: Place): Promise<void> {
   const where = place.location("scale");
-  const body = { invoiceId: "inv_seed0000005000" };
-  const path = "/api/v1/merchants/invoice/fetch";
-  const results: Array<{ rows: number; rps: number; p99: number; seedSeconds: number }> = [];
+  const results: Array<{ rows: number; rps: number[]; seedSeconds: number }> = [];
   let seeded = 0;
   for (const rows of [10_000, seedRows]) {
     const started = Date.now();
@@ -129,22 +135,28 @@ async function scale(engine: string, place: Place): Promise<void> {
     const seedSeconds = (Date.now() - started) / 1000;
     seeded = rows;
     try {
-      await load(router, path, body, 1);
-      const samples: Sample[] = [];
-      for (let round = 0; round < rounds; round++) samples.push(await load(router, path, body));
-      if (samples.some((sample) => sample.failures > 0)) throw new Error(`${engine}: invoice/fetch failed at ${rows} invoices`);
-      results.push({ rows, rps: median(samples.map((s) => s.rps)), p99: median(samples.map((s) => s.p99)), seedSeconds });
+      const rps: number[] = [];
+      for (const { name, path, body } of scaleScenarios) {
+        await load(router, path, body, 1);
+        const samples: Sample[] = [];
+        for (let round = 0; round < rounds; round++) samples.push(await load(router, path, body));
+        if (samples.some((sample) => sample.failures > 0)) throw new Error(`${engine}: ${name} failed at ${rows} invoices`);
+        rps.push(median(samples.map((s) => s.rps)));
+      }
+      results.push({ rows, rps, seedSeconds });
     } finally {
       await stopTarget(router);
     }
   }
   const [small, large] = results as [(typeof results)[0], (typeof results)[0]];
-  // Time per request at a fixed concurrency is connections / rps.
-  const growth = small.rps / large.rps - 1;
-  if (growth > GROWTH_LIMIT) belowTarget++;
-  console.log(
-    `${`${engine} invoice/fetch`.padEnd(22)} ${`${(connections / small.rps * 1000).toFixed(3)} ms @10k`.padStart(16)} ${`${(connections / large.rps * 1000).toFixed(3)} ms @${large.rows >= 1e6 ? `${large.rows / 1e6}M` : `${large.rows / 1e3}k`}`.padStart(18)} ${`${growth >= 0 ? "+" : ""}${(growth * 100).toFixed(1)}%`.padStart(8)} ${`<=+${GROWTH_LIMIT * 100}%`.padStart(8)}   seeded in ${large.seedSeconds.toFixed(0)} s  ${growth <= GROWTH_LIMIT ? "ok" : "BELOW TARGET"}`,
-  );
+  scaleScenarios.forEach(({ name }, i) => {
+    // Time per request at a fixed concurrency is connections / rps.
+    const growth = small.rps[i]! / large.rps[i]! - 1;
+    if (growth > GROWTH_LIMIT) belowTarget++;
+    console.log(
+      `${`${engine} ${name}`.padEnd(28)} ${`${(connections / small.rps[i]! * 1000).toFixed(3)} ms @10k`.padStart(16)} ${`${(connections / large.rps[i]! * 1000).toFixed(3)} ms @${large.rows >= 1e6 ? `${large.rows / 1e6}M` : `${large.rows / 1e3}k`}`.padStart(18)} ${`${growth >= 0 ? "+" : ""}${(growth * 100).toFixed(1)}%`.padStart(8)} ${`<=+${GROWTH_LIMIT * 100}%`.padStart(8)}   ${i === 0 ? `seeded in ${large.seedSeconds.toFixed(0)} s  ` : ""}${growth <= GROWTH_LIMIT ? "ok" : "BELOW TARGET"}`,
+    );
+  });
 }
 
 console.log(`\nstorage: ${rounds} rounds x ${seconds}s per side, ${connections} connections, node ${process.version}, ${pinned ? "load and targets on separate cores" : "not pinned"}\n`);
@@ -156,7 +168,7 @@ for (const engine of engines) {
 }
 try {
   for (const [engine, place] of places) await compare(engine, place);
-  console.log(`\ntime per invoice/fetch as the table grows (${connections} connections)`);
+  console.log(`\ntime per request as the table grows (${connections} connections)`);
   for (const [engine, place] of places) await scale(engine, place);
 } finally {
   for (const [, place] of places) await place.cleanup();
