@@ -67,6 +67,22 @@ export async function deleteWebhookEndpoint(context: CoreContext, scope: Scope, 
 }
 
 /**
+ * Turns a disabled endpoint (a 410 disables one) back on: events from now on are delivered to it
+ * again. Deliveries that failed meanwhile stay failed; redeliver the ones still wanted. Enabling
+ * an enabled endpoint changes nothing.
+ */
+export async function enableWebhookEndpoint(context: CoreContext, scope: Scope, id: string): Promise<WebhookEndpointRecord> {
+  return context.storage.transaction(async (tx) => {
+    const endpoint = await tx.lockWebhookEndpoint(id);
+    if (!endpoint || endpoint.merchantId !== scope.merchantId || endpoint.mode !== scope.mode) throw notFound("webhook endpoint", id);
+    if (endpoint.status === "enabled") return endpoint;
+    const enabled: WebhookEndpointRecord = { ...endpoint, status: "enabled", disabledReason: null, updatedAt: context.now() };
+    await tx.updateWebhookEndpoint(enabled);
+    return enabled;
+  });
+}
+
+/**
  * Starts using a new secret. The old one keeps signing alongside it for the overlap, so a
  * receiver can deploy the new secret without losing a delivery; then it stops. Returns the
  * endpoint with the new secret (shown only here).

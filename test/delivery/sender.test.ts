@@ -243,6 +243,41 @@ describe("the receiver's answers", () => {
     expect(await listDeliveries(h, { endpointId: kept.id })).toHaveLength(5);
   });
 
+  it("delivers new events again once a disabled endpoint is re-enabled; what failed meanwhile stays failed", async () => {
+    const h = await harness({ webhooks: FAST });
+    const receiver = await startReceiver({ replies: [410] });
+    const endpoint = await createEndpoint(h, receiver.url);
+    await createInvoice(h);
+    await drain(h);
+    expect((await get(h, `/v1/webhook-endpoints/${endpoint.id}`)).body.status).toBe("disabled");
+    await createInvoice(h); // while disabled: not queued for it at all
+
+    const enabled = await h.post(`/v1/webhook-endpoints/${endpoint.id}/enable`);
+    expect(enabled.status, JSON.stringify(enabled.body)).toBe(200);
+    expect(enabled.body).toMatchObject({ id: endpoint.id, status: "enabled", disabledReason: null });
+    expect(enabled.body.secret).toBeUndefined(); // the secret is shown on create and rotation only
+    const again = await h.post(`/v1/webhook-endpoints/${endpoint.id}/enable`);
+    expect(again.body).toEqual(enabled.body);
+
+    const invoice = await createInvoice(h);
+    await drain(h);
+    expect(receiver.requests).toHaveLength(2);
+    expect(receiver.events().at(-1)!.data.id).toBe(invoice.id);
+    expect((await listDeliveries(h, { endpointId: endpoint.id })).map((delivery) => delivery.status)).toEqual(["succeeded", "failed"]);
+  });
+
+  it("re-enables only an endpoint of the caller's merchant and mode: others are 404", async () => {
+    const h = await harness({ webhooks: FAST });
+    const receiver = await startReceiver();
+    const endpoint = await createEndpoint(h, receiver.url);
+    for (const key of [h.liveKey, h.otherTestKey]) {
+      const res = await h.post(`/v1/webhook-endpoints/${endpoint.id}/enable`, {}, key);
+      expect(res.status).toBe(404);
+      expect(res.body.error).toBe(40401);
+    }
+    expect((await h.post("/v1/webhook-endpoints/we_missing/enable")).status).toBe(404);
+  });
+
   it("logs a timeout as an attempt without a status and retries it later", async () => {
     const h = await harness({ webhooks: { ...PERSISTED, timeoutMs: 100 } });
     const receiver = await startReceiver({ fallback: "hang" });

@@ -120,6 +120,7 @@ describe("responses conform to the documented schemas", () => {
     const fetched = await call("GET", `/v1/webhook-endpoints/${endpointId}`);
     expect(fetched.secret).toBeUndefined();
     await call("POST", `/v1/webhook-endpoints/${endpointId}/rotate-secret`);
+    await call("POST", `/v1/webhook-endpoints/${endpointId}/enable`);
   });
 
   it("invoices: hosted, whitelabel, fetched, paid through the sandbox, expired", async () => {

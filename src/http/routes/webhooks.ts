@@ -60,6 +60,17 @@ export function webhookRoutes(routes: RouteTable, context: CoreContext, policy: 
     } },
   );
 
+  routes.post("/webhook-endpoints/:id/enable", schemas.emptyBody, async (_body, { scope, params }) =>
+    endpointView(await endpoints.enableWebhookEndpoint(context, scope, params.id!)),
+    { docs: {
+      summary: "Re-enable a webhook endpoint",
+      description: "Turns an endpoint that was disabled (it answered `410 Gone`) back on: events from now on are delivered to it again. Deliveries that failed while it was disabled stay failed; redeliver the ones you still want. Enabling an enabled endpoint changes nothing.",
+      response: resources.webhookEndpoint,
+      tags: ["Webhook endpoints"],
+      errors: [404],
+    } },
+  );
+
   routes.post("/webhook-endpoints/:id/test", schemas.emptyBody, async (_body, { scope, params }) =>
     withAttempts(await endpoints.sendTestEvent(context, scope, params.id!)),
     { idempotent: true, docs: {
