@@ -18,6 +18,7 @@ import type {
 } from "../../core/types";
 import { fanOut } from "../../core/outbox";
 import { CreatedIndex } from "./created-index";
+import { Mutex } from "./mutex";
 import type {
   DeliveryFilter,
   InvoiceFilter,
@@ -602,33 +603,6 @@ class Tables {
     }
     for (const [key, balance] of next) setIn(this.balances, key, balance, undo);
     return { status: "posted" };
-  }
-}
-
-/** A FIFO mutex: whoever asked first goes next. */
-class Mutex {
-  private held = false;
-  private readonly waiters: Array<() => void> = [];
-
-  get idle(): boolean {
-    return !this.held;
-  }
-
-  acquire(): Promise<void> {
-    if (!this.held) {
-      this.held = true;
-      return Promise.resolve();
-    }
-    return new Promise((resolve) => this.waiters.push(resolve));
-  }
-
-  release(): void {
-    const next = this.waiters.shift();
-    if (next) {
-      next(); // ownership passes straight on, so nobody can cut in between
-    } else {
-      this.held = false;
-    }
   }
 }
 

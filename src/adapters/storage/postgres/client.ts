@@ -1,3 +1,5 @@
+import { Mutex } from "../mutex";
+
 /**
  * One small interface over the two engines the SQL adapter runs on: a `pg` Pool (a PostgreSQL
  * server, many connections) and PGlite (PostgreSQL compiled to WASM, one connection in process).
@@ -79,35 +81,6 @@ export function shared<T>(name: string, create: () => T): T {
   const registry = globalThis as unknown as Record<symbol, unknown>;
   const key = Symbol.for(`express-crypto-pay:${name}`);
   return (registry[key] ??= create()) as T;
-}
-
-/** A FIFO mutex: whoever asked first goes next. */
-export class Mutex {
-  private held = false;
-  private readonly waiters: Array<() => void> = [];
-
-  acquire(): Promise<void> {
-    if (!this.held) {
-      this.held = true;
-      return Promise.resolve();
-    }
-    return new Promise((resolve) => this.waiters.push(resolve));
-  }
-
-  release(): void {
-    const next = this.waiters.shift();
-    if (next) next(); // ownership passes straight on, so nobody can cut in between
-    else this.held = false;
-  }
-
-  async run<T>(work: () => Promise<T>): Promise<T> {
-    await this.acquire();
-    try {
-      return await work();
-    } finally {
-      this.release();
-    }
-  }
 }
 
 function ended(): never {
