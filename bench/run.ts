@@ -9,7 +9,7 @@
  * burst of load from elsewhere on the machine hits both sides alike.
  * BENCH_SECONDS sets the length of one measurement (default 3), BENCH_ROUNDS the rounds (default 3).
  */
-import { createOne, measure, median, pinned, startTarget, type Sample, type Target as SharedTarget } from "./support";
+import { alternate, createOne, measure, pinned, startTarget, type Sample, type Target as SharedTarget } from "./support";
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 3);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -41,24 +41,16 @@ const scenarios = [
 console.log(`\n${rounds} rounds x ${seconds}s per side, ${connections} connections, node ${process.version}, ${pinned ? "load and targets on separate cores" : "not pinned"}\n`);
 console.log("endpoint         router req/s   bare req/s   ratio   target   p99 ms (router/bare)   failures");
 let belowTarget = 0;
+const TARGET = 0.75;
 for (const scenario of scenarios) {
-  // Warm-up: JIT, caches and connections, on both sides.
-  await load(bare, scenario.bare.path, scenario.bare.body, 1);
-  await load(router, scenario.router.path, scenario.router.body, 1);
-  const bareSamples: Sample[] = [];
-  const routerSamples: Sample[] = [];
-  for (let round = 0; round < rounds; round++) {
-    bareSamples.push(await load(bare, scenario.bare.path, scenario.bare.body));
-    routerSamples.push(await load(router, scenario.router.path, scenario.router.body));
-  }
-  const ours = median(routerSamples.map((sample) => sample.rps));
-  const base = median(bareSamples.map((sample) => sample.rps));
-  const ratio = ours / base;
-  const failures = [...routerSamples, ...bareSamples].reduce((sum, sample) => sum + sample.failures, 0);
-  const target = 0.75;
-  if (ratio < target) belowTarget++;
+  const c = await alternate(
+    (duration) => load(router, scenario.router.path, scenario.router.body, duration),
+    (duration) => load(bare, scenario.bare.path, scenario.bare.body, duration),
+    rounds,
+  );
+  if (c.ratio < TARGET) belowTarget++;
   console.log(
-    `${scenario.name.padEnd(16)} ${ours.toFixed(0).padStart(12)} ${base.toFixed(0).padStart(12)} ${ratio.toFixed(2).padStart(7)} ${`>=${target}`.padStart(8)}   ${`${median(routerSamples.map((s) => s.p99))}/${median(bareSamples.map((s) => s.p99))}`.padStart(20)} ${String(failures).padStart(10)}  ${ratio >= target ? "ok" : "BELOW TARGET"}`,
+    `${scenario.name.padEnd(16)} ${c.ours.toFixed(0).padStart(12)} ${c.base.toFixed(0).padStart(12)} ${c.ratio.toFixed(2).padStart(7)} ${`>=${TARGET}`.padStart(8)}   ${c.p99.padStart(20)} ${String(c.failures).padStart(10)}  ${c.ratio >= TARGET ? "ok" : "BELOW TARGET"}`,
   );
 }
 
@@ -66,17 +58,13 @@ for (const scenario of scenarios) {
 // compared with one. Both sides are the router, so the ratio says how listing scales.
 for (let i = 0; i < 100; i++) await createInvoice(router, "/api/v1/merchants/invoice/create");
 const fetchBody = { invoiceId: await createInvoice(router, "/api/v1/merchants/invoice/create") };
-await load(router, "/v1/payments?limit=20", null, 1);
-const listSamples: Sample[] = [];
-const fetchSamples: Sample[] = [];
-for (let round = 0; round < rounds; round++) {
-  fetchSamples.push(await load(router, "/api/v1/merchants/invoice/fetch", fetchBody));
-  listSamples.push(await load(router, "/v1/payments?limit=20", null));
-}
-const listRps = median(listSamples.map((sample) => sample.rps));
-const fetchRps = median(fetchSamples.map((sample) => sample.rps));
+const list = await alternate(
+  (duration) => load(router, "/v1/payments?limit=20", null, duration),
+  (duration) => load(router, "/api/v1/merchants/invoice/fetch", fetchBody, duration),
+  rounds,
+);
 console.log(
-  `${"v1 list (20)".padEnd(16)} ${listRps.toFixed(0).padStart(12)} ${`fetch ${fetchRps.toFixed(0)}`.padStart(12)} ${(listRps / fetchRps).toFixed(2).padStart(7)} ${"(info)".padStart(8)}   ${`${median(listSamples.map((s) => s.p99))}/${median(fetchSamples.map((s) => s.p99))}`.padStart(20)} ${String([...listSamples, ...fetchSamples].reduce((sum, s) => sum + s.failures, 0)).padStart(10)}`,
+  `${"v1 list (20)".padEnd(16)} ${list.ours.toFixed(0).padStart(12)} ${`fetch ${list.base.toFixed(0)}`.padStart(12)} ${list.ratio.toFixed(2).padStart(7)} ${"(info)".padStart(8)}   ${list.p99.padStart(20)} ${String(list.failures).padStart(10)}`,
 );
 
 for (const target of [bare, router]) target.child.kill();

@@ -17,7 +17,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
-import { createOne, measure, median, pinned, startTarget, type Sample, type Target as SharedTarget } from "./support";
+import { alternate, createOne, measure, median, pinned, startTarget, type Sample, type Target as SharedTarget } from "./support";
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 3);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -94,21 +94,15 @@ async function compare(engine: string, place: Place): Promise<void> {
       },
     ];
     for (const scenario of scenarios) {
-      await load(bare, scenario.bare.path, scenario.bare.body, 1);
-      await load(router, scenario.router.path, scenario.router.body, 1);
-      const bareSamples: Sample[] = [];
-      const routerSamples: Sample[] = [];
-      for (let round = 0; round < rounds; round++) {
-        bareSamples.push(await load(bare, scenario.bare.path, scenario.bare.body));
-        routerSamples.push(await load(router, scenario.router.path, scenario.router.body));
-      }
-      const ours = median(routerSamples.map((sample) => sample.rps));
-      const base = median(bareSamples.map((sample) => sample.rps));
-      const ratio = ours / base;
-      const failures = [...routerSamples, ...bareSamples].reduce((sum, sample) => sum + sample.failures, 0);
-      if (ratio < RATIO_TARGET || failures > 0) belowTarget++;
+      const c = await alternate(
+        (duration) => load(router, scenario.router.path, scenario.router.body, duration),
+        (duration) => load(bare, scenario.bare.path, scenario.bare.body, duration),
+        rounds,
+      );
+      const ok = c.ratio >= RATIO_TARGET && c.failures === 0;
+      if (!ok) belowTarget++;
       console.log(
-        `${`${engine} ${scenario.name}`.padEnd(22)} ${ours.toFixed(0).padStart(12)} ${base.toFixed(0).padStart(12)} ${ratio.toFixed(2).padStart(7)} ${`>=${RATIO_TARGET}`.padStart(8)}   ${`${median(routerSamples.map((s) => s.p99))}/${median(bareSamples.map((s) => s.p99))}`.padStart(20)} ${String(failures).padStart(10)}  ${ratio >= RATIO_TARGET && failures === 0 ? "ok" : "BELOW TARGET"}`,
+        `${`${engine} ${scenario.name}`.padEnd(22)} ${c.ours.toFixed(0).padStart(12)} ${c.base.toFixed(0).padStart(12)} ${c.ratio.toFixed(2).padStart(7)} ${`>=${RATIO_TARGET}`.padStart(8)}   ${c.p99.padStart(20)} ${String(c.failures).padStart(10)}  ${ok ? "ok" : "BELOW TARGET"}`,
       );
     }
   } finally {

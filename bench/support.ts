@@ -71,3 +71,41 @@ export async function measure(
   });
   return { rps: result.requests.average, p99: result.latency.p99, failures: result.errors + result.non2xx };
 }
+
+/** Two sides measured against each other: medians over the rounds. */
+export interface Comparison {
+  /** Requests per second of our side, and of the baseline. */
+  ours: number;
+  base: number;
+  ratio: number;
+  /** Median p99 latencies in ms, "ours/base". */
+  p99: string;
+  /** Failed requests on both sides, all rounds. */
+  failures: number;
+}
+
+/**
+ * Measures two sides alternately, baseline first, for `rounds` rounds after a 1 s warm-up of
+ * each (JIT, caches, connections), so that a burst of load from elsewhere on the machine hits
+ * both alike; keeps the medians. A side is a function that runs one measurement, by default of
+ * the script's usual length.
+ */
+export async function alternate(ours: (duration?: number) => Promise<Sample>, base: (duration?: number) => Promise<Sample>, rounds: number): Promise<Comparison> {
+  await base(1);
+  await ours(1);
+  const oursSamples: Sample[] = [];
+  const baseSamples: Sample[] = [];
+  for (let round = 0; round < rounds; round++) {
+    baseSamples.push(await base());
+    oursSamples.push(await ours());
+  }
+  const rps = (samples: Sample[]) => median(samples.map((sample) => sample.rps));
+  const p99 = (samples: Sample[]) => median(samples.map((sample) => sample.p99));
+  return {
+    ours: rps(oursSamples),
+    base: rps(baseSamples),
+    ratio: rps(oursSamples) / rps(baseSamples),
+    p99: `${p99(oursSamples)}/${p99(baseSamples)}`,
+    failures: [...oursSamples, ...baseSamples].reduce((sum, sample) => sum + sample.failures, 0),
+  };
+}
