@@ -1,26 +1,13 @@
 import request from "supertest";
 import { afterEach, describe, expect, it } from "vitest";
 import { secretKey } from "../../src/webhooks/secret";
-import { setup, type Harness } from "../helpers";
-import { createEndpoint, del, get } from "./receiver";
+import { closeDeliveryTests, createEndpoint, del, get, harness } from "./receiver";
 
 /** Webhook endpoint management under /v1: registration, the URL policy, reads, deletion, scoping. */
 
 const ENDPOINTS = "/v1/webhook-endpoints";
 
-let harnesses: Harness[] = [];
-
-async function harness(options: Parameters<typeof setup>[0] = {}): Promise<Harness> {
-  // The sender's loop stays off unless a test turns it on: tick() runs deliveries.
-  const h = await setup({ ...options, webhooks: { intervalMs: false, ...options.webhooks } });
-  harnesses.push(h);
-  return h;
-}
-
-afterEach(async () => {
-  await Promise.all(harnesses.map((h) => h.router.close()));
-  harnesses = [];
-});
+afterEach(closeDeliveryTests);
 
 function expectValidationError(res: request.Response): void {
   expect(res.status, JSON.stringify(res.body)).toBe(400);

@@ -1,17 +1,20 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, describe, expect, it } from "vitest";
-import type { PaymentRouter } from "../../src/index";
-import { setup, type Harness } from "../helpers";
+import type { Harness } from "../helpers";
 import {
-  closeReceivers,
+  closeDeliveryTests,
   createEndpoint,
   createInvoice,
   del,
   drain,
+  FAST,
   get,
   getDelivery,
+  harness,
+  LIFECYCLE,
   listDeliveries,
   payInFull,
+  PERSISTED,
   signedWith,
   startReceiver,
   type DeliveryView,
@@ -20,24 +23,7 @@ import {
 /** The delivery log (GET /v1/webhook-deliveries), redelivery and test events. */
 
 const DELIVERIES = "/v1/webhook-deliveries";
-const LIFECYCLE = ["payment.created", "payment.confirming", "payment.confirmed", "payment.completed"];
-const FAST = { retrySchedule: [5, 5, 5, 5], intervalMs: false as const };
-const PERSISTED = { retrySchedule: [60_000], inProcessRetryMaxMs: 0, intervalMs: false as const };
-
-let routers: PaymentRouter[] = [];
-
-async function harness(options: Parameters<typeof setup>[0] = {}): Promise<Harness> {
-  // The sender's loop stays off unless a test turns it on: tick() runs deliveries.
-  const h = await setup({ ...options, webhooks: { intervalMs: false, ...options.webhooks } });
-  routers.push(h.router);
-  return h;
-}
-
-afterEach(async () => {
-  await closeReceivers();
-  await Promise.all(routers.map((router) => router.close()));
-  routers = [];
-});
+afterEach(closeDeliveryTests);
 
 function expectStatus(res: { status: number; body: { error?: unknown } }, status: number, code: number): void {
   expect(res.status, JSON.stringify(res.body)).toBe(status);

@@ -4,7 +4,8 @@ import request from "supertest";
 import { expect } from "vitest";
 import { webhookSignature } from "../../src/webhooks/sign";
 import { secretKey } from "../../src/webhooks/secret";
-import type { Harness } from "../helpers";
+import type { PaymentRouter } from "../../src/index";
+import { setup, type Harness } from "../helpers";
 
 /**
  * Shared pieces of the webhook delivery tests: a real HTTP receiver on 127.0.0.1 that records
@@ -100,6 +101,35 @@ function answer(res: ServerResponse, reply: Exclude<Reply, "hang">): void {
 /** Closes every receiver still open (for afterEach). */
 export async function closeReceivers(): Promise<void> {
   await Promise.all([...open].map((receiver) => receiver.close()));
+}
+
+/** The events of one paid invoice, in order. */
+export const LIFECYCLE = ["payment.created", "payment.confirming", "payment.confirmed", "payment.completed"];
+/** Retries every few ms, in process: a failing receiver costs the tests nothing. */
+export const FAST = { retrySchedule: [5, 5, 5, 5], intervalMs: false as const };
+/** One retry a minute later, persisted (never waited for in process). */
+export const PERSISTED = { retrySchedule: [60_000], inProcessRetryMaxMs: 0, intervalMs: false as const };
+
+const routers = new Set<PaymentRouter>();
+
+/** Closes `router` with the test's receivers (see closeDeliveryTests). */
+export function closeAfterTest(router: PaymentRouter): PaymentRouter {
+  routers.add(router);
+  return router;
+}
+
+/** A test app (see setup) whose sender's loop stays off unless a test turns it on: tick() runs deliveries. */
+export async function harness(options: Parameters<typeof setup>[0] = {}): Promise<Harness> {
+  const h = await setup({ ...options, webhooks: { intervalMs: false, ...options.webhooks } });
+  closeAfterTest(h.router);
+  return h;
+}
+
+/** For afterEach: receivers first (a hanging one would keep its delivery, and router.close(), waiting), then the routers. */
+export async function closeDeliveryTests(): Promise<void> {
+  await closeReceivers();
+  await Promise.all([...routers].map((router) => router.close()));
+  routers.clear();
 }
 
 /** The `v1,` signatures of a request, without the prefix. */

@@ -3,20 +3,25 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { sandboxChain } from "../../src/adapters/chain/sandbox";
 import { memoryStorage } from "../../src/adapters/storage/memory";
 import type { Storage, StorageTransaction } from "../../src/adapters/storage/types";
-import { createPaymentRouter, type PaymentRouter } from "../../src/index";
+import { createPaymentRouter } from "../../src/index";
 import { postgresStorage } from "../../src/postgres";
 import { DATABASE_URL, uniqueSchema } from "../adapters/storage/sql-fixtures";
 import { generateWebhookSecret } from "../../src/webhooks/secret";
-import { setup, type Harness } from "../helpers";
+import type { Harness } from "../helpers";
 import {
-  closeReceivers,
+  closeAfterTest,
+  closeDeliveryTests,
   createEndpoint,
   createInvoice,
   drain,
+  FAST,
   get,
   getDelivery,
+  harness,
+  LIFECYCLE,
   listDeliveries,
   payInFull,
+  PERSISTED,
   signaturesOf,
   signedWith,
   startReceiver,
@@ -27,27 +32,7 @@ import {
  * 127.0.0.1, signed, in order, with retries on the schedule and the answers' rules.
  */
 
-const LIFECYCLE = ["payment.created", "payment.confirming", "payment.confirmed", "payment.completed"];
-/** Retries every few ms, in process: a failing receiver costs the tests nothing. */
-const FAST = { retrySchedule: [5, 5, 5, 5], intervalMs: false as const };
-/** One retry a minute later, persisted (never waited for in process). */
-const PERSISTED = { retrySchedule: [60_000], inProcessRetryMaxMs: 0, intervalMs: false as const };
-
-let routers: PaymentRouter[] = [];
-
-async function harness(options: Parameters<typeof setup>[0] = {}): Promise<Harness> {
-  // The sender's loop stays off unless a test turns it on: tick() runs deliveries.
-  const h = await setup({ ...options, webhooks: { intervalMs: false, ...options.webhooks } });
-  routers.push(h.router);
-  return h;
-}
-
-afterEach(async () => {
-  // Receivers first: a hanging one would keep its delivery (and router.close()) waiting.
-  await closeReceivers();
-  await Promise.all(routers.map((router) => router.close()));
-  routers = [];
-});
+afterEach(closeDeliveryTests);
 
 const testScope = (h: Harness) => ({ merchantId: h.merchant.id, mode: "test" as const });
 
@@ -472,7 +457,7 @@ describe("instances and restarts", () => {
 
     // The first instance is gone; a new one starts on the same storage.
     const restarted = createPaymentRouter({ storage, now: h.clock.now, logger: h.logger, backgroundIntervalMs: false, webhooks: { intervalMs: false } });
-    routers.push(restarted);
+    closeAfterTest(restarted);
     h.clock.advanceMinutes(2);
     expect((await restarted.tick()).webhooksSent).toBe(1);
     expect(receiver.requests).toHaveLength(2);
@@ -501,7 +486,7 @@ describe("instances and restarts", () => {
     const storage = memoryStorage();
     const h = await harness({ storage, webhooks: FAST });
     const second = createPaymentRouter({ storage, now: h.clock.now, logger: h.logger, backgroundIntervalMs: false, webhooks: FAST });
-    routers.push(second);
+    closeAfterTest(second);
     const receivers = await Promise.all([startReceiver(), startReceiver(), startReceiver()]);
     for (const receiver of receivers) await createEndpoint(h, receiver.url);
     await payInFull(h, await createInvoice(h));
