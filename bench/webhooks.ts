@@ -16,7 +16,6 @@
  */
 import type { PaymentView } from "../src/core/payment-view";
 import { createHmac, timingSafeEqual } from "node:crypto";
-import { once } from "node:events";
 import autocannon from "autocannon";
 import { Webhook } from "standardwebhooks";
 import { verifyWebhook, webhookHeaders } from "../dist/index.js";

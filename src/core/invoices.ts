@@ -94,7 +94,7 @@ const MAX_QUOTED_STEPS = 10n ** 15n;
 export async function createInvoice(context: CoreContext, scope: Scope, input: CreateInvoiceInput): Promise<InvoiceRecord> {
   const amount = parseAmountIn(context, input.amount, input.amountCurrency);
   // Live invoices need a chain to ever be paid, so refuse them up front rather than strand them.
-  const chain = chainFor(context, scope.mode);
+  chainFor(context, scope.mode);
   const now = context.now();
   const id = newId("inv");
   const invoice: InvoiceRecord = {
