@@ -1,12 +1,9 @@
-import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, rm } from "node:fs/promises";
-import type { Server } from "node:http";
-import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
+import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
-import { chromium, type BrowserContext, type Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { setup, type Harness } from "../helpers";
+import { haveChromium, launchChromium, listen, type LaunchedChromium, type Listening } from "./chromium";
 
 /**
  * The API reference page (GET /api) in a real headless Chromium against a real server on
@@ -15,21 +12,14 @@ import { setup, type Harness } from "../helpers";
  * Screenshots go to test-artifacts/api-reference/ (gitignored).
  */
 
-const CHROMIUM = "/usr/bin/chromium";
-const ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
 const ARTIFACTS = join(process.cwd(), "test-artifacts", "api-reference");
 const RENDER_TIMEOUT = 15_000;
 
-// CI installs Chromium (.ci/run) and must fail without it; a developer machine without it skips.
-const haveChromium = existsSync(CHROMIUM);
-if (!haveChromium && process.env.CI) throw new Error(`${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium), as .ci/run does.`);
-
 describe.skipIf(!haveChromium)("API reference page in Chromium", () => {
   let h: Harness;
-  let server: Server;
+  let server: Listening;
   let base: string;
-  let profile: string;
-  let browser: BrowserContext;
+  let browser: LaunchedChromium;
   let page: Page;
   let documented: { operations: number; webhooks: number };
   const requests: string[] = [];
@@ -38,22 +28,15 @@ describe.skipIf(!haveChromium)("API reference page in Chromium", () => {
   beforeAll(async () => {
     await mkdir(ARTIFACTS, { recursive: true });
     h = await setup({ mountPath: "/payments" });
-    server = h.app.listen(0, "127.0.0.1");
-    await new Promise<void>((resolve, reject) => server.once("listening", resolve).once("error", reject));
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    server = await listen(h.app);
+    base = server.base;
     const document = (await (await fetch(`${base}/payments/api/openapi`)).json()) as { paths: Record<string, object>; webhooks: Record<string, object> };
     documented = {
       operations: Object.values(document.paths).reduce((sum, item) => sum + Object.keys(item).length, 0),
       webhooks: Object.keys(document.webhooks).length,
     };
-    profile = await mkdtemp(join(tmpdir(), "api-reference-chromium-"));
-    browser = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
-      args: ARGS,
-      headless: true,
-      viewport: { width: 1280, height: 900 },
-    });
-    page = browser.pages()[0] ?? (await browser.newPage());
+    browser = await launchChromium({ viewport: { width: 1280, height: 900 } });
+    page = browser.context.pages()[0] ?? (await browser.context.newPage());
     page.on("request", (req) => requests.push(req.url()));
     page.on("console", (message) => {
       if (message.type() === "error") problems.push(`console: ${message.text()}`);
@@ -64,8 +47,7 @@ describe.skipIf(!haveChromium)("API reference page in Chromium", () => {
 
   afterAll(async () => {
     await browser?.close();
-    if (profile) await rm(profile, { recursive: true, force: true });
-    server?.close();
+    await server?.close();
     await h?.router.close();
   });
 

@@ -1,12 +1,9 @@
-import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, rm } from "node:fs/promises";
-import type { Server } from "node:http";
-import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
+import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
-import { chromium, type BrowserContext, type Page } from "playwright-core";
+import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { setup, type Harness } from "../helpers";
+import { haveChromium, launchChromium, listen, type LaunchedChromium, type Listening } from "./chromium";
 
 /**
  * The hosted payment page in a real headless Chromium, against a real server on 127.0.0.1:
@@ -15,54 +12,34 @@ import { setup, type Harness } from "../helpers";
  * state go to test-artifacts/pay-page/ (gitignored).
  */
 
-const CHROMIUM = "/usr/bin/chromium";
-const ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
 const ARTIFACTS = join(process.cwd(), "test-artifacts", "pay-page");
 const PHONE = { width: 390, height: 844 };
 /** Longer than the page's 3 s polling interval plus a reload. */
 const UPDATE_TIMEOUT = 12_000;
 const USDT_TRX_CONFIRMATIONS = 19;
 
-// CI installs Chromium (.ci/run); a developer machine without it skips rather than fails.
-const haveChromium = existsSync(CHROMIUM);
-if (!haveChromium && process.env.CI) throw new Error(`${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium), as .ci/run does.`);
-
 describe.skipIf(!haveChromium)("hosted payment page in Chromium", () => {
   let h: Harness;
-  let server: Server;
+  let server: Listening;
   let base: string;
-  const profiles: string[] = [];
+  const launched: Array<LaunchedChromium> = [];
   let browser: BrowserContext;
   let noScript: BrowserContext;
-
-  async function launch(javaScriptEnabled: boolean): Promise<BrowserContext> {
-    const profile = await mkdtemp(join(tmpdir(), "pay-page-chromium-"));
-    profiles.push(profile);
-    return chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
-      args: ARGS,
-      headless: true,
-      viewport: PHONE,
-      javaScriptEnabled,
-    });
-  }
 
   beforeAll(async () => {
     await mkdir(ARTIFACTS, { recursive: true });
     h = await setup();
-    server = h.app.listen(0, "127.0.0.1");
-    await new Promise<void>((resolve, reject) => server.once("listening", resolve).once("error", reject));
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    [browser, noScript] = await Promise.all([launch(true), launch(false)]);
+    server = await listen(h.app);
+    base = server.base;
+    launched.push(...(await Promise.all([launchChromium({ viewport: PHONE }), launchChromium({ viewport: PHONE, javaScriptEnabled: false })])));
+    [browser, noScript] = launched.map((launch) => launch.context) as [BrowserContext, BrowserContext];
     await browser.grantPermissions(["clipboard-read", "clipboard-write"], { origin: base });
   }, 60_000);
 
   afterAll(async () => {
-    await Promise.all([browser?.close(), noScript?.close()]);
-    server?.closeAllConnections();
-    await new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)));
+    await Promise.all(launched.map((launch) => launch.close()));
+    await server?.close();
     await h?.router.close();
-    await Promise.all(profiles.map((profile) => rm(profile, { recursive: true, force: true })));
   });
 
   /** Calls the merchant or sandbox API over the real server, with the test key. */
