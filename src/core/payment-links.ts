@@ -6,19 +6,10 @@ import { newId } from "./ids";
 import { createInvoice, parseAmountIn } from "./invoices";
 import type { InvoiceRecord, PaymentLinkRecord } from "./types";
 
-/** A payment link's settings, shape-checked by the caller. */
-export interface CreatePaymentLinkInput {
-  /** Decimal string in `amountCurrency`. */
+/** A payment link's settings, shape-checked by the caller: the record's, with `amount` a decimal string in `amountCurrency`. */
+export type CreatePaymentLinkInput = Omit<PaymentLinkRecord, "id" | "merchantId" | "mode" | "amount" | "active" | "createdAt" | "updatedAt"> & {
   amount: string;
-  amountCurrency: string;
-  acceptedCoins: string[] | null;
-  feePaidByPayer: boolean;
-  underPaidCoverTenths: number;
-  lifeTimeMinutes: number;
-  returnUrl: string | null;
-  metadata: Record<string, unknown> | null;
-  settleCurrency: string | null;
-}
+};
 
 /** Creates a reusable payment link; the settings are checked now, not at the first visit. */
 export async function createPaymentLink(context: CoreContext, scope: Scope, input: CreatePaymentLinkInput): Promise<PaymentLinkRecord> {
