@@ -34,6 +34,58 @@ export type ChainPayoutStatus =
   | { status: "failed"; reason: string };
 
 /**
+ * Durable named values the service keeps for an adapter, shared by every instance that shares
+ * the storage (a nonce counter, signed payouts, a sweep list). Keys are the adapter's own; the
+ * service keeps them apart from its other records.
+ */
+export interface ChainStateStore {
+  /** The value stored under `key`, or null. */
+  get(key: string): Promise<string | null>;
+  /**
+   * Runs `work` holding `key` exclusively: another call for the same key, in this process or
+   * another one on the same storage, waits until this one ends. What `work` writes with `set`
+   * is stored together when it resolves, and not at all when it throws. Keep network calls
+   * out of it where you can: every other holder of the key waits for them.
+   */
+  withLock<T>(key: string, work: (state: ChainStateView) => Promise<T>): Promise<T>;
+}
+
+/** What `ChainStateStore.withLock` lets its work read and write. */
+export interface ChainStateView {
+  get(key: string): Promise<string | null>;
+  set(key: string, value: string): Promise<void>;
+}
+
+/** An address the service issued, as the adapter sees it when it looks addresses up. */
+export interface IssuedAddress {
+  address: string;
+  /** The coin the address was issued for. */
+  coin: string;
+  /** The invoice it was issued for (an adapter may derive things from it, e.g. a CREATE2 salt). */
+  invoiceId: string;
+}
+
+/**
+ * What the service gives a chain adapter when it takes it into use (`ChainAdapter.bind`): the
+ * facts a real chain watcher needs and has no business keeping itself.
+ */
+export interface ChainHost {
+  /** "live" for the host's chains, "test" for the sandbox. */
+  readonly mode: "test" | "live";
+  /** Confirmations after which a deposit of `coin` on `network` is final (the currency list's minConfirm). */
+  minConfirm(coin: string, network: string): number;
+  /**
+   * Of `addresses` on `network`, those the service issued (one storage read, however many
+   * addresses). Lookups are exact: pass addresses as `createAddress` returned them.
+   */
+  issuedAddresses(network: string, addresses: readonly string[]): Promise<IssuedAddress[]>;
+  /** Durable state for the adapter. */
+  readonly state: ChainStateStore;
+  /** Where the adapter reports what it does not throw (a node that is down, a skipped sweep). */
+  readonly logger: { warn(message: string, ...details: unknown[]): void; error(message: string, ...details: unknown[]): void };
+}
+
+/**
  * A chain adapter. Core calls it outside storage transactions and treats every answer as
  * possibly repeated: deposits are reported as whole states and applied idempotently.
  */
@@ -46,6 +98,12 @@ export interface ChainAdapter {
    * or instances sharing a database would skip each other's deposits.
    */
   readonly feedId?: string;
+  /**
+   * Called once by the router before any other method, with what the service offers the
+   * adapter. Optional: an adapter that keeps nothing (the sandbox) needs none. Throws when the
+   * adapter cannot serve this service (for example a coin it serves is not in the currency list).
+   */
+  bind?(host: ChainHost): void;
   /** Whether this adapter can serve `coin` on `network`. */
   supports(coin: string, network: string): boolean;
   /** Issues a fresh deposit address for one invoice. Never returns an address twice. */
@@ -70,4 +128,12 @@ export interface ChainAdapter {
   }): Promise<{ txHash: string }>;
   /** Where a payout sent by `sendPayout` stands. */
   getPayoutStatus(request: { payoutId: string; txHash: string; coin: string; network: string }): Promise<ChainPayoutStatus>;
+  /**
+   * Housekeeping the background loop runs each round after the deposit sync (moving received
+   * funds into the hot wallet, for one). Returns how many things it did. Optional; the ledger
+   * never depends on it.
+   */
+  maintain?(): Promise<number>;
+  /** Releases connections and timers; the router calls it from `close()`. Optional. */
+  close?(): Promise<void>;
 }

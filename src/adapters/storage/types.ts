@@ -97,6 +97,12 @@ export interface StorageReads {
   getExchange(scope: Scope, id: string): Promise<ExchangeRecord | null>;
   /** The issued address on `network` in `mode`, or null if this service never issued it. */
   findAddress(mode: Mode, network: string, address: string): Promise<AddressRecord | null>;
+  /**
+   * The issued addresses among `addresses` on `network` in `mode`, in no promised order (those
+   * never issued are left out; a repeated address comes back once). One read however many are
+   * asked for: a chain watcher asks for every recipient of a block at once.
+   */
+  findAddresses(mode: Mode, network: string, addresses: readonly string[]): Promise<AddressRecord[]>;
   /** Deposits of an invoice, in the order they were first seen. */
   listDepositsForInvoice(invoiceId: string): Promise<DepositRecord[]>;
   /** Balance of one asset; 0n when the merchant never held it. */
@@ -213,6 +219,13 @@ export interface StorageTransaction extends StorageReads {
   queueWebhookDeliveries(events: EventRecord[], now: number): Promise<void>;
   /** Stores a named value, replacing any earlier one. */
   setCursor(key: string, value: string): Promise<void>;
+  /**
+   * Returns the named value (null when none is stored) and holds the name until the
+   * transaction ends: a second transaction locking the same name, stored or not yet, waits
+   * for this one (and then sees what it wrote). Chain adapters serialize their nonce counter
+   * and signed payouts on it across instances.
+   */
+  lockCursor(key: string): Promise<string | null>;
   /** Replaces the stored merchant with the same id (which must exist). */
   updateMerchant(merchant: MerchantRecord): Promise<void>;
   /** Stores a new payment link. Throws if the id exists. */
