@@ -1,9 +1,26 @@
 import express from "express";
 import request from "supertest";
+import { sandboxChain, type SandboxChain } from "../src/adapters/chain/sandbox";
 import type { ChainAdapter } from "../src/adapters/chain/types";
+import { SANDBOX_CHAIN } from "../src/core/chains";
 import { memoryStorage } from "../src/adapters/storage/memory";
 import { postgresStorage } from "../src/postgres";
 import { createPaymentRouter, type PaymentRouter, type PaymentRouterOptions, type Storage } from "../src/index";
+
+/**
+ * The sandbox's simulation standing in for a live chain, for tests of what the router and core
+ * do in live mode (mode isolation, live balances, live payouts): those are chain-independent,
+ * and a simulation lets them drive deposits by hand. The router refuses the real sandbox as a
+ * live chain, so this copy leaves out its mark and has a feed id of its own. How a real live
+ * chain behaves is tested against real nodes under test/chains.
+ */
+export function simulatedLiveChain(): SimulatedLiveChain {
+  const { [SANDBOX_CHAIN]: _mark, ...chain } = sandboxChain();
+  return chain;
+}
+
+/** What `simulatedLiveChain()` returns: the sandbox's methods without its mark. */
+export type SimulatedLiveChain = Omit<SandboxChain, typeof SANDBOX_CHAIN>;
 
 /** A clock tests move by hand. */
 export class TestClock {

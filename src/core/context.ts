@@ -1,9 +1,7 @@
-import type { ChainAdapter } from "../adapters/chain/types";
 import type { PricingAdapter } from "../adapters/pricing/types";
 import type { Storage } from "../adapters/storage/types";
-import { PaymentError } from "../errors";
+import type { ChainSet } from "./chains";
 import type { CurrencyCatalog } from "./currencies";
-import type { Mode } from "./types";
 
 /** A logger with the two levels the service uses; `console` fits. */
 export interface Logger {
@@ -16,8 +14,8 @@ export interface CoreContext {
   storage: Storage;
   pricing: PricingAdapter;
   currencies: CurrencyCatalog;
-  /** The sandbox chain in test mode; the host's chain (or null when none is set) in live mode. */
-  chains: Record<Mode, ChainAdapter | null>;
+  /** The sandbox chain in test mode; the host's chains (none until it configures them) in live mode. */
+  chains: ChainSet;
   /** Epoch milliseconds; injectable so tests move time deterministically. */
   now: () => number;
   /** How long after expiry a deposit still reopens an invoice (DESIGN.md: 60 minutes). */
@@ -27,17 +25,3 @@ export interface CoreContext {
   onDeliveriesRecorded?: () => void;
 }
 
-/**
- * The chain serving `mode`. Live mode never falls back to the sandbox: without a configured
- * chain it is a 503 the host has to fix.
- */
-export function chainFor(context: CoreContext, mode: Mode): ChainAdapter {
-  const chain = context.chains[mode];
-  if (!chain) {
-    throw new PaymentError(
-      "chain_unavailable",
-      "Live mode has no chain adapter configured: pass `chain` to createPaymentRouter() to accept live payments.",
-    );
-  }
-  return chain;
-}

@@ -1,4 +1,4 @@
-import type { ChainDeposit } from "../adapters/chain/types";
+import type { ChainAdapter, ChainDeposit } from "../adapters/chain/types";
 import type { StorageTransaction } from "../adapters/storage/types";
 import type { CoreContext } from "./context";
 import { paymentEvents } from "./events";
@@ -181,12 +181,26 @@ function withReceipts(invoice: InvoiceRecord, deposits: readonly DepositRecord[]
 }
 
 /**
- * Background loop body: reads the chain's deposit feed from the stored cursor and applies
- * every report. Returns how many reports were applied.
+ * Background loop body: reads each of the mode's chains' deposit feeds from its stored cursor
+ * and applies every report. Returns how many reports were applied. One chain that fails (a node
+ * that is down) does not hold back the others; the failures are thrown together at the end.
  */
 export async function syncDeposits(context: CoreContext, mode: Mode, pageSize = 100): Promise<number> {
-  const chain = context.chains[mode];
-  if (!chain) return 0;
+  let applied = 0;
+  const failures: unknown[] = [];
+  for (const chain of context.chains.all(mode)) {
+    try {
+      applied += await syncFeed(context, mode, chain, pageSize);
+    } catch (error) {
+      failures.push(error);
+    }
+  }
+  if (failures.length === 1) throw failures[0];
+  if (failures.length > 1) throw new AggregateError(failures, `${failures.length} chains failed to sync`);
+  return applied;
+}
+
+async function syncFeed(context: CoreContext, mode: Mode, chain: ChainAdapter, pageSize: number): Promise<number> {
   const cursorKey = `deposits:${mode}:${chain.feedId ?? chain.name}`;
   let applied = 0;
   for (;;) {

@@ -6,7 +6,7 @@ import type { Currency } from "./currencies";
 import { newId } from "./ids";
 import { parseAmountIn } from "./invoices";
 import { quoteRate } from "./rates";
-import type { ExchangeRecord } from "./types";
+import type { ExchangeRecord, Mode } from "./types";
 
 /** An exchange request, shape-checked by the caller. */
 export interface CreateExchangeInput {
@@ -85,9 +85,9 @@ export async function createExchange(context: CoreContext, scope: Scope, input: 
   return exchange;
 }
 
-/** Every ordered pair of distinct crypto currencies with its current rate. */
-export async function listPairs(context: CoreContext): Promise<ExchangePair[]> {
-  const { currencies } = context.currencies;
+/** Every ordered pair of distinct crypto currencies `mode` serves, with its current rate. */
+export async function listPairs(context: CoreContext, mode: Mode): Promise<ExchangePair[]> {
+  const currencies = context.chains.currencies(mode, context.currencies);
   const pairs = currencies.flatMap((from) => currencies.filter((to) => to !== from).map((to) => ({ from, to })));
   const rates = await Promise.all(pairs.map(({ from, to }) => quoteRate(context, from.symbol, to.symbol)));
   return pairs.map((pair, index) => ({ ...pair, rate: rates[index]! }));

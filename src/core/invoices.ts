@@ -1,7 +1,7 @@
 import type { Scope, StorageTransaction } from "../adapters/storage/types";
 import { notFound, PaymentError } from "../errors";
 import { AmountFormatError, mulDivUp, parseDecimal, pow10, RATE_DECIMALS, roundUpToStep } from "../money";
-import { chainFor, type CoreContext } from "./context";
+import type { CoreContext } from "./context";
 import type { Currency, Network } from "./currencies";
 import { paymentEvents } from "./events";
 import { grossUpForFee } from "./fees";
@@ -9,7 +9,7 @@ import { newId } from "./ids";
 import { isTerminal, settle, type MachineDeposit, type MachineState } from "./invoice-machine";
 import { recordEvents, withOutbox } from "./outbox";
 import { quoteRate } from "./rates";
-import type { DepositRecord, InvoiceRecord, MerchantRecord, PaymentEventType } from "./types";
+import type { DepositRecord, InvoiceRecord, MerchantRecord, Mode, PaymentEventType } from "./types";
 
 /** What creating an invoice needs, already checked for shape by the caller's schema. */
 export interface CreateInvoiceInput {
@@ -49,17 +49,23 @@ export function parseAmountIn(context: CoreContext, amount: string, currency: st
   }
 }
 
-/** Finds a crypto currency and one of its networks; the network may be omitted when there is only one. */
-export function resolveNetwork(context: CoreContext, symbol: string, network: string | null): { currency: Currency; network: Network } {
+/**
+ * Finds a crypto currency and one of its networks. The network may be omitted when the coin
+ * has only one; with `mode`, only one that the mode's chains serve (a live USDT served on ETH
+ * alone needs no network named).
+ */
+export function resolveNetwork(context: CoreContext, symbol: string, network: string | null, mode?: Mode): { currency: Currency; network: Network } {
   const currency = context.currencies.crypto(symbol);
   if (!currency) {
     throw new PaymentError("unsupported_currency", `Crypto currency "${symbol}" is not supported. POST /api/v1/currencies lists them.`);
   }
-  const names = currency.networks.map((entry) => entry.network).join(", ");
   if (network === null) {
-    if (currency.networks.length === 1) return { currency, network: currency.networks[0]! };
-    throw new PaymentError("validation_error", `network is required for ${symbol}: one of ${names}.`);
+    const candidates = mode ? currency.networks.filter((entry) => context.chains.serves(mode, symbol, entry.network)) : currency.networks;
+    if (candidates.length === 1) return { currency, network: candidates[0]! };
+    if (candidates.length === 0) context.chains.require(mode!, symbol, currency.networks[0]!.network); // throws the 503 or the 400 naming what is served
+    throw new PaymentError("validation_error", `network is required for ${symbol}: one of ${candidates.map((entry) => entry.network).join(", ")}.`);
   }
+  const names = currency.networks.map((entry) => entry.network).join(", ");
   const found = context.currencies.network(symbol, network);
   if (!found) throw new PaymentError("unsupported_currency", `${symbol} is not available on network "${network}"; use one of ${names}.`);
   return { currency, network: found };
@@ -94,7 +100,7 @@ const MAX_QUOTED_STEPS = 10n ** 15n;
 export async function createInvoice(context: CoreContext, scope: Scope, input: CreateInvoiceInput): Promise<InvoiceRecord> {
   const amount = parseAmountIn(context, input.amount, input.amountCurrency);
   // Live invoices need a chain to ever be paid, so refuse them up front rather than strand them.
-  chainFor(context, scope.mode);
+  context.chains.requireAny(scope.mode);
   const now = context.now();
   const id = newId("inv");
   const invoice: InvoiceRecord = {
@@ -130,7 +136,7 @@ export async function createInvoice(context: CoreContext, scope: Scope, input: C
   if (input.whiteLabel) {
     Object.assign(invoice, await quotePaymentMethod(context, invoice, input.whiteLabel.payCurrency, input.whiteLabel.network));
   } else {
-    invoice.acceptedCoins = checkAcceptedCoins(context, input.acceptedCoins);
+    invoice.acceptedCoins = checkAcceptedCoins(context, scope.mode, input.acceptedCoins);
   }
 
   await withOutbox(context, async (tx) => {
@@ -155,13 +161,10 @@ async function quotePaymentMethod(
   payCurrency: string,
   network: string | null,
 ): Promise<PaymentMethod> {
-  const chain = chainFor(context, invoice.mode);
-  const resolved = resolveNetwork(context, payCurrency, network);
+  const resolved = resolveNetwork(context, payCurrency, network, invoice.mode);
   const { currency } = resolved;
   const networkCode = resolved.network.network;
-  if (!chain.supports(currency.symbol, networkCode)) {
-    throw new PaymentError("unsupported_currency", `The ${chain.name} chain adapter does not serve ${currency.symbol} on ${networkCode}.`);
-  }
+  const chain = context.chains.require(invoice.mode, currency.symbol, networkCode);
   const rate = await quoteRate(context, currency.symbol, invoice.amountCurrency);
   const payAmount = computePayAmount(context, invoice, currency, rate);
   if (payAmount < resolved.network.depositMin) {
@@ -235,12 +238,16 @@ async function settleCurrencyFor(context: CoreContext, scope: Scope, input: Pick
   return symbol;
 }
 
-function checkAcceptedCoins(context: CoreContext, coins: string[] | null): string[] | null {
+function checkAcceptedCoins(context: CoreContext, mode: Mode, coins: string[] | null): string[] | null {
   if (coins === null) return null;
   if (coins.length === 0) throw new PaymentError("validation_error", "acceptedCoins must name at least one coin, or be left out to accept all.");
   for (const coin of coins) {
-    if (!context.currencies.crypto(coin)) {
+    const currency = context.currencies.crypto(coin);
+    if (!currency) {
       throw new PaymentError("unsupported_currency", `acceptedCoins: "${coin}" is not a supported crypto currency.`);
+    }
+    if (!currency.networks.some(({ network }) => context.chains.serves(mode, coin, network))) {
+      throw new PaymentError("unsupported_currency", `acceptedCoins: ${coin} is not served in ${mode} mode; served: ${context.chains.describe(mode)}.`);
     }
   }
   return [...new Set(coins)];

@@ -1,7 +1,7 @@
 import type { Scope, StorageTransaction } from "../adapters/storage/types";
 import { notFound, PaymentError } from "../errors";
 import { formatDecimal } from "../money";
-import { chainFor, type CoreContext } from "./context";
+import type { CoreContext } from "./context";
 import { newId } from "./ids";
 import { parseAmountIn, resolveNetwork } from "./invoices";
 import type { Mode, PayoutRecord } from "./types";
@@ -32,7 +32,7 @@ export async function createPayout(
     check: (tx: StorageTransaction, amount: bigint) => Promise<void>;
   },
 ): Promise<PayoutRecord> {
-  const { currency, network } = resolveNetwork(context, input.currency, input.network);
+  const { currency, network } = resolveNetwork(context, input.currency, input.network, scope.mode);
   const amount = parseAmountIn(context, input.amount, currency.symbol);
   if (amount <= 0n) throw new PaymentError("validation_error", "amount must be greater than 0.");
   if (amount < network.withdrawMin) {
@@ -41,7 +41,7 @@ export async function createPayout(
       `The smallest ${currency.symbol} payout on ${network.network} is ${formatDecimal(network.withdrawMin, currency.decimals)}.`,
     );
   }
-  const chain = chainFor(context, scope.mode);
+  const chain = context.chains.require(scope.mode, currency.symbol, network.network);
   if (!(await chain.isValidAddress(currency.symbol, network.network, input.address))) {
     throw new PaymentError("invalid_address", `"${input.address}" is not a valid ${currency.symbol} address on ${network.network}.`);
   }
@@ -97,7 +97,7 @@ export async function getPayout(context: CoreContext, scope: Scope, id: string):
 
 /** Sends a payout that has no txHash yet; returns it updated, or null when the chain failed. */
 async function broadcast(context: CoreContext, payout: PayoutRecord): Promise<PayoutRecord | null> {
-  const chain = context.chains[payout.mode];
+  const chain = context.chains.forPair(payout.mode, payout.coin, payout.network);
   if (!chain) return null;
   let txHash: string;
   try {
@@ -135,7 +135,7 @@ export async function progressPayouts(context: CoreContext, mode: Mode, pageSize
 
 /** Sends one payout or settles it from the chain's report; true when its state changed. */
 async function progressPayout(context: CoreContext, payout: PayoutRecord): Promise<boolean> {
-  const chain = context.chains[payout.mode];
+  const chain = context.chains.forPair(payout.mode, payout.coin, payout.network);
   if (!chain) return false;
   if (payout.txHash === null) return (await broadcast(context, payout)) !== null;
   let report;

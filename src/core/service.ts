@@ -12,6 +12,8 @@ export interface TickReport {
   invoicesExpired: number;
   payoutsProgressed: number;
   idempotencyKeysExpired: number;
+  /** What the chains' own housekeeping did (consolidations sent or settled). */
+  chainTasks: number;
 }
 
 /**
@@ -63,7 +65,7 @@ export class BackgroundWork {
   }
 
   private async round(): Promise<TickReport> {
-    const report: TickReport = { depositsApplied: 0, invoicesExpired: 0, payoutsProgressed: 0, idempotencyKeysExpired: 0 };
+    const report: TickReport = { depositsApplied: 0, invoicesExpired: 0, payoutsProgressed: 0, idempotencyKeysExpired: 0, chainTasks: 0 };
     // One failing part (a live chain that is down) must not starve the others, so each runs
     // and the failures are reported together at the end.
     const failures: unknown[] = [];
@@ -79,6 +81,9 @@ export class BackgroundWork {
       await run("depositsApplied", () => syncDeposits(this.context, mode));
       await run("invoicesExpired", () => expireDueInvoices(this.context, mode));
       await run("payoutsProgressed", () => progressPayouts(this.context, mode));
+      for (const chain of this.context.chains.all(mode)) {
+        if (chain.maintain) await run("chainTasks", () => chain.maintain!());
+      }
     }
     if (failures.length > 0) throw new AggregateError(failures, `${failures.length} part(s) of the background round failed`);
     return report;

@@ -16,7 +16,14 @@ export interface PaymentRouterOptions {
   storage?: Storage;
   /** Directory of the embedded database used when `storage` is not given. Default "./.data". */
   dataDir?: string;
-  /** The chain of live mode. Default: none, and live operations that need a chain answer 503. Test mode always uses the sandbox chain. */
+  /**
+   * The chains of live mode, such as `evmChain()` from "express-crypto-pay/evm": each coin and
+   * network of the currency list is served by the adapter that supports it (two adapters
+   * claiming one pair is a boot error). Default: none, and live operations that need a chain
+   * answer 503. Test mode always uses the sandbox chain, which cannot be given here.
+   */
+  chains?: ChainAdapter[];
+  /** One live chain: the same as `chains: [chain]`. */
   chain?: ChainAdapter;
   /** Exchange rates. Default: `staticPricing()`, a fixed table. */
   pricing?: PricingAdapter;
@@ -48,10 +55,13 @@ const method = (name: string) => z.custom<(...args: never[]) => unknown>((value)
 const adapter = (methods: string[]) =>
   z.looseObject(Object.fromEntries(methods.map((name) => [name, method(name)])));
 
+const chainAdapter = adapter(["supports", "createAddress", "isValidAddress", "pollDeposits", "sendPayout", "getPayoutStatus"]);
+
 const optionsSchema = z.strictObject({
   storage: adapter(["transaction", "getInvoice", "findApiKeyByHash", "close"]).optional(),
   dataDir: z.string().min(1).optional(),
-  chain: adapter(["supports", "createAddress", "isValidAddress", "pollDeposits", "sendPayout", "getPayoutStatus"]).optional(),
+  chain: chainAdapter.optional(),
+  chains: z.array(chainAdapter).optional(),
   pricing: adapter(["getRate"]).optional(),
   currencies: z.array(z.looseObject({ symbol: z.string() })).optional(),
   fiat: z.record(z.string(), z.int()).optional(),
@@ -93,6 +103,9 @@ export function checkOptions(options: unknown): PaymentRouterOptions {
   }
   if (result.data.storage && result.data.dataDir) {
     throw new TypeError("createPaymentRouter: dataDir is where the default storage keeps its files; with storage given it would be ignored, so pass one or the other");
+  }
+  if (result.data.chain && result.data.chains) {
+    throw new TypeError("createPaymentRouter: pass live chains as `chains: [...]` or one as `chain`, not both");
   }
   return options as PaymentRouterOptions;
 }

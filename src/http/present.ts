@@ -1,4 +1,4 @@
-import type { CurrencyCatalog } from "../core/currencies";
+import type { Currency, CurrencyCatalog } from "../core/currencies";
 import type { ExchangePair } from "../core/exchanges";
 import type { ExchangeRecord, InvoiceRecord, PayoutRecord } from "../core/types";
 import { RATE_DECIMALS, toNumber } from "../money";
@@ -75,8 +75,8 @@ export class Presenter {
   }
 
   /** The currency list (2.4). */
-  currencyList() {
-    return this.currencies.currencies.map((currency) => ({
+  currencyList(currencies: readonly Currency[] = this.currencies.currencies) {
+    return currencies.map((currency) => ({
       symbol: currency.symbol,
       name: currency.name,
       networks: currency.networks.map((network) => ({

@@ -3,6 +3,7 @@ import { sandboxChain, type SandboxChain } from "../adapters/chain/sandbox";
 import { staticPricing } from "../adapters/pricing/static";
 import { embeddedStorage } from "../adapters/storage/embedded";
 import type { Storage } from "../adapters/storage/types";
+import { chainHost, ChainSet } from "../core/chains";
 import type { CoreContext } from "../core/context";
 import { CurrencyCatalog, DEFAULT_CURRENCIES, DEFAULT_FIAT } from "../core/currencies";
 import * as merchants from "../core/merchants";
@@ -74,14 +75,21 @@ export interface PaymentRouter extends Router {
 export function createPaymentRouter(options: PaymentRouterOptions = {}): PaymentRouter {
   const settings = checkOptions(options);
   const sandbox = sandboxChain();
+  const currencies = new CurrencyCatalog(settings.currencies ?? DEFAULT_CURRENCIES, settings.fiat ?? DEFAULT_FIAT);
+  const liveChains = settings.chains ?? (settings.chain ? [settings.chain] : []);
+  // Every chain conflict is refused here, before the storage is opened.
+  const chains = new ChainSet({ test: [sandbox], live: liveChains }, currencies);
+  const storage = settings.storage ?? embeddedStorage(settings.dataDir);
+  const logger = settings.logger ?? console;
+  for (const chain of liveChains) chain.bind?.(chainHost({ storage, currencies, mode: "live", logger }));
   const context: CoreContext = {
-    storage: settings.storage ?? embeddedStorage(settings.dataDir),
+    storage,
     pricing: settings.pricing ?? staticPricing(),
-    currencies: new CurrencyCatalog(settings.currencies ?? DEFAULT_CURRENCIES, settings.fiat ?? DEFAULT_FIAT),
-    chains: { test: sandbox, live: settings.chain ?? null },
+    currencies,
+    chains,
     now: settings.now ?? Date.now,
     lateWindowMs: (settings.lateWindowMinutes ?? 60) * 60_000,
-    logger: settings.logger ?? console,
+    logger,
   };
   const background = new BackgroundWork(context);
   const sender = new WebhookSender(context, settings.webhooks);
@@ -149,6 +157,7 @@ export function createPaymentRouter(options: PaymentRouterOptions = {}): Payment
     close: async () => {
       await background.stop();
       await sender.stop();
+      for (const chain of liveChains) await chain.close?.();
       await context.storage.close();
     },
   });

@@ -75,7 +75,7 @@ export const payoutCreateRequest = z.strictObject({
   currency: symbol.meta({ description: "The coin to send.", examples: ["USDT"] }),
   network: symbol.optional().meta({ description: "Network code; may be left out when the coin has one network.", examples: ["TRX"] }),
   amount: amountNumber.meta({ description: "Amount the address receives, in currency; the fees are debited on top.", examples: [10] }),
-  address: address.meta({ description: "Destination address, checked by the chain.", examples: ["TDestination0001"] }),
+  address: address.meta({ description: "Destination address, checked by the chain.", examples: ["TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7"] }),
 });
 
 /** POST /api/v1/merchants/payout/fetch */

@@ -71,7 +71,7 @@ export const withdrawalCreateRequest = z.strictObject({
   currency: symbol.meta({ description: "The coin to send.", examples: ["USDT"] }),
   chain: symbol.optional().meta({ description: "Network code; may be left out when the coin has one network.", examples: ["TRX"] }),
   amount: decimalString.meta({ description: "Amount the address receives, in currency; the fee is debited on top.", examples: ["10"] }),
-  address: address.meta({ description: "Destination address, checked by the chain.", examples: ["TDestination0001"] }),
+  address: address.meta({ description: "Destination address, checked by the chain.", examples: ["TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7"] }),
 });
 
 /** GET /v1/withdrawals */
@@ -95,7 +95,7 @@ export const refundCreateRequest = z.strictObject({
   paymentId: z.string({ error: "must be a string" }).min(1).max(100).meta({ description: "The payment to refund." }),
   /** Left out: everything still refundable. */
   amount: decimalString.optional().meta({ description: "Amount to give back, in the payment's coin; left out, everything still refundable.", examples: ["5"] }),
-  address: address.meta({ description: "Where to send the refund, checked by the chain.", examples: ["TRefundAddress0001"] }),
+  address: address.meta({ description: "Where to send the refund, checked by the chain.", examples: ["TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7"] }),
   chain: symbol.optional().meta({ description: "Network to send on; defaults to the payment's.", examples: ["TRX"] }),
 });
 

@@ -5,3 +5,5 @@
 export { runStorageAdapterTests } from "./storage-conformance";
 export type { StorageAdapterTestOptions } from "./storage-conformance";
 export * as storageFixtures from "./storage/fixtures";
+export { runChainAdapterTests } from "./chain-conformance";
+export type { ChainAdapterTestOptions, ChainTestPair, ChainTestSubject } from "./chain-conformance";

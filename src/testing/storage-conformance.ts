@@ -32,7 +32,8 @@ export interface StorageAdapterTestOptions {
  * behaviour, not-found answers, isolation by merchant and mode, list orders and cursors,
  * atomic transactions and row locks, and the concurrency guarantees the service relies on
  * (parallel debits never overdraw, a deposit reported twice is credited once, two delivery
- * workers never claim the same delivery, one idempotency key is claimed once).
+ * workers never claim the same delivery, one idempotency key is claimed once, a counter kept
+ * under `lockCursor` loses no update).
  *
  * Call it at the top level of a test file, once per adapter:
  *

@@ -1,6 +1,6 @@
 import pg from "pg";
+import { simulatedLiveChain } from "../helpers";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { sandboxChain } from "../../src/adapters/chain/sandbox";
 import { memoryStorage } from "../../src/adapters/storage/memory";
 import type { Storage, StorageTransaction } from "../../src/adapters/storage/types";
 import { createPaymentRouter } from "../../src/index";
@@ -145,7 +145,7 @@ describe("delivering an event", () => {
   });
 
   it("keeps test-mode events from live endpoints and live-mode events from test endpoints", async () => {
-    const liveChain = sandboxChain();
+    const liveChain = simulatedLiveChain();
     const h = await harness({ liveChain, webhooks: { ...FAST, allowPrivateUrls: true } });
     const testReceiver = await startReceiver();
     const liveReceiver = await startReceiver();
@@ -660,7 +660,7 @@ describe("tick()", () => {
 
   it("still delivers due webhooks when another part of the round fails", async () => {
     // A live chain that is down: its deposit sync throws on every round.
-    const down = { ...sandboxChain(), pollDeposits: async () => Promise.reject(new Error("live node unreachable")) };
+    const down = { ...simulatedLiveChain(), pollDeposits: async () => Promise.reject(new Error("live node unreachable")) };
     const h = await harness({ liveChain: down, webhooks: FAST });
     const receiver = await startReceiver();
     await createEndpoint(h, receiver.url);

@@ -5,6 +5,7 @@ import { DATABASE_URL, uniqueSchema } from "../adapters/storage/sql-fixtures";
 import { eventually, startExample, type ExampleProcess } from "./example-process";
 
 const KEY = "sk_test_TwoProcessTestKeyForTheExample01";
+const DESTINATION = "TCUmA2JEPuSiBFmNGRiVktBZKbLB89JnSq";
 const running: ExampleProcess[] = [];
 afterEach(async () => {
   await Promise.all(running.splice(0).map((server) => server.stop("SIGKILL")));
@@ -89,7 +90,7 @@ describe.runIf(DATABASE_URL)("two example server processes on one PostgreSQL dat
     const k = Number(credited / debit);
     const answers = await Promise.all(
       Array.from({ length: 30 }, (_, i) =>
-        both[i % 2]!.call("/api/v1/merchants/payout/create", { currency: "USDT", network: "TRX", amount: 48, address: `TDestination${String(i).padStart(4, "0")}` }),
+        both[i % 2]!.call("/api/v1/merchants/payout/create", { currency: "USDT", network: "TRX", amount: 48, address: DESTINATION }),
       ),
     );
     expect(answers.filter((answer) => answer.status === 200)).toHaveLength(k);
@@ -117,7 +118,7 @@ describe.runIf(DATABASE_URL)("two example server processes on one PostgreSQL dat
         const units = micros(created.body.payAmount);
         credited += units - (units * 5n) / 1000n;
       }
-      await c!.call("/api/v1/merchants/payout/create", { currency: "USDT", network: "TRX", amount: 10, address: "TDestinationLast" });
+      await c!.call("/api/v1/merchants/payout/create", { currency: "USDT", network: "TRX", amount: 10, address: DESTINATION });
       await eventually(async () => (hooks.held() >= 4 ? true : undefined), 20_000, "deliveries in flight");
 
       // One process dies mid-work; the other must finish everything, including what the dead one held.

@@ -1,7 +1,7 @@
 import request from "supertest";
 import { describe, expect, it } from "vitest";
-import { sandboxChain, type SandboxChain } from "../../src/adapters/chain/sandbox";
-import { setup, type Harness } from "../helpers";
+import { type SandboxChain } from "../../src/adapters/chain/sandbox";
+import { setup, type Harness, simulatedLiveChain, type SimulatedLiveChain } from "../helpers";
 
 const CREATE = "/api/v1/merchants/invoice/create";
 const WHITELABEL = "/api/v1/merchants/whitelabel/create";
@@ -29,7 +29,7 @@ async function fundTestUsdt(h: Harness, usd: number): Promise<void> {
 }
 
 /** Same in live mode: the live chain is a sandbox the test plays payer on directly. */
-async function fundLiveUsdt(h: Harness, chain: SandboxChain, usdt: number): Promise<void> {
+async function fundLiveUsdt(h: Harness, chain: SimulatedLiveChain, usdt: number): Promise<void> {
   const invoice = await h.post(WHITELABEL, { amount: usdt, payCurrency: "USDT", network: "TRX" }, h.liveKey);
   expect(invoice.status).toBe(200);
   chain.createDeposit({ coin: "USDT", network: "TRX", address: invoice.body.address, amount: BigInt(usdt) * 1_000_000n, confirmations: 19 });
@@ -141,7 +141,7 @@ describe("test and live modes", () => {
   });
 
   it("keeps a live-mode invoice out of reach of the test key (404)", async () => {
-    const h = await setup({ liveChain: sandboxChain() });
+    const h = await setup({ liveChain: simulatedLiveChain() });
     const created = await h.post(CREATE, { amount: 10 }, h.liveKey);
     expect(created.status).toBe(200);
     expectNotFound(await h.post(FETCH, { invoiceId: created.body.id }));
@@ -149,11 +149,11 @@ describe("test and live modes", () => {
   });
 
   it("keeps test and live balances apart", async () => {
-    const chain = sandboxChain();
+    const chain = simulatedLiveChain();
     const h = await setup({ liveChain: chain });
     await fundTestUsdt(h, 100);
     // The live balance is empty, so a live payout is refused for lack of funds.
-    const live = await h.post(PAYOUT, { currency: "USDT", network: "TRX", amount: 10, address: "TLiveAddress123" }, h.liveKey);
+    const live = await h.post(PAYOUT, { currency: "USDT", network: "TRX", amount: 10, address: "TRQfJj37aeveTDrAtAwuVN7sYpkbe3fn96" }, h.liveKey);
     expect(live.status).toBe(422);
     expect(live.body.error).toBe(42201);
     expect(await h.router.storage.getBalance({ merchantId: h.merchant.id, mode: "live" }, "USDT")).toBe(0n);
@@ -173,7 +173,7 @@ describe("test and live modes", () => {
   it("answers 404 (not 403) for another merchant's payout", async () => {
     const h = await setup();
     await fundTestUsdt(h, 100);
-    const payout = await h.post(PAYOUT, { currency: "USDT", network: "TRX", amount: 10, address: "TTestAddress123" });
+    const payout = await h.post(PAYOUT, { currency: "USDT", network: "TRX", amount: 10, address: "TMP34dKKXe2Uh8PCSTKjKjfZbR3CbUvXTZ" });
     expect(payout.status).toBe(200);
     expectNotFound(await h.post(PAYOUT_FETCH, { payoutId: payout.body.id }, h.otherTestKey));
     expectNotFound(await h.post(PAYOUT_FETCH, { payoutId: payout.body.id }, h.liveKey));
@@ -198,7 +198,7 @@ describe("test and live modes", () => {
 
     it("answers payout/create with 503 (50301)", async () => {
       const h = await setup();
-      const res = await h.post(PAYOUT, { currency: "USDT", network: "TRX", amount: 10, address: "TLiveAddress123" }, h.liveKey);
+      const res = await h.post(PAYOUT, { currency: "USDT", network: "TRX", amount: 10, address: "TRQfJj37aeveTDrAtAwuVN7sYpkbe3fn96" }, h.liveKey);
       expect(res.status).toBe(503);
       expect(res.body.error).toBe(50301);
     });
@@ -226,7 +226,7 @@ describe("test and live modes", () => {
 
   describe("live mode with a chain adapter", () => {
     it("creates hosted and whitelabel invoices", async () => {
-      const h = await setup({ liveChain: sandboxChain() });
+      const h = await setup({ liveChain: simulatedLiveChain() });
       const hosted = await h.post(CREATE, { amount: 10 }, h.liveKey);
       expect(hosted.status).toBe(200);
       expect(hosted.body.merchantId).toBe(h.merchant.id);
@@ -237,7 +237,7 @@ describe("test and live modes", () => {
     });
 
     it("issues live addresses from the configured chain, not the test sandbox", async () => {
-      const chain = sandboxChain();
+      const chain = simulatedLiveChain();
       const h = await setup({ liveChain: chain });
       const invoice = await h.post(WHITELABEL, { amount: 100, payCurrency: "USDT", network: "TRX" }, h.liveKey);
       // The test-mode sandbox endpoint does not know a live address.
@@ -246,16 +246,16 @@ describe("test and live modes", () => {
     });
 
     it("credits a live deposit and sends a live payout to COMPLETED", async () => {
-      const chain = sandboxChain();
+      const chain = simulatedLiveChain();
       const h = await setup({ liveChain: chain });
       await fundLiveUsdt(h, chain, 100);
       const live = { merchantId: h.merchant.id, mode: "live" } as const;
       expect(await h.router.storage.getBalance(live, "USDT")).toBe(99_500_000n);
 
-      const payout = await h.post(PAYOUT, { currency: "USDT", network: "TRX", amount: 10, address: "TLiveAddress123" }, h.liveKey);
+      const payout = await h.post(PAYOUT, { currency: "USDT", network: "TRX", amount: 10, address: "TRQfJj37aeveTDrAtAwuVN7sYpkbe3fn96" }, h.liveKey);
       expect(payout.status).toBe(200);
       expect(payout.body.status).toBe("PROCESSING");
-      expect(chain.getPayout(payout.body.id)?.address).toBe("TLiveAddress123");
+      expect(chain.getPayout(payout.body.id)?.address).toBe("TRQfJj37aeveTDrAtAwuVN7sYpkbe3fn96");
       expect(await h.router.storage.getBalance(live, "USDT")).toBe(87_500_000n);
 
       await h.router.tick();
@@ -274,7 +274,7 @@ describe("test and live modes", () => {
       ["/api/v1/sandbox/invoice/expire", { invoiceId: "inv_x" }],
       ["/api/v1/sandbox/payout/fail", { payoutId: "po_x" }],
     ])("answer %s to a live key with 404", async (path, body) => {
-      const h = await setup({ liveChain: sandboxChain() });
+      const h = await setup({ liveChain: simulatedLiveChain() });
       const res = await h.post(path, body, h.liveKey);
       expect(res.status).toBe(404);
       expect(res.body.error).toBe(40402);

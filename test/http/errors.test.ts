@@ -304,7 +304,7 @@ describe("failures inside the service", () => {
       await h.post(WHITELABEL, { amount: 100, payCurrency: "USDT" }),
       await h.post(WHITELABEL, { amount: 1, payCurrency: "BTC" }),
       await h.post(CREATE, { amount: 10 }, h.liveKey),
-      await h.post("/api/v1/merchants/payout/create", { currency: "USDT", network: "TRX", amount: 10, address: "TAddress12345" }),
+      await h.post("/api/v1/merchants/payout/create", { currency: "USDT", network: "TRX", amount: 10, address: "TCUmA2JEPuSiBFmNGRiVktBZKbLB89JnSq" }),
       await h.post("/api/v1/merchants/exchange/create", { fromCurrency: "USDT", toCurrency: "BTC", amount: 10 }),
     ];
     for (const res of rejected) expect(res.status).toBeGreaterThanOrEqual(400);

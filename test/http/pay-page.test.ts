@@ -1,12 +1,11 @@
 import express from "express";
 import request from "supertest";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { sandboxChain } from "../../src/adapters/chain/sandbox";
 import { httpUrlOrNull } from "../../src/core/payer-view";
 import { escapeHtml, html, trustedHtml } from "../../src/http/pay-page/escape";
 import { paymentUri } from "../../src/http/pay-page/qr";
 import { createPaymentRouter } from "../../src/index";
-import { setup, type Harness } from "../helpers";
+import { setup, type Harness, simulatedLiveChain } from "../helpers";
 
 /**
  * The hosted payment page (/pay/:id), through HTTP only: every state renders, the coin choice
@@ -164,7 +163,7 @@ describe("hosted invoice: choosing a coin", () => {
   });
 
   it("keeps working in live mode without a chain: the page renders and a choice says payments are unavailable", async () => {
-    const withChain = await setup({ liveChain: sandboxChain() });
+    const withChain = await setup({ liveChain: simulatedLiveChain() });
     const created = await withChain.post("/api/v1/merchants/invoice/create", { amount: 25 }, withChain.liveKey);
     expect(created.status).toBe(200);
     const chainless = createPaymentRouter({ storage: withChain.router.storage, backgroundIntervalMs: false, now: withChain.clock.now, logger: withChain.logger });

@@ -1,8 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { sandboxChain } from "../../src/adapters/chain/sandbox";
 import type { ChainAdapter } from "../../src/adapters/chain/types";
 import type { Scope } from "../../src/adapters/storage/types";
-import { setup, type Harness } from "../helpers";
+import { setup, type Harness, simulatedLiveChain } from "../helpers";
 
 /**
  * Debits race each other: parallel payouts and exchanges against one balance must never
@@ -11,7 +10,7 @@ import { setup, type Harness } from "../helpers";
  */
 
 const UNITS = 1_000_000n;
-const ADDRESS = "TXsandboxPayoutAddress0001";
+const ADDRESS = "TMeVrmAGY8XwbaKbHDn5aRom7rGyaf23WY";
 
 let h: Harness;
 let scope: Scope;
@@ -203,7 +202,7 @@ describe("parallel exchanges", () => {
 describe("many payouts in flight", () => {
   it("still broadcasts a payout whose first send failed when 100 older payouts await confirmation", async () => {
     // A live chain that confirms nothing yet, and whose node is down for one send.
-    const inner = sandboxChain();
+    const inner = simulatedLiveChain();
     let nodeDown = false;
     const chain: ChainAdapter = {
       ...inner,

@@ -8,7 +8,7 @@ const EXCHANGE = "/api/v1/merchants/exchange/create";
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 /** A valid destination in the sandbox (any 8+ characters not starting with "invalid"). */
-const ADDRESS = "TDestination0001";
+const ADDRESS = "TCUmA2JEPuSiBFmNGRiVktBZKbLB89JnSq";
 
 function testScope(h: Harness) {
   return { merchantId: h.merchant.id, mode: "test" as const };

@@ -140,7 +140,7 @@ describe("responses conform to the documented schemas", () => {
   });
 
   it("payouts: created, fetched, failed by the sandbox", async () => {
-    const payout = await call("POST", "/api/v1/merchants/payout/create", { currency: "USDT", network: "TRX", amount: 10, address: "TDestination0001" });
+    const payout = await call("POST", "/api/v1/merchants/payout/create", { currency: "USDT", network: "TRX", amount: 10, address: "TCUmA2JEPuSiBFmNGRiVktBZKbLB89JnSq" });
     await call("POST", "/api/v1/merchants/payout/fetch", { payoutId: payout.id });
     const failed = await call("POST", "/api/v1/sandbox/payout/fail", { payoutId: payout.id, reason: "rejected" });
     expect(failed.failureReason).toBe("rejected");
@@ -184,12 +184,12 @@ describe("responses conform to the documented schemas", () => {
     const unconfirmed = await call("POST", "/v1/payments", { amount: "5", currency: "USDT", chain: "TRX" });
     await call("POST", "/api/v1/sandbox/deposit/create", { address: unconfirmed.address, amount: 1 });
 
-    const refund = await call("POST", "/v1/refunds", { paymentId: payment.id, amount: "30", address: "TRefundAddress0001" });
+    const refund = await call("POST", "/v1/refunds", { paymentId: payment.id, amount: "30", address: "TQjw9LfWkygUMPoV5tvokXQX2YLdStctTe" });
     expect(refund.paymentId).toBe(payment.id);
     await call("GET", `/v1/refunds/${refund.id}`);
     expect((await call("GET", `/v1/refunds?paymentId=${payment.id}`)).data).toHaveLength(1);
 
-    const withdrawal = await call("POST", "/v1/withdrawals", { currency: "USDT", chain: "TRX", amount: "10", address: "TDestination0001" });
+    const withdrawal = await call("POST", "/v1/withdrawals", { currency: "USDT", chain: "TRX", amount: "10", address: "TCUmA2JEPuSiBFmNGRiVktBZKbLB89JnSq" });
     await h.router.tick();
     expect((await call("GET", `/v1/withdrawals/${withdrawal.id}`)).status).toBe("COMPLETED");
     await call("GET", "/v1/withdrawals"); // with the FAILED /api/v1 payout of an earlier test

@@ -1,8 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { sandboxChain } from "../../src/adapters/chain/sandbox";
 import { staticPricing } from "../../src/adapters/pricing/static";
 import type { PricingAdapter } from "../../src/adapters/pricing/types";
-import { setup, type Harness } from "../helpers";
+import { setup, type Harness, simulatedLiveChain } from "../helpers";
 import { balances, createPayment, deposit, get, scopeOf } from "./support";
 
 /**
@@ -160,7 +159,7 @@ describe("auto-conversion", () => {
   });
 
   it("converts auto-settled live payments in live mode only", async () => {
-    const chain = sandboxChain();
+    const chain = simulatedLiveChain();
     const h = await setup({ liveChain: chain });
     const payment = await createPayment(h, { amount: "100", currency: "TRX", settleCurrency: "USDT" }, h.liveKey);
     chain.createDeposit({ coin: "TRX", network: "TRX", address: payment.address!, amount: 100_000_000n, confirmations: 19 });

@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { sandboxChain } from "../../src/adapters/chain/sandbox";
-import { setup, type Harness } from "../helpers";
+import { setup, type Harness, simulatedLiveChain } from "../helpers";
 import { ADDRESS, balances, createPayment, deposit, expectError, get, paidPayment, scopeOf, walk } from "./support";
 
 /** /v1/withdrawals, /v1/conversions and /v1/balances. */
@@ -251,7 +250,7 @@ describe("GET /v1/balances", () => {
   });
 
   it("keeps merchants and modes apart", async () => {
-    const h = await setup({ liveChain: sandboxChain() });
+    const h = await setup({ liveChain: simulatedLiveChain() });
     await fund(h);
     expect((await balances(h, h.otherTestKey)).USDT!.available).toBe("0");
     expect((await balances(h, h.liveKey)).USDT!.available).toBe("0");

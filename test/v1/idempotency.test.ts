@@ -1,8 +1,7 @@
 import request from "supertest";
 import { describe, expect, it } from "vitest";
-import { sandboxChain } from "../../src/adapters/chain/sandbox";
 import { staticPricing } from "../../src/adapters/pricing/static";
-import { setup, type Harness } from "../helpers";
+import { setup, type Harness, simulatedLiveChain } from "../helpers";
 import { ADDRESS, balances, expectError, get, paidPayment, scopeOf } from "./support";
 
 /**
@@ -47,7 +46,7 @@ const CREATING_ROUTES: CreatingRoute[] = [
   {
     path: "/v1/withdrawals",
     body: () => ({ currency: "USDT", chain: "TRX", amount: "10", address: ADDRESS }),
-    other: () => ({ currency: "USDT", chain: "TRX", amount: "10", address: "TOtherAddress001" }),
+    other: () => ({ currency: "USDT", chain: "TRX", amount: "10", address: "TG3sXTBCd1mWfYvHeQHHyTth4adPg9u66A" }),
     count: payouts,
   },
   {
@@ -150,7 +149,7 @@ describe("Idempotency-Key rules", () => {
   });
 
   it("keeps keys apart per mode", async () => {
-    const h = await setup({ liveChain: sandboxChain() });
+    const h = await setup({ liveChain: simulatedLiveChain() });
     const test = await send(h, "/v1/payments", { amount: "10", currency: "TRX" }, "shared");
     const live = await send(h, "/v1/payments", { amount: "10", currency: "TRX" }, "shared", h.liveKey);
     expect(live.status).toBe(200);

@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { sandboxChain } from "../../src/adapters/chain/sandbox";
-import { setup, type Harness } from "../helpers";
+import { setup, type Harness, simulatedLiveChain } from "../helpers";
 import { createPayment, deposit, expectError, get, walk, type PaymentBody } from "./support";
 
 /**
@@ -232,7 +231,7 @@ describe("invalid list queries", () => {
   });
 
   it("refuses a live payment as a cursor for the test list", async () => {
-    const h = await setup({ liveChain: sandboxChain() });
+    const h = await setup({ liveChain: simulatedLiveChain() });
     const live = await createPayment(h, { amount: "10", currency: "TRX" }, h.liveKey);
     expectError(await get(h, `/v1/payments?cursor=${live.id}`), 400, 40001, /cursor/);
   });

@@ -1,7 +1,6 @@
 import request from "supertest";
 import { describe, expect, it } from "vitest";
-import { sandboxChain } from "../../src/adapters/chain/sandbox";
-import { setup, type Harness } from "../helpers";
+import { setup, type Harness, simulatedLiveChain } from "../helpers";
 import { expectError, get, scopeOf, walk } from "./support";
 
 /**
@@ -213,7 +212,7 @@ describe("visiting a payment link", () => {
   });
 
   it("creates a live invoice for a live link when a live chain is configured", async () => {
-    const h = await setup({ liveChain: sandboxChain() });
+    const h = await setup({ liveChain: simulatedLiveChain() });
     const link = await createLink(h, {}, h.liveKey);
     const id = invoiceIdOf((await visit(h, link.url)).headers.location);
     expect((await get(h, `/v1/payments/${id}`, h.liveKey)).body).toMatchObject({ livemode: true, metadata: { paymentLinkId: link.id } });

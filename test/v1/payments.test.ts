@@ -1,7 +1,6 @@
 import request from "supertest";
 import { describe, expect, it } from "vitest";
-import { sandboxChain } from "../../src/adapters/chain/sandbox";
-import { setup } from "../helpers";
+import { setup, simulatedLiveChain } from "../helpers";
 import { createPayment, deposit, expectError, get, paidPayment, scopeOf } from "./support";
 
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -186,7 +185,7 @@ describe("GET /v1/payments/:id", () => {
 
 describe("live and test isolation", () => {
   it("keeps live payments and test payments apart in both directions", async () => {
-    const h = await setup({ liveChain: sandboxChain() });
+    const h = await setup({ liveChain: simulatedLiveChain() });
     const live = await createPayment(h, { amount: "10", currency: "TRX" }, h.liveKey);
     const test = await createPayment(h, { amount: "10", currency: "TRX" });
     expect(live.livemode).toBe(true);
@@ -200,7 +199,7 @@ describe("live and test isolation", () => {
   });
 
   it("does not credit a test deposit to the live balance", async () => {
-    const h = await setup({ liveChain: sandboxChain() });
+    const h = await setup({ liveChain: simulatedLiveChain() });
     await paidPayment(h, "10");
     const live = await get(h, "/v1/balances", h.liveKey);
     expect(live.body.data.find((row: { currency: string }) => row.currency === "USDT")).toMatchObject({ available: "0", pending: "0", lastSettledAt: null });

@@ -9,7 +9,8 @@ import type { Harness } from "../helpers";
  */
 
 /** A valid sandbox destination (8+ characters, not starting with "invalid"). */
-export const ADDRESS = "TDestination0001";
+// A valid TRON address: the sandbox checks payout destinations with the same rules as live chains.
+export const ADDRESS = "TCUmA2JEPuSiBFmNGRiVktBZKbLB89JnSq";
 
 /** GETs a path under the mount point with a key (the test key unless told). */
 export function get(h: Harness, path: string, key: string = h.testKey) {

@@ -1,5 +1,7 @@
 import { randomBytes } from "node:crypto";
+import { SANDBOX_CHAIN } from "../../core/chains";
 import { randomToken } from "../../core/ids";
+import { addressFamily, ANY_CHAIN, isValidAddressOfFamily } from "./address-rules";
 import type { ChainAdapter, ChainDeposit, ChainPayoutStatus, DepositFeedPage } from "./types";
 
 /** Options of {@link sandboxChain}. */
@@ -28,6 +30,8 @@ export interface SandboxPayout {
  * fractional confirmation count) are programming errors and throw a RangeError.
  */
 export interface SandboxChain extends ChainAdapter {
+  /** Marks it for the router, which refuses the sandbox as a live chain. */
+  readonly [SANDBOX_CHAIN]: true;
   readonly name: "sandbox";
   /** Unique per instance: each process's sandbox has its own change log, so its own cursor. */
   readonly feedId: string;
@@ -71,15 +75,21 @@ interface PayoutRecord extends SandboxPayout {
   reportedConfirmed: boolean;
 }
 
-const ADDRESS_PATTERN = /^[A-Za-z0-9_:.-]+$/;
+// The loose shape accepted on a network with no address rule (a host's own network code).
+const ADDRESS_PATTERN = /^[A-Za-z0-9_:.-]{8,128}$/;
 
 /**
  * Creates a sandbox chain. Its addresses look like `sbx_trx_3kZ...` (24 random base62
  * characters) so that they are never mistaken for real ones.
  *
- * Address rule of the sandbox, for `isValidAddress`: any string of 8 to 128 characters made of
- * letters, digits and `_ : . -` is valid, except strings that start with "invalid" (case
- * sensitive), so that tests can provoke the invalid-address path with e.g. "invalid-address".
+ * Address rule of the sandbox, for `isValidAddress`: the network's real rule (see
+ * `isValidAddressOfFamily` in address-rules.ts: checksummed or lowercase 0x addresses on ETH, BSC
+ * and other EVM networks; base58check and bech32/bech32m addresses on BTC and LTC; `T...` on
+ * TRX), so that a destination live mode would refuse is refused in test mode too, e.g.
+ * "not-an-address". Main, test and regtest forms are all accepted, as merchants test with
+ * either. Sandbox deposit addresses (`sbx_...`) are not destinations on these networks. A
+ * network with no rule (a host's own code) accepts any string of 8 to 128 characters made of
+ * letters, digits and `_ : . -`.
  *
  * The deposit feed is an in-memory change log: every change (creation, confirmations, drop)
  * appends the deposit's whole state with the next sequence number, and the `pollDeposits`
@@ -100,6 +110,7 @@ export function sandboxChain(options: SandboxChainOptions = {}): SandboxChain {
   };
 
   return {
+    [SANDBOX_CHAIN]: true,
     name: "sandbox",
     feedId: `sandbox:${randomToken(12)}`,
 
@@ -108,8 +119,8 @@ export function sandboxChain(options: SandboxChainOptions = {}): SandboxChain {
     },
 
     async createAddress({ network }): Promise<string> {
-      // Keep the network part within the address alphabet so that issued addresses always pass
-      // our own isValidAddress, whatever network code a host configures.
+      // Keep the network part within the loose address alphabet, so that on a network with no
+      // address rule an issued address is a valid destination, whatever code a host configures.
       const tag = network.toLowerCase().replace(/[^a-z0-9]+/g, "-").slice(0, 32) || "net";
       let address: string;
       do address = `sbx_${tag}_${randomToken(24)}`;
@@ -118,14 +129,11 @@ export function sandboxChain(options: SandboxChainOptions = {}): SandboxChain {
       return address;
     },
 
-    async isValidAddress(_coin: string, _network: string, address: string): Promise<boolean> {
-      return (
-        typeof address === "string" &&
-        address.length >= 8 &&
-        address.length <= 128 &&
-        ADDRESS_PATTERN.test(address) &&
-        !address.startsWith("invalid")
-      );
+    async isValidAddress(_coin: string, network: string, address: string): Promise<boolean> {
+      if (typeof address !== "string") return false;
+      const family = addressFamily(network);
+      if (family !== null) return isValidAddressOfFamily(family, address, { chain: ANY_CHAIN });
+      return ADDRESS_PATTERN.test(address);
     },
 
     async pollDeposits(cursor: string | null, limit: number): Promise<DepositFeedPage> {

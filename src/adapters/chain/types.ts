@@ -72,8 +72,12 @@ export interface IssuedAddress {
 export interface ChainHost {
   /** "live" for the host's chains, "test" for the sandbox. */
   readonly mode: "test" | "live";
+  /** Whether the currency list has `coin` on `network` (an adapter watches only those). */
+  listed(coin: string, network: string): boolean;
   /** Confirmations after which a deposit of `coin` on `network` is final (the currency list's minConfirm). */
   minConfirm(coin: string, network: string): number;
+  /** Decimals of `coin` in the ledger (the currency list's), which the adapter's amounts use. */
+  decimals(coin: string): number;
   /**
    * Of `addresses` on `network`, those the service issued (one storage read, however many
    * addresses). Lookups are exact: pass addresses as `createAddress` returned them.

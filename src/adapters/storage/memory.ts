@@ -206,6 +206,16 @@ class Tables {
       getExchange: (scope, id) => run("getExchange", () => this.scoped(this.exchanges.get(id), scope, copy)),
       findAddress: (mode, network, address) =>
         run("findAddress", () => this.pick(this.addresses.get(addressKey(mode, network, address)), copy)),
+      findAddresses: (mode, network, addresses) =>
+        run("findAddresses", () => {
+          const found: AddressRecord[] = [];
+          // A Set: an address asked for twice comes back once.
+          for (const address of new Set(addresses)) {
+            const record = this.addresses.get(addressKey(mode, network, address));
+            if (record) found.push(copy(record));
+          }
+          return found;
+        }),
       listDepositsForInvoice: (invoiceId) =>
         run("listDepositsForInvoice", () =>
           (this.depositIdsByInvoice.get(invoiceId) ?? []).flatMap((id) => this.deposits.get(id) ?? []).map(copy),
@@ -367,6 +377,8 @@ class Tables {
           }
         }),
       setCursor: (key, value) => run("setCursor", () => setIn(this.cursors, key, value, undo)),
+      // Transactions run one at a time, so the name is held until this one ends, stored or not.
+      lockCursor: (key) => run("lockCursor", () => this.cursors.get(key) ?? null),
       updateMerchant: (merchant) =>
         run("updateMerchant", () => {
           if (!this.merchants.has(merchant.id)) missing(`merchant ${merchant.id}`);

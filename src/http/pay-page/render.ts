@@ -45,8 +45,7 @@ export async function renderInvoicePage(
   let page: Omit<Page, "merchant">;
   switch (view.stage) {
     case "choose": {
-      const chain = context.chains[view.mode];
-      page = choosePage(view, payerOptions(context.currencies, loaded.invoice.acceptedCoins, chain ? (coin, network) => chain.supports(coin, network) : null), links);
+      page = choosePage(view, payerOptions(context.currencies, loaded.invoice.acceptedCoins, (coin, network) => context.chains.serves(view.mode, coin, network)), links);
       break;
     }
     case "pay": {

@@ -104,16 +104,19 @@ export function merchantRoutes(routes: RouteTable, context: CoreContext, present
     } },
   );
 
-  // The currency list only changes with the configuration, so it is rendered once.
-  const currencyList = present.currencyList();
-  routes.post("/currencies", schemas.emptyRequest, () => currencyList, { docs: {
+  // The currency list only changes with the configuration, so it is rendered once per mode.
+  const currencyLists = {
+    test: present.currencyList(context.chains.currencies("test", context.currencies)),
+    live: present.currencyList(context.chains.currencies("live", context.currencies)),
+  };
+  routes.post("/currencies", schemas.emptyRequest, (_body, call) => currencyLists[call.scope.mode], { docs: {
     summary: "List currencies",
-    description: "Supported crypto currencies with their networks, confirmations and limits (withdrawFee, withdrawMin, depositMin, staticFixedFee). No request body.",
+    description: "Supported crypto currencies with their networks, confirmations and limits (withdrawFee, withdrawMin, depositMin, staticFixedFee). No request body. A live key sees only the coins and networks a configured chain serves.",
     response: resources.currencyList,
     tags: ["Reference"],
   } });
 
-  routes.post("/exchange/pairs", schemas.emptyRequest, async () => (await listPairs(context)).map((pair) => present.pair(pair)), { docs: {
+  routes.post("/exchange/pairs", schemas.emptyRequest, async (_body, call) => (await listPairs(context, call.scope.mode)).map((pair) => present.pair(pair)), { docs: {
     summary: "List exchange pairs",
     description: "Every pair an exchange can be made in, with its current rate and minimum amount. No request body.",
     response: resources.exchangePairList,

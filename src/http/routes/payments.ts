@@ -29,9 +29,12 @@ export function paymentRoutes(routes: RouteTable, context: CoreContext, views: V
     async (body, call: RouteCall) => {
       // A coin with one network needs no chain; with several and none given, the payer picks
       // the network on the hosted page.
-      const currency = context.currencies.crypto(body.currency);
-      const fixed = body.chain !== undefined || (currency !== undefined && currency.networks.length === 1);
-      if (!currency) resolveNetwork(context, body.currency, null); // the clear unsupported-currency error
+      // An unknown coin throws the clear unsupported-currency error here.
+      const currency = context.currencies.crypto(body.currency) ?? resolveNetwork(context, body.currency, null).currency;
+      // Live mode counts only the networks a configured chain serves.
+      const networks = currency.networks.filter(({ network }) => context.chains.serves(call.scope.mode, currency.symbol, network));
+      const fixed = body.chain !== undefined || networks.length === 1;
+      if (networks.length === 0) context.chains.require(call.scope.mode, currency.symbol, body.chain ?? currency.networks[0]!.network); // 503 without chains, else 400 naming what is served
       // A fixed chain refuses a zero amount through depositMin (40002); a payment whose network
       // the payer picks has no minimum yet, so zero is refused here.
       if (!fixed && /^0(\.0+)?$/.test(body.amount)) throw new PaymentError("validation_error", "Invalid request: amount: must be greater than 0.");

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import type { AddressRecord } from "../../core/types";
 import type { SuiteContext } from "./context";
 import {
   address,
@@ -22,6 +23,9 @@ import {
   TEST,
 } from "./fixtures";
 
+/** Address records in address order: findAddresses promises none. */
+const byAddress = (records: AddressRecord[]): AddressRecord[] => [...records].sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));
+
 /** Not-found answers, isolation by merchant and mode, faithful round trips, copies. */
 export function readTests(ctx: SuiteContext): void {
   describe("reads", () => {
@@ -34,6 +38,7 @@ export function readTests(ctx: SuiteContext): void {
       expect(await storage.getPayout(TEST, "po_x")).toBeNull();
       expect(await storage.getExchange(TEST, "ex_x")).toBeNull();
       expect(await storage.findAddress("test", "bitcoin", "bc1qnone")).toBeNull();
+      expect(await storage.findAddresses("test", "bitcoin", ["bc1qnone"])).toEqual([]);
       expect(await storage.listDepositsForInvoice("inv_x")).toEqual([]);
       expect(await storage.getBalance(TEST, "BTC")).toBe(0n);
       expect(await storage.listBalances(TEST)).toEqual([]);
@@ -63,6 +68,7 @@ export function readTests(ctx: SuiteContext): void {
         expect(await tx.lockPaymentLink("pl_x")).toBeNull();
         expect(await tx.lockWebhookEndpoint("we_x")).toBeNull();
         expect(await tx.lockWebhookDelivery("msg_x")).toBeNull();
+        expect(await tx.lockCursor("bitcoin")).toBeNull();
         expect(await tx.revokeApiKey("key_x", T0)).toBe(false);
         expect(await tx.deleteWebhookEndpoint("we_x")).toBe(false);
         expect(await tx.failPendingWebhookDeliveries("we_x", "gone", T0)).toBe(0);
@@ -114,6 +120,7 @@ export function readTests(ctx: SuiteContext): void {
       expect(await storage.listWebhookEndpoints(LIVE)).toEqual([]);
       expect(await storage.listWebhookDeliveries(LIVE, {}, { limit: 10 })).toEqual([]);
       expect(await storage.findAddress("live", "bitcoin", "bc1qexample")).toBeNull();
+      expect(await storage.findAddresses("live", "bitcoin", ["bc1qexample"])).toEqual([]);
       expect(await storage.listExpiringInvoices("live", T0 * 2, 10)).toEqual([]);
       expect(await storage.listPayoutsByStatus("live", "PROCESSING", 10)).toEqual([]);
       await storage.transaction(async (tx) => {
@@ -145,6 +152,7 @@ export function readTests(ctx: SuiteContext): void {
       expect(await storage.findApiKeyByHash("hash_1")).toEqual({ key: apiKey(), merchant: merchant() });
       expect(await storage.getInvoice(TEST, "inv_1")).toEqual(invoice());
       expect(await storage.findAddress("test", "bitcoin", "bc1qexample")).toEqual(address());
+      expect(await storage.findAddresses("test", "bitcoin", ["bc1qexample"])).toEqual([address()]);
       expect(await storage.listDepositsForInvoice("inv_1")).toEqual([deposit()]);
       expect(await storage.getPayout(TEST, "po_1")).toEqual(payout());
       expect(await storage.getExchange(TEST, "ex_1")).toEqual(exchange());
@@ -154,7 +162,46 @@ export function readTests(ctx: SuiteContext): void {
       expect(await storage.getWebhookDelivery(TEST, "msg_1")).toEqual(delivery());
       expect(await storage.listWebhookAttempts("msg_1")).toEqual([attempt()]);
       expect(await storage.getCursor("bitcoin")).toBe("100");
-      await storage.transaction(async (tx) => expect(await tx.claimIdempotencyKey(idempotency({ requestHash: "other" }))).toEqual(idempotency()));
+      await storage.transaction(async (tx) => {
+        expect(await tx.claimIdempotencyKey(idempotency({ requestHash: "other" }))).toEqual(idempotency());
+        expect(await tx.lockCursor("bitcoin")).toBe("100");
+      });
+    });
+
+    it("finds, of the addresses given, exactly those issued in that mode on that network, each once", async () => {
+      const storage = ctx.storage();
+      await seed(storage);
+      const second = address({ address: "bc1qsecond", invoiceId: "inv_2", createdAt: T0 + 1 });
+      const live = address({ mode: "live", address: "bc1qlive", invoiceId: "inv_live" });
+      const litecoin = address({ network: "litecoin", coin: "LTC", address: "ltc1qother", invoiceId: "inv_ltc" });
+      const evm = address({ network: "ethereum", coin: "ETH", address: "0xAbCdEf0123456789aBcDeF0123456789AbCdEf01", invoiceId: "inv_eth" });
+      await storage.transaction(async (tx) => {
+        for (const record of [second, live, litecoin, evm]) await tx.insertAddress(record);
+      });
+      const asked = ["bc1qsecond", "bc1qnone", "bc1qexample", "bc1qsecond", "bc1qlive", "ltc1qother", "BC1QEXAMPLE", "bc1qexample"];
+      expect(byAddress(await storage.findAddresses("test", "bitcoin", asked))).toEqual([address(), second]);
+      expect(await storage.findAddresses("live", "bitcoin", asked)).toEqual([live]);
+      expect(await storage.findAddresses("test", "litecoin", asked)).toEqual([litecoin]);
+      // As exact as findAddress: another case is another address.
+      expect(await storage.findAddresses("test", "ethereum", [evm.address, evm.address.toLowerCase(), evm.address.toUpperCase()])).toEqual([evm]);
+      expect(await storage.findAddresses("test", "bitcoin", [])).toEqual([]);
+      await storage.transaction(async (tx) => {
+        const third = address({ address: "bc1qthird", invoiceId: "inv_3" });
+        await tx.insertAddress(third);
+        expect(byAddress(await tx.findAddresses("test", "bitcoin", ["bc1qthird", "bc1qexample", "bc1qnone"]))).toEqual([address(), third]);
+        expect(await tx.findAddresses("test", "bitcoin", [])).toEqual([]);
+      });
+    });
+
+    it("finds the issued ones among 2,000 addresses asked for at once", async () => {
+      const storage = ctx.storage();
+      const asked = Array.from({ length: 2_000 }, (_, i) => `bc1qbulk${String(i).padStart(4, "0")}`);
+      const issued = asked.filter((_, i) => i % 10 === 3).map((value, i) => address({ address: value, invoiceId: `inv_${i}` }));
+      await storage.transaction(async (tx) => {
+        for (const record of issued) await tx.insertAddress(record);
+      });
+      expect(byAddress(await storage.findAddresses("test", "bitcoin", asked))).toEqual(issued);
+      expect(await storage.findAddresses("live", "bitcoin", asked)).toEqual([]);
     });
 
     it("keeps amounts exact far beyond 2^53 and 2^64, and every optional field either way", async () => {

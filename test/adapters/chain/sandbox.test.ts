@@ -38,16 +38,53 @@ describe("sandboxChain", () => {
       expect(await chain.isValidAddress("X", "My Net/2", address)).toBe(true);
     });
 
-    it("accepts the addresses it issues", async () => {
+    it("does not take its deposit addresses for payout destinations on a network with an address rule", async () => {
       const chain = sandboxChain();
       const address = await chain.createAddress({ coin: "BTC", network: "BTC", merchantId: "m", invoiceId: "i" });
-      expect(await chain.isValidAddress("BTC", "BTC", address)).toBe(true);
+      expect(await chain.isValidAddress("BTC", "BTC", address)).toBe(false);
     });
 
-    it.each(["TXyz12345678", "0x52908400098527886E0F7030069857D2E4169EE7", "bc1q:abc.def-ghi_jkl", "a".repeat(128)])(
-      "accepts %s as a well-formed sandbox address",
+    it.each([
+      ["USDT", "TRX", "TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7"],
+      ["ETH", "ETH", "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed"],
+      ["USDT", "BSC", "0xfb6916095ca1df60bb79ce92ce3ea74c37c5d359"],
+      ["BTC", "BTC", "bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu"],
+      ["BTC", "BTC", "3J98t1WpEZ73CNmQviecrnyiWrnqRhWNLy"],
+      ["LTC", "LTC", "ltc1qytnqzjknvv03jwfgrsmzt0ycmwqgl0asjnaxwu"],
+      ["LTC", "LTC", "MHrYRxAiMNBTku3eoDHwhA1LQGDjUStZW2"],
+    ])("accepts a real %s address on %s: %s", async (coin, network, address) => {
+      expect(await sandboxChain().isValidAddress(coin, network, address)).toBe(true);
+    });
+
+    it.each([
+      ["BTC", "tb1qcrh3yqn4nlleplcez2yndq2ry8h9ncg3qh7n54"],
+      ["BTC", "bcrt1qdavt4j2sd7dlhqsavtnfxvzppw6k7qy97tmnu9"],
+      ["BTC", "mzK2FFDEhxqHcmrJw1ysqFkVyhUULo45hZ"],
+      ["LTC", "tltc1qj08ys4ct2hzzc2hcz6h2hgrvlmsjynawvejepa"],
+      ["LTC", "QgDNrG4nJpE4VV7PcFMFhkTgwAHWxWS7pj"],
+    ])("accepts test-chain and regtest addresses too, on %s: %s", async (network, address) => {
+      expect(await sandboxChain().isValidAddress(network, network, address)).toBe(true);
+    });
+
+    it.each([
+      ["a word", "TRX", "not-an-address"],
+      ["the old sandbox example", "TRX", "invalid-address"],
+      ["a TRON address with one character changed", "TRX", "TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU8"],
+      ["a made-up T... string", "TRX", "TXyz12345678"],
+      ["a mixed-case address with a wrong checksum", "ETH", "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAeD"],
+      ["the zero address", "BSC", "0x0000000000000000000000000000000000000000"],
+      ["a Bitcoin address", "LTC", "bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu"],
+      ["a Litecoin address", "BTC", "ltc1qytnqzjknvv03jwfgrsmzt0ycmwqgl0asjnaxwu"],
+      ["an Ethereum address", "TRX", "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed"],
+      ["empty", "ETH", ""],
+    ])("refuses %s as a destination on %s", async (_label, network, address) => {
+      expect(await sandboxChain().isValidAddress("USDT", network, address)).toBe(false);
+    });
+
+    it.each(["sbx_my-net-2_abcdefghijklmnopqrstuvwx", "0x52908400098527886E0F7030069857D2E4169EE7", "bc1q:abc.def-ghi_jkl", "a".repeat(128)])(
+      "accepts %s on a network with no address rule, by its shape",
       async (address) => {
-        expect(await sandboxChain().isValidAddress("USDT", "TRX", address)).toBe(true);
+        expect(await sandboxChain().isValidAddress("X", "My Net/2", address)).toBe(true);
       },
     );
 
@@ -57,15 +94,8 @@ describe("sandboxChain", () => {
       ["with a space", "abc defghij"],
       ["with a slash", "abcdefgh/ij"],
       ["empty", ""],
-    ])("rejects an address that is %s", async (_label, address) => {
-      expect(await sandboxChain().isValidAddress("USDT", "TRX", address)).toBe(false);
-    });
-
-    it("rejects addresses starting with 'invalid' so tests can provoke the invalid-address path", async () => {
-      const chain = sandboxChain();
-      expect(await chain.isValidAddress("USDT", "TRX", "invalid-address")).toBe(false);
-      expect(await chain.isValidAddress("USDT", "TRX", "invalid_sbx_trx_1234")).toBe(false);
-      expect(await chain.isValidAddress("USDT", "TRX", "valid-invalid-address")).toBe(true);
+    ])("refuses an address that is %s on a network with no address rule", async (_label, address) => {
+      expect(await sandboxChain().isValidAddress("X", "My Net/2", address)).toBe(false);
     });
   });
 
@@ -236,7 +266,7 @@ describe("sandboxChain", () => {
   });
 
   describe("payouts", () => {
-    const request = { payoutId: "po_1", coin: "USDT", network: "TRX", address: "TXyz12345678", amount: 10_000_000n };
+    const request = { payoutId: "po_1", coin: "USDT", network: "TRX", address: "TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7", amount: 10_000_000n };
 
     it("returns a transaction hash and records the payout", async () => {
       const chain = sandboxChain({ now: () => 1_700_000_000_000 });

@@ -85,7 +85,8 @@ async function open(options: PostgresStorageOptions): Promise<SqlClient> {
 /**
  * Storage on PostgreSQL: a server through `pg`, or the embedded PGlite, with the same SQL.
  *
- * Every state change runs in a database transaction; `lock*` are `SELECT ... FOR UPDATE`;
+ * Every state change runs in a database transaction; `lock*` are `SELECT ... FOR UPDATE` (and
+ * `lockCursor`, which may name a row not stored yet, a transaction-scoped advisory lock);
  * ledger postings check and move balances in one conditional statement per balance; webhook
  * deliveries are claimed with `FOR UPDATE SKIP LOCKED` and leases. So any number of app
  * instances can share one server database, with every background loop running on each of them.

@@ -56,6 +56,8 @@ export function sqlReads(db: SqlQueryable, s: Statements): StorageReads {
     getPayout: (scope, id) => scoped(db.query(s.getPayout, [id]), scope, toPayout),
     getExchange: (scope, id) => scoped(db.query(s.getExchange, [id]), scope, toExchange),
     findAddress: (mode, network, address) => one(db.query(s.findAddress, [mode, network, address]), toAddress),
+    findAddresses: async (mode, network, addresses) =>
+      addresses.length === 0 ? [] : all(db.query(s.findAddresses, [mode, network, [...addresses]]), toAddress),
     listDepositsForInvoice: (invoiceId) => all(db.query(s.listDepositsForInvoice, [invoiceId]), toDeposit),
     getBalance: async (scope, asset) => {
       const row = (await db.query(s.getBalance, [scope.merchantId, scope.mode, asset])).rows[0];

@@ -1,3 +1,4 @@
+import { sqlLiteral } from "./client";
 import { quoteIdent } from "./migrations";
 import {
   ADDRESS_COLUMNS,
@@ -40,6 +41,12 @@ function assignments(columns: string, casts: Record<number, string> = {}): strin
     .join(", ");
 }
 
+/**
+ * The seed of the hash that names lockCursor's advisory locks. Any fixed value does: it only has
+ * to be the same in every instance, and differ from the seed 0 other code hashing names likely uses.
+ */
+const CURSOR_LOCK_SEED = 7_461_737_431_373_237;
+
 const INVOICE_CASTS = { 5: "::numeric", 7: "::json", 11: "::numeric", 12: "::numeric", 18: "::json", 19: "::numeric" };
 const DEPOSIT_CASTS = { 10: "::numeric", 14: "::numeric" };
 const PAYOUT_CASTS = { 8: "::numeric", 9: "::numeric" };
@@ -54,6 +61,8 @@ const ENDPOINT_CASTS = { 5: "::json", 6: "::json" };
  */
 export function buildStatements(schema: string | undefined) {
   const q = (table: string) => (schema === undefined ? table : `${quoteIdent(schema)}.${table}`);
+  // The schema the cursors live in, as the tables resolve: the connection's current one by default.
+  const cursorLockSpace = schema === undefined ? "coalesce(current_schema(), '')" : sqlLiteral(schema);
   const t = {
     merchants: q("merchants"),
     apiKeys: q("api_keys"),
@@ -87,6 +96,9 @@ export function buildStatements(schema: string | undefined) {
     getPayout: `SELECT ${PAYOUT_COLUMNS} FROM ${t.payouts} WHERE id = $1`,
     getExchange: `SELECT ${EXCHANGE_COLUMNS} FROM ${t.exchanges} WHERE id = $1`,
     findAddress: `SELECT ${ADDRESS_COLUMNS} FROM ${t.addresses} WHERE mode = $1 AND network = $2 AND address = $3`,
+    // One array parameter whatever the count: one statement text (prepared once), and the primary
+    // key index is walked once per address. Repeats match one row once.
+    findAddresses: `SELECT ${ADDRESS_COLUMNS} FROM ${t.addresses} WHERE mode = $1 AND network = $2 AND address = ANY($3::text[])`,
     listDepositsForInvoice: `SELECT ${DEPOSIT_COLUMNS} FROM ${t.deposits} WHERE invoice_id = $1 ORDER BY seq`,
     getBalance: `SELECT amount FROM ${t.balances} WHERE merchant_id = $1 AND mode = $2 AND asset = $3`,
     listBalances: `SELECT ${BALANCE_COLUMNS} FROM ${t.balances} WHERE merchant_id = $1 AND mode = $2 ORDER BY asset`,
@@ -169,6 +181,14 @@ export function buildStatements(schema: string | undefined) {
       `WITH doomed AS MATERIALIZED (SELECT merchant_id, mode, key FROM ${t.idempotency} WHERE expires_at <= $1 LIMIT $2 FOR UPDATE SKIP LOCKED) ` +
       `DELETE FROM ${t.idempotency} k USING doomed WHERE k.merchant_id = doomed.merchant_id AND k.mode = doomed.mode AND k.key = doomed.key`,
     setCursor: `INSERT INTO ${t.cursors} (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value`,
+    // A row lock cannot hold a name nothing is stored under yet, so lockCursor takes a
+    // transaction-scoped advisory lock on a 64-bit hash of the schema and the name (released by
+    // COMMIT, ROLLBACK or a dropped connection). Two names whose hashes collide (or a key another
+    // application locks) only make their transactions wait for each other: harmless. The schema
+    // keeps services (or test runs) in schemas of their own on one database from waiting on each
+    // other's names; NULL would lock nothing, hence the coalesce.
+    lockCursorName:
+      `SELECT 1 AS locked FROM pg_advisory_xact_lock(hashtextextended(${cursorLockSpace} || '.' || $1::text, ${CURSOR_LOCK_SEED}))`,
     insertWebhookEndpoint: `INSERT INTO ${t.endpoints} (${ENDPOINT_COLUMNS}) VALUES (${placeholders(10, ENDPOINT_CASTS)}) ON CONFLICT DO NOTHING RETURNING 1`,
     lockWebhookEndpoint: `SELECT ${ENDPOINT_COLUMNS} FROM ${t.endpoints} WHERE id = $1 FOR UPDATE`,
     updateWebhookEndpoint: `UPDATE ${t.endpoints} SET ${assignments(ENDPOINT_COLUMNS, ENDPOINT_CASTS)} WHERE id = $1`,

@@ -127,6 +127,14 @@ export function sqlWrites(db: SqlQueryable, s: Statements): Omit<StorageTransact
     deleteExpiredIdempotencyKeys: async (now, limit) =>
       limit <= 0 ? 0 : (await db.query(s.deleteExpiredIdempotencyKeys, [now, limit])).rowCount,
     setCursor: async (key, value) => void (await db.query(s.setCursor, [key, value])),
+    // Two statements, both awaited (never deferred, never merged): a statement reads the snapshot
+    // taken when it started, so a read in the statement that waited for the lock would miss what
+    // the previous holder committed meanwhile. Under READ COMMITTED the second one sees it.
+    lockCursor: async (key) => {
+      await db.query(s.lockCursorName, [key]);
+      const row = (await db.query(s.getCursor, [key])).rows[0];
+      return row === undefined ? null : (row.value as string);
+    },
     insertWebhookEndpoint: (endpoint) => insert(db, s.insertWebhookEndpoint, endpointParams(endpoint), () => `webhook endpoint ${endpoint.id}`),
     lockWebhookEndpoint: async (id) => {
       const row = (await db.query(s.lockWebhookEndpoint, [id])).rows[0];

@@ -1,0 +1,72 @@
+import { z } from "zod";
+
+/**
+ * The EVM scanner's cursor: everything it must remember between polls, kept by the service in
+ * storage under the adapter's feed id (so a restart resumes, and instances sharing a database
+ * share it). It stays small: block hashes of the reorg window and the deposits not yet final.
+ */
+export interface ScanCursor {
+  v: 1;
+  /** The chain the cursor was made on: a node swapped for one of another chain is refused. */
+  chainId: number;
+  /** The last block fully read. */
+  height: number;
+  /** [height, hash] of the newest blocks read, oldest first: how reorgs are detected. */
+  hashes: Array<[number, string]>;
+  /** Deposits seen and reported whose confirmations have not reached the final count yet. */
+  tracked: TrackedDeposit[];
+}
+
+/** One transfer to an issued address, followed until it is final or dropped. */
+export interface TrackedDeposit {
+  coin: string;
+  address: string;
+  invoiceId: string;
+  txHash: string;
+  /** See `transferIndex` in scanner.ts: stable for the transaction wherever it is mined. */
+  index: number;
+  /** In ledger units, as a decimal string. */
+  amount: string;
+  block: number;
+  blockHash: string;
+  /** Confirmations last reported. */
+  reported: number;
+}
+
+const cursorSchema = z.strictObject({
+  v: z.literal(1),
+  chainId: z.int().positive(),
+  height: z.int().min(-1),
+  hashes: z.array(z.tuple([z.int().min(0), z.string()])),
+  tracked: z.array(
+    z.strictObject({
+      coin: z.string(),
+      address: z.string(),
+      invoiceId: z.string(),
+      txHash: z.string(),
+      index: z.int().min(0),
+      amount: z.string().regex(/^\d+$/),
+      block: z.int().min(0),
+      blockHash: z.string(),
+      reported: z.int().min(0),
+    }),
+  ),
+});
+
+/** Reads a stored cursor; throws when it was not written by this adapter (or is damaged). */
+export function decodeCursor(text: string): ScanCursor {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new RangeError("the stored EVM deposit cursor is not JSON; it was not written by evmChain()");
+  }
+  const result = cursorSchema.safeParse(parsed);
+  if (!result.success) throw new RangeError("the stored EVM deposit cursor has an unknown shape; it was not written by this version of evmChain()");
+  return result.data as ScanCursor;
+}
+
+/** The text stored for a cursor. */
+export function encodeCursor(cursor: ScanCursor): string {
+  return JSON.stringify(cursor);
+}

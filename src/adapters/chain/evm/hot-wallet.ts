@@ -1,0 +1,351 @@
+import {
+  BaseError,
+  Eip1559FeesNotSupportedError,
+  ExecutionRevertedError,
+  TransactionNotFoundError,
+  TransactionReceiptNotFoundError,
+  isAddress,
+  keccak256,
+  type Address,
+  type Hash,
+  type Hex,
+  type LocalAccount,
+  type PublicClient,
+  type TransactionReceipt,
+} from "viem";
+import type { ChainStateStore } from "../types";
+import { nodeError } from "./rpc-errors";
+
+/** What `HotWallet` needs: a node, a key, and the shared state its nonce queue lives in. */
+export interface HotWalletOptions {
+  /** A viem public client created with `cacheTime: 0` (cached block numbers give stale confirmations). */
+  client: PublicClient;
+  /** The hot wallet's signer, e.g. `privateKeyToAccount(hotKey)`. */
+  account: LocalAccount;
+  /** The chain id transactions are signed for; the node must serve the same chain. */
+  chainId: number;
+  /** Durable state shared by every instance using this wallet (the ChainHost's `state`). */
+  state: ChainStateStore;
+  /** Prefix of this wallet's state keys, e.g. `evm:31337:0xabc…`: one nonce queue per prefix. */
+  namespace: string;
+  /** Where failed re-broadcasts are reported. */
+  logger: { warn(message: string, ...details: unknown[]): void; error(message: string, ...details: unknown[]): void };
+  /** Strings no error or log line may show: `rpcSecrets(rpcUrl)` and the hot key. */
+  secrets: readonly string[];
+  /** Names the node in errors, e.g. "ETH node". Default "EVM node". */
+  label?: string;
+}
+
+/** A transaction to send from the hot wallet. Amounts in wei. */
+export interface HotWalletRequest {
+  to: Address;
+  value?: bigint;
+  data?: Hex;
+  /**
+   * Gas limit to use when estimation says the call reverts. Given, the transaction is sent
+   * anyway and fails on chain (a payout to a contract that refuses ETH must be mined to be
+   * known as failed); absent, the estimation error is thrown.
+   */
+  gasFallback?: bigint;
+}
+
+/** A transaction signed and stored under an id: its hash is known before any broadcast. */
+export interface SignedTransaction {
+  hash: Hash;
+  raw: Hex;
+  nonce: number;
+}
+
+/** Where a stored transaction stands on chain. */
+export type HotWalletStatus = { status: "pending" } | { status: "confirmed"; blockNumber: bigint } | { status: "failed"; reason: string };
+
+/** Messages with which nodes say a raw transaction is already in their pool or already mined (geth, anvil, Besu, Nethermind, Erigon). */
+const ALREADY_SENT = /already[ _]?known|known[ _]transaction|already[ _]imported|old[ _]?nonce|nonce[ _]too[ _]low|nonce is too low/i;
+/** A transaction with the same nonce is in the pool: ours (fine) or another one (not). */
+const UNDERPRICED = /replacement[ _]transaction[ _]underpriced|replacement[ _]underpriced/i;
+
+/** Estimates get this much headroom (in fifths): state may change between estimate and inclusion. */
+const MARGIN_FIFTHS = 1n;
+
+/**
+ * The hot wallet of one EVM chain: sends each transaction at most once per id, across retries,
+ * crashes and every instance sharing the state. Sign, persist, then broadcast: the signed raw
+ * transaction is stored (under the wallet's nonce lock) before the node sees it, so whatever
+ * happens after, the same bytes are what gets re-broadcast and the hash never changes.
+ */
+export class HotWallet {
+  /** The address the wallet sends from. */
+  readonly address: Address;
+  private readonly client: PublicClient;
+  private readonly account: LocalAccount;
+  private readonly chainId: number;
+  private readonly state: ChainStateStore;
+  private readonly namespace: string;
+  private readonly logger: HotWalletOptions["logger"];
+  private readonly secrets: readonly string[];
+  private readonly label: string;
+  /** Errors already scrubbed here, passed on as they are. */
+  private readonly scrubbed = new WeakSet<Error>();
+  private chainChecked: Promise<void> | undefined;
+
+  constructor(options: HotWalletOptions) {
+    if (!Number.isSafeInteger(options.chainId) || options.chainId <= 0) throw new TypeError("HotWallet: chainId must be a positive integer");
+    if (!options.namespace) throw new TypeError("HotWallet: namespace must be a non-empty string");
+    if (!Array.isArray(options.secrets)) throw new TypeError("HotWallet: secrets must list the strings to keep out of errors (rpcSecrets(rpcUrl) and the key)");
+    this.client = options.client;
+    this.account = options.account;
+    this.address = options.account.address;
+    this.chainId = options.chainId;
+    this.state = options.state;
+    this.namespace = options.namespace;
+    this.logger = options.logger;
+    this.secrets = options.secrets;
+    this.label = options.label ?? "EVM node";
+  }
+
+  /**
+   * Sends a transaction at most once per `id`: the first call estimates gas and fees, then under
+   * the wallet's nonce lock allocates the next nonce, signs, stores {raw, hash, nonce} under the
+   * id, and only after the lock's commit broadcasts. Any later call with the same id (a retry,
+   * a crash recovery, another instance) re-broadcasts the stored transaction and returns its
+   * hash. A broadcast error is thrown (scrubbed); the transaction stays stored for the next call.
+   */
+  async send(id: string, request: HotWalletRequest): Promise<Hash> {
+    return this.guard(async () => {
+      const signed = await this.sign(id, request);
+      await this.broadcast(signed);
+      return signed.hash;
+    });
+  }
+
+  /**
+   * Signs and stores without broadcasting (the first half of `send`); returns the stored
+   * transaction when `id` has one already. Exported so tests can stop between sign and broadcast.
+   */
+  async sign(id: string, request: HotWalletRequest): Promise<SignedTransaction> {
+    checkRequest(request);
+    return this.guard(async () => {
+      const stored = await this.stored(id);
+      if (stored) return stored;
+      await this.checkChain();
+      // Node calls outside the lock where possible: every other sender waits while it is held.
+      const [gas, fees] = await Promise.all([this.gas(id, request), this.fees()]);
+      return this.state.withLock(this.nonceKey, async (view) => {
+        const raced = parseStored(await view.get(this.txKey(id)), id);
+        if (raced) return raced;
+        const next = Number((await view.get(this.nonceKey)) ?? "0");
+        const pending = await this.call("reading the hot wallet's nonce", () =>
+          this.client.getTransactionCount({ address: this.address, blockTag: "pending" }),
+        );
+        // The stored counter covers what was signed but not yet broadcast; the node's count covers
+        // anything sent from the key by other means.
+        const nonce = Math.max(next, pending);
+        const base = { chainId: this.chainId, nonce, gas, to: request.to, value: request.value ?? 0n, ...(request.data ? { data: request.data } : {}) };
+        const raw = await this.call(`signing "${id}"`, () =>
+          fees.type === "eip1559"
+            ? this.account.signTransaction({ ...base, type: "eip1559", maxFeePerGas: fees.maxFeePerGas, maxPriorityFeePerGas: fees.maxPriorityFeePerGas })
+            : this.account.signTransaction({ ...base, type: "legacy", gasPrice: fees.gasPrice }),
+        );
+        const signed: SignedTransaction = { hash: keccak256(raw), raw, nonce };
+        await view.set(this.txKey(id), JSON.stringify(signed));
+        await view.set(this.nonceKey, String(nonce + 1));
+        return signed;
+      });
+    });
+  }
+
+  /**
+   * Where the stored transaction `id` stands: pending (not mined, or fewer than `confirmations`
+   * blocks), confirmed (succeeded and `confirmations` reached), or failed with a reason (reverted,
+   * or its nonce taken by another transaction, `confirmations` deep in both cases). When the node
+   * knows neither the transaction nor a receipt (nodes drop transactions from their pool), the
+   * stored raw transaction is re-broadcast; a failed re-broadcast is logged and reads as pending.
+   * Throws when nothing is stored under `id`.
+   */
+  async status(id: string, confirmations: number): Promise<HotWalletStatus> {
+    return this.guard(async () => {
+      const stored = await this.stored(id);
+      if (!stored) throw this.own(new Error(`${this.label}: no transaction is stored under "${id}"; send() it first`));
+      const receipt = await this.receipt(stored.hash);
+      if (receipt) return this.judge(receipt, confirmations);
+      if (await this.knows(stored.hash)) return { status: "pending" };
+      const mined = await this.call("reading the hot wallet's nonce", () => this.client.getTransactionCount({ address: this.address, blockTag: "latest" }));
+      if (mined > stored.nonce) {
+        // The nonce is used on chain: by this transaction mined since the receipt was asked
+        // for, or by another one, and then this one can never be mined.
+        const late = await this.receipt(stored.hash);
+        if (late) return this.judge(late, confirmations);
+        return (await this.nonceUsedAtDepth(stored.nonce, confirmations))
+          ? { status: "failed", reason: `replaced: nonce ${stored.nonce} was used by another transaction` }
+          : { status: "pending" };
+      }
+      try {
+        await this.broadcast(stored);
+      } catch (error) {
+        this.logger.warn(`${this.label}: the dropped transaction "${id}" (${stored.hash}) could not be re-broadcast, trying again on the next status check: ${(error as Error).message}`);
+      }
+      return { status: "pending" };
+    });
+  }
+
+  private get nonceKey(): string {
+    return `${this.namespace}:nonce`;
+  }
+
+  private txKey(id: string): string {
+    return `${this.namespace}:tx:${id}`;
+  }
+
+  private async stored(id: string): Promise<SignedTransaction | null> {
+    return parseStored(await this.state.get(this.txKey(id)), id);
+  }
+
+  /** Sends the stored bytes; a node that has them already (pool or chain) counts as success. */
+  private async broadcast(signed: SignedTransaction): Promise<void> {
+    try {
+      await this.client.sendRawTransaction({ serializedTransaction: signed.raw });
+    } catch (error) {
+      const said = nodeSaid(error);
+      if (ALREADY_SENT.test(said)) return;
+      // Same nonce in the pool: fine when it is this very transaction.
+      if (UNDERPRICED.test(said) && (await this.knows(signed.hash))) return;
+      throw this.fail(error, `broadcasting ${signed.hash}`);
+    }
+  }
+
+  /** Gas limit: the estimate plus a margin, or the fallback when the call would revert. */
+  private async gas(id: string, request: HotWalletRequest): Promise<bigint> {
+    try {
+      const estimate = await this.client.estimateGas({ account: this.address, to: request.to, value: request.value ?? 0n, ...(request.data ? { data: request.data } : {}) });
+      return estimate + (estimate * MARGIN_FIFTHS + 4n) / 5n;
+    } catch (error) {
+      if (request.gasFallback !== undefined && reverts(error)) return request.gasFallback;
+      throw this.fail(error, `estimating gas for "${id}"`);
+    }
+  }
+
+  /** EIP-1559 fees (type 2), or a legacy gas price on a chain without a base fee. */
+  private async fees(): Promise<{ type: "eip1559"; maxFeePerGas: bigint; maxPriorityFeePerGas: bigint } | { type: "legacy"; gasPrice: bigint }> {
+    try {
+      const { maxFeePerGas, maxPriorityFeePerGas } = await this.client.estimateFeesPerGas({ type: "eip1559", chain: this.client.chain ?? null });
+      return { type: "eip1559", maxFeePerGas, maxPriorityFeePerGas };
+    } catch (error) {
+      if (!(error instanceof BaseError && error.walk((inner) => inner instanceof Eip1559FeesNotSupportedError))) throw this.fail(error, "estimating fees");
+      return { type: "legacy", gasPrice: await this.call("reading the gas price", () => this.client.getGasPrice()) };
+    }
+  }
+
+  /** Once per wallet: a node of another chain would reject every transaction, or worse accept none silently. */
+  private checkChain(): Promise<void> {
+    this.chainChecked ??= this.call("reading the chain id", () => this.client.getChainId()).then((served) => {
+      if (served !== this.chainId) {
+        throw this.own(new Error(`${this.label}: the node serves chain ${served}, the hot wallet signs for chain ${this.chainId}: check the RPC URL and chainId`));
+      }
+    });
+    // A failed check (node down) is tried again next time.
+    this.chainChecked.catch(() => (this.chainChecked = undefined));
+    return this.chainChecked;
+  }
+
+  private async receipt(hash: Hash): Promise<TransactionReceipt | null> {
+    try {
+      return await this.client.getTransactionReceipt({ hash });
+    } catch (error) {
+      if (error instanceof TransactionReceiptNotFoundError) return null;
+      throw this.fail(error, `reading the receipt of ${hash}`);
+    }
+  }
+
+  /** Whether the node has the transaction (in its pool or mined). */
+  private async knows(hash: Hash): Promise<boolean> {
+    try {
+      await this.client.getTransaction({ hash });
+      return true;
+    } catch (error) {
+      if (error instanceof TransactionNotFoundError) return false;
+      throw this.fail(error, `reading the transaction ${hash}`);
+    }
+  }
+
+  private async judge(receipt: TransactionReceipt, confirmations: number): Promise<HotWalletStatus> {
+    const head = await this.call("reading the block number", () => this.client.getBlockNumber());
+    if (head - receipt.blockNumber + 1n < BigInt(confirmations)) return { status: "pending" };
+    return receipt.status === "success" ? { status: "confirmed", blockNumber: receipt.blockNumber } : { status: "failed", reason: "reverted" };
+  }
+
+  /** Whether `nonce` was already used `confirmations` blocks deep (so a reorg will hardly give it back). */
+  private async nonceUsedAtDepth(nonce: number, confirmations: number): Promise<boolean> {
+    if (confirmations <= 1) return true;
+    const head = await this.call("reading the block number", () => this.client.getBlockNumber());
+    const at = head - BigInt(confirmations) + 1n;
+    if (at < 0n) return false;
+    const used = await this.call("reading the hot wallet's nonce", () => this.client.getTransactionCount({ address: this.address, blockNumber: at }));
+    return used > nonce;
+  }
+
+  private async call<T>(action: string, work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      throw this.fail(error, action);
+    }
+  }
+
+  /** A scrubbed error for a failed step. */
+  private fail(error: unknown, action: string): Error {
+    if (error instanceof Error && this.scrubbed.has(error)) return error;
+    return this.own(nodeError(error, { label: `${this.label}, ${action}`, secrets: this.secrets }));
+  }
+
+  private own(error: Error): Error {
+    this.scrubbed.add(error);
+    return error;
+  }
+
+  /** Every error leaving a public method is scrubbed (storage errors included: they should not carry a secret, and checking costs nothing). */
+  private async guard<T>(work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      if (error instanceof Error && this.scrubbed.has(error)) throw error;
+      throw this.own(nodeError(error, { label: "HotWallet", secrets: this.secrets }));
+    }
+  }
+}
+
+function checkRequest(request: HotWalletRequest): void {
+  if (!isAddress(request.to, { strict: false })) throw new TypeError("HotWallet: `to` must be a 0x address");
+  if (request.value !== undefined && (typeof request.value !== "bigint" || request.value < 0n)) throw new TypeError("HotWallet: `value` must be a non-negative bigint (wei)");
+  if (request.gasFallback !== undefined && (typeof request.gasFallback !== "bigint" || request.gasFallback < 21_000n)) {
+    throw new TypeError("HotWallet: `gasFallback` must be a bigint of at least 21000");
+  }
+}
+
+function parseStored(value: string | null, id: string): SignedTransaction | null {
+  if (value === null) return null;
+  const parsed = JSON.parse(value) as Partial<SignedTransaction>;
+  if (typeof parsed.hash !== "string" || typeof parsed.raw !== "string" || typeof parsed.nonce !== "number") {
+    throw new Error(`the stored transaction "${id}" is malformed`);
+  }
+  return parsed as SignedTransaction;
+}
+
+/** What the node said, from every level of a viem error (never its URL). */
+function nodeSaid(error: unknown): string {
+  const parts: string[] = [];
+  let current: unknown = error;
+  for (let depth = 0; current instanceof Error && depth < 8; depth++) {
+    const { details, shortMessage } = current as { details?: unknown; shortMessage?: unknown };
+    if (typeof details === "string") parts.push(details);
+    if (typeof shortMessage === "string") parts.push(shortMessage);
+    else if (!(current instanceof BaseError)) parts.push(current.message);
+    current = current.cause;
+  }
+  return parts.join(" | ");
+}
+
+/** Whether a gas estimation failed because the call reverts (not because the node is down). */
+function reverts(error: unknown): boolean {
+  if (error instanceof BaseError && error.walk((inner) => inner instanceof ExecutionRevertedError)) return true;
+  return /execution reverted|revert/i.test(nodeSaid(error));
+}

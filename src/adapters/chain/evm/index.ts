@@ -1,0 +1,217 @@
+import { createPublicClient, encodeFunctionData, erc20Abi, http, parseUnits, type Address, type PublicClient } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import { isValidAddressOfFamily } from "../address-rules";
+import type { ChainAdapter, ChainHost, ChainPayoutStatus } from "../types";
+import { Consolidator } from "./consolidation";
+import { DETERMINISTIC_DEPLOYER, factoryAddress, factoryDeploymentData, forwarderAddress, forwarderSalt } from "./forwarders";
+import { HotWallet } from "./hot-wallet";
+import { checkEvmOptions, type EvmChainOptions, type EvmSettings } from "./options";
+import { nodeError, rpcSecrets } from "./rpc-errors";
+import { EvmScanner, type WatchedAsset } from "./scanner";
+import { toChainUnits } from "./units";
+
+export type { EvmChainOptions } from "./options";
+
+/** The EVM chain adapter: what `evmChain()` returns. */
+export interface EvmChain extends ChainAdapter {
+  readonly name: "evm";
+  /** "evm:<network>": the feed (and stored cursor) of this network. */
+  readonly feedId: string;
+  /** The hot wallet's address: fund it with the native coin for gas. */
+  readonly hotWalletAddress: Address;
+  /** The forwarder factory every deposit address derives from. */
+  readonly factoryAddress: Address;
+}
+
+/** Everything that exists once the router has bound the adapter. */
+interface Bound {
+  host: ChainHost;
+  /** The hot wallet, made once the node has told its chain id (it signs for that chain). */
+  wallet: () => Promise<HotWallet>;
+  scanner: EvmScanner;
+  consolidator: Consolidator | null;
+}
+
+/**
+ * A live chain adapter for one EVM network (Ethereum, BNB Smart Chain, or another network of
+ * the currency list) over JSON-RPC, on viem: its native coin and the ERC-20 tokens given.
+ *
+ * - Deposit addresses are CREATE2 forwarders of a factory the hot wallet owns: computed, never
+ *   deployed before a payer pays, no private key per address.
+ * - Deposits are found by following blocks from a cursor the service stores (one eth_getLogs per
+ *   poll for the tokens, the blocks' own transactions, and traces for internal calls), with
+ *   reorgs detected from stored block hashes.
+ * - Payouts are signed, stored under the payout id, then broadcast, through one nonce queue per
+ *   hot wallet shared by every instance on the same storage.
+ * - Paid deposit addresses are swept into the hot wallet by the background loop.
+ *
+ * Options are checked here: a malformed key, URL or token address throws now, naming the
+ * option, and never showing the key or the URL.
+ */
+export function evmChain(options: EvmChainOptions): EvmChain {
+  const settings = checkEvmOptions(options);
+  const account = privateKeyToAccount(settings.hotWallet);
+  const secrets = [...rpcSecrets(settings.rpcUrl), settings.hotWallet, settings.hotWallet.slice(2)];
+  const label = `${settings.network} node`;
+  const fail = (error: unknown) => nodeError(error, { label, secrets });
+  const client = createPublicClient({
+    transport: http(settings.rpcUrl, { batch: { batchSize: 100 }, timeout: settings.timeoutMs, retryCount: 1 }),
+    cacheTime: 0,
+  }) as PublicClient;
+  const factory = settings.factory ?? factoryAddress(account.address);
+  const configured = watchedAssets(settings);
+  const assetOf = (coin: string) => configured.find((asset) => asset.coin === coin);
+
+  let chainId: Promise<number> | null = null;
+  const nodeChainId = () =>
+    (chainId ??= client.getChainId().then(
+      (id) => {
+        if (settings.chainId !== null && id !== settings.chainId) {
+          throw new Error(`${label} is on chain ${id}, but chainId ${settings.chainId} was configured`);
+        }
+        return id;
+      },
+      (error: unknown) => {
+        chainId = null; // A node that was down is asked again next time.
+        throw fail(error);
+      },
+    ));
+
+  let bound: Bound | null = null;
+  const use = (): Bound => {
+    if (!bound) throw new Error(`evmChain(${settings.network}) is not bound: pass it to createPaymentRouter({ chains: [...] })`);
+    return bound;
+  };
+  const confirmationsOf = (host: ChainHost, coin: string) => settings.confirmations ?? host.minConfirm(coin, settings.network);
+
+  // The factory is deployed (once, by the hot wallet through the deterministic deployer) the
+  // first time a sweep needs it; deposit addresses never wait for it.
+  const ensureFactory = async (): Promise<Address | null> => {
+    const { host } = use();
+    const wallet = await use().wallet();
+    const code = await client.getCode({ address: factory });
+    if (code && code !== "0x") return factory;
+    if (settings.factory) {
+      host.logger.error(`${settings.network}: no contract at the configured factory ${factory}; deposits are credited but not consolidated`);
+      return null;
+    }
+    await wallet.send("factory", { to: DETERMINISTIC_DEPLOYER, data: factoryDeploymentData(account.address), gasFallback: 1_500_000n });
+    const status = await wallet.status("factory", 1);
+    if (status.status === "failed") host.logger.error(`${settings.network}: deploying the forwarder factory failed: ${status.reason}`);
+    return status.status === "confirmed" ? factory : null;
+  };
+
+  return {
+    name: "evm",
+    feedId: `evm:${settings.network}`,
+    hotWalletAddress: account.address,
+    factoryAddress: factory,
+
+    bind(host) {
+      // Coins the host's currency list lacks (BNB on BSC in the default list) are not watched.
+      const assets = configured.filter((asset) => host.listed(asset.coin, settings.network));
+      for (const asset of assets) {
+        const ledger = host.decimals(asset.coin);
+        if (asset.chainDecimals < ledger) {
+          throw new TypeError(`evmChain: ${asset.coin} has ${asset.chainDecimals} decimals on ${settings.network} but ${ledger} in the currency list; payouts could not be exact`);
+        }
+      }
+      const namespace = `evm:${settings.network}:${account.address}`;
+      let made: Promise<HotWallet> | null = null;
+      const wallet = () =>
+        (made ??= nodeChainId().then(
+          (chainId) => new HotWallet({ client, account, chainId, state: host.state, namespace, logger: host.logger, label, secrets }),
+          (error: unknown) => {
+            made = null;
+            throw error;
+          },
+        ));
+      const consolidator =
+        settings.consolidation === false
+          ? null
+          : new Consolidator({
+              client,
+              wallet,
+              host,
+              namespace,
+              tokenOf: (coin) => assetOf(coin)?.token ?? null,
+              minimum: (coin) => parseUnits((settings.consolidation as { minimum: Record<string, string> }).minimum[coin] ?? "0", assetOf(coin)?.chainDecimals ?? 18),
+              ensureFactory,
+            });
+      const scanner = new EvmScanner({
+        client,
+        chainId: nodeChainId,
+        network: settings.network,
+        assets,
+        host,
+        confirmations: (coin) => confirmationsOf(host, coin),
+        blocksPerPoll: settings.blocksPerPoll,
+        startBlock: settings.startBlock,
+        internalTransfers: settings.internalTransfers,
+        onFinal: async (deposits) => consolidator?.add(deposits),
+      });
+      bound = { host, wallet, scanner, consolidator };
+    },
+
+    supports(coin, network) {
+      return network === settings.network && assetOf(coin) !== undefined;
+    },
+
+    async createAddress({ invoiceId }) {
+      return forwarderAddress(factory, forwarderSalt(invoiceId));
+    },
+
+    async isValidAddress(_coin, network, address) {
+      // The zero address is refused: coins sent there are burnt.
+      return network === settings.network && isValidAddressOfFamily("evm", address);
+    },
+
+    async pollDeposits(cursor) {
+      try {
+        return await use().scanner.poll(cursor);
+      } catch (error) {
+        throw fail(error);
+      }
+    },
+
+    async sendPayout({ payoutId, coin, address, amount }) {
+      const { host } = use();
+      const wallet = await use().wallet();
+      const asset = assetOf(coin);
+      if (!asset) throw new Error(`evmChain(${settings.network}) does not serve ${coin}`);
+      const value = toChainUnits(amount, asset.chainDecimals, host.decimals(coin));
+      const to = address as Address;
+      const request = asset.token
+        ? { to: asset.token, data: encodeFunctionData({ abi: erc20Abi, functionName: "transfer", args: [to, value] }), gasFallback: 120_000n }
+        : { to, value, gasFallback: 100_000n };
+      // Signed and stored under the payout id before it is broadcast: a retry sends the same
+      // transaction again, never a second one.
+      return { txHash: await wallet.send(`payout:${payoutId}`, request) };
+    },
+
+    async getPayoutStatus({ payoutId, coin }): Promise<ChainPayoutStatus> {
+      const { host } = use();
+      const wallet = await use().wallet();
+      const status = await wallet.status(`payout:${payoutId}`, confirmationsOf(host, coin));
+      if (status.status === "failed") return { status: "failed", reason: status.reason };
+      return { status: status.status };
+    },
+
+    async maintain() {
+      const { consolidator } = use();
+      if (!consolidator) return 0;
+      try {
+        return await consolidator.run();
+      } catch (error) {
+        throw fail(error);
+      }
+    },
+  };
+}
+
+/** The coins this adapter watches: the native coin (unless none) and each token. */
+function watchedAssets(settings: EvmSettings): WatchedAsset[] {
+  const assets: WatchedAsset[] = settings.tokens.map((token) => ({ coin: token.coin, token: token.address, chainDecimals: token.decimals }));
+  if (settings.nativeCoin !== null) assets.unshift({ coin: settings.nativeCoin, token: null, chainDecimals: 18 });
+  return assets;
+}

@@ -1,0 +1,145 @@
+import { getAddress, isAddress, type Address, type Hex } from "viem";
+import { z } from "zod";
+
+/** Options of `evmChain()`. */
+export interface EvmChainOptions {
+  /** The currency list's network code this node serves ("ETH", "BSC", or one a host added). */
+  network: string;
+  /** JSON-RPC over HTTP(S). It may carry credentials or an API key: they never reach a log or an error. */
+  rpcUrl: string;
+  /**
+   * The hot wallet's private key (0x + 64 hex digits). It pays payouts and gas, receives the
+   * funds consolidated from deposit addresses, and owns the forwarder factory. Keep it in a
+   * secret store, hold only working float on it.
+   */
+  hotWallet: string;
+  /** ERC-20 tokens served, by the currency list's symbol, with their on-chain decimals. */
+  tokens?: Record<string, { address: string; decimals: number }>;
+  /**
+   * The currency-list symbol of the network's native coin. Default: "ETH" on ETH and the other
+   * Ethereum L2 codes, "BNB" on BSC, "POL" on POLYGON, "AVAX" on AVAXC; null serves tokens only.
+   * It is served only where the currency list has it on this network (the default list has ETH
+   * on ETH, and no BNB).
+   */
+  nativeCoin?: string | null;
+  /** Expected chain id; when given, a node on another chain is refused. */
+  chainId?: number;
+  /** Confirmations for every coin of this network instead of the currency list's minConfirm. */
+  confirmations?: number;
+  /** Block the very first scan starts at. Default: a reorg window (at least 32 blocks) below the head at the first scan. */
+  startBlock?: number;
+  /** Blocks read by one poll of the deposit feed. Default 100. */
+  blocksPerPoll?: number;
+  /**
+   * Whether native coin sent by a contract's internal call (how exchanges and smart-contract
+   * wallets often pay) is found, through `debug_traceBlockByHash` with geth's callTracer (geth,
+   * Erigon, Reth, Nethermind, anvil). Default true; a node without it logs one error and is
+   * read without.
+   */
+  internalTransfers?: boolean;
+  /** An already deployed forwarder factory. Default: the one the hot wallet deploys through the deterministic CREATE2 deployer on first use. */
+  factory?: string;
+  /**
+   * Moving paid deposits into the hot wallet, run by the background loop. `minimum` per coin
+   * (a decimal string in the coin) skips balances whose sweep would cost more gas than they are
+   * worth. false turns it off (funds stay at their addresses, claimable later). Default: on,
+   * minimum 0.
+   */
+  consolidation?: false | { minimum?: Record<string, string> };
+  /** Per-request timeout in ms. Default 10000. */
+  timeoutMs?: number;
+}
+
+/** The options after checking, with defaults applied and addresses checksummed. */
+export interface EvmSettings {
+  network: string;
+  rpcUrl: string;
+  hotWallet: Hex;
+  tokens: Array<{ coin: string; address: Address; decimals: number }>;
+  nativeCoin: string | null;
+  chainId: number | null;
+  confirmations: number | null;
+  startBlock: number | null;
+  blocksPerPoll: number;
+  internalTransfers: boolean;
+  factory: Address | null;
+  consolidation: false | { minimum: Record<string, string> };
+  timeoutMs: number;
+}
+
+const NATIVE_COINS: Record<string, string> = {
+  ETH: "ETH",
+  ARBITRUM: "ETH",
+  OPTIMISM: "ETH",
+  OP: "ETH",
+  BASE: "ETH",
+  BSC: "BNB",
+  POLYGON: "POL",
+  AVAXC: "AVAX",
+};
+
+const address = (what: string) =>
+  z.string().refine((value) => isAddress(value, { strict: false }) && value !== "0x0000000000000000000000000000000000000000", {
+    error: `must be a 0x-prefixed 20-byte ${what} address`,
+  });
+
+const schema = z.strictObject({
+  network: z.string().regex(/^[A-Z0-9_-]{2,20}$/, { error: "must be a network code of the currency list, such as ETH or BSC" }),
+  rpcUrl: z.url({ protocol: /^https?$/, error: "must be an http(s) URL of a JSON-RPC endpoint" }),
+  // The refinement message never echoes the value: it is a secret.
+  hotWallet: z.string({ error: "is required: a 0x private key (64 hex digits)" }).refine((value) => /^0x[0-9a-fA-F]{64}$/.test(value), {
+    error: "must be a 0x private key of 64 hex digits",
+  }),
+  tokens: z
+    .record(z.string().regex(/^[A-Z0-9]{2,10}$/, { error: "token symbols are the currency list's, such as USDT" }), z.strictObject({
+      address: address("token contract"),
+      decimals: z.int().min(0).max(36),
+    }))
+    .optional(),
+  nativeCoin: z.string().regex(/^[A-Z0-9]{2,10}$/).nullable().optional(),
+  chainId: z.int().positive().optional(),
+  confirmations: z.int().min(1).max(10_000).optional(),
+  startBlock: z.int().min(0).optional(),
+  blocksPerPoll: z.int().min(1).max(2_000).optional(),
+  internalTransfers: z.boolean().optional(),
+  factory: address("factory contract").optional(),
+  consolidation: z
+    .union([z.literal(false), z.strictObject({ minimum: z.record(z.string(), z.string().regex(/^\d+(\.\d+)?$/, { error: "must be a decimal string" })).optional() })])
+    .optional(),
+  timeoutMs: z.int().min(100).max(300_000).optional(),
+});
+
+/**
+ * Checks `evmChain()`'s options at start-up and names the option at fault. Messages never
+ * contain the hot wallet key or the RPC URL.
+ */
+export function checkEvmOptions(options: EvmChainOptions): EvmSettings {
+  const result = schema.safeParse(options ?? {});
+  if (!result.success) {
+    const problems = result.error.issues.map((issue) =>
+      issue.code === "unrecognized_keys" ? `unknown option(s) ${issue.keys.join(", ")}` : `${issue.path.map(String).join(".") || "options"} ${issue.message}`,
+    );
+    throw new TypeError(`evmChain: ${problems.join("; ")}`);
+  }
+  const value = result.data;
+  const tokens = Object.entries(value.tokens ?? {}).map(([coin, token]) => ({ coin, address: getAddress(token.address), decimals: token.decimals }));
+  const nativeCoin = value.nativeCoin === undefined ? (NATIVE_COINS[value.network] ?? null) : value.nativeCoin;
+  if (nativeCoin !== null && tokens.some((token) => token.coin === nativeCoin)) {
+    throw new TypeError(`evmChain: ${nativeCoin} is the native coin of ${value.network} and cannot also be a token; set nativeCoin: null to serve it as a token`);
+  }
+  return {
+    network: value.network,
+    rpcUrl: value.rpcUrl,
+    hotWallet: value.hotWallet as Hex,
+    tokens,
+    nativeCoin,
+    chainId: value.chainId ?? null,
+    confirmations: value.confirmations ?? null,
+    startBlock: value.startBlock ?? null,
+    blocksPerPoll: value.blocksPerPoll ?? 100,
+    internalTransfers: value.internalTransfers ?? true,
+    factory: value.factory ? getAddress(value.factory) : null,
+    consolidation: value.consolidation === false ? false : { minimum: value.consolidation?.minimum ?? {} },
+    timeoutMs: value.timeoutMs ?? 10_000,
+  };
+}

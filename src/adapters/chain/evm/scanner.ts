@@ -1,0 +1,329 @@
+import { getAddress, parseAbiItem, type Address, type Block, type Hash, type PublicClient, type Transaction } from "viem";
+import type { ChainDeposit, ChainHost, DepositFeedPage, IssuedAddress } from "../types";
+import { decodeCursor, encodeCursor, type ScanCursor, type TrackedDeposit } from "./cursor";
+import { callFrames, parityValueFrames, type CallFrame, type ParityTrace, type ValueFrame } from "./traces";
+import { toLedgerUnits } from "./units";
+
+/** A coin the adapter watches on its network: the native coin (token null) or an ERC-20. */
+export interface WatchedAsset {
+  coin: string;
+  /** The ERC-20 contract, checksummed; null for the network's native coin. */
+  token: Address | null;
+  /** Decimals on chain (18 for the native coin, the token's own otherwise). */
+  chainDecimals: number;
+}
+
+/** What the scanner needs besides its cursor. */
+export interface ScannerSettings {
+  client: PublicClient;
+  chainId: () => Promise<number>;
+  network: string;
+  assets: readonly WatchedAsset[];
+  host: ChainHost;
+  /** Confirmations after which a deposit of `coin` is final and no longer followed. */
+  confirmations: (coin: string) => number;
+  /** Most blocks read by one poll. */
+  blocksPerPoll: number;
+  /** Where the very first scan starts; null: a reorg window back from the head. */
+  startBlock: number | null;
+  /** Whether native coin sent by contracts' internal calls is found (debug_traceBlockByHash). */
+  internalTransfers: boolean;
+  /** Called with deposits that just became final (the consolidation list takes them). */
+  onFinal: (deposits: readonly TrackedDeposit[]) => Promise<void>;
+}
+
+const TRANSFER = parseAbiItem("event Transfer(address indexed from, address indexed to, uint256 value)");
+
+/**
+ * Output indexes: the native coin a transaction itself carries is 0; native coin moved by an
+ * internal call is 1 + the frame's position in the call tree; an ERC-20 Transfer log is
+ * TOKEN_INDEX + its position among the watched tokens' Transfer logs of its transaction. All
+ * three depend on the transaction alone, not on the block it lands in, so a transfer re-mined
+ * after a reorg keeps its identity and is credited once.
+ */
+const TOKEN_INDEX = 1_000_000;
+
+/** One transfer to an issued address found in a block. */
+interface Found {
+  coin: string;
+  issued: IssuedAddress;
+  txHash: string;
+  index: number;
+  /** In ledger units. */
+  amount: bigint;
+}
+
+/** A transfer before we know whether its recipient is ours. */
+interface Candidate {
+  asset: WatchedAsset;
+  to: Address;
+  txHash: string;
+  index: number;
+  value: bigint;
+}
+
+/**
+ * Follows the chain block by block from a cursor: finds ERC-20 transfers (one eth_getLogs per
+ * poll for every watched token), native coin in block transactions and, with traces, native
+ * coin from internal calls, to addresses the service issued (one storage lookup per poll for
+ * all recipients). RPC calls and lookups per block do not grow with the number of open
+ * invoices. Reorgs are found by comparing the stored hashes of the blocks read with the
+ * chain's: the scanner rewinds to the fork, reports the deposits of orphaned blocks as
+ * dropped and reads the new branch, where a re-mined transfer is found again.
+ */
+export class EvmScanner {
+  private internalTransfers: boolean;
+  /** Which of TRACE_METHODS the node answers (the first one that works is kept). */
+  private traceMethod = 0;
+  private readonly native: WatchedAsset | undefined;
+  private readonly tokens: ReadonlyMap<string, WatchedAsset>;
+
+  constructor(private readonly settings: ScannerSettings) {
+    this.internalTransfers = settings.internalTransfers;
+    this.native = settings.assets.find((asset) => asset.token === null);
+    this.tokens = new Map(settings.assets.filter((asset) => asset.token !== null).map((asset) => [asset.token!.toLowerCase(), asset]));
+  }
+
+  /** How many block hashes are kept: enough to see a reorg of any deposit not yet final. */
+  private get window(): number {
+    return Math.max(32, ...this.settings.assets.map((asset) => this.settings.confirmations(asset.coin) + 8));
+  }
+
+  /** One page of the deposit feed (see `ChainAdapter.pollDeposits`). */
+  async poll(cursorText: string | null): Promise<DepositFeedPage> {
+    const { client } = this.settings;
+    const chainId = await this.settings.chainId();
+    const head = Number(await client.getBlockNumber());
+    const cursor = cursorText === null ? this.initial(chainId, head) : decodeCursor(cursorText);
+    if (cursor.chainId !== chainId) {
+      throw new Error(`the ${this.settings.network} node is on chain ${chainId}, but the stored deposit cursor was made on chain ${cursor.chainId}; point rpcUrl at the right network`);
+    }
+    const reports: ChainDeposit[] = [];
+    await this.rewindOnReorg(cursor, head, reports);
+
+    const to = Math.min(head, cursor.height + this.settings.blocksPerPoll);
+    if (to > cursor.height) await this.scan(cursor, cursor.height + 1, to, head, reports);
+    await this.follow(cursor, head, reports);
+
+    cursor.hashes = cursor.hashes.slice(-this.window);
+    return { deposits: reports, cursor: encodeCursor(cursor), hasMore: cursor.height < head };
+  }
+
+  private initial(chainId: number, head: number): ScanCursor {
+    const start = this.settings.startBlock ?? Math.max(0, head - this.window);
+    return { v: 1, chainId, height: start - 1, hashes: [], tracked: [] };
+  }
+
+  /**
+   * Compares the newest stored block hash with the chain's; on a mismatch walks back to the
+   * newest block both agree on (hashes chain, so every block below it agrees too) and rewinds
+   * there, reporting the deposits of the orphaned blocks as dropped.
+   */
+  private async rewindOnReorg(cursor: ScanCursor, head: number, reports: ChainDeposit[]): Promise<void> {
+    let fork: number | null = null;
+    for (let i = cursor.hashes.length - 1; i >= 0; i--) {
+      const [height, hash] = cursor.hashes[i]!;
+      if (height <= head && (await this.hashAt(height)) === hash) {
+        if (i < cursor.hashes.length - 1) fork = height;
+        break;
+      }
+      if (i === 0) fork = height - 1; // Deeper than the window: rewind as far as we remember.
+    }
+    if (fork === null) return;
+    this.settings.host.logger.warn(`${this.settings.network}: reorg below block ${cursor.height}; rewinding to ${fork}`);
+    cursor.hashes = cursor.hashes.filter(([height]) => height <= fork);
+    cursor.height = fork;
+    const kept: TrackedDeposit[] = [];
+    for (const deposit of cursor.tracked) {
+      if (deposit.block > fork) reports.push(this.report(deposit, 0, true));
+      else kept.push(deposit);
+    }
+    cursor.tracked = kept;
+  }
+
+  private async hashAt(height: number): Promise<string | null> {
+    const block = await this.settings.client.getBlock({ blockNumber: BigInt(height) });
+    return block.hash;
+  }
+
+  /**
+   * Reads blocks `from`..`to`. If the chain changes under the read (a block whose parent is not
+   * the block read before it, or logs from another block), it stops before that block: the next
+   * poll sees the reorg through the stored hashes.
+   */
+  private async scan(cursor: ScanCursor, from: number, to: number, head: number, reports: ChainDeposit[]): Promise<void> {
+    const { client } = this.settings;
+    const heights = Array.from({ length: to - from + 1 }, (_, i) => from + i);
+    const [blocks, logs] = await Promise.all([
+      Promise.all(heights.map((height) => client.getBlock({ blockNumber: BigInt(height), includeTransactions: true }))),
+      this.tokens.size === 0
+        ? Promise.resolve([])
+        : client.getLogs({ address: [...this.tokens.values()].map((asset) => asset.token!), event: TRANSFER, fromBlock: BigInt(from), toBlock: BigInt(to) }),
+    ]);
+
+    // Keep the prefix of blocks that chains onto what was read before.
+    let parent = cursor.hashes.at(-1);
+    let usable = 0;
+    for (const block of blocks) {
+      if (parent && parent[0] === Number(block.number) - 1 && parent[1] !== block.parentHash) break;
+      parent = [Number(block.number), block.hash!];
+      usable++;
+    }
+    const read = blocks.slice(0, usable);
+    const hashByHeight = new Map(read.map((block) => [Number(block.number), block.hash!]));
+    let last = from - 1 + usable;
+    for (const log of logs) {
+      const height = Number(log.blockNumber);
+      if (height <= last && hashByHeight.get(height) !== log.blockHash) last = Math.min(last, height - 1);
+    }
+    const candidates: Array<Candidate & { block: Block<bigint, true> }> = [];
+    for (const block of read.filter((entry) => Number(entry.number) <= last)) {
+      if (this.internalTransfers && this.native) {
+        const internal = await this.internalNative(block);
+        if (internal === null) {
+          last = Number(block.number) - 1; // Traces of another block at this height: a reorg under the read.
+          break;
+        }
+        for (const candidate of internal) candidates.push({ ...candidate, block });
+      }
+      for (const candidate of this.nativeTransfers(block.transactions)) candidates.push({ ...candidate, block });
+    }
+    const kept = read.filter((block) => Number(block.number) <= last);
+    if (kept.length === 0) return;
+    const blockAt = new Map(kept.map((block) => [Number(block.number), block]));
+    const ordinals = new Map<string, number>();
+    for (const log of logs) {
+      const block = blockAt.get(Number(log.blockNumber));
+      if (!block || log.args.to === undefined || log.args.value === undefined || log.transactionHash === null) continue;
+      const position = ordinals.get(log.transactionHash) ?? 0;
+      ordinals.set(log.transactionHash, position + 1);
+      const asset = this.tokens.get(log.address.toLowerCase())!;
+      candidates.push({ asset, to: getAddress(log.args.to), txHash: log.transactionHash, index: TOKEN_INDEX + position, value: log.args.value, block });
+    }
+
+    const issued = await this.settings.host.issuedAddresses(this.settings.network, [...new Set(candidates.map((candidate) => candidate.to))]);
+    const ours = new Map(issued.map((entry) => [entry.address, entry]));
+    for (const candidate of candidates) {
+      const owner = ours.get(candidate.to);
+      if (!owner) continue;
+      const amount = toLedgerUnits(candidate.value, candidate.asset.chainDecimals, this.settings.host.decimals(candidate.asset.coin));
+      if (amount === 0n) continue; // Dust below the ledger's smallest unit.
+      const found: Found = { coin: candidate.asset.coin, issued: owner, txHash: candidate.txHash, index: candidate.index, amount };
+      const height = Number(candidate.block.number);
+      const confirmations = head - height + 1;
+      const tracked: TrackedDeposit = {
+        coin: found.coin,
+        address: owner.address,
+        invoiceId: owner.invoiceId,
+        txHash: found.txHash,
+        index: found.index,
+        amount: String(found.amount),
+        block: height,
+        blockHash: candidate.block.hash!,
+        reported: confirmations,
+      };
+      // The same transfer can be found again (a rewind re-reads blocks): follow it once.
+      cursor.tracked = cursor.tracked.filter((entry) => !(entry.txHash === tracked.txHash && entry.index === tracked.index));
+      cursor.tracked.push(tracked);
+      reports.push(this.report(tracked, confirmations, false));
+    }
+    for (const block of kept) cursor.hashes.push([Number(block.number), block.hash!]);
+    cursor.height = last;
+  }
+
+  /** Native coin carried by the block's transactions themselves (index 0). */
+  private nativeTransfers(transactions: readonly Transaction[]): Candidate[] {
+    if (!this.native) return [];
+    const found: Candidate[] = [];
+    for (const tx of transactions) {
+      // A value transfer to an address without code cannot fail, and deposit addresses never keep code.
+      if (tx.to && tx.value > 0n) found.push({ asset: this.native, to: getAddress(tx.to), txHash: tx.hash, index: 0, value: tx.value });
+    }
+    return found;
+  }
+
+  /**
+   * Native coin moved by internal calls that took effect. Parity-style `trace_block` is asked
+   * first (Erigon, Nethermind, Reth, anvil: one cheap call per block), geth's
+   * `debug_traceBlockByHash` with its callTracer next (it re-executes the block); the first
+   * method the node offers is kept. A node with neither is read without (logged once).
+   */
+  private async internalNative(block: Block<bigint, true>): Promise<Candidate[] | null> {
+    for (;;) {
+      const method = TRACE_METHODS[this.traceMethod];
+      if (!method) return [];
+      try {
+        const frames = await method(this.settings.client, block);
+        if (frames === null) return null;
+        return frames.map((frame) => ({ asset: this.native!, to: frame.to, txHash: frame.txHash, index: 1 + frame.position, value: frame.value }));
+      } catch (error) {
+        if (!isMethodMissing(error)) throw error;
+        this.traceMethod++;
+        if (this.traceMethod >= TRACE_METHODS.length) {
+          this.internalTransfers = false;
+          this.settings.host.logger.error(
+            `${this.settings.network}: the node offers neither trace_block nor debug_traceBlockByHash, so native coin sent by contracts (internal calls) will not be seen. Use a node with a trace API, or pass internalTransfers: false to silence this.`,
+          );
+        }
+      }
+    }
+  }
+
+  /** Reports changed confirmations of followed deposits; a final one is reported once more and let go. */
+  private async follow(cursor: ScanCursor, head: number, reports: ChainDeposit[]): Promise<void> {
+    const kept: TrackedDeposit[] = [];
+    const final: TrackedDeposit[] = [];
+    for (const deposit of cursor.tracked) {
+      const confirmations = Math.max(0, head - deposit.block + 1);
+      if (confirmations !== deposit.reported) {
+        deposit.reported = confirmations;
+        reports.push(this.report(deposit, confirmations, false));
+      }
+      if (confirmations >= this.settings.confirmations(deposit.coin)) final.push(deposit);
+      else kept.push(deposit);
+    }
+    cursor.tracked = kept;
+    if (final.length > 0) await this.settings.onFinal(final);
+  }
+
+  private report(deposit: TrackedDeposit, confirmations: number, dropped: boolean): ChainDeposit {
+    return {
+      coin: deposit.coin,
+      network: this.settings.network,
+      address: deposit.address,
+      txHash: deposit.txHash,
+      outputIndex: deposit.index,
+      amount: BigInt(deposit.amount),
+      confirmations,
+      dropped,
+    };
+  }
+}
+
+/** Value frames of a block beyond each transaction's own call, or null when the node answered for another block. */
+type TraceMethod = (client: PublicClient, block: Block<bigint, true>) => Promise<Array<ValueFrame & { txHash: string }> | null>;
+
+const TRACE_METHODS: TraceMethod[] = [
+  async (client, block) => {
+    const traces = (await client.request({ method: "trace_block" as never, params: [`0x${block.number!.toString(16)}`] as never })) as ParityTrace[] | null;
+    if (traces?.some((trace) => trace.blockHash !== undefined && trace.blockHash !== block.hash)) return null;
+    return parityValueFrames(traces ?? []).filter((frame) => frame.depth > 0);
+  },
+  async (client, block) => {
+    const traces = (await client.request({
+      method: "debug_traceBlockByHash" as never,
+      params: [block.hash, { tracer: "callTracer" }] as never,
+    })) as Array<{ txHash?: Hash; result: CallFrame }>;
+    return traces.flatMap((trace, position) => {
+      const txHash = trace.txHash ?? block.transactions[position]?.hash;
+      if (!txHash) return [];
+      // The transaction's own value (depth 0) is read from the block.
+      return callFrames(trace.result).filter((frame) => frame.depth > 0).map((frame) => ({ ...frame, txHash }));
+    });
+  },
+];
+
+function isMethodMissing(error: unknown): boolean {
+  const text = String((error as { details?: string; message?: string })?.details ?? (error as Error)?.message ?? error);
+  return /method not found|not supported|does not exist|not available|unknown method|-32601/i.test(text);
+}

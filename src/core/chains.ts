@@ -1,0 +1,165 @@
+import type { ChainAdapter, ChainHost, ChainStateStore } from "../adapters/chain/types";
+import type { Storage } from "../adapters/storage/types";
+import { PaymentError } from "../errors";
+import type { Logger } from "./context";
+import type { Currency, CurrencyCatalog } from "./currencies";
+import type { Mode } from "./types";
+
+/** Marks the sandbox chain, which may serve test mode only. */
+export const SANDBOX_CHAIN = Symbol.for("express-crypto-pay.sandbox-chain");
+
+/** A coin on a network, as the currency list names them. */
+export interface Pair {
+  coin: string;
+  network: string;
+}
+
+/**
+ * The chain adapters of each mode and which one serves each coin/network pair of the currency
+ * list. Built once at start-up, where every conflict is a boot error: the request path only
+ * looks pairs up.
+ */
+export class ChainSet {
+  private readonly served: Record<Mode, Map<string, ChainAdapter>>;
+
+  constructor(
+    private readonly adapters: Record<Mode, readonly ChainAdapter[]>,
+    currencies: CurrencyCatalog,
+  ) {
+    this.served = { test: servedPairs(adapters.test, currencies, "test"), live: servedPairs(adapters.live, currencies, "live") };
+  }
+
+  /** Every adapter of `mode`, in the order the host gave them. */
+  all(mode: Mode): readonly ChainAdapter[] {
+    return this.adapters[mode];
+  }
+
+  /** The adapter serving `coin` on `network` in `mode`, or undefined. */
+  forPair(mode: Mode, coin: string, network: string): ChainAdapter | undefined {
+    return this.served[mode].get(pairKey(coin, network));
+  }
+
+  /** Whether `mode` serves `coin` on `network`. */
+  serves(mode: Mode, coin: string, network: string): boolean {
+    return this.served[mode].has(pairKey(coin, network));
+  }
+
+  /**
+   * The currency list as `mode` serves it: each currency with only its served networks, and
+   * only currencies with one at least (live mode lists what a configured chain can take).
+   */
+  currencies(mode: Mode, catalog: CurrencyCatalog): Currency[] {
+    return catalog.currencies
+      .map((currency) => ({ ...currency, networks: currency.networks.filter(({ network }) => this.serves(mode, currency.symbol, network)) }))
+      .filter((currency) => currency.networks.length > 0);
+  }
+
+  /** The pairs `mode` serves, as "COIN/NETWORK" strings in currency-list order (for messages). */
+  describe(mode: Mode): string {
+    return [...this.served[mode].keys()].join(", ") || "none";
+  }
+
+  /**
+   * The adapter for a pair, or the error a request gets: 503 when the mode has no chain at all
+   * (live mode before the host configured one), 400 naming what is served when only this pair
+   * is missing.
+   */
+  require(mode: Mode, coin: string, network: string): ChainAdapter {
+    const adapter = this.forPair(mode, coin, network);
+    if (adapter) return adapter;
+    this.requireAny(mode);
+    throw new PaymentError("unsupported_currency", `${coin} on ${network} is not served in ${mode} mode; served: ${this.describe(mode)}.`);
+  }
+
+  /** Throws the 503 of a mode with no chain configured. */
+  requireAny(mode: Mode): void {
+    if (this.adapters[mode].length > 0) return;
+    throw new PaymentError(
+      "chain_unavailable",
+      "Live mode has no chain adapter configured: pass `chains` to createPaymentRouter() to accept live payments (see the README, \"Taking real payments\").",
+    );
+  }
+}
+
+function pairKey(coin: string, network: string): string {
+  return `${coin}/${network}`;
+}
+
+/**
+ * Which adapter serves each pair of the currency list. Two adapters claiming one pair, two
+ * adapters under one feed id (they would share a stored cursor), an adapter serving nothing
+ * listed, and the sandbox in live mode are configuration mistakes, refused here.
+ */
+function servedPairs(adapters: readonly ChainAdapter[], currencies: CurrencyCatalog, mode: Mode): Map<string, ChainAdapter> {
+  const served = new Map<string, ChainAdapter>();
+  const feeds = new Map<string, ChainAdapter>();
+  for (const adapter of adapters) {
+    if (mode === "live" && isSandbox(adapter)) {
+      throw new TypeError(
+        "createPaymentRouter: the sandbox chain simulates payments and cannot serve live mode; test mode uses it already. Pass a real adapter such as evmChain() from \"express-crypto-pay/evm\".",
+      );
+    }
+    const feed = adapter.feedId ?? adapter.name;
+    const twin = feeds.get(feed);
+    if (twin) throw new TypeError(`createPaymentRouter: two chain adapters use the feed id "${feed}"; each needs its own (they would share one stored cursor)`);
+    feeds.set(feed, adapter);
+    let servesAny = false;
+    for (const currency of currencies.currencies) {
+      for (const { network } of currency.networks) {
+        if (!adapter.supports(currency.symbol, network)) continue;
+        servesAny = true;
+        const key = pairKey(currency.symbol, network);
+        const claimed = served.get(key);
+        if (claimed && mode === "live") {
+          throw new TypeError(`createPaymentRouter: ${key} is claimed by two chain adapters ("${claimed.feedId ?? claimed.name}" and "${feed}"); give each pair to one`);
+        }
+        if (!claimed) served.set(key, adapter);
+      }
+    }
+    if (!servesAny) throw new TypeError(`createPaymentRouter: the chain adapter "${feed}" serves none of the currency list's coin/network pairs`);
+  }
+  return served;
+}
+
+function isSandbox(adapter: ChainAdapter): boolean {
+  return (adapter as { [SANDBOX_CHAIN]?: boolean })[SANDBOX_CHAIN] === true;
+}
+
+/**
+ * What the service hands a chain adapter (`ChainAdapter.bind`): confirmations from the currency
+ * list, lookups of issued addresses, and durable state kept in the storage's named values
+ * under "chain:", locked per name across every instance on the same storage.
+ */
+export function chainHost(options: { storage: Storage; currencies: CurrencyCatalog; mode: Mode; logger: Logger }): ChainHost {
+  const { storage, currencies, mode, logger } = options;
+  const named = (key: string) => `chain:${key}`;
+  const state: ChainStateStore = {
+    get: (key) => storage.getCursor(named(key)),
+    withLock: (key, work) =>
+      storage.transaction(async (tx) => {
+        await tx.lockCursor(named(key));
+        return work({ get: (other) => tx.getCursor(named(other)), set: (other, value) => tx.setCursor(named(other), value) });
+      }),
+  };
+  return {
+    mode,
+    logger,
+    state,
+    listed: (coin, network) => currencies.network(coin, network) !== undefined,
+    minConfirm(coin, network) {
+      const entry = currencies.network(coin, network);
+      if (!entry) throw new Error(`${coin} on ${network} is not in the currency list`);
+      return entry.minConfirm;
+    },
+    decimals(coin) {
+      const currency = currencies.crypto(coin);
+      if (!currency) throw new Error(`${coin} is not in the currency list`);
+      return currency.decimals;
+    },
+    async issuedAddresses(network, addresses) {
+      if (addresses.length === 0) return [];
+      const found = await storage.findAddresses(mode, network, addresses);
+      return found.map(({ address, coin, invoiceId }) => ({ address, coin, invoiceId }));
+    },
+  };
+}

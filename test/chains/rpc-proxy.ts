@@ -1,0 +1,63 @@
+import { createServer, request as httpRequest, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+
+/**
+ * A JSON-RPC pass-through in front of a real node, on 127.0.0.1, that can refuse chosen methods
+ * the way a node going away does (the connection is cut). Tests use it to stop a process
+ * between signing a payout and broadcasting it, against the real node behind.
+ */
+export interface RpcProxy {
+  url: string;
+  /** Methods whose requests get their connection cut (in a batch, the whole batch). */
+  refuse: Set<string>;
+  /** How many requests of each method went through or were refused. */
+  seen: Map<string, number>;
+  close(): Promise<void>;
+}
+
+/** Starts a proxy to `target` (an http URL of a node). */
+export async function startRpcProxy(target: string): Promise<RpcProxy> {
+  const upstream = new URL(target);
+  const refuse = new Set<string>();
+  const seen = new Map<string, number>();
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (chunk: Buffer) => chunks.push(chunk));
+    req.on("end", () => {
+      const body = Buffer.concat(chunks);
+      let methods: string[] = [];
+      try {
+        const parsed = JSON.parse(body.toString("utf8")) as { method?: string } | Array<{ method?: string }>;
+        methods = (Array.isArray(parsed) ? parsed : [parsed]).map((call) => String(call.method));
+      } catch {
+        // Not JSON: pass it on and let the node answer.
+      }
+      for (const method of methods) seen.set(method, (seen.get(method) ?? 0) + 1);
+      if (methods.some((method) => refuse.has(method))) {
+        req.socket.destroy();
+        return;
+      }
+      const forward = httpRequest(
+        { host: upstream.hostname, port: upstream.port, path: upstream.pathname, method: "POST", headers: { "content-type": "application/json", "content-length": body.length } },
+        (answer) => {
+          res.writeHead(answer.statusCode ?? 502, { "content-type": "application/json" });
+          answer.pipe(res);
+        },
+      );
+      forward.on("error", () => req.socket.destroy());
+      forward.end(body);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    refuse,
+    seen,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
