@@ -12,7 +12,9 @@ export type { Storage, StorageReads, StorageTransaction, Scope, PostLedgerResult
 export { webhookDeliveryId, webhookPayload, fanOut } from "./core/outbox";
 export { sandboxChain } from "./adapters/chain/sandbox";
 export type { SandboxChain } from "./adapters/chain/sandbox";
-export type { ChainAdapter, ChainDeposit, DepositFeedPage, ChainPayoutStatus } from "./adapters/chain/types";
+export type { ChainAdapter, ChainDeposit, DepositFeedPage, ChainPayoutStatus, ChainHost, ChainStateStore, ChainStateView, IssuedAddress } from "./adapters/chain/types";
+export { isValidAddress, isValidAddressOfFamily, addressFamily, DEFAULT_ADDRESS_FAMILIES, ANY_CHAIN } from "./adapters/chain/address-rules";
+export type { AddressFamily, AddressRuleOptions, ChainKind } from "./adapters/chain/address-rules";
 export { staticPricing, DEFAULT_USD_PRICES } from "./adapters/pricing/static";
 export type { PricingAdapter, Rate } from "./adapters/pricing/types";
 export { DEFAULT_CURRENCIES, DEFAULT_FIAT } from "./core/currencies";

@@ -9,9 +9,15 @@
  * DATABASE_URL (a PostgreSQL server instead; several instances may share it), PG_SCHEMA (the
  * schema on that server), BACKGROUND_INTERVAL_MS (5000), WEBHOOK_TIMEOUT_MS (15000) and
  * WEBHOOK_RETRY_SCHEDULE (comma-separated delays in ms; the library's default schedule).
+ *
+ * Live mode on an EVM node (see the README, "Taking real payments"): EVM_RPC_URL, EVM_HOT_KEY (the
+ * hot wallet's 0x private key), EVM_NETWORK (ETH), EVM_CHAIN_ID (optional check) and EVM_TOKENS
+ * (e.g. "USDT=0xdAC17F958D2ee523a2206206994597C13D831ec7:6,USDC=0xA0b8...:6"). With them set, the
+ * demo merchant also gets a fresh live key on every start, printed once.
  */
 import express from "express";
 import { createPaymentRouter, type MerchantRecord, type PaymentRouter } from "../../src/index";
+import { evmChain } from "../../src/evm";
 import { postgresStorage } from "../../src/postgres";
 
 const port = Number(process.env.PORT ?? 3000);
@@ -26,7 +32,31 @@ const interval = Number(process.env.BACKGROUND_INTERVAL_MS) || undefined;
 const webhookTimeout = Number(process.env.WEBHOOK_TIMEOUT_MS) || undefined;
 const retrySchedule = process.env.WEBHOOK_RETRY_SCHEDULE ? process.env.WEBHOOK_RETRY_SCHEDULE.split(",").map(Number) : undefined;
 
+const liveChains = process.env.EVM_RPC_URL
+  ? [
+      evmChain({
+        network: process.env.EVM_NETWORK || "ETH",
+        rpcUrl: process.env.EVM_RPC_URL,
+        hotWallet: process.env.EVM_HOT_KEY ?? "",
+        ...(process.env.EVM_CHAIN_ID ? { chainId: Number(process.env.EVM_CHAIN_ID) } : {}),
+        tokens: parseTokens(process.env.EVM_TOKENS ?? ""),
+      }),
+    ]
+  : [];
+
+/** "USDT=0xabc...:6,USDC=0xdef...:6" -> the `tokens` option of evmChain. */
+function parseTokens(text: string): Record<string, { address: string; decimals: number }> {
+  const tokens: Record<string, { address: string; decimals: number }> = {};
+  for (const entry of text.split(",").filter(Boolean)) {
+    const [symbol, rest = ""] = entry.split("=");
+    const [address = "", decimals = ""] = rest.split(":");
+    tokens[symbol!.trim()] = { address: address.trim(), decimals: Number(decimals) };
+  }
+  return tokens;
+}
+
 const payments = createPaymentRouter({
+  chains: liveChains,
   publicUrl: process.env.PUBLIC_URL,
   ...(databaseUrl ? { storage: postgresStorage({ connectionString: databaseUrl, schema: process.env.PG_SCHEMA || undefined }) } : { dataDir }),
   ...(interval ? { backgroundIntervalMs: interval } : {}),
@@ -34,6 +64,8 @@ const payments = createPaymentRouter({
 });
 const merchant = await demoMerchant(payments, process.env.DEMO_MERCHANT_ID || "mch_demo");
 const key = await demoApiKey(payments, merchant);
+// A live key only when a live chain is configured; it is never taken from the environment.
+const liveKey = liveChains.length > 0 ? (await payments.admin.issueApiKey(merchant.id, { mode: "live" })).key : null;
 
 /** The demo merchant: created on the first start, found on the next ones (and by other instances). */
 async function demoMerchant(router: PaymentRouter, id: string): Promise<MerchantRecord> {
@@ -77,6 +109,7 @@ const server = app.listen(port, () => {
   console.log(`express-crypto-pay example listening on ${base}`);
   console.log(`storage: ${databaseUrl ? `PostgreSQL server${process.env.PG_SCHEMA ? `, schema ${process.env.PG_SCHEMA}` : ""}` : `embedded PGlite in ${dataDir}`}`);
   console.log(`demo merchant ${merchant.id}, test API key: ${key}`);
+  if (liveKey) console.log(`live chain: ${liveChains.map((chain) => chain.feedId).join(", ")}; live API key (shown once): ${liveKey}`);
   console.log(`try: curl -X POST ${base}/api/v1/merchants/whitelabel/create -H "Authorization: Bearer ${key}" -H "Content-Type: application/json" -d '{"amount":25,"payCurrency":"USDT","network":"TRX"}'`);
 });
 

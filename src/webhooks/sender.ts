@@ -148,7 +148,8 @@ export class WebhookSender {
   private leaseMs(): number {
     // Long enough for every in-process attempt and wait, so a lease only lapses if we died.
     const inProcessWaits = this.schedule.filter((delay) => delay <= this.inProcessMax).reduce((sum, delay) => sum + delay * (1 + this.jitter), 0);
-    return (this.schedule.length + 1) * this.timeoutMs + inProcessWaits + 30_000;
+    // Whole milliseconds: storage keeps times as integers (a jittered wait can be fractional).
+    return Math.ceil((this.schedule.length + 1) * this.timeoutMs + inProcessWaits + 30_000);
   }
 
   private async claimAndStart(): Promise<Array<Promise<void>>> {

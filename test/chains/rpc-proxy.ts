@@ -10,15 +10,23 @@ export interface RpcProxy {
   url: string;
   /** Methods whose requests get their connection cut (in a batch, the whole batch). */
   refuse: Set<string>;
+  /** Methods answered with JSON-RPC's "method not found" (-32601), as a node without that API answers. */
+  unsupported: Set<string>;
   /** How many requests of each method went through or were refused. */
   seen: Map<string, number>;
   close(): Promise<void>;
+}
+
+interface RpcCall {
+  id: number | string;
+  method: string;
 }
 
 /** Starts a proxy to `target` (an http URL of a node). */
 export async function startRpcProxy(target: string): Promise<RpcProxy> {
   const upstream = new URL(target);
   const refuse = new Set<string>();
+  const unsupported = new Set<string>();
   const seen = new Map<string, number>();
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -37,6 +45,13 @@ export async function startRpcProxy(target: string): Promise<RpcProxy> {
         req.socket.destroy();
         return;
       }
+      if (methods.some((method) => unsupported.has(method))) {
+        void answerEach(JSON.parse(body.toString("utf8")) as RpcCall | RpcCall[]).then((answer) => {
+          res.writeHead(200, { "content-type": "application/json" });
+          res.end(JSON.stringify(answer));
+        });
+        return;
+      }
       const forward = httpRequest(
         { host: upstream.hostname, port: upstream.port, path: upstream.pathname, method: "POST", headers: { "content-type": "application/json", "content-length": body.length } },
         (answer) => {
@@ -48,11 +63,26 @@ export async function startRpcProxy(target: string): Promise<RpcProxy> {
       forward.end(body);
     });
   });
+  // One call at a time, the unsupported ones answered here, the others by the node.
+  const answerEach = async (calls: RpcCall | RpcCall[]): Promise<unknown> => {
+    if (!Array.isArray(calls)) return (await answerEach([calls]) as unknown[])[0];
+    const answers: unknown[] = [];
+    for (const call of calls) {
+      if (unsupported.has(call.method)) {
+        answers.push({ jsonrpc: "2.0", id: call.id, error: { code: -32601, message: `the method ${call.method} does not exist/is not available` } });
+      } else {
+        const response = await fetch(target, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(call) });
+        answers.push(await response.json());
+      }
+    }
+    return answers;
+  };
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
     refuse,
+    unsupported,
     seen,
     close: () =>
       new Promise<void>((resolve) => {

@@ -209,13 +209,16 @@ describe("test and live modes", () => {
       expect(await h.router.storage.listEvents({ merchantId: h.merchant.id, mode: "live" })).toEqual([]);
     });
 
-    it("still serves the currency list and the pairs", async () => {
+    it("answers the currency list and the pairs with what it serves: nothing", async () => {
       const h = await setup();
       const currencies = await h.post("/api/v1/currencies", undefined, h.liveKey);
       expect(currencies.status).toBe(200);
-      expect(currencies.body.length).toBeGreaterThan(0);
+      expect(currencies.body).toEqual([]);
       const pairs = await h.post("/api/v1/exchange/pairs", undefined, h.liveKey);
       expect(pairs.status).toBe(200);
+      expect(pairs.body).toEqual([]);
+      // The test key still sees every currency: test mode runs on the sandbox.
+      expect((await h.post("/api/v1/currencies", undefined, h.testKey)).body.length).toBeGreaterThan(0);
     });
 
     it("leaves test mode working", async () => {

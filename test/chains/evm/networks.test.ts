@@ -1,4 +1,5 @@
 import { parseAbiItem, parseEther, parseUnits, type Address } from "viem";
+import request from "supertest";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { evmChain } from "../../../src/evm";
 import { createPaymentRouter, sandboxChain } from "../../../src/index";
@@ -69,6 +70,29 @@ describe("two EVM networks at once", () => {
     await settle(h);
     expect((await h.post("/api/v1/merchants/payout/fetch", { payoutId: res.body.id }, h.liveKey)).body.status).toBe("COMPLETED");
     expect(await bsc.public.readContract({ address: bscUsdt, abi: testTokenAbi, functionName: "balanceOf", args: [to] })).toBe(parseUnits("10.5", 18));
+  });
+});
+
+describe("the hosted page in live mode", () => {
+  it("offers only what the chains serve, and a payer's choice is paid on chain to PAID", async () => {
+    const h = await liveHarness([ethAdapter(), bscAdapter()]);
+    open.push(h);
+    const created = await h.post("/api/v1/merchants/invoice/create", { amount: 20 }, h.liveKey);
+    expect(created.status, created.text).toBe(200);
+    const page = await request(h.app).get(`/pay/${created.body.id}`);
+    expect(page.status).toBe(200);
+    expect([...page.text.matchAll(/data-option="([^"]+)"/g)].map((match) => match[1])).toEqual(["ETH/ETH", "USDT/ETH", "USDT/BSC"]);
+    const refused = await request(h.app).post(`/pay/${created.body.id}/method`).type("form").send({ coin: "USDT", network: "TRX" });
+    expect(refused.status).toBe(400);
+
+    const chosen = await request(h.app).post(`/pay/${created.body.id}/method`).type("form").send({ coin: "USDT", network: "BSC" });
+    expect(chosen.status).toBe(303);
+    const invoice = await h.post("/api/v1/merchants/invoice/fetch", { invoiceId: created.body.id }, h.liveKey);
+    expect(invoice.body.network).toEqual({ network: "BSC" });
+    await payToken(bsc, bscUsdt, 18, invoice.body.address, String(invoice.body.payAmount));
+    await bsc.mine(15);
+    await settle(h);
+    expect((await h.post("/api/v1/merchants/invoice/fetch", { invoiceId: created.body.id }, h.liveKey)).body.status).toBe("PAID");
   });
 });
 

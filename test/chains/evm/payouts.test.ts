@@ -162,3 +162,27 @@ describe("payouts from the hot wallet", () => {
     expect(await node.public.getBalance({ address: to })).toBe(start + parseEther("0.2"));
   });
 });
+
+// Two app instances on one PostgreSQL server (CI sets DATABASE_URL): their payouts share one
+// hot wallet, so the nonce queue has to hold across processes' connections, not just in memory.
+describe.runIf(process.env.DATABASE_URL)("payouts from two instances on one PostgreSQL server", () => {
+  it("gives 2 x 10 parallel payouts from one hot wallet distinct nonces, all completed", async () => {
+    const schema = `evm_payouts_${process.pid}_${Date.now()}`;
+    const serverStorage = () => postgresStorage({ connectionString: process.env.DATABASE_URL!, schema });
+    const first = await liveHarness([ethChain(node, { tokens: tokens() })], { storage: serverStorage() });
+    open.push(first);
+    const second = await restart(first, [ethChain(node, { tokens: tokens() })], serverStorage());
+    open.push(second);
+    await fund(first, "ETH", "2");
+    const destinations = Array.from({ length: 20 }, (_, i) => node.account(60 + i).address);
+    const sent = await Promise.all(
+      destinations.map((address, i) => withdraw(i % 2 === 0 ? first : second, { currency: "ETH", amount: "0.01", address })),
+    );
+    const nonces = await Promise.all(sent.map(async (payout) => (await node.public.getTransaction({ hash: payout.txHash as `0x${string}` })).nonce));
+    expect(new Set(nonces).size).toBe(20);
+    await node.mine(12);
+    await Promise.all([settle(first), settle(second)]);
+    for (const payout of sent) expect((await withdrawal(first, payout.id)).status).toBe("COMPLETED");
+    expect((await balances(first, first.liveKey)).ETH?.available).toBe("1.77"); // 2 x 0.995 - 20 x (0.01 + 0.001 fee)
+  });
+});

@@ -101,12 +101,15 @@ export class EvmScanner {
     const reports: ChainDeposit[] = [];
     await this.rewindOnReorg(cursor, head, reports);
 
+    const from = cursor.height;
     const to = Math.min(head, cursor.height + this.settings.blocksPerPoll);
     if (to > cursor.height) await this.scan(cursor, cursor.height + 1, to, head, reports);
     await this.follow(cursor, head, reports);
 
     cursor.hashes = cursor.hashes.slice(-this.window);
-    return { deposits: reports, cursor: encodeCursor(cursor), hasMore: cursor.height < head };
+    // A read cut short by a chain changing under it made no progress: the next round retries,
+    // rather than this sync spinning on a node that keeps answering for another branch.
+    return { deposits: reports, cursor: encodeCursor(cursor), hasMore: cursor.height > from && cursor.height < head };
   }
 
   private initial(chainId: number, head: number): ScanCursor {

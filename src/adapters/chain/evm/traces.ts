@@ -30,16 +30,18 @@ export interface ValueFrame {
 export function callFrames(root: CallFrame): ValueFrame[] {
   const found: ValueFrame[] = [];
   let position = 0;
-  const walk = (frame: CallFrame, depth: number): void => {
+  // Every frame takes a position, failed ones and those below them too, so that positions
+  // match parityValueFrames' for the same transaction whichever trace API a node offers.
+  const walk = (frame: CallFrame, depth: number, undone: boolean): void => {
     const here = position++;
-    if (frame.error) return;
+    const failed = undone || Boolean(frame.error);
     const value = frame.value ? BigInt(frame.value) : 0n;
-    if ((frame.type === "CALL" || frame.type === "SELFDESTRUCT") && frame.to && value > 0n) {
+    if (!failed && (frame.type === "CALL" || frame.type === "SELFDESTRUCT") && frame.to && value > 0n) {
       found.push({ to: getAddress(frame.to), value, depth, position: here });
     }
-    for (const call of frame.calls ?? []) walk(call, depth + 1);
+    for (const call of frame.calls ?? []) walk(call, depth + 1, failed);
   };
-  walk(root, 0);
+  walk(root, 0, false);
   return found;
 }
 
