@@ -51,6 +51,8 @@ function eventOfSize(size: number, filler: "lines" | "text" = "lines"): Buffer {
     chain: "TRX",
     address: "TXb4Qm2a9XkLp0RtY4sW1cE3vBnA7Qm2a",
     rate: "1",
+    rateAt: at,
+    rateSources: ["coinbase", "kraken"],
     payAmount: "25",
     receivedAmount: "25",
     txHash: "0x5f2c8e1a9b7d3c6e4f0a2b8d1c7e9f3a5b6c4d2e8f1a0b9c7d3e5f2a4b6c8d0e",

@@ -16,7 +16,9 @@ export type { ChainAdapter, ChainDeposit, DepositFeedPage, ChainPayoutStatus, Ch
 export { isValidAddress, isValidAddressOfFamily, addressFamily, DEFAULT_ADDRESS_FAMILIES, ANY_CHAIN } from "./adapters/chain/address-rules";
 export type { AddressFamily, AddressRuleOptions, ChainKind } from "./adapters/chain/address-rules";
 export { staticPricing, DEFAULT_USD_PRICES } from "./adapters/pricing/static";
-export type { PricingAdapter, Rate } from "./adapters/pricing/types";
+export type { StaticPricing, StaticPricingOptions } from "./adapters/pricing/static";
+export type { PricingAdapter, PricingHost, Rate } from "./adapters/pricing/types";
+export { PriceUnavailableError } from "./adapters/pricing/types";
 export { DEFAULT_CURRENCIES, DEFAULT_FIAT } from "./core/currencies";
 export type { CurrencyConfig, NetworkConfig } from "./core/currencies";
 export type { Logger } from "./core/context";

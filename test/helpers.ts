@@ -5,7 +5,7 @@ import type { ChainAdapter } from "../src/adapters/chain/types";
 import { SANDBOX_CHAIN } from "../src/core/chains";
 import { memoryStorage } from "../src/adapters/storage/memory";
 import { postgresStorage } from "../src/postgres";
-import { createPaymentRouter, type PaymentRouter, type PaymentRouterOptions, type Storage } from "../src/index";
+import { createPaymentRouter, staticPricing, type PaymentRouter, type PaymentRouterOptions, type Storage } from "../src/index";
 
 /**
  * The sandbox's simulation standing in for a live chain, for tests of what the router and core
@@ -65,7 +65,8 @@ export async function setup(options: PaymentRouterOptions & { mountPath?: string
     webhooks: { intervalMs: false },
     now: clock.now,
     logger,
-    ...(liveChain ? { chain: liveChain } : {}),
+    // Live mode refuses the fixed table unless asked for explicitly, as a test of live logic does.
+    ...(liveChain ? { chain: liveChain, pricing: staticPricing({ allowLive: true }) } : {}),
     ...routerOptions,
   });
   const app = express();

@@ -141,6 +141,11 @@ export class CurrencyCatalog {
     return this.bySymbol.get(symbol)?.networks.find((entry) => entry.network === network);
   }
 
+  /** The fiat currencies invoices may be priced in. */
+  fiatSymbols(): string[] {
+    return [...this.fiat.keys()];
+  }
+
   /** Decimals of any currency an amount may be given in (fiat or crypto), or undefined. */
   decimalsOf(symbol: string): number | undefined {
     return this.fiat.get(symbol) ?? this.bySymbol.get(symbol)?.decimals;

@@ -8,7 +8,7 @@ import { grossUpForFee } from "./fees";
 import { newId } from "./ids";
 import { isTerminal, settle, type MachineDeposit, type MachineState } from "./invoice-machine";
 import { recordEvents, withOutbox } from "./outbox";
-import { quoteRate } from "./rates";
+import { quoteRateDetails } from "./rates";
 import type { DepositRecord, InvoiceRecord, MerchantRecord, Mode, PaymentEventType } from "./types";
 
 /** What creating an invoice needs, already checked for shape by the caller's schema. */
@@ -115,6 +115,8 @@ export async function createInvoice(context: CoreContext, scope: Scope, input: C
     network: null,
     address: null,
     rate: null,
+    rateAt: null,
+    rateSources: null,
     payAmount: null,
     feePaidByPayer: input.feePaidByPayer,
     underPaidCoverTenths: input.underPaidCoverTenths,
@@ -147,8 +149,8 @@ export async function createInvoice(context: CoreContext, scope: Scope, input: C
   return invoice;
 }
 
-/** The coin-dependent part of an invoice: coin, network, locked rate, payAmount and a fresh address. */
-type PaymentMethod = Pick<InvoiceRecord, "coin" | "network" | "rate" | "payAmount" | "address">;
+/** The coin-dependent part of an invoice: coin, network, locked rate (with its time and sources), payAmount and a fresh address. */
+type PaymentMethod = Pick<InvoiceRecord, "coin" | "network" | "rate" | "rateAt" | "rateSources" | "payAmount" | "address">;
 
 /**
  * Fixes how an invoice is paid: checks the coin and network, locks the rate, computes
@@ -165,7 +167,7 @@ async function quotePaymentMethod(
   const { currency } = resolved;
   const networkCode = resolved.network.network;
   const chain = context.chains.require(invoice.mode, currency.symbol, networkCode);
-  const rate = await quoteRate(context, currency.symbol, invoice.amountCurrency);
+  const { rate, at: rateAt, sources: rateSources } = await quoteRateDetails(context, currency.symbol, invoice.amountCurrency);
   const payAmount = computePayAmount(context, invoice, currency, rate);
   if (payAmount < resolved.network.depositMin) {
     throw new PaymentError(
@@ -174,7 +176,7 @@ async function quotePaymentMethod(
     );
   }
   const address = await chain.createAddress({ coin: currency.symbol, network: networkCode, merchantId: invoice.merchantId, invoiceId: invoice.id });
-  return { coin: currency.symbol, network: networkCode, rate, payAmount, address };
+  return { coin: currency.symbol, network: networkCode, rate, rateAt, rateSources, payAmount, address };
 }
 
 async function insertIssuedAddress(tx: StorageTransaction, invoice: InvoiceRecord, now: number): Promise<void> {

@@ -20,6 +20,10 @@ export interface PaymentView {
   chain: string | null;
   address: string | null;
   rate: string | null;
+  /** When the locked rate was observed (ISO 8601); null until a rate is locked. */
+  rateAt: string | null;
+  /** The price sources the locked rate was combined from; null until a rate is locked. */
+  rateSources: string[] | null;
   payAmount: string | null;
   receivedAmount: string;
   txHash: string | null;
@@ -52,6 +56,8 @@ export function paymentView(invoice: InvoiceRecord, currencies: CurrencyCatalog)
     chain: invoice.network,
     address: invoice.address,
     rate: invoice.rate === null ? null : formatDecimal(invoice.rate, RATE_DECIMALS),
+    rateAt: invoice.rateAt === null ? null : new Date(invoice.rateAt).toISOString(),
+    rateSources: invoice.rateSources,
     payAmount: invoice.payAmount === null ? null : formatDecimal(invoice.payAmount, coinDecimals),
     receivedAmount: formatDecimal(invoice.receivedAmount, coinDecimals),
     txHash: invoice.txHash,

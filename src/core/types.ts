@@ -62,6 +62,16 @@ export interface InvoiceRecord {
   address: string | null;
   /** Price of 1 `coin` in `amountCurrency`, scaled by 10^RATE_DECIMALS. */
   rate: bigint | null;
+  /**
+   * When the locked `rate` was observed, epoch ms; for a rate combined from several sources,
+   * the oldest of their prices. Null until a rate is locked.
+   */
+  rateAt: number | null;
+  /**
+   * The price sources the locked `rate` was combined from (["coinbase","kraken"], ["static"]
+   * for the fixed table; empty when the pricing adapter does not say). Null until a rate is locked.
+   */
+  rateSources: string[] | null;
   /** What the payer must send, in units of `coin`. */
   payAmount: bigint | null;
   feePaidByPayer: boolean;

@@ -121,6 +121,8 @@ function samplePayment(scope: Scope, now: number): InvoiceRecord {
     network: null,
     address: null,
     rate: null,
+    rateAt: null,
+    rateSources: null,
     payAmount: null,
     feePaidByPayer: false,
     underPaidCoverTenths: 0,

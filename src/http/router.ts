@@ -1,6 +1,7 @@
 import express, { type Router } from "express";
 import { sandboxChain, type SandboxChain } from "../adapters/chain/sandbox";
-import { staticPricing } from "../adapters/pricing/static";
+import { STATIC_PRICING, staticPricing } from "../adapters/pricing/static";
+import type { PricingAdapter } from "../adapters/pricing/types";
 import { embeddedStorage } from "../adapters/storage/embedded";
 import type { Storage } from "../adapters/storage/types";
 import { chainHost, ChainSet } from "../core/chains";
@@ -81,10 +82,14 @@ export function createPaymentRouter(options: PaymentRouterOptions = {}): Payment
   const chains = new ChainSet({ test: [sandbox], live: liveChains }, currencies);
   const storage = settings.storage ?? embeddedStorage(settings.dataDir);
   const logger = settings.logger ?? console;
+  // The default table stamps its rates with the router's clock, as everything else is.
+  const pricing = settings.pricing ?? staticPricing({ at: () => new Date((settings.now ?? Date.now)()) });
+  refuseFixedLivePrices(pricing, liveChains.length > 0, settings.pricing !== undefined);
   for (const chain of liveChains) chain.bind?.(chainHost({ storage, currencies, mode: "live", logger }));
+  pricing.bind?.({ assets: [...currencies.currencies.map((currency) => currency.symbol), ...currencies.fiatSymbols()], logger });
   const context: CoreContext = {
     storage,
-    pricing: settings.pricing ?? staticPricing(),
+    pricing,
     currencies,
     chains,
     now: settings.now ?? Date.now,
@@ -158,7 +163,23 @@ export function createPaymentRouter(options: PaymentRouterOptions = {}): Payment
       await background.stop();
       await sender.stop();
       for (const chain of liveChains) await chain.close?.();
+      await pricing.close?.();
       await context.storage.close();
     },
   });
+}
+
+/**
+ * A live chain priced from the fixed table would quote BTC at 60000 whatever the market does,
+ * and lose the merchant money at the first move. So live chains with the table are refused at
+ * boot, unless the host said explicitly that it means fixed prices.
+ */
+function refuseFixedLivePrices(pricing: PricingAdapter, live: boolean, given: boolean): void {
+  const fixed = (pricing as { [STATIC_PRICING]?: { allowLive: boolean } })[STATIC_PRICING];
+  if (!live || !fixed || fixed.allowLive) return;
+  throw new TypeError(
+    given
+      ? "createPaymentRouter: live chains would quote from staticPricing()'s fixed table. Pass live prices (exchangeRates() from \"express-crypto-pay/rates\"), or staticPricing({ allowLive: true }) if you really mean fixed prices in live mode"
+      : "createPaymentRouter: live chains need live prices, and the default pricing is a fixed table (BTC = 60000 USD). Pass pricing: exchangeRates({ sources: [...] }) from \"express-crypto-pay/rates\", or staticPricing({ allowLive: true }) if you really mean fixed prices",
+  );
 }

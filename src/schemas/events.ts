@@ -37,6 +37,9 @@ const boolean = field(z.boolean(), (value) => typeof value === "boolean");
 const decimal = field(z.string().regex(DECIMAL, { error: "must be a decimal string" }), (value) => typeof value === "string" && DECIMAL.test(value));
 const isoTime = field(z.string().regex(ISO_DATE_TIME, { error: "must be an ISO 8601 date-time" }), (value) => typeof value === "string" && ISO_DATE_TIME.test(value));
 const nullableString = nullable(string);
+const stringList = field(z.array(z.string()), (value) => Array.isArray(value) && value.every((item) => typeof item === "string"));
+/** Documents a field in the OpenAPI document; the check is unchanged. */
+const described = <S extends z.ZodType>(inner: Field<S>, description: string) => field(inner.schema.meta({ description }), inner.test);
 
 /** The fields of `PaymentView`, one by one; a compile-time check below keeps them in step. */
 const paymentDataFields = {
@@ -47,10 +50,15 @@ const paymentDataFields = {
   amount: decimal,
   amountCurrency: string,
   currency: nullableString,
-  acceptedCoins: nullable(field(z.array(z.string()), (value) => Array.isArray(value) && value.every((item) => typeof item === "string"))),
+  acceptedCoins: nullable(stringList),
   chain: nullableString,
   address: nullableString,
   rate: nullable(decimal),
+  rateAt: described(nullable(isoTime), "When the locked rate was observed: for a rate combined from several sources, the oldest of their prices"),
+  rateSources: described(
+    nullable(stringList),
+    'The price sources the locked rate was combined from, e.g. ["coinbase","kraken"]; ["static"] for a fixed table',
+  ),
   payAmount: nullable(decimal),
   receivedAmount: decimal,
   txHash: nullableString,

@@ -7,3 +7,5 @@ export type { StorageAdapterTestOptions } from "./storage-conformance";
 export * as storageFixtures from "./storage/fixtures";
 export { runChainAdapterTests } from "./chain-conformance";
 export type { ChainAdapterTestOptions, ChainTestPair, ChainTestSubject } from "./chain-conformance";
+export { runPricingAdapterTests } from "./pricing-conformance";
+export type { PricingAdapterTestOptions } from "./pricing-conformance";

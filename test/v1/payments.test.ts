@@ -1,6 +1,7 @@
 import request from "supertest";
 import { describe, expect, it } from "vitest";
-import { setup, simulatedLiveChain } from "../helpers";
+import { staticPricing } from "../../src/adapters/pricing/static";
+import { setup, simulatedLiveChain, type Harness } from "../helpers";
 import { createPayment, deposit, expectError, get, paidPayment, scopeOf } from "./support";
 
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -39,6 +40,27 @@ describe("POST /v1/payments", () => {
     expect(payment.address).toMatch(/^sbx_btc_/);
   });
 
+  it("records when the locked rate was observed and which sources it came from", async () => {
+    const h = await setup();
+    const payment = await createPayment(h, { amount: "10", currency: "BTC", amountCurrency: "USD" });
+    // The default table stamps its prices with the router's clock.
+    expect(payment).toMatchObject({ rateSources: ["static"], rateAt: new Date(h.clock.ms).toISOString() });
+  });
+
+  it("shows the observation time the pricing adapter reports", async () => {
+    let h: Harness | undefined;
+    h = await setup({ pricing: staticPricing({ at: () => new Date(h!.clock.ms) }) });
+    const payment = await createPayment(h, { amount: "10", currency: "BTC", amountCurrency: "USD" });
+    expect(payment).toMatchObject({ rateAt: new Date(h.clock.ms).toISOString(), rateSources: ["static"] });
+    expect(payment.rateAt).toBe(payment.createdAt);
+  });
+
+  it("records a payment priced in its own coin as observed at creation, from no source", async () => {
+    const h = await setup();
+    const payment = await createPayment(h, { amount: "25", currency: "USDT", chain: "TRX" });
+    expect(payment).toMatchObject({ rate: "1", rateAt: new Date(h.clock.ms).toISOString(), rateSources: [] });
+  });
+
   it("fixes the chain of a coin with a single network without being told", async () => {
     const h = await setup();
     const payment = await createPayment(h, { amount: "100", currency: "trx" });
@@ -49,7 +71,7 @@ describe("POST /v1/payments", () => {
   it("leaves the network to the payer when a coin with several networks comes without chain", async () => {
     const h = await setup();
     const payment = await createPayment(h, { amount: "10", currency: "USDT" });
-    expect(payment).toMatchObject({ status: "PENDING", chain: null, address: null, rate: null, payAmount: null, isWhiteLabel: false });
+    expect(payment).toMatchObject({ status: "PENDING", chain: null, address: null, rate: null, rateAt: null, rateSources: null, payAmount: null, isWhiteLabel: false });
     const stored = await h.router.storage.getInvoice(scopeOf(h), payment.id);
     expect(stored?.acceptedCoins).toEqual(["USDT"]);
   });
@@ -147,6 +169,21 @@ describe("POST /v1/payments", () => {
 });
 
 describe("GET /v1/payments/:id", () => {
+  it("shows no rate time or sources on a hosted payment until the payer picks a coin, then the locked rate's", async () => {
+    let h: Harness | undefined;
+    h = await setup({ pricing: staticPricing({ at: () => new Date(h!.clock.ms) }) });
+    const created = await createPayment(h, { amount: "10", currency: "USDT", amountCurrency: "USD" });
+    expect(created).toMatchObject({ chain: null, rate: null, rateAt: null, rateSources: null });
+    expect((await get(h, `/v1/payments/${created.id}`)).body).toMatchObject({ rate: null, rateAt: null, rateSources: null });
+
+    h.clock.advanceMinutes(3);
+    const chosen = await request(h.app).post(`/pay/${created.id}/method`).type("form").send({ coin: "USDT", network: "TRX" });
+    expect(chosen.status, chosen.text).toBe(303);
+    const picked = (await get(h, `/v1/payments/${created.id}`)).body;
+    expect(picked).toMatchObject({ chain: "TRX", rate: "1", rateAt: new Date(h.clock.ms).toISOString(), rateSources: ["static"] });
+    expect(picked.rateAt).not.toBe(created.createdAt);
+  });
+
   it("returns the payment as created, then as paid", async () => {
     const h = await setup();
     const created = await createPayment(h, { amount: "10", currency: "USDT", chain: "TRX", metadata: { orderId: "o-7" } });

@@ -30,6 +30,8 @@ export function invoiceRecord(over: Partial<InvoiceRecord> = {}): InvoiceRecord 
     network: "TRX",
     address: "TSandbox0000000000000000000000001",
     rate: 100000000n,
+    rateAt: T0 - 2_000,
+    rateSources: ["coinbase", "kraken"],
     payAmount: 25_000_000n,
     feePaidByPayer: false,
     underPaidCoverTenths: 5,

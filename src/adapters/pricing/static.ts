@@ -30,10 +30,22 @@ export interface StaticPricingOptions {
   usdPrices?: Record<string, string>;
   /** The observation time reported with every rate; defaults to the current time. */
   at?: () => Date;
+  /**
+   * Lets live mode quote from this fixed table. Without it, a router with a live chain refuses
+   * the table at start-up, so that no live invoice is ever priced from it by accident. Set it
+   * only for prices you really mean to fix (a stablecoin shop pricing USDT at 1 USD).
+   */
+  allowLive?: boolean;
 }
+
+/** Marks the fixed table (see `StaticPricing`). */
+export const STATIC_PRICING = Symbol.for("express-crypto-pay.static-pricing");
+
 
 /** A pricing adapter backed by a fixed table that tests and the sandbox can change at run time. */
 export interface StaticPricing extends PricingAdapter {
+  /** Marks a fixed table for the router, which refuses it in live mode unless `allowLive` is set. */
+  readonly [STATIC_PRICING]: { allowLive: boolean };
   /**
    * Sets (or adds) the USD price of `symbol`. Throws when `usdPrice` is not a positive decimal
    * string with at most 18 decimal places; the table is left unchanged then.
@@ -68,10 +80,11 @@ export function staticPricing(options: StaticPricingOptions = {}): StaticPricing
   }
 
   return {
+    [STATIC_PRICING]: { allowLive: options.allowLive === true },
     async getRate(base: string, quote: string): Promise<Rate | null> {
       const baseKey = base.toUpperCase();
       const quoteKey = quote.toUpperCase();
-      if (baseKey === quoteKey) return { rate: "1", at: at() };
+      if (baseKey === quoteKey) return { rate: "1", at: at(), sources: ["static"] };
       const baseUsd = prices.get(baseKey);
       const quoteUsd = prices.get(quoteKey);
       if (baseUsd === undefined || quoteUsd === undefined) return null;
@@ -79,7 +92,7 @@ export function staticPricing(options: StaticPricingOptions = {}): StaticPricing
       // keeps 18 decimals of the quotient before the (downward) integer division.
       const rate = mulDivDown(baseUsd, pow10(RATE_DECIMALS), quoteUsd);
       if (rate === 0n) return null;
-      return { rate: formatDecimal(rate, RATE_DECIMALS), at: at() };
+      return { rate: formatDecimal(rate, RATE_DECIMALS), at: at(), sources: ["static"] };
     },
 
     setPrice(symbol: string, usdPrice: string): void {

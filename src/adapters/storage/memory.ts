@@ -50,6 +50,7 @@ const copy = <T extends object>(record: T): T => ({ ...record });
 const copyInvoice = (invoice: InvoiceRecord): InvoiceRecord => ({
   ...invoice,
   acceptedCoins: invoice.acceptedCoins ? [...invoice.acceptedCoins] : invoice.acceptedCoins,
+  rateSources: invoice.rateSources ? [...invoice.rateSources] : invoice.rateSources,
   metadata: invoice.metadata ? copyJson(invoice.metadata) : invoice.metadata,
 });
 const copyEvent = (event: EventRecord): EventRecord => ({ ...event, data: copyJson(event.data) });

@@ -56,6 +56,8 @@ export const invoice = (over: Partial<InvoiceRecord> = {}): InvoiceRecord => ({
   network: "bitcoin",
   address: "bc1qexample",
   rate: 6_500_000_000_000n,
+  rateAt: T0 - 1_500,
+  rateSources: ["coinbase", "kraken"],
   payAmount: 15_385n,
   feePaidByPayer: false,
   underPaidCoverTenths: 0,
@@ -75,9 +77,21 @@ export const invoice = (over: Partial<InvoiceRecord> = {}): InvoiceRecord => ({
   ...over,
 });
 
-/** A hosted invoice: coin, network, address, rate and payAmount still open. */
+/** A hosted invoice: coin, network, address, rate (with its time and sources) and payAmount still open. */
 export const hostedInvoice = (over: Partial<InvoiceRecord> = {}): InvoiceRecord =>
-  invoice({ acceptedCoins: null, coin: null, network: null, address: null, rate: null, payAmount: null, isWhiteLabel: false, metadata: null, ...over });
+  invoice({
+    acceptedCoins: null,
+    coin: null,
+    network: null,
+    address: null,
+    rate: null,
+    rateAt: null,
+    rateSources: null,
+    payAmount: null,
+    isWhiteLabel: false,
+    metadata: null,
+    ...over,
+  });
 
 export const address = (over: Partial<AddressRecord> = {}): AddressRecord => ({
   mode: "test",

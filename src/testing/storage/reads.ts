@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { AddressRecord } from "../../core/types";
+import type { AddressRecord, InvoiceRecord } from "../../core/types";
 import type { SuiteContext } from "./context";
 import {
   address,
@@ -208,10 +208,23 @@ export function readTests(ctx: SuiteContext): void {
       const storage = ctx.storage();
       const huge = 10n ** 40n + 7n; // 134 bits: no double or int64 survives this
       const hosted = hostedInvoice({ id: "inv_h", amount: huge, receivedAmount: huge - 1n, returnUrl: "https://shop.example/r", failureReason: "underpaid", late: true });
-      const full = invoice({ id: "inv_f", rate: huge, payAmount: 2n ** 64n + 1n, settleCurrency: "USDT", paymentLinkId: "pl_1", txHash: "0xabc", underPaidCoverTenths: 500 });
+      const full = invoice({
+        id: "inv_f",
+        rate: huge,
+        rateAt: T0 - 61_234,
+        rateSources: ["coinbase", "kraken", "bitstamp"],
+        payAmount: 2n ** 64n + 1n,
+        settleCurrency: "USDT",
+        paymentLinkId: "pl_1",
+        txHash: "0xabc",
+        underPaidCoverTenths: 500,
+      });
+      // A rate of a pair with itself consults no source: an empty list, which is not null.
+      const unsourced = invoice({ id: "inv_u", rateAt: T0, rateSources: [] });
       await storage.transaction(async (tx) => {
         await tx.insertInvoice(hosted);
         await tx.insertInvoice(full);
+        await tx.insertInvoice(unsourced);
         await tx.insertDeposit(deposit({ amount: huge, fee: 2n ** 63n, creditedAt: T0 + 9, status: "CONFIRMED", confirmations: 120, countsTowardInvoice: false }));
         await tx.insertPayout(payout({ amount: huge, refundOf: "inv_f", txHash: "0xdef", failureReason: "reverted", status: "FAILED" }));
         await tx.insertExchange(exchange({ amount: huge, toAmount: huge * 3n, invoiceId: "inv_f" }));
@@ -225,6 +238,11 @@ export function readTests(ctx: SuiteContext): void {
       });
       expect(await storage.getInvoice(TEST, "inv_h")).toEqual(hosted);
       expect(await storage.getInvoice(TEST, "inv_f")).toEqual(full);
+      expect(await storage.getInvoice(TEST, "inv_u")).toEqual(unsourced);
+      const rateOf = (record: InvoiceRecord | null) => ({ rateAt: record?.rateAt, rateSources: record?.rateSources });
+      expect(rateOf(await storage.getInvoice(TEST, "inv_h"))).toEqual({ rateAt: null, rateSources: null });
+      expect(rateOf(await storage.getInvoice(TEST, "inv_f"))).toEqual({ rateAt: T0 - 61_234, rateSources: ["coinbase", "kraken", "bitstamp"] });
+      expect(rateOf(await storage.getInvoice(TEST, "inv_u"))).toEqual({ rateAt: T0, rateSources: [] });
       expect((await storage.listDepositsForInvoice("inv_1"))[0]?.amount).toBe(huge);
       expect((await storage.getPayout(TEST, "po_1"))?.amount).toBe(huge);
       expect(await storage.getPayout(TEST, "po_1")).toEqual(payout({ amount: huge, refundOf: "inv_f", txHash: "0xdef", failureReason: "reverted", status: "FAILED" }));
@@ -258,6 +276,7 @@ export function readTests(ctx: SuiteContext): void {
       });
       inv.status = "PAID";
       inv.acceptedCoins?.push("ETH");
+      inv.rateSources?.push("bitstamp");
       (inv.metadata?.nested as { tags: string[] }).tags.push("b");
       (evt.data.metadata as Record<string, unknown>).orderId = "changed";
       dep.amount = 0n;
@@ -276,6 +295,7 @@ export function readTests(ctx: SuiteContext): void {
       await seed(storage);
       const read = await storage.getInvoice(TEST, "inv_1");
       read?.acceptedCoins?.push("ETH");
+      read?.rateSources?.push("bitstamp");
       (read?.metadata?.nested as { tags: string[] }).tags.push("b");
       const [expiring] = await storage.listExpiringInvoices("test", T0 * 2, 1);
       if (expiring) expiring.status = "EXPIRED";
@@ -292,6 +312,7 @@ export function readTests(ctx: SuiteContext): void {
       await storage.transaction(async (tx) => {
         const locked = await tx.lockInvoice("inv_1");
         if (locked) locked.receivedAmount = 1n;
+        locked?.rateSources?.push("bitstamp");
       });
       expect(await storage.getInvoice(TEST, "inv_1")).toEqual(invoice());
       expect(await storage.listEvents(TEST)).toEqual([event()]);

@@ -77,7 +77,7 @@ describe("staticPricing", () => {
   it("stamps each rate with the injected clock", async () => {
     const at = new Date("2026-01-02T03:04:05Z");
     const pricing = staticPricing({ at: () => at });
-    expect(await pricing.getRate("BTC", "USD")).toEqual({ rate: "60000", at });
+    expect(await pricing.getRate("BTC", "USD")).toEqual({ rate: "60000", at, sources: ["static"] });
     expect((await pricing.getRate("BTC", "BTC"))?.at).toBe(at);
   });
 

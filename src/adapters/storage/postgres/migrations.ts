@@ -274,6 +274,13 @@ CREATE TABLE idempotency_keys (
 CREATE INDEX idempotency_keys_expiry ON idempotency_keys (expires_at);
 `,
   },
+  {
+    version: 3,
+    name: "invoices: observation time and sources of the locked rate",
+    sql: `
+ALTER TABLE invoices ADD COLUMN rate_at bigint, ADD COLUMN rate_sources json;
+`,
+  },
 ];
 
 /** Quotes an identifier for SQL ("my schema" -> "\"my schema\""). */

@@ -75,7 +75,7 @@ export const toApiKeyMatch = (row: Row): ApiKeyMatch => ({
 export const INVOICE_COLUMNS =
   "id, merchant_id, mode, status, amount, amount_currency, accepted_coins, coin, network, address, rate, pay_amount, fee_paid_by_payer, " +
   "under_paid_cover_tenths, is_white_label, return_url, payment_url, metadata, received_amount, tx_hash, late, failure_reason, expires_at, created_at, updated_at, " +
-  "settle_currency, payment_link_id";
+  "settle_currency, payment_link_id, rate_at, rate_sources";
 export const toInvoice = (row: Row): InvoiceRecord => ({
   id: str(row.id),
   merchantId: str(row.merchant_id),
@@ -104,8 +104,10 @@ export const toInvoice = (row: Row): InvoiceRecord => ({
   updatedAt: num(row.updated_at),
   settleCurrency: strOrNull(row.settle_currency),
   paymentLinkId: strOrNull(row.payment_link_id),
+  rateAt: numOrNull(row.rate_at),
+  rateSources: jsonOrNull<string[]>(row.rate_sources),
 });
-/** Parameters $1..$27 in INVOICE_COLUMNS order. */
+/** Parameters $1..$29 in INVOICE_COLUMNS order. */
 export const invoiceParams = (invoice: InvoiceRecord): unknown[] => [
   invoice.id,
   invoice.merchantId,
@@ -134,6 +136,8 @@ export const invoiceParams = (invoice: InvoiceRecord): unknown[] => [
   invoice.updatedAt,
   invoice.settleCurrency,
   invoice.paymentLinkId,
+  invoice.rateAt,
+  jsonParam(invoice.rateSources),
 ];
 
 export const ADDRESS_COLUMNS = "mode, network, address, coin, merchant_id, invoice_id, created_at";

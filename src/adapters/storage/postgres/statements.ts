@@ -47,7 +47,7 @@ function assignments(columns: string, casts: Record<number, string> = {}): strin
  */
 const CURSOR_LOCK_SEED = 7_461_737_431_373_237;
 
-const INVOICE_CASTS = { 5: "::numeric", 7: "::json", 11: "::numeric", 12: "::numeric", 18: "::json", 19: "::numeric" };
+const INVOICE_CASTS = { 5: "::numeric", 7: "::json", 11: "::numeric", 12: "::numeric", 18: "::json", 19: "::numeric", 29: "::json" };
 const DEPOSIT_CASTS = { 10: "::numeric", 14: "::numeric" };
 const PAYOUT_CASTS = { 8: "::numeric", 9: "::numeric" };
 const PAYMENT_LINK_CASTS = { 4: "::numeric", 6: "::json", 11: "::json" };
@@ -141,7 +141,7 @@ export function buildStatements(schema: string | undefined) {
     insertApiKey: `INSERT INTO ${t.apiKeys} (${API_KEY_COLUMNS}) VALUES (${placeholders(7)}) ON CONFLICT DO NOTHING RETURNING 1`,
     revokeApiKey: `UPDATE ${t.apiKeys} SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL`,
     // Sent deferred (a new invoice's id is random): a duplicate fails the transaction instead.
-    insertInvoice: `INSERT INTO ${t.invoices} (${INVOICE_COLUMNS}) VALUES (${placeholders(27, INVOICE_CASTS)})`,
+    insertInvoice: `INSERT INTO ${t.invoices} (${INVOICE_COLUMNS}) VALUES (${placeholders(29, INVOICE_CASTS)})`,
     lockInvoice: `SELECT ${INVOICE_COLUMNS} FROM ${t.invoices} WHERE id = $1 FOR UPDATE`,
     updateInvoice: `UPDATE ${t.invoices} SET ${assignments(INVOICE_COLUMNS, INVOICE_CASTS)} WHERE id = $1`,
     insertAddress: `INSERT INTO ${t.addresses} (${ADDRESS_COLUMNS}) VALUES (${placeholders(7)}) ON CONFLICT DO NOTHING RETURNING 1`,

@@ -1,0 +1,230 @@
+import { z } from "zod";
+import { DEFAULT_CURRENCIES, DEFAULT_FIAT } from "../../core/currencies";
+import { AmountFormatError, formatDecimal, mulDivDown, parseDecimal, pow10, RATE_DECIMALS } from "../../money";
+import { combine, deviationBps, formatBps, type Candidate, type Combined, type CombineRules } from "./combine";
+import { PriceSourceError, type PriceSource, type SourcePrice } from "./sources/types";
+import { PriceUnavailableError, type PricingAdapter, type PricingHost, type Rate } from "./types";
+
+/** Options of {@link exchangeRates}. */
+export interface ExchangeRatesOptions {
+  /** Where prices come from: `coinbase()`, `kraken()`, `binance()`, `coingecko()`, `chainlink()` or your own `PriceSource`s. */
+  sources: PriceSource[];
+  /** A price older than this is not used. Default 120. */
+  maxAgeSeconds?: number;
+  /** Fewer fresh sources that agree than this: no quote (503). Default 2 (1 when only one source is given). */
+  minSources?: number;
+  /** A source further than this from the median is left out, and logged. Default 2. */
+  maxDeviationPercent?: number;
+  /** How often every source is read, in the background. Default 30. Quoting never waits for it (but for the very first read). */
+  refreshSeconds?: number;
+  /**
+   * Stablecoins and the band around 1 USD (in percent) beyond which they are not quoted and a
+   * warning is logged: a depeg. Default `{ USDT: 2, USDC: 2 }`; false turns the guard off.
+   */
+  stablecoins?: Record<string, number> | false;
+  /**
+   * Assets to keep prices of. Default: the router's currency list and fiat currencies (it tells
+   * the adapter when it is mounted), or the default lists when used on its own.
+   */
+  assets?: string[];
+  /** The clock, epoch ms. Default `Date.now`. */
+  now?: () => number;
+}
+
+/** The adapter `exchangeRates()` returns. */
+export interface ExchangeRates extends PricingAdapter {
+  /** Reads every source now and waits for them (start-up, tests); the background refresh does this on its own. */
+  refresh(): Promise<void>;
+  /** Stops the background refresh. */
+  close(): Promise<void>;
+}
+
+const optionsSchema = z.strictObject({
+  sources: z
+    .array(z.looseObject({ name: z.string().min(1), timeoutMs: z.number().positive(), fetch: z.custom<PriceSource["fetch"]>((value) => typeof value === "function", { error: "must have a fetch() method" }) }))
+    .min(1, { error: "needs at least one source, such as coinbase()" }),
+  maxAgeSeconds: z.number().positive().max(86_400).optional(),
+  minSources: z.int().min(1).optional(),
+  maxDeviationPercent: z.number().positive().max(100).optional(),
+  refreshSeconds: z.number().min(1).max(3_600).optional(),
+  stablecoins: z.union([z.literal(false), z.record(z.string().regex(/^[A-Z0-9]{2,10}$/), z.number().positive().max(50))]).optional(),
+  assets: z.array(z.string().regex(/^[A-Z0-9]{2,10}$/)).optional(),
+  now: z.custom<() => number>((value) => typeof value === "function").optional(),
+});
+
+const ONE = pow10(RATE_DECIMALS);
+
+/**
+ * Live exchange rates from several sources, combined so that one source down, stale or wrong
+ * never sets a price: every asset is priced in USD from the median of the sources that are
+ * fresh (younger than `maxAgeSeconds`) and agree (within `maxDeviationPercent` of the median),
+ * and only when at least `minSources` of them do; any other pair is a cross rate through USD
+ * (ETH/BTC = ETH/USD / BTC/USD, EUR/USDT = EUR/USD / USDT/USD). Binance's prices are in USDT and
+ * count as USD prices after multiplying by the combined USDT/USD price of the other sources.
+ *
+ * Sources are read in the background every `refreshSeconds`: creating an invoice reads the last
+ * prices from memory and never waits for a slow source (only the very first quote waits for the
+ * first read). When there is no usable price, `getRate` throws a `PriceUnavailableError` naming
+ * the pair and why (the service answers 503), never a stale or fixed price; quoting resumes by
+ * itself when the sources recover. Every rate carries its time (the oldest of the prices used)
+ * and the names of its sources.
+ */
+export function exchangeRates(options: ExchangeRatesOptions): ExchangeRates {
+  const checked = optionsSchema.safeParse(options);
+  if (!checked.success) {
+    const problems = checked.error.issues.map((issue) =>
+      issue.code === "unrecognized_keys" ? `unknown option(s) ${issue.keys.join(", ")}` : `${issue.path.map(String).join(".") || "options"} ${issue.message}`,
+    );
+    throw new TypeError(`exchangeRates: ${problems.join("; ")}`);
+  }
+  const { sources } = options;
+  const names = sources.map((source) => source.name);
+  const twin = names.find((name, i) => names.indexOf(name) !== i);
+  if (twin) throw new TypeError(`exchangeRates: two sources are named "${twin}"; each needs its own name (rates record them)`);
+  const minSources = options.minSources ?? Math.min(2, sources.length);
+  if (minSources > sources.length) {
+    throw new TypeError(`exchangeRates: minSources is ${minSources} but only ${sources.length} source(s) are given, so no price could ever be quoted`);
+  }
+  const rules: CombineRules = {
+    maxAgeMs: (options.maxAgeSeconds ?? 120) * 1000,
+    minSources,
+    maxDeviationBps: BigInt(Math.round((options.maxDeviationPercent ?? 2) * 100)),
+  };
+  const stablecoins = new Map(Object.entries(options.stablecoins === false ? {} : (options.stablecoins ?? { USDT: 2, USDC: 2 })).map(([symbol, band]) => [symbol, BigInt(Math.round(band * 100))]));
+  const now = options.now ?? Date.now;
+  const refreshMs = (options.refreshSeconds ?? 30) * 1000;
+  let assets = new Set(options.assets ?? [...DEFAULT_CURRENCIES.map((currency) => currency.symbol), ...Object.keys(DEFAULT_FIAT)]);
+  let logger: PricingHost["logger"] = console;
+
+  /** Each source's last answer, by base; and why each failing source failed. */
+  const latest = new Map<string, Map<string, SourcePrice>>();
+  const failing = new Map<string, string>();
+  let timer: NodeJS.Timeout | null = null;
+  let first: Promise<void> | null = null;
+  let running: Promise<void> | null = null;
+
+  const readSource = async (source: PriceSource): Promise<void> => {
+    const signal = AbortSignal.timeout(source.timeoutMs);
+    try {
+      // A source that ignores its signal still cannot hold the refresh past its time.
+      const prices = await Promise.race([
+        source.fetch({ bases: [...assets], signal, now: () => new Date(now()) }),
+        new Promise<never>((_, reject) => signal.addEventListener("abort", () => reject(new PriceSourceError(source.name, `no answer within ${source.timeoutMs} ms`)), { once: true })),
+      ]);
+      latest.set(source.name, new Map(prices.map((price) => [price.base, price])));
+      if (failing.delete(source.name)) logger.warn(`price source ${source.name} answers again`);
+    } catch (error) {
+      const reason = error instanceof PriceSourceError ? error.message : `${source.name}: ${(error as Error)?.message ?? String(error)}`;
+      if (failing.get(source.name) !== reason) logger.warn(`price source left out until it recovers: ${reason}`);
+      failing.set(source.name, reason);
+    }
+  };
+
+  const refresh = (): Promise<void> => {
+    running ??= Promise.all(sources.map(readSource))
+      .then(() => report())
+      .finally(() => (running = null));
+    return running;
+  };
+
+  /** Logs what the rules leave out after a read: outliers and stablecoins off their peg. */
+  const report = (): void => {
+    const at = now();
+    for (const asset of assets) {
+      const combined = usdOf(asset, at);
+      for (const outlier of combined.outliers) logger.warn(`price source ${outlier.source} left out for ${asset}/USD: ${formatBps(outlier.bps)} from the median of the others`);
+      if (!combined.ok && combined.reason.includes("off its peg")) logger.warn(combined.reason);
+    }
+  };
+
+  const start = (): Promise<void> => {
+    first ??= refresh();
+    if (!timer) {
+      timer = setInterval(() => void refresh(), refreshMs);
+      timer.unref();
+    }
+    return first;
+  };
+
+  /**
+   * The combined USD price of `asset` at `at`. With `guarded` (quotes), a stablecoin off its
+   * peg has none; without (converting Binance's USDT prices), its real price is what counts.
+   */
+  const usdOf = (asset: string, at: number, guarded = true): Combined => {
+    if (asset === "USD") return { ok: true, usd: ONE, at, sources: [], outliers: [] };
+    const candidates: Candidate[] = [];
+    const unavailable = [...failing.keys()];
+    let usdt: Combined | null = null;
+    // A source that fails now still counts with its last prices until they are too old.
+    for (const [source, prices] of latest) {
+      const price = prices.get(asset);
+      if (!price) continue;
+      const units = toUnits(price.price);
+      if (units === null) continue;
+      if (price.quote === "USD") candidates.push({ source, usd: units, at: price.at.getTime() });
+      else if (price.quote === "USDT" && asset !== "USDT") {
+        usdt ??= usdOf("USDT", at, false);
+        if (usdt.ok) candidates.push({ source, usd: mulDivDown(units, usdt.usd, ONE), at: Math.min(price.at.getTime(), usdt.at) });
+        else unavailable.push(`${source} (its prices are in USDT, which has no USD price)`);
+      }
+    }
+    const combined = combine(candidates, at, rules, unavailable);
+    const band = stablecoins.get(asset);
+    if (guarded && combined.ok && band !== undefined) {
+      const off = deviationBps(combined.usd, ONE);
+      if (off > band) {
+        return { ok: false, reason: `${asset} is off its peg: ${formatDecimal(combined.usd, RATE_DECIMALS)} USD, more than ${formatBps(band)} from 1 USD`, outliers: combined.outliers };
+      }
+    }
+    return combined;
+  };
+
+  return {
+    bind(host) {
+      assets = new Set([...(options.assets ?? host.assets), "USDT"]);
+      logger = host.logger;
+      void start();
+    },
+
+    async getRate(base, quote) {
+      await start();
+      if (base === quote) return { rate: "1", at: new Date(now()), sources: [] };
+      if (!isKnown(base) || !isKnown(quote)) return null;
+      const at = now();
+      const sides = [usdOf(base, at), usdOf(quote, at)] as const;
+      const [b, q] = sides;
+      if (!b.ok) throw new PriceUnavailableError(base, quote, `${base}/USD: ${b.reason}`);
+      if (!q.ok) throw new PriceUnavailableError(base, quote, `${quote}/USD: ${q.reason}`);
+      const rate = mulDivDown(b.usd, ONE, q.usd);
+      if (rate === 0n) return null;
+      const rateSources = [...new Set([...b.sources, ...q.sources])].sort();
+      return { rate: formatDecimal(rate, RATE_DECIMALS), at: new Date(Math.min(b.at, q.at)), sources: rateSources } satisfies Rate;
+    },
+
+    refresh: () => {
+      first ??= refresh();
+      return refresh();
+    },
+
+    async close() {
+      if (timer) clearInterval(timer);
+      timer = null;
+      await running;
+    },
+  };
+
+  function isKnown(asset: string): boolean {
+    return asset === "USD" || assets.has(asset);
+  }
+}
+
+/** A source's price string as 18-decimal units, or null when it is not a positive decimal (sources check this too). */
+function toUnits(price: string): bigint | null {
+  try {
+    const units = parseDecimal(price, RATE_DECIMALS, "down");
+    return units > 0n ? units : null;
+  } catch (error) {
+    if (error instanceof AmountFormatError) return null;
+    throw error;
+  }
+}

@@ -1,0 +1,155 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { exchangeRates, type ExchangeRates } from "../../../src/adapters/pricing/exchange-rates";
+import { PriceSourceError, type PriceSource, type SourcePrice } from "../../../src/adapters/pricing/sources/types";
+import { PriceUnavailableError } from "../../../src/adapters/pricing/types";
+import { recordingLogger } from "../../helpers";
+
+/**
+ * The rules of exchangeRates() through its public PriceSource interface: median, staleness,
+ * deviation, minimum sources, cross rates through USD, USDT-quoted sources, the depeg guard,
+ * background refresh. (The providers' own formats are tested in sources/, and end to end with
+ * the router in rates-e2e.test.ts.)
+ */
+
+/** A source whose prices and behaviour a test sets. */
+function scripted(name: string, prices: Record<string, string>, options: { quote?: string; ageSeconds?: number; timeoutMs?: number } = {}) {
+  const state = { prices: { ...prices }, fail: null as string | null, hang: false, calls: 0, ageSeconds: options.ageSeconds ?? 0 };
+  const source: PriceSource & { state: typeof state } = {
+    name,
+    timeoutMs: options.timeoutMs ?? 1000,
+    state,
+    async fetch({ bases, now, signal }): Promise<SourcePrice[]> {
+      state.calls++;
+      if (state.hang) await new Promise((_, reject) => signal.addEventListener("abort", () => reject(new PriceSourceError(name, "aborted"))));
+      if (state.fail) throw new PriceSourceError(name, state.fail);
+      const at = new Date(now().getTime() - state.ageSeconds * 1000);
+      return bases.filter((base) => state.prices[base] !== undefined).map((base) => ({ base, quote: options.quote ?? "USD", price: state.prices[base]!, at }));
+    },
+  };
+  return source;
+}
+
+let clock = 1_800_000_000_000;
+const now = () => clock;
+const open: ExchangeRates[] = [];
+afterEach(async () => {
+  for (const rates of open.splice(0)) await rates.close();
+});
+
+function rates(sources: PriceSource[], options: Partial<Parameters<typeof exchangeRates>[0]> = {}) {
+  const logger = recordingLogger();
+  const adapter = exchangeRates({ sources, now, refreshSeconds: 3600, ...options });
+  adapter.bind!({ assets: ["BTC", "ETH", "USDT", "USDC", "EUR"], logger });
+  open.push(adapter);
+  return { adapter, logger };
+}
+
+describe("exchangeRates", () => {
+  it("quotes the median of three sources, with their names and the oldest price's time", async () => {
+    const a = scripted("a", { BTC: "60010", USDT: "1" });
+    const b = scripted("b", { BTC: "60000", USDT: "1" }, { ageSeconds: 20 });
+    const c = scripted("c", { BTC: "59990.5", USDT: "1" });
+    const { adapter } = rates([a, b, c]);
+    const rate = await adapter.getRate("BTC", "USD");
+    expect(rate).toEqual({ rate: "60000", at: new Date(clock - 20_000), sources: ["a", "b", "c"] });
+  });
+
+  it("keeps quoting with one source down, and logs it once", async () => {
+    const a = scripted("a", { BTC: "60000" });
+    const b = scripted("b", { BTC: "60100" });
+    const c = scripted("c", { BTC: "1" });
+    c.state.fail = "HTTP 500";
+    const { adapter, logger } = rates([a, b, c]);
+    expect((await adapter.getRate("BTC", "USD"))?.rate).toBe("60050");
+    await adapter.refresh();
+    expect(logger.lines.filter((line) => line.includes("c: HTTP 500"))).toHaveLength(1);
+  });
+
+  it("leaves out a source far from the others and logs it", async () => {
+    const { adapter, logger } = rates([scripted("a", { BTC: "60000" }), scripted("b", { BTC: "60060" }), scripted("c", { BTC: "66000" })]);
+    const rate = await adapter.getRate("BTC", "USD");
+    expect(rate?.sources).toEqual(["a", "b"]);
+    expect(rate?.rate).toBe("60030");
+    expect(logger.lines.some((line) => /c left out for BTC\/USD: 9.9\d*% from the median/.test(line))).toBe(true);
+  });
+
+  it("refuses to quote from stale prices, says why, and resumes by itself when sources recover", async () => {
+    const a = scripted("a", { BTC: "60000" });
+    const b = scripted("b", { BTC: "60000" });
+    const { adapter } = rates([a, b], { maxAgeSeconds: 60 });
+    expect((await adapter.getRate("BTC", "USD"))?.rate).toBe("60000");
+    a.state.fail = "HTTP 503";
+    b.state.fail = "rate limited (429)";
+    await adapter.refresh();
+    clock += 61_000;
+    const refused = await adapter.getRate("BTC", "USD").catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(PriceUnavailableError);
+    expect((refused as Error).message).toBe(
+      "No price for BTC/USD right now: BTC/USD: 0 fresh sources, 2 needed; stale: a (61 s old), b (61 s old); down: a, b",
+    );
+    a.state.fail = null;
+    b.state.fail = null;
+    await adapter.refresh();
+    expect((await adapter.getRate("BTC", "USD"))?.rate).toBe("60000");
+  });
+
+  it("does not let a source that hangs hold the refresh past its timeout", async () => {
+    const slow = scripted("slow", { BTC: "60000" }, { timeoutMs: 150 });
+    slow.state.hang = true;
+    const { adapter, logger } = rates([scripted("a", { BTC: "60000" }), scripted("b", { BTC: "60020" }), slow]);
+    const started = Date.now();
+    expect((await adapter.getRate("BTC", "USD"))?.sources).toEqual(["a", "b"]);
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(logger.lines.some((line) => line.includes("slow"))).toBe(true);
+  });
+
+  it("reads sources in the background only: quoting makes no call to them", async () => {
+    const a = scripted("a", { BTC: "60000" });
+    const b = scripted("b", { BTC: "60000" });
+    const { adapter } = rates([a, b]);
+    await adapter.getRate("BTC", "USD");
+    const calls = a.state.calls + b.state.calls;
+    for (let i = 0; i < 50; i++) await adapter.getRate("BTC", "EUR").catch(() => undefined);
+    expect(a.state.calls + b.state.calls).toBe(calls);
+  });
+
+  it("makes cross rates through USD: ETH/BTC and EUR/USDT", async () => {
+    const a = scripted("a", { BTC: "60000", ETH: "3000", USDT: "1", EUR: "1.08" });
+    const b = scripted("b", { BTC: "60000", ETH: "3000", USDT: "1", EUR: "1.08" });
+    const { adapter } = rates([a, b]);
+    expect((await adapter.getRate("ETH", "BTC"))?.rate).toBe("0.05");
+    expect((await adapter.getRate("EUR", "USDT"))?.rate).toBe("1.08");
+    expect((await adapter.getRate("USD", "EUR"))?.rate).toBe("0.925925925925925925");
+    expect(await adapter.getRate("DOGE", "USD")).toBeNull();
+  });
+
+  it("counts a USDT-quoted source (Binance) as USD at the other sources' USDT/USD price", async () => {
+    const a = scripted("a", { BTC: "60000", USDT: "0.999" });
+    const b = scripted("b", { BTC: "60100", USDT: "0.999" });
+    const binance = scripted("binance", { BTC: "60100.1001001001" }, { quote: "USDT" });
+    const { adapter } = rates([a, b, binance]);
+    const rate = await adapter.getRate("BTC", "USD");
+    expect(rate?.sources).toEqual(["a", "binance", "b"].sort());
+    // 60100.1001001001 USDT x 0.999 USD/USDT = 60039.9999999999999 USD exactly: the median of the three.
+    expect(rate?.rate).toBe("60039.9999999999999");
+  });
+
+  it("stops quoting a stablecoin off its peg and logs it, while other coins go on", async () => {
+    const a = scripted("a", { BTC: "60000", USDT: "0.95", USDC: "1" });
+    const b = scripted("b", { BTC: "60000", USDT: "0.951", USDC: "1.001" });
+    const { adapter, logger } = rates([a, b]);
+    await expect(adapter.getRate("USDT", "USD")).rejects.toThrow(/USDT is off its peg: 0.9505 USD, more than 2% from 1 USD/);
+    await expect(adapter.getRate("BTC", "USDT")).rejects.toThrow(/off its peg/);
+    expect((await adapter.getRate("USDC", "USD"))?.rate).toBe("1.0005");
+    expect((await adapter.getRate("BTC", "USD"))?.rate).toBe("60000");
+    await adapter.refresh();
+    expect(logger.lines.some((line) => line.includes("USDT is off its peg"))).toBe(true);
+  });
+
+  it("refuses options that could never quote, naming them", () => {
+    expect(() => exchangeRates({ sources: [] })).toThrow(/sources needs at least one source/);
+    expect(() => exchangeRates({ sources: [scripted("a", {})], minSources: 2 })).toThrow(/minSources is 2 but only 1 source/);
+    expect(() => exchangeRates({ sources: [scripted("a", {}), scripted("a", {})] })).toThrow(/two sources are named "a"/);
+    expect(() => exchangeRates({ sources: [scripted("a", {})], maxAge: 5 } as never)).toThrow(/unknown option\(s\) maxAge/);
+  });
+});
