@@ -13,11 +13,14 @@
  * Live mode on an EVM node (see the README, "Taking real payments"): EVM_RPC_URL, EVM_HOT_KEY (the
  * hot wallet's 0x private key), EVM_NETWORK (ETH), EVM_CHAIN_ID (optional check) and EVM_TOKENS
  * (e.g. "USDT=0xdAC17F958D2ee523a2206206994597C13D831ec7:6,USDC=0xA0b8...:6"). With them set, the
- * demo merchant also gets a fresh live key on every start, printed once.
+ * demo merchant also gets a fresh live key on every start, printed once. Live prices then come
+ * from PRICE_SOURCES (default "coinbase,kraken,coingecko"; each may be given as name=baseUrl, e.g.
+ * "coinbase=https://api.coinbase.com,kraken") and COINGECKO_API_KEY, in both modes.
  */
 import express from "express";
 import { createPaymentRouter, type MerchantRecord, type PaymentRouter } from "../../src/index";
 import { evmChain } from "../../src/evm";
+import { binance, coinbase, coingecko, exchangeRates, kraken, type PriceSource } from "../../src/rates";
 import { postgresStorage } from "../../src/postgres";
 
 const port = Number(process.env.PORT ?? 3000);
@@ -55,8 +58,28 @@ function parseTokens(text: string): Record<string, { address: string; decimals: 
   return tokens;
 }
 
+/** "coinbase,kraken=http://mirror:8080" -> the price sources, each at its public API or the URL given. */
+function priceSources(text: string): PriceSource[] {
+  const makers: Record<string, (baseUrl?: string) => PriceSource> = {
+    coinbase: (baseUrl) => coinbase({ ...(baseUrl ? { baseUrl } : {}) }),
+    kraken: (baseUrl) => kraken({ ...(baseUrl ? { baseUrl } : {}) }),
+    binance: (baseUrl) => binance({ ...(baseUrl ? { baseUrl } : {}) }),
+    coingecko: (baseUrl) => coingecko({ ...(baseUrl ? { baseUrl } : {}), ...(process.env.COINGECKO_API_KEY ? { apiKey: process.env.COINGECKO_API_KEY } : {}) }),
+  };
+  return text.split(",").filter(Boolean).map((entry) => {
+    const [name = "", baseUrl] = entry.trim().split("=");
+    const make = makers[name];
+    if (!make) throw new Error(`PRICE_SOURCES: unknown source "${name}"; use ${Object.keys(makers).join(", ")}`);
+    return make(baseUrl);
+  });
+}
+
+// Live chains need live prices: the fixed table is for test mode only.
+const pricing = liveChains.length > 0 ? exchangeRates({ sources: priceSources(process.env.PRICE_SOURCES || "coinbase,kraken,coingecko") }) : undefined;
+
 const payments = createPaymentRouter({
   chains: liveChains,
+  ...(pricing ? { pricing } : {}),
   publicUrl: process.env.PUBLIC_URL,
   ...(databaseUrl ? { storage: postgresStorage({ connectionString: databaseUrl, schema: process.env.PG_SCHEMA || undefined }) } : { dataDir }),
   ...(interval ? { backgroundIntervalMs: interval } : {}),

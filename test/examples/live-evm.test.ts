@@ -7,20 +7,23 @@ import { createInterface } from "node:readline";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startAnvil, type Anvil } from "../chains/anvil";
 import { deployToken, HOT, payToken } from "../chains/evm/support";
+import { startMarket, type Market } from "../adapters/pricing/market";
 import { eventually } from "./example-process";
 
 /**
  * `npm start` as a merchant trying live mode would run it: the example server pointed at an EVM
  * node through its environment, a live key from its banner, a USDT payment created and paid
- * over plain HTTP, the background loop (not a test's tick) taking it to PAID.
+ * over plain HTTP, the background loop (not a test's tick) taking it to PAID; prices from two
+ * providers' APIs (local servers answering in their documented formats).
  */
 
 let node: Anvil;
+let market: Market;
 let child: ChildProcess | null = null;
 let dataDir: string;
 
 beforeAll(async () => {
-  node = await startAnvil({ blockTime: 1 });
+  [node, market] = await Promise.all([startAnvil({ blockTime: 1 }), startMarket()]);
   dataDir = await mkdtemp(join(tmpdir(), "ecp-example-live-"));
 }, 60_000);
 afterAll(async () => {
@@ -29,6 +32,7 @@ afterAll(async () => {
     await once(child, "exit");
   }
   await node.stop();
+  await market.close();
   await rm(dataDir, { recursive: true, force: true });
 });
 
@@ -46,6 +50,7 @@ describe("examples/server with a live EVM chain", { timeout: 90_000 }, () => {
         EVM_HOT_KEY: node.privateKey(HOT),
         EVM_CHAIN_ID: String(node.chainId),
         EVM_TOKENS: `USDT=${usdt}:6`,
+        PRICE_SOURCES: `coinbase=${market.coinbase.url},kraken=${market.kraken.url}`,
       },
       stdio: ["ignore", "pipe", "pipe"],
     });
@@ -75,6 +80,8 @@ describe("examples/server with a live EVM chain", { timeout: 90_000 }, () => {
     const created = await call("/v1/payments", { amount: "12", currency: "USDT", metadata: { orderId: "A-1" } });
     expect(created.status).toBe(200);
     expect(created.body.chain).toBe("ETH");
+    const priced = await call("/v1/payments", { amount: "30", amountCurrency: "USD", currency: "ETH" });
+    expect(priced.body).toMatchObject({ rate: "3000", payAmount: "0.01", rateSources: ["coinbase", "kraken"] });
     await payToken(node, usdt, 6, created.body.address as string, "12");
     // anvil mines a block a second: USDT on ETH needs 12 confirmations.
     const paid = await eventually(async () => {

@@ -33,6 +33,8 @@ export type Combined =
       usd: bigint;
       /** The oldest observation among the sources used. */
       at: number;
+      /** Until when every price used stays fresh (epoch ms): the result holds until then. */
+      freshUntil: number;
       /** The sources used, by name, sorted. */
       sources: string[];
       /** Sources left out for deviating from the others, with their distance in basis points. */
@@ -69,8 +71,9 @@ export function combine(candidates: readonly Candidate[], now: number, rules: Co
   }
   const why = () => {
     const parts = [`${fresh.length} fresh source${fresh.length === 1 ? "" : "s"}, ${rules.minSources} needed`];
-    if (stale.length > 0) parts.push(`stale: ${stale.join(", ")}`);
-    if (unavailable.length > 0) parts.push(`down: ${unavailable.join(", ")}`);
+    // Sorted, so that the same situation always reads the same.
+    if (stale.length > 0) parts.push(`stale: ${[...stale].sort().join(", ")}`);
+    if (unavailable.length > 0) parts.push(`down: ${[...unavailable].sort().join(", ")}`);
     return parts.join("; ");
   };
   if (fresh.length < rules.minSources || fresh.length === 0) return { ok: false, reason: why(), outliers: [] };
@@ -90,10 +93,13 @@ export function combine(candidates: readonly Candidate[], now: number, rules: Co
       outliers,
     };
   }
+  // The answer holds until the first fresh price (used or left out) turns stale; prices only
+  // change with a new read, which the caller watches for itself.
   return {
     ok: true,
     usd: median(agreeing.map((candidate) => candidate.usd)),
     at: Math.min(...agreeing.map((candidate) => candidate.at)),
+    freshUntil: Math.min(...fresh.map((candidate) => Math.min(candidate.at, now) + rules.maxAgeMs)) + 1,
     sources: agreeing.map((candidate) => candidate.source).sort(),
     outliers,
   };

@@ -99,8 +99,15 @@ export function exchangeRates(options: ExchangeRatesOptions): ExchangeRates {
   /** Each source's last answer, by base; and why each failing source failed. */
   const latest = new Map<string, Map<string, SourcePrice>>();
   const failing = new Map<string, string>();
+  /**
+   * Quotes already worked out, by "BASE/QUOTE", each until the next read of the sources or until
+   * its oldest price would go stale, whichever comes first: quoting on the request path is then
+   * a map lookup, not a median over every source.
+   */
+  const quotes = new Map<string, { rate: Rate | PriceUnavailableError | null; until: number }>();
   let timer: NodeJS.Timeout | null = null;
   let first: Promise<void> | null = null;
+  let ready = false;
   let running: Promise<void> | null = null;
 
   const readSource = async (source: PriceSource): Promise<void> => {
@@ -122,6 +129,7 @@ export function exchangeRates(options: ExchangeRatesOptions): ExchangeRates {
 
   const refresh = (): Promise<void> => {
     running ??= Promise.all(sources.map(readSource))
+      .then(() => quotes.clear())
       .then(() => report())
       .finally(() => (running = null));
     return running;
@@ -138,7 +146,7 @@ export function exchangeRates(options: ExchangeRatesOptions): ExchangeRates {
   };
 
   const start = (): Promise<void> => {
-    first ??= refresh();
+    first ??= refresh().then(() => void (ready = true));
     if (!timer) {
       timer = setInterval(() => void refresh(), refreshMs);
       timer.unref();
@@ -151,7 +159,7 @@ export function exchangeRates(options: ExchangeRatesOptions): ExchangeRates {
    * peg has none; without (converting Binance's USDT prices), its real price is what counts.
    */
   const usdOf = (asset: string, at: number, guarded = true): Combined => {
-    if (asset === "USD") return { ok: true, usd: ONE, at, sources: [], outliers: [] };
+    if (asset === "USD") return { ok: true, usd: ONE, at, freshUntil: Infinity, sources: [], outliers: [] };
     const candidates: Candidate[] = [];
     const unavailable = [...failing.keys()];
     let usdt: Combined | null = null;
@@ -187,22 +195,23 @@ export function exchangeRates(options: ExchangeRatesOptions): ExchangeRates {
     },
 
     async getRate(base, quote) {
-      await start();
+      // Only the very first quote waits, for the first read of the sources.
+      if (!ready) await start();
       if (base === quote) return { rate: "1", at: new Date(now()), sources: [] };
-      if (!isKnown(base) || !isKnown(quote)) return null;
       const at = now();
-      const sides = [usdOf(base, at), usdOf(quote, at)] as const;
-      const [b, q] = sides;
-      if (!b.ok) throw new PriceUnavailableError(base, quote, `${base}/USD: ${b.reason}`);
-      if (!q.ok) throw new PriceUnavailableError(base, quote, `${quote}/USD: ${q.reason}`);
-      const rate = mulDivDown(b.usd, ONE, q.usd);
-      if (rate === 0n) return null;
-      const rateSources = [...new Set([...b.sources, ...q.sources])].sort();
-      return { rate: formatDecimal(rate, RATE_DECIMALS), at: new Date(Math.min(b.at, q.at)), sources: rateSources } satisfies Rate;
+      const key = `${base}/${quote}`;
+      let known = quotes.get(key);
+      if (!known || at >= known.until) {
+        known = quoteOf(base, quote, at);
+        quotes.set(key, known);
+      }
+      if (known.rate instanceof PriceUnavailableError) throw known.rate;
+      // A copy each time: a caller that changes what it got must not change the next answer.
+      return known.rate && { rate: known.rate.rate, at: new Date(known.rate.at.getTime()), sources: [...known.rate.sources!] };
     },
 
     refresh: () => {
-      first ??= refresh();
+      first ??= refresh().then(() => void (ready = true));
       return refresh();
     },
 
@@ -212,6 +221,19 @@ export function exchangeRates(options: ExchangeRatesOptions): ExchangeRates {
       await running;
     },
   };
+
+  /** The rate of a pair at `at`, and until when it holds (a refusal holds until the next read). */
+  function quoteOf(base: string, quote: string, at: number): { rate: Rate | PriceUnavailableError | null; until: number } {
+    if (!isKnown(base) || !isKnown(quote)) return { rate: null, until: Infinity };
+    const b = usdOf(base, at);
+    const q = usdOf(quote, at);
+    if (!b.ok) return { rate: new PriceUnavailableError(base, quote, `${base}/USD: ${b.reason}`), until: Infinity };
+    if (!q.ok) return { rate: new PriceUnavailableError(base, quote, `${quote}/USD: ${q.reason}`), until: Infinity };
+    const rate = mulDivDown(b.usd, ONE, q.usd);
+    const until = Math.min(b.freshUntil, q.freshUntil);
+    if (rate === 0n) return { rate: null, until };
+    return { rate: { rate: formatDecimal(rate, RATE_DECIMALS), at: new Date(Math.min(b.at, q.at)), sources: [...new Set([...b.sources, ...q.sources])].sort() }, until };
+  }
 
   function isKnown(asset: string): boolean {
     return asset === "USD" || assets.has(asset);

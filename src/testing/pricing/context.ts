@@ -9,6 +9,7 @@ export interface PricingSuiteContext {
   assets: readonly string[];
   /** The assets of `unknownPair` that are not in `assets`: the adapter knows no price of them. */
   unknownAssets: readonly string[];
+  /** The pair the adapter does not know. */
   unknownPair: readonly [string, string];
   /** Relative tolerance of the consistency tests. */
   tolerance: Ratio;

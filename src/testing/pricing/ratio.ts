@@ -37,27 +37,33 @@ export function ratio(n: bigint, d: bigint): Ratio {
   return d < 0n ? { n: -n, d: -d } : { n, d };
 }
 
+/** 1, what a rate times its inverse should be. */
 export const ONE: Ratio = ratio(1n, 1n);
 
 /** One unit of the last decimal a rate carries (10^-18): what rounding a rate may cost it. */
 export const RATE_UNIT: Ratio = ratio(1n, pow10(RATE_DECIMALS));
 
+/** a × b. */
 export function mul(a: Ratio, b: Ratio): Ratio {
   return ratio(a.n * b.n, a.d * b.d);
 }
 
+/** a / b (b not zero). */
 export function div(a: Ratio, b: Ratio): Ratio {
   return ratio(a.n * b.d, a.d * b.n);
 }
 
+/** a + b. */
 export function add(a: Ratio, b: Ratio): Ratio {
   return ratio(a.n * b.d + b.n * a.d, a.d * b.d);
 }
 
+/** a − b. */
 export function sub(a: Ratio, b: Ratio): Ratio {
   return ratio(a.n * b.d - b.n * a.d, a.d * b.d);
 }
 
+/** |a|. */
 export function abs(a: Ratio): Ratio {
   return a.n < 0n ? ratio(-a.n, a.d) : a;
 }
@@ -65,10 +71,6 @@ export function abs(a: Ratio): Ratio {
 /** a <= b. */
 export function atMost(a: Ratio, b: Ratio): boolean {
   return a.n * b.d <= b.n * a.d;
-}
-
-export function isPositive(a: Ratio): boolean {
-  return a.n > 0n;
 }
 
 /** How far `actual` is from `expected`, relative to `expected` (which must not be zero). */

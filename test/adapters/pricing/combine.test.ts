@@ -33,7 +33,7 @@ describe("deviationBps", () => {
 describe("combine", () => {
   it("quotes the median of three fresh sources, with the oldest time and every source", () => {
     const result = combine([candidate("a", "60010", 10), candidate("b", "60000", 30), candidate("c", "59990", 5)], now, rules);
-    expect(result).toEqual({ ok: true, usd: usd("60000"), at: at(30), sources: ["a", "b", "c"], outliers: [] });
+    expect(result).toEqual({ ok: true, usd: usd("60000"), at: at(30), freshUntil: at(30) + 120_001, sources: ["a", "b", "c"], outliers: [] });
   });
 
   it("leaves out a source far from the median and quotes from the others", () => {
