@@ -2,7 +2,7 @@ import { parseAbiItem, parseEther, parseUnits, type Address } from "viem";
 import request from "supertest";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { evmChain } from "../../../src/evm";
-import { createPaymentRouter, sandboxChain } from "../../../src/index";
+import { createPaymentRouter, sandboxChain, staticPricing } from "../../../src/index";
 import { testTokenAbi } from "../../fixtures/contracts/artifacts";
 import type { Harness } from "../../helpers";
 import { balances } from "../../v1/support";
@@ -180,6 +180,6 @@ describe("configuration checked at boot", () => {
 
   it("refuses a token with fewer decimals on chain than the ledger keeps", () => {
     const adapter = evmChain({ network: "ETH", rpcUrl: eth.rpcUrl, hotWallet: key, tokens: { USDT: { address: "0xdAC17F958D2ee523a2206206994597C13D831ec7", decimals: 2 } } });
-    expect(() => createPaymentRouter({ chains: [adapter], backgroundIntervalMs: false })).toThrow(/USDT has 2 decimals on ETH but 6 in the currency list/);
+    expect(() => createPaymentRouter({ chains: [adapter], pricing: staticPricing({ allowLive: true }), backgroundIntervalMs: false })).toThrow(/USDT has 2 decimals on ETH but 6 in the currency list/);
   });
 });
