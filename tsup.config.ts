@@ -8,7 +8,7 @@ const external = ["pg", "@electric-sql/pglite", "vitest"];
 
 export default defineConfig([
   {
-    entry: { index: "src/index.ts", postgres: "src/postgres.ts", evm: "src/evm.ts", rates: "src/rates.ts" },
+    entry: { index: "src/index.ts", postgres: "src/postgres.ts", evm: "src/evm.ts", rates: "src/rates.ts", bitcoin: "src/bitcoin.ts" },
     format: ["esm", "cjs"],
     dts: true,
     sourcemap: true,

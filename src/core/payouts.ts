@@ -42,6 +42,8 @@ export async function createPayout(
     );
   }
   const chain = context.chains.require(scope.mode, currency.symbol, network.network);
+  const unavailable = chain.payoutsUnavailable?.(currency.symbol, network.network);
+  if (unavailable) throw new PaymentError("chain_unavailable", unavailable);
   if (!(await chain.isValidAddress(currency.symbol, network.network, input.address))) {
     throw new PaymentError("invalid_address", `"${input.address}" is not a valid ${currency.symbol} address on ${network.network}.`);
   }

@@ -68,6 +68,14 @@ export interface ChainTestSubject {
   balanceOf(pair: ChainTestPair, address: string): Promise<bigint>;
   /** The currency list of the host the adapter is bound to. Default: DEFAULT_CURRENCIES. */
   currencies?: CurrencyConfig[];
+  /**
+   * True for an adapter whose hot wallet pays out of what its own deposit addresses received
+   * (a UTXO wallet such as bitcoinChain's): before each payout test the suite pays
+   * `payoutFunding` (default 100 payout amounts) to a freshly issued address and reads the feed
+   * until that deposit is final, as the service does. Default false: the hot wallet is funded by
+   * the subject (an EVM hot wallet holds its own float).
+   */
+  payoutsSpendDeposits?: boolean;
 }
 
 /** Options of {@link runChainAdapterTests}. */

@@ -53,7 +53,14 @@ export async function startRpcProxy(target: string): Promise<RpcProxy> {
         return;
       }
       const forward = httpRequest(
-        { host: upstream.hostname, port: upstream.port, path: upstream.pathname, method: "POST", headers: { "content-type": "application/json", "content-length": body.length } },
+        {
+          host: upstream.hostname,
+          port: upstream.port,
+          path: req.url && req.url !== "/" ? req.url : upstream.pathname,
+          method: "POST",
+          // Bitcoin Core's RPC wants its Basic credentials: they pass through as the client sent them.
+          headers: { "content-type": "application/json", "content-length": body.length, ...(req.headers.authorization ? { authorization: req.headers.authorization } : {}) },
+        },
         (answer) => {
           res.writeHead(answer.statusCode ?? 502, { "content-type": "application/json" });
           answer.pipe(res);

@@ -120,6 +120,12 @@ export interface ChainAdapter {
    */
   pollDeposits(cursor: string | null, limit: number): Promise<DepositFeedPage>;
   /**
+   * Why payouts of `coin` on `network` cannot be made (for example no hot wallet is configured),
+   * or null when they can. Core asks before debiting anything and answers 503 with the reason.
+   * Optional: without it, payouts are always possible.
+   */
+  payoutsUnavailable?(coin: string, network: string): string | null;
+  /**
    * Broadcasts a payout. Idempotent by `payoutId`: a second call for the same payout returns
    * the first call's txHash instead of sending again.
    */

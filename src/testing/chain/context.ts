@@ -120,6 +120,20 @@ export class ChainTestRun {
     return network.minConfirm;
   }
 
+  /**
+   * Gives the adapter's hot wallet something to pay out from, when it pays out of its own
+   * deposits (`payoutsSpendDeposits`): `deposits` deposits to fresh addresses, read until final.
+   */
+  async fundPayouts(pair: ChainTestPair, deposits = 1): Promise<void> {
+    if (!this.subject.payoutsSpendDeposits) return;
+    // One deposit per payout that may be signed at once: a UTXO wallet spends each output once.
+    for (let i = 0; i < deposits; i++) await this.subject.pay(pair, await this.issue(pair), this.payoutAmount(pair) * 100n);
+    await this.subject.confirm(this.minConfirm(pair));
+    await this.feed.poll();
+    await this.subject.confirm(1);
+    await this.feed.poll();
+  }
+
   /** A payout destination of the pair's network (the subject's valid addresses, in turn). */
   destination(pair: ChainTestPair, index = 0): string {
     const list = this.subject.validAddresses[pair.network]!;

@@ -14,6 +14,7 @@ export function payoutTests(ctx: ChainSuiteContext): void {
     it("sends a payout whose status becomes confirmed as the chain confirms it", async () => {
       const run = ctx.run();
       for (const pair of run.pairs) {
+        await run.fundPayouts(pair);
         const payoutId = run.payoutId();
         const sent = await run.adapter.sendPayout({ payoutId, ...pair, address: run.destination(pair), amount: run.payoutAmount(pair) });
         expect(typeof sent?.txHash, `${label(pair)}: sendPayout resolves to { txHash: string }`).toBe("string");
@@ -26,6 +27,7 @@ export function payoutTests(ctx: ChainSuiteContext): void {
     it("sends a payout once: the same payoutId again returns the same txHash, and the destination receives the amount once", async () => {
       const run = ctx.run();
       for (const pair of run.pairs) {
+        await run.fundPayouts(pair);
         const address = run.destination(pair);
         const amount = run.payoutAmount(pair, 1n);
         const request = { payoutId: run.payoutId(), ...pair, address, amount };
@@ -45,6 +47,7 @@ export function payoutTests(ctx: ChainSuiteContext): void {
     it("sends a payout once when the same payoutId is sent by several calls at once", async () => {
       const run = ctx.run();
       for (const pair of run.pairs) {
+        await run.fundPayouts(pair);
         const address = run.destination(pair);
         const amount = run.payoutAmount(pair, 2n);
         const request = { payoutId: run.payoutId(), ...pair, address, amount };
@@ -62,6 +65,7 @@ export function payoutTests(ctx: ChainSuiteContext): void {
       const payouts = run.pairs.flatMap((pair) =>
         Array.from({ length: PARALLEL }, (_, i) => ({ pair, payoutId: run.payoutId(), address: run.destination(pair, i), amount: run.payoutAmount(pair, BigInt(10 + i)) })),
       );
+      for (const pair of run.pairs) await run.fundPayouts(pair, PARALLEL);
       const owed = new Map<string, { pair: ChainTestPair; address: string; amount: bigint; before: bigint }>();
       for (const { pair, address, amount } of payouts) {
         const key = `${label(pair)} ${address}`;

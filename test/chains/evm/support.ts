@@ -7,7 +7,7 @@ import type { Anvil } from "../anvil";
 import { get } from "../../v1/support";
 import express from "express";
 import request from "supertest";
-import { createPaymentRouter, staticPricing, type PaymentRouterOptions, type Storage } from "../../../src/index";
+import { createPaymentRouter, staticPricing, type ChainAdapter, type PaymentRouterOptions, type Storage } from "../../../src/index";
 
 /**
  * Shared steps of the live EVM tests: contracts deployed on a real anvil, a router with live
@@ -68,7 +68,7 @@ export function ethChain(node: Anvil, options: Partial<EvmChainOptions> = {}): E
 }
 
 /** A router with live chains, background loops off, webhooks to local receivers allowed. */
-export function liveHarness(chains: EvmChain[], options: PaymentRouterOptions = {}): Promise<Harness> {
+export function liveHarness(chains: ChainAdapter[], options: PaymentRouterOptions = {}): Promise<Harness> {
   return setup({ chains, pricing: staticPricing({ allowLive: true }), webhooks: { intervalMs: false, allowPrivateUrls: true, retrySchedule: [5, 5, 5] }, ...options });
 }
 
@@ -76,7 +76,7 @@ export function liveHarness(chains: EvmChain[], options: PaymentRouterOptions = 
  * The same service started again on the same storage (a restart): a new router and app, the
  * merchant and keys of `h` as stored.
  */
-export async function restart(h: Harness, chains: EvmChain[], storage: Storage): Promise<Harness> {
+export async function restart(h: Harness, chains: ChainAdapter[], storage: Storage): Promise<Harness> {
   const router = createPaymentRouter({ storage, chains, pricing: staticPricing({ allowLive: true }), backgroundIntervalMs: false, now: h.clock.now, logger: h.logger, webhooks: { intervalMs: false, allowPrivateUrls: true, retrySchedule: [5, 5, 5] } });
   const app = express();
   app.use(router);

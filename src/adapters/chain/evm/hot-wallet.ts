@@ -14,7 +14,7 @@ import {
   type TransactionReceipt,
 } from "viem";
 import type { ChainStateStore } from "../types";
-import { nodeError } from "./rpc-errors";
+import { nodeError } from "../rpc-errors";
 
 /** What `HotWallet` needs: a node, a key, and the shared state its nonce queue lives in. */
 export interface HotWalletOptions {

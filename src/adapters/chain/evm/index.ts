@@ -6,7 +6,7 @@ import { Consolidator } from "./consolidation";
 import { DETERMINISTIC_DEPLOYER, factoryAddress, factoryDeploymentData, forwarderAddress, forwarderSalt } from "./forwarders";
 import { HotWallet } from "./hot-wallet";
 import { checkEvmOptions, type EvmChainOptions, type EvmSettings } from "./options";
-import { nodeError, rpcSecrets } from "./rpc-errors";
+import { nodeError, rpcSecrets } from "../rpc-errors";
 import { EvmScanner, type WatchedAsset } from "./scanner";
 import { toChainUnits } from "./units";
 

@@ -1,6 +1,6 @@
 import { isLosslessNumber, parse, type LosslessNumber } from "lossless-json";
 import { z } from "zod";
-import { redact } from "../../chain/evm/rpc-errors";
+import { redact } from "../../chain/rpc-errors";
 import { PriceSourceError } from "./types";
 
 /**

@@ -3,7 +3,7 @@ import { createPublicClient, http, parseEther, type Address, type Hash, type Hex
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HotWallet, type HotWalletOptions } from "../../../../src/adapters/chain/evm/hot-wallet";
-import { nodeError, rpcSecrets } from "../../../../src/adapters/chain/evm/rpc-errors";
+import { nodeError, rpcSecrets } from "../../../../src/adapters/chain/rpc-errors";
 import type { ChainStateStore } from "../../../../src/adapters/chain/types";
 import { memoryStorage } from "../../../../src/adapters/storage/memory";
 import type { Storage } from "../../../../src/adapters/storage/types";

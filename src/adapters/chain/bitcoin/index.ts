@@ -1,0 +1,172 @@
+import type { HDKey } from "@scure/bip32";
+import { PaymentError } from "../../../errors";
+import { isValidAddressOfFamily, type ChainKind } from "../address-rules";
+import type { ChainAdapter, ChainHost } from "../types";
+import { toChainUnits } from "../evm/units";
+import { addressOfScript, deriveAddress, parseAccountKey, sameAccount } from "./keys";
+import { checkBitcoinOptions, type BitcoinChainOptions } from "./options";
+import { addressParams } from "./params";
+import { bitcoinNode } from "./node";
+import { BitcoinScanner } from "./scanner";
+import { BitcoinWallet } from "./wallet";
+
+export type { BitcoinChainOptions } from "./options";
+
+/** The Bitcoin-family chain adapter: what `bitcoinChain()` returns. */
+export interface BitcoinChain extends ChainAdapter {
+  readonly name: "bitcoin";
+  /** "bitcoin:<network>": the feed (and stored cursor) of this coin. */
+  readonly feedId: string;
+  /**
+   * Recovery: makes the next deposit sync read the chain again from `fromHeight` (deposits missed
+   * while the service was down, or after restoring a backup). What is found again is applied
+   * idempotently: nothing is credited twice.
+   */
+  rescan(fromHeight: number): Promise<void>;
+}
+
+/**
+ * A live chain adapter for one Bitcoin-family coin (BTC or LTC) through a Bitcoin Core
+ * compatible node's JSON-RPC, with no wallet on the node.
+ *
+ * - Deposit addresses are the account's BIP84 receive addresses 0/i, each handed out once (the
+ *   index lives in the service's storage, shared by every instance); the node is asked which
+ *   chain it is on and addresses are encoded for it (bc1/tb1/bcrt1, ltc1/tltc1/rltc1).
+ * - Deposits are found in blocks and in the mempool by script (see BitcoinScanner).
+ * - With `hotWallet`, payouts spend the account's confirmed outputs, with change to 1/i, signed
+ *   in process, stored under the payout id, then broadcast.
+ *
+ * Options are checked here; a malformed key or URL throws now, naming the option and never
+ * showing the key, the RPC password or the URL.
+ */
+export function bitcoinChain(options: BitcoinChainOptions): BitcoinChain {
+  const settings = checkBitcoinOptions(options);
+  const account = parseAccountKey(settings.xpub, settings.family, "bitcoinChain: xpub");
+  if (account.isPrivate) throw new TypeError("bitcoinChain: xpub is a private key; pass the account's extended public key there, and the private one as hotWallet");
+  let signer: HDKey | null = null;
+  if (settings.hotWallet) {
+    const hot = parseAccountKey(settings.hotWallet, settings.family, "bitcoinChain: hotWallet");
+    if (!hot.isPrivate) throw new TypeError("bitcoinChain: hotWallet must be the account's extended private key (xprv/zprv/tprv/vprv/Ltpv/Mtpv)");
+    if (!sameAccount(account.key, hot.key)) throw new TypeError("bitcoinChain: hotWallet is not the private key of the account given as xpub; payouts would spend nothing the deposits received");
+    signer = hot.key;
+  }
+  const node = bitcoinNode({ url: settings.rpcUrl, timeoutMs: settings.timeoutMs, label: `${settings.network} node` });
+  const namespace = `bitcoin:${settings.network}`;
+
+  // The node says which chain it is on; it is remembered in storage so that addresses can be
+  // issued (offline, from the xpub) even while the node is down after the first contact.
+  let chain: Promise<ChainKind> | null = null;
+  const chainKind = (): Promise<ChainKind> => {
+    const { host } = use();
+    chain ??= (async () => {
+      const remembered = await host.state.get(`${namespace}:chain`);
+      try {
+        const kind = await node.chain();
+        // A testnet key on a mainnet node (or the reverse) would hand out addresses no wallet of
+        // the merchant's shows: refuse rather than derive them.
+        if (!account.chains.includes(kind)) {
+          throw new Error(`the ${settings.network} node is on ${kind}, but the xpub given is a ${account.kind} key for ${account.chains.join("/")}; export the account key of the node's network`);
+        }
+        if (remembered && remembered !== kind) throw new Error(`the ${settings.network} node is on ${kind}, but this service issued addresses on ${remembered}; point rpcUrl at the right node`);
+        if (!remembered) await host.state.withLock(`${namespace}:chain`, (state) => state.set(`${namespace}:chain`, kind));
+        return kind;
+      } catch (error) {
+        // Only an unreachable node falls back to what was remembered, never a refusal.
+        if (remembered && !(error instanceof Error && /this service issued|the xpub given/.test(error.message))) return remembered as ChainKind;
+        throw error;
+      }
+    })().catch((error: unknown) => {
+      chain = null; // Ask again next time.
+      throw error;
+    });
+    return chain;
+  };
+  const params = async () => addressParams(settings.family, await chainKind());
+
+  let bound: { host: ChainHost; scanner: BitcoinScanner; wallet: BitcoinWallet; confirmations: number } | null = null;
+  const use = () => {
+    if (!bound) throw new Error(`bitcoinChain(${settings.coin}) is not bound: pass it to createPaymentRouter({ chains: [...] })`);
+    return bound;
+  };
+
+  return {
+    name: "bitcoin",
+    feedId: namespace,
+
+    bind(host) {
+      const confirmations = settings.confirmations ?? host.minConfirm(settings.coin, settings.network);
+      let cachedParams: Awaited<ReturnType<typeof params>> | null = null;
+      const wallet = new BitcoinWallet({ node, host, namespace, account: signer, params, confirmations, fee: settings.fee });
+      const scanner = new BitcoinScanner({
+        node,
+        coin: settings.coin,
+        network: settings.network,
+        chain: chainKind,
+        host,
+        addressOfScript: (hex) => (cachedParams ? addressOfScript(hex, cachedParams) : null),
+        confirmations,
+        blocksPerPoll: settings.blocksPerPoll,
+        startHeight: settings.startHeight,
+        onFinal: (deposits) => wallet.receive(deposits.map((deposit) => ({ txid: deposit.txid, vout: deposit.vout, sats: deposit.sats, address: deposit.address }))),
+        onBlockTransactions: (block) => wallet.sawBlock(block),
+      });
+      const poll = scanner.poll.bind(scanner);
+      // Scripts are decoded with the chain's parameters, known once the node answered.
+      scanner.poll = async (cursor, rescanFrom) => {
+        cachedParams ??= await params();
+        return poll(cursor, rescanFrom);
+      };
+      bound = { host, scanner, wallet, confirmations };
+    },
+
+    supports(coin, network) {
+      return coin === settings.coin && network === settings.network;
+    },
+
+    async createAddress() {
+      const { wallet } = use();
+      let encoding;
+      try {
+        encoding = await params();
+      } catch (error) {
+        // The node's words are scrubbed of its URL and credentials by the RPC client.
+        throw new PaymentError("chain_unavailable", `No ${settings.coin} address can be issued right now: ${(error as Error).message}`, { cause: error });
+      }
+      const { address } = await wallet.issue(0, async (index) => deriveAddress(account.key, 0, index, encoding));
+      return address;
+    },
+
+    async isValidAddress(coin, network, address) {
+      if (coin !== settings.coin || network !== settings.network) return false;
+      return isValidAddressOfFamily(settings.family, address, { chain: await chainKind() });
+    },
+
+    async pollDeposits(cursor) {
+      const { scanner, host } = use();
+      // A rescan asked for by rescan(): applied to this poll's cursor, then forgotten ("" = none).
+      const rescan = (await host.state.get(`${namespace}:rescan`)) || null;
+      const page = await scanner.poll(cursor, rescan === null ? null : Number(rescan));
+      if (rescan !== null) await host.state.withLock(`${namespace}:rescan`, (state) => state.set(`${namespace}:rescan`, ""));
+      return page;
+    },
+
+    payoutsUnavailable() {
+      return signer ? null : `Payouts of ${settings.coin} need the hot wallet: configure bitcoinChain({ hotWallet }) with the account's extended private key.`;
+    },
+
+    async sendPayout({ payoutId, address, amount, coin }) {
+      const { wallet, host } = use();
+      return { txHash: await wallet.send(payoutId, address, toChainUnits(amount, 8, host.decimals(coin))) };
+    },
+
+    async getPayoutStatus({ payoutId }) {
+      return use().wallet.status(payoutId);
+    },
+
+    async rescan(fromHeight) {
+      if (!Number.isSafeInteger(fromHeight) || fromHeight < 0) throw new RangeError("rescan: fromHeight must be a block height");
+      const { host } = use();
+      await host.state.withLock(`${namespace}:rescan`, (state) => state.set(`${namespace}:rescan`, String(fromHeight)));
+    },
+  };
+}

@@ -1,0 +1,92 @@
+import { z } from "zod";
+
+/** Options of `bitcoinChain()`. */
+export interface BitcoinChainOptions {
+  /** The currency list's coin ("BTC", "LTC"). */
+  coin: string;
+  /** The currency list's network code ("BTC", "LTC"). */
+  network: string;
+  /** Address rules and key formats: "bitcoin" or "litecoin". Default: "litecoin" for LTC, else "bitcoin". */
+  family?: "bitcoin" | "litecoin";
+  /**
+   * JSON-RPC of a Bitcoin Core compatible node, credentials in the URL
+   * (`http://user:password@127.0.0.1:8332`). The node needs no wallet and no `txindex`.
+   * The credentials never reach a log or an error.
+   */
+  rpcUrl: string;
+  /**
+   * The account-level extended public key (BIP84 native segwit, m/84'/coin'/account'):
+   * xpub/zpub (tpub/vpub on test networks), or Litecoin's Ltub/Mtub. Deposit addresses are its
+   * receive addresses 0/i, each used once.
+   */
+  xpub: string;
+  /** The same account's extended private key: enables payouts (signed in process). Optional. */
+  hotWallet?: string;
+  /** Confirmations for this coin instead of the currency list's minConfirm. */
+  confirmations?: number;
+  /** Block height the very first scan starts at. Default: a reorg window below the head at the first scan. */
+  startHeight?: number;
+  /** Blocks read per poll. Default 50. */
+  blocksPerPoll?: number;
+  /** Payout fee rate in sat/vB: `estimatesmartfee` for `target` blocks, else `fallback`, never above `ceiling`. */
+  feeRate?: { target?: number; fallback?: number; ceiling?: number };
+  /** Per-request timeout in ms. Default 15000. */
+  timeoutMs?: number;
+}
+
+/** The options after checking, with defaults. */
+export interface BitcoinSettings {
+  coin: string;
+  network: string;
+  family: "bitcoin" | "litecoin";
+  rpcUrl: string;
+  xpub: string;
+  hotWallet: string | null;
+  confirmations: number | null;
+  startHeight: number | null;
+  blocksPerPoll: number;
+  fee: { target: number; fallback: number; ceiling: number };
+  timeoutMs: number;
+}
+
+const schema = z.strictObject({
+  coin: z.string().regex(/^[A-Z0-9]{2,10}$/, { error: "must be the currency list's symbol, such as BTC or LTC" }),
+  network: z.string().regex(/^[A-Z0-9_-]{2,20}$/, { error: "must be the currency list's network code, such as BTC or LTC" }),
+  family: z.enum(["bitcoin", "litecoin"]).optional(),
+  rpcUrl: z.url({ protocol: /^https?$/, error: "must be an http(s) URL of the node's JSON-RPC, such as http://user:password@127.0.0.1:8332" }),
+  // Keys are checked by parseAccountKey, whose messages never show them.
+  xpub: z.string({ error: "is required: the account's extended public key" }).min(1, { error: "is required: the account's extended public key" }),
+  hotWallet: z.string().min(1).optional(),
+  confirmations: z.int().min(1).max(10_000).optional(),
+  startHeight: z.int().min(0).optional(),
+  blocksPerPoll: z.int().min(1).max(1_000).optional(),
+  feeRate: z.strictObject({ target: z.int().min(1).max(1008).optional(), fallback: z.number().positive().max(10_000).optional(), ceiling: z.number().positive().max(100_000).optional() }).optional(),
+  timeoutMs: z.int().min(100).max(300_000).optional(),
+});
+
+/** Checks `bitcoinChain()`'s options; messages name the option and never show a key or the URL. */
+export function checkBitcoinOptions(options: BitcoinChainOptions): BitcoinSettings {
+  const result = schema.safeParse(options ?? {});
+  if (!result.success) {
+    const problems = result.error.issues.map((issue) =>
+      issue.code === "unrecognized_keys" ? `unknown option(s) ${issue.keys.join(", ")}` : `${issue.path.map(String).join(".") || "options"} ${issue.message}`,
+    );
+    throw new TypeError(`bitcoinChain: ${problems.join("; ")}`);
+  }
+  const value = result.data;
+  const fee = { target: value.feeRate?.target ?? 6, fallback: value.feeRate?.fallback ?? 10, ceiling: value.feeRate?.ceiling ?? 500 };
+  if (fee.fallback > fee.ceiling) throw new TypeError("bitcoinChain: feeRate.fallback is above feeRate.ceiling");
+  return {
+    coin: value.coin,
+    network: value.network,
+    family: value.family ?? (value.coin === "LTC" ? "litecoin" : "bitcoin"),
+    rpcUrl: value.rpcUrl,
+    xpub: value.xpub,
+    hotWallet: value.hotWallet ?? null,
+    confirmations: value.confirmations ?? null,
+    startHeight: value.startHeight ?? null,
+    blocksPerPoll: value.blocksPerPoll ?? 50,
+    fee,
+    timeoutMs: value.timeoutMs ?? 15_000,
+  };
+}

@@ -1,0 +1,213 @@
+import { PGlite } from "@electric-sql/pglite";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { postgresStorage } from "../../../src/postgres";
+import type { Storage } from "../../../src/index";
+import type { Harness } from "../../helpers";
+import { balances, get } from "../../v1/support";
+import { liveHarness, restart, settle } from "../evm/support";
+import { startRpcProxy } from "../rpc-proxy";
+import { startLitecoind, type Litecoind } from "../litecoind";
+import { ltcChain, ltcPayment, newAccount, payment } from "./support";
+
+/**
+ * Reorgs, double-spends, downtime and payouts on a real Litecoin Core node (regtest).
+ */
+
+let node: Litecoind;
+let pglite: PGlite;
+let schemas = 0;
+const open: Harness[] = [];
+
+beforeAll(async () => {
+  [node, pglite] = await Promise.all([startLitecoind(), PGlite.create()]);
+  await node.fund();
+}, 120_000);
+afterAll(async () => {
+  await node?.stop();
+  await pglite?.close();
+});
+afterEach(async () => {
+  for (const h of open.splice(0)) await h.router.close();
+});
+
+async function harness(account = newAccount(), storage: Storage = postgresStorage({ pglite, schema: `ltc_${++schemas}` }), options: Parameters<typeof ltcChain>[2] = {}): Promise<Harness> {
+  const h = await liveHarness([ltcChain(node, account, options)], { storage });
+  open.push(h);
+  return h;
+}
+
+describe("reorgs and double-spends", () => {
+  it("puts a deposit of an invalidated block back to unconfirmed, then credits it once when mined again", async () => {
+    const h = await harness();
+    const created = await ltcPayment(h, "0.4");
+    await node.pay(created.address, "0.4");
+    const [mined] = await node.mine(2);
+    await settle(h);
+    expect((await payment(h, created.id)).status).toBe("CONFIRMING");
+    await node.invalidate(mined!);
+    expect(await node.mempool()).toHaveLength(1); // the payment waits again
+    await node.mine(3);
+    await settle(h);
+    expect(h.logger.lines.some((line) => line.includes("reorg"))).toBe(true);
+    expect((await payment(h, created.id)).status).toBe("CONFIRMING");
+    await node.mine(6);
+    await settle(h);
+    expect((await payment(h, created.id)).status).toBe("PAID");
+    expect((await balances(h, h.liveKey)).LTC?.available).toBe("0.398");
+  });
+
+  it("never credits a deposit whose transaction was double-spent by a conflict mined instead", async () => {
+    const h = await harness();
+    const created = await ltcPayment(h, "0.3");
+    const txid = await node.pay(created.address, "0.3");
+    await settle(h);
+    expect((await payment(h, created.id)).status).toBe("CONFIRMING");
+    await node.doubleSpend(txid);
+    await node.mine(6);
+    await settle(h);
+    const after = await payment(h, created.id);
+    expect(after.status).toBe("PENDING");
+    expect((await balances(h, h.liveKey)).LTC?.available ?? "0").toBe("0");
+  });
+});
+
+describe("downtime", () => {
+  it("credits once a deposit that confirmed while the service was down, after a restart", async () => {
+    const account = newAccount();
+    const schema = `ltc_down_${++schemas}`;
+    const first = await harness(account, postgresStorage({ pglite, schema }));
+    const created = await ltcPayment(first, "0.25");
+    await node.pay(created.address, "0.25");
+    await settle(first);
+    expect((await payment(first, created.id)).status).toBe("CONFIRMING");
+    await first.router.close();
+    open.splice(open.indexOf(first), 1);
+
+    await node.mine(8);
+    const second = await restart(first, [ltcChain(node, account)], postgresStorage({ pglite, schema }));
+    open.push(second);
+    await settle(second);
+    await settle(second);
+    expect((await payment(second, created.id)).status).toBe("PAID");
+    expect((await balances(second, second.liveKey)).LTC?.available).toBe("0.24875");
+  });
+
+  it("finds deposits missed by a lost cursor with rescan(fromHeight)", async () => {
+    const account = newAccount();
+    const chain = ltcChain(node, account, { startHeight: 1_000_000 });
+    const h = await liveHarness([chain], { storage: postgresStorage({ pglite, schema: `ltc_rescan_${++schemas}` }) });
+    open.push(h);
+    const height = await node.height();
+    const created = await ltcPayment(h, "0.15");
+    await node.pay(created.address, "0.15");
+    await node.mine(6);
+    // A start height in the future: the scan read nothing of this. Recovery rescans from before.
+    await chain.rescan(height);
+    await settle(h);
+    expect((await payment(h, created.id)).status).toBe("PAID");
+  });
+});
+
+describe("payouts", () => {
+  /** Pays `count` invoices of `each` LTC to the account and confirms them, so the hot wallet has coins. */
+  async function fund(h: Harness, count: number, each: string): Promise<void> {
+    for (let i = 0; i < count; i++) {
+      const created = await ltcPayment(h, each);
+      await node.pay(created.address, each);
+    }
+    await node.mine(6);
+    await settle(h);
+  }
+
+  async function withdrawal(h: Harness, id: string) {
+    const res = await get(h, `/v1/withdrawals/${id}`, h.liveKey);
+    expect(res.status, res.text).toBe(200);
+    return res.body as { status: string; txHash: string | null };
+  }
+
+  it("sends payouts in parallel spending distinct outputs; they complete after the confirmations and change returns to the account", async () => {
+    const h = await harness();
+    await fund(h, 4, "1");
+    const destinations = await Promise.all([node.newAddress(), node.newAddress(), node.newAddress()]);
+    const sent = await Promise.all(destinations.map((address) => h.post("/v1/withdrawals", { currency: "LTC", amount: "0.3", address }, h.liveKey)));
+    for (const res of sent) expect(res.status, res.text).toBe(200);
+    const hashes = sent.map((res) => res.body.txHash as string);
+    expect(new Set(hashes).size).toBe(3);
+    const mempool = await node.mempool();
+    for (const hash of hashes) expect(mempool).toContain(hash);
+    // No output is spent twice: every input of the three transactions is distinct.
+    const inputs = (await Promise.all(hashes.map(async (hash) => (await node.decode(await node.rawTransaction(hash))).vin.map((input) => `${input.txid}:${input.vout}`)))).flat();
+    expect(new Set(inputs).size).toBe(inputs.length);
+    await settle(h);
+    expect((await withdrawal(h, sent[0]!.body.id)).status).toBe("PROCESSING");
+    await node.mine(6);
+    await settle(h);
+    await settle(h);
+    for (const res of sent) expect((await withdrawal(h, res.body.id)).status).toBe("COMPLETED");
+    // Each destination got exactly 0.3 LTC.
+    for (const [i, hash] of hashes.entries()) {
+      const tx = await node.decode(await node.rawTransaction(hash));
+      const paid = tx.vout.filter((output) => (output.scriptPubKey.addresses ?? []).includes(destinations[i]!));
+      expect(paid.map((output) => output.value)).toEqual([0.3]);
+    }
+    // Change went back to the account: a second round of payouts is paid from it.
+    const again = await h.post("/v1/withdrawals", { currency: "LTC", amount: "0.5", address: await node.newAddress() }, h.liveKey);
+    expect(again.status, again.text).toBe(200);
+    expect(again.body.txHash).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it("does not pay twice when the process dies between signing and broadcasting", async () => {
+    const proxy = await startRpcProxy(`http://127.0.0.1:${new URL(node.rpcUrl).port}`);
+    const viaProxy = `http://${node.rpcUser}:${node.rpcPassword}@127.0.0.1:${new URL(proxy.url).port}`;
+    const account = newAccount();
+    const schema = `ltc_crash_${++schemas}`;
+    const first = await harness(account, postgresStorage({ pglite, schema }), { rpcUrl: viaProxy });
+    await fund(first, 1, "1");
+    const to = await node.newAddress();
+
+    // The node goes away exactly when the signed payout is broadcast.
+    proxy.refuse.add("sendrawtransaction");
+    const res = await first.post("/v1/withdrawals", { currency: "LTC", amount: "0.2", address: to }, first.liveKey);
+    expect(res.status, res.text).toBe(200);
+    expect(res.body).toMatchObject({ status: "PROCESSING", txHash: null });
+    expect(proxy.seen.get("sendrawtransaction")).toBeGreaterThan(0);
+    expect(await node.mempool()).toEqual([]);
+    await first.router.close();
+    open.splice(open.indexOf(first), 1);
+    await proxy.close();
+
+    // Restarted on the same database, straight to the node: the stored transaction goes out, once.
+    const second = await restart(first, [ltcChain(node, account)], postgresStorage({ pglite, schema }));
+    open.push(second);
+    await settle(second);
+    const waiting = await node.mempool();
+    expect(waiting).toHaveLength(1);
+    await node.mine(6);
+    await settle(second);
+    await settle(second);
+    const done = await withdrawal(second, res.body.id);
+    expect(done).toMatchObject({ status: "COMPLETED", txHash: waiting[0] });
+    expect(await node.wallet<number>("getreceivedbyaddress", to)).toBe(0.2);
+    await settle(second);
+    expect(await node.mempool()).toEqual([]);
+  });
+
+  it("answers 503 that payouts need the hot wallet when none is configured, and debits nothing", async () => {
+    const h = await harness(newAccount(), undefined, { hotWallet: false });
+    await fund(h, 1, "0.5");
+    const before = (await balances(h, h.liveKey)).LTC?.available;
+    const res = await h.post("/v1/withdrawals", { currency: "LTC", amount: "0.1", address: await node.newAddress() }, h.liveKey);
+    expect(res.status).toBe(503);
+    expect(res.body.message).toMatch(/need the hot wallet/);
+    expect((await balances(h, h.liveKey)).LTC?.available).toBe(before);
+  });
+
+  it("refuses a Bitcoin address or a malformed one for a Litecoin payout", async () => {
+    const h = await harness();
+    await fund(h, 1, "0.5");
+    for (const address of ["bcrt1qw508d6qejxtdg4y5r3zarvary0c5xw7kygt080", "bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu", "not-an-address", "ltc1qxyz"]) {
+      const res = await h.post("/v1/withdrawals", { currency: "LTC", amount: "0.1", address }, h.liveKey);
+      expect(res.status, address).toBe(400);
+    }
+  });
+});
