@@ -13,13 +13,17 @@
  * Live mode on an EVM node (see the README, "Taking real payments"): EVM_RPC_URL, EVM_HOT_KEY (the
  * hot wallet's 0x private key), EVM_NETWORK (ETH), EVM_CHAIN_ID (optional check) and EVM_TOKENS
  * (e.g. "USDT=0xdAC17F958D2ee523a2206206994597C13D831ec7:6,USDC=0xA0b8...:6"). With them set, the
- * demo merchant also gets a fresh live key on every start, printed once. Live prices then come
+ * demo merchant also gets a fresh live key on every start, printed once. Bitcoin-family coins the
+ * same way: LTC_RPC_URL, LTC_XPUB and LTC_XPRV (optional, for payouts); BTC_RPC_URL, BTC_XPUB,
+ * BTC_XPRV. Live prices then come
  * from PRICE_SOURCES (default "coinbase,kraken,coingecko"; each may be given as name=baseUrl, e.g.
  * "coinbase=https://api.coinbase.com,kraken") and COINGECKO_API_KEY, in both modes.
  */
 import express from "express";
 import { createPaymentRouter, type MerchantRecord, type PaymentRouter } from "../../src/index";
+import { bitcoinChain } from "../../src/bitcoin";
 import { evmChain } from "../../src/evm";
+import type { ChainAdapter } from "../../src/index";
 import { binance, coinbase, coingecko, exchangeRates, kraken, type PriceSource } from "../../src/rates";
 import { postgresStorage } from "../../src/postgres";
 
@@ -35,7 +39,7 @@ const interval = Number(process.env.BACKGROUND_INTERVAL_MS) || undefined;
 const webhookTimeout = Number(process.env.WEBHOOK_TIMEOUT_MS) || undefined;
 const retrySchedule = process.env.WEBHOOK_RETRY_SCHEDULE ? process.env.WEBHOOK_RETRY_SCHEDULE.split(",").map(Number) : undefined;
 
-const liveChains = process.env.EVM_RPC_URL
+const liveChains: ChainAdapter[] = process.env.EVM_RPC_URL
   ? [
       evmChain({
         network: process.env.EVM_NETWORK || "ETH",
@@ -46,6 +50,14 @@ const liveChains = process.env.EVM_RPC_URL
       }),
     ]
   : [];
+
+for (const coin of ["BTC", "LTC"]) {
+  const rpcUrl = process.env[`${coin}_RPC_URL`];
+  const xpub = process.env[`${coin}_XPUB`];
+  if (!rpcUrl || !xpub) continue;
+  const hotWallet = process.env[`${coin}_XPRV`];
+  liveChains.push(bitcoinChain({ coin, network: coin, rpcUrl, xpub, ...(hotWallet ? { hotWallet } : {}) }));
+}
 
 /** "USDT=0xabc...:6,USDC=0xdef...:6" -> the `tokens` option of evmChain. */
 function parseTokens(text: string): Record<string, { address: string; decimals: number }> {
