@@ -56,7 +56,7 @@ export async function startRpcProxy(target: string): Promise<RpcProxy> {
         {
           host: upstream.hostname,
           port: upstream.port,
-          path: req.url && req.url !== "/" ? req.url : upstream.pathname,
+          path: upstream.pathname,
           method: "POST",
           // Bitcoin Core's RPC wants its Basic credentials: they pass through as the client sent them.
           headers: { "content-type": "application/json", "content-length": body.length, ...(req.headers.authorization ? { authorization: req.headers.authorization } : {}) },

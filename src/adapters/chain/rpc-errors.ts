@@ -75,3 +75,14 @@ function safeDecode(text: string): string {
     return text;
   }
 }
+
+/** Node's fetch says "fetch failed" and keeps the reason (ECONNREFUSED, ENOTFOUND) in `cause`. */
+export function networkReason(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const cause = (error as { cause?: unknown }).cause;
+  if (cause instanceof Error) {
+    const code = (cause as { code?: unknown }).code;
+    return typeof code === "string" ? `${error.message} (${code})` : `${error.message} (${cause.message})`;
+  }
+  return error.message;
+}

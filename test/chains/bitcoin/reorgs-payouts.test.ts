@@ -6,6 +6,8 @@ import type { Harness } from "../../helpers";
 import { balances, get } from "../../v1/support";
 import { liveHarness, restart, settle } from "../evm/support";
 import { startRpcProxy } from "../rpc-proxy";
+import { deriveAddress, parseAccountKey } from "../../../src/adapters/chain/bitcoin/keys";
+import { addressParams } from "../../../src/adapters/chain/bitcoin/params";
 import { startLitecoind, type Litecoind } from "../litecoind";
 import { ltcChain, ltcPayment, newAccount, payment } from "./support";
 
@@ -126,7 +128,8 @@ describe("payouts", () => {
   }
 
   it("sends payouts in parallel spending distinct outputs; they complete after the confirmations and change returns to the account", async () => {
-    const h = await harness();
+    const account = newAccount();
+    const h = await harness(account);
     await fund(h, 4, "1");
     const destinations = await Promise.all([node.newAddress(), node.newAddress(), node.newAddress()]);
     const sent = await Promise.all(destinations.map((address) => h.post("/v1/withdrawals", { currency: "LTC", amount: "0.3", address }, h.liveKey)));
@@ -150,7 +153,16 @@ describe("payouts", () => {
       const paid = tx.vout.filter((output) => (output.scriptPubKey.addresses ?? []).includes(destinations[i]!));
       expect(paid.map((output) => output.value)).toEqual([0.3]);
     }
-    // Change went back to the account: a second round of payouts is paid from it.
+    // Change went back to the account's internal chain 1/i: every other output of the three
+    // transactions pays one of its first addresses, and is not a deposit address 0/i.
+    const key = parseAccountKey(account.xpub, "litecoin").key;
+    const internal = new Set(Array.from({ length: 10 }, (_, i) => deriveAddress(key, 1, i, addressParams("litecoin", "regtest"))));
+    for (const [i, hash] of hashes.entries()) {
+      const rest = (await node.decode(await node.rawTransaction(hash))).vout.flatMap((output) => output.scriptPubKey.addresses ?? []).filter((address) => address !== destinations[i]);
+      expect(rest).toHaveLength(1);
+      expect(internal.has(rest[0]!), `${rest[0]} is one of the account's change addresses`).toBe(true);
+    }
+    // A second round of payouts is paid too, out of what is left and the confirmed change.
     const again = await h.post("/v1/withdrawals", { currency: "LTC", amount: "0.5", address: await node.newAddress() }, h.liveKey);
     expect(again.status, again.text).toBe(200);
     expect(again.body.txHash).toMatch(/^[0-9a-f]{64}$/);

@@ -2,7 +2,7 @@ import type { HDKey } from "@scure/bip32";
 import { PaymentError } from "../../../errors";
 import { isValidAddressOfFamily, type ChainKind } from "../address-rules";
 import type { ChainAdapter, ChainHost } from "../types";
-import { toChainUnits } from "../evm/units";
+import { toChainUnits } from "../units";
 import { addressOfScript, deriveAddress, parseAccountKey, sameAccount } from "./keys";
 import { checkBitcoinOptions, type BitcoinChainOptions } from "./options";
 import { addressParams } from "./params";

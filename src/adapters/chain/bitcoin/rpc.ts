@@ -1,6 +1,6 @@
 import { parse } from "lossless-json";
 import { parseDecimal } from "../../../money";
-import { nodeError, redact, rpcSecrets } from "../rpc-errors";
+import { networkReason, nodeError, redact, rpcSecrets } from "../rpc-errors";
 
 /**
  * JSON-RPC to a Bitcoin Core-family node (bitcoind, litecoind) over Node's fetch: the Bitcoin
@@ -270,13 +270,3 @@ function summarise(calls: readonly BitcoinRpcCall[]): string {
   return [...counts].map(([method, count]) => (count > 1 ? `${method} x${count}` : method)).join(", ");
 }
 
-/** Node's fetch says "fetch failed" and keeps the reason (ECONNREFUSED, ENOTFOUND) in `cause`. */
-function networkReason(error: unknown): string {
-  if (!(error instanceof Error)) return String(error);
-  const cause = (error as { cause?: unknown }).cause;
-  if (cause instanceof Error) {
-    const code = (cause as { code?: unknown }).code;
-    return typeof code === "string" ? `${error.message} (${code})` : `${error.message} (${cause.message})`;
-  }
-  return error.message;
-}

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { parseDecimal } from "../../../money";
 import type { ChainDeposit, ChainHost, DepositFeedPage, IssuedAddress } from "../types";
-import { toLedgerUnits } from "../evm/units";
+import { toLedgerUnits } from "../units";
 
 /** A transaction as `getblock <hash> 2` and `getrawtransaction <txid> true` give it (amounts as exact strings). */
 export interface NodeTransaction {

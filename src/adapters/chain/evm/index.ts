@@ -8,7 +8,7 @@ import { HotWallet } from "./hot-wallet";
 import { checkEvmOptions, type EvmChainOptions, type EvmSettings } from "./options";
 import { nodeError, rpcSecrets } from "../rpc-errors";
 import { EvmScanner, type WatchedAsset } from "./scanner";
-import { toChainUnits } from "./units";
+import { toChainUnits } from "../units";
 
 export type { EvmChainOptions } from "./options";
 
@@ -53,7 +53,14 @@ export function evmChain(options: EvmChainOptions): EvmChain {
   const account = privateKeyToAccount(settings.hotWallet);
   const secrets = [...rpcSecrets(settings.rpcUrl), settings.hotWallet, settings.hotWallet.slice(2)];
   const label = `${settings.network} node`;
-  const fail = (error: unknown) => nodeError(error, { label, secrets });
+  // Scrubbed once: an error already made here (the chain id check) passes through unchanged.
+  const scrubbed = new WeakSet<Error>();
+  const fail = (error: unknown): Error => {
+    if (error instanceof Error && scrubbed.has(error)) return error;
+    const clean = nodeError(error, { label, secrets });
+    scrubbed.add(clean);
+    return clean;
+  };
   const client = createPublicClient({
     transport: http(settings.rpcUrl, { batch: { batchSize: 100 }, timeout: settings.timeoutMs, retryCount: 1 }),
     cacheTime: 0,

@@ -2,7 +2,7 @@ import { getAddress, parseAbiItem, type Address, type Block, type Hash, type Pub
 import type { ChainDeposit, ChainHost, DepositFeedPage, IssuedAddress } from "../types";
 import { decodeCursor, encodeCursor, type ScanCursor, type TrackedDeposit } from "./cursor";
 import { callFrames, parityValueFrames, type CallFrame, type ParityTrace, type ValueFrame } from "./traces";
-import { toLedgerUnits } from "./units";
+import { toLedgerUnits } from "../units";
 
 /** A coin the adapter watches on its network: the native coin (token null) or an ERC-20. */
 export interface WatchedAsset {

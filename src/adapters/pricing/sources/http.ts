@@ -1,6 +1,6 @@
 import { isLosslessNumber, parse, type LosslessNumber } from "lossless-json";
 import { z } from "zod";
-import { redact } from "../../chain/rpc-errors";
+import { networkReason, redact } from "../../chain/rpc-errors";
 import { PriceSourceError } from "./types";
 
 /**
@@ -156,16 +156,6 @@ function abortReason(reason: unknown): string {
   return reason === undefined ? "no reason given" : String(reason);
 }
 
-/** Node's fetch says "fetch failed" and keeps the reason (ECONNREFUSED, ENOTFOUND) in `cause`. */
-function networkReason(error: unknown): string {
-  if (!(error instanceof Error)) return String(error);
-  const cause = (error as { cause?: unknown }).cause;
-  if (cause instanceof Error) {
-    const code = (cause as { code?: unknown }).code;
-    return typeof code === "string" ? `${error.message} (${code})` : `${error.message} (${cause.message})`;
-  }
-  return error.message;
-}
 
 /** Where a redirect points, origin only: its path or query could carry anything. */
 function originOf(location: string, base: string): string {
