@@ -4,6 +4,11 @@
  * README promises that those two commands work with nothing else typed. When the project's own
  * tools are missing, it installs exactly what package-lock.json pins (`npm ci`); otherwise it
  * does nothing and costs a few milliseconds.
+ *
+ * With `--system` (npm test), it also installs the system packages the tests run for real: a
+ * Litecoin Core node (the Bitcoin-family adapter's tests) and Chromium (the browser tests), from
+ * Debian's packages, when they are missing and apt-get can be run (as root, as on CI). Elsewhere
+ * it says what to install.
  */
 import { execSync } from "node:child_process";
 import { existsSync } from "node:fs";
@@ -15,4 +20,19 @@ const needed = ["tsx", "vitest", "tsup"].map((tool) => join(root, "node_modules"
 if (!needed.every((tool) => existsSync(tool))) {
   console.error("express-crypto-pay: installing dependencies (npm ci) on first run...");
   execSync("npm ci --no-audit --no-fund", { cwd: root, stdio: "inherit" });
+}
+
+if (process.argv.includes("--system")) {
+  const packages = [
+    { name: "litecoind", present: existsSync("/usr/lib/litecoin/litecoind") },
+    { name: "chromium", present: existsSync("/usr/bin/chromium") },
+  ].filter((entry) => !entry.present).map((entry) => entry.name);
+  if (packages.length > 0) {
+    if (process.getuid?.() === 0 && existsSync("/usr/bin/apt-get")) {
+      console.error(`express-crypto-pay: installing ${packages.join(" and ")} for the tests (apt-get)...`);
+      execSync(`apt-get update && apt-get install -y ${packages.join(" ")}`, { stdio: "inherit" });
+    } else {
+      console.error(`express-crypto-pay: the tests need ${packages.join(" and ")} (Debian: apt-get install -y ${packages.join(" ")}).`);
+    }
+  }
 }
