@@ -8,12 +8,6 @@ import type { Mode } from "./types";
 /** Marks the sandbox chain, which may serve test mode only. */
 export const SANDBOX_CHAIN = Symbol.for("express-crypto-pay.sandbox-chain");
 
-/** A coin on a network, as the currency list names them. */
-export interface Pair {
-  coin: string;
-  network: string;
-}
-
 /**
  * The chain adapters of each mode and which one serves each coin/network pair of the currency
  * list. Built once at start-up, where every conflict is a boot error: the request path only
