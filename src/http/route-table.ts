@@ -6,6 +6,7 @@ import type { StoredAnswer } from "../core/idempotency";
 import type { Caller } from "../core/merchants";
 import type { MerchantRecord } from "../core/types";
 import { sendJson, sendRawJson } from "./send-json";
+import { isPossibleId, UNKNOWN_RECORD, unknownRecordMessage } from "../schemas/fields";
 import { parseBody } from "./validate";
 
 /** What a route handler gets besides its parsed input. */
@@ -177,7 +178,8 @@ export class RouteTable {
       if (req.method === "POST") await this.steps.readBody(req, res);
       const { scope, merchant } = await this.steps.authenticate(req);
       route.guard?.(scope);
-      const input = parseBody(route.schema, req.method === "GET" ? { ...req.query } : req.body) as never;
+      const input = parseInput(route.schema, req.method === "GET" ? { ...req.query } : req.body) as never;
+      refuseImpossibleIds(found.entry.segments, found.params);
       const call = { scope, merchant, params: found.params, req, res };
       const key = req.headers["idempotency-key"];
       if (route.idempotent && typeof key === "string" && this.steps.idempotency) {
@@ -189,6 +191,41 @@ export class RouteTable {
       sendJson(res, 200, await route.handle(input, call));
     };
   }
+}
+
+/**
+ * Parses a route's input. A field that names a record that cannot exist (a `recordId` with a NUL
+ * or a foreign alphabet) is answered 404 as an unknown id would be, once nothing else is wrong:
+ * a malformed id and a well-formed unknown one must look the same.
+ */
+function parseInput(schema: z.ZodType, input: unknown): unknown {
+  const result = schema.safeParse(input ?? {}, { reportInput: true });
+  if (result.success) return result.data;
+  const unknown = result.error.issues.map((issue) => (issue.code === "custom" ? (issue.params?.[UNKNOWN_RECORD] as string | undefined) : undefined));
+  const first = result.error.issues[0]!;
+  if (unknown.every((what) => what !== undefined)) {
+    throw new PaymentError("not_found", unknownRecordMessage(unknown[0]!, String((first as { input?: unknown }).input)));
+  }
+  return parseBody(schema, input);
+}
+
+/**
+ * Path parameters are ids of our records (`/payments/:id`). One that cannot be an id (NUL,
+ * control characters, another alphabet, any length we never issue) gets the 404 of an unknown
+ * id here, for every route at once, instead of reaching the storage (PostgreSQL refuses NUL).
+ */
+function refuseImpossibleIds(segments: readonly string[], params: Record<string, string>): void {
+  segments.forEach((segment, index) => {
+    if (!segment.startsWith(":")) return;
+    const value = params[segment.slice(1)]!;
+    if (!isPossibleId(value)) throw new PaymentError("not_found", unknownRecordMessage(recordName(segments[index - 1]), value));
+  });
+}
+
+/** "payment-links" -> "payment link", "webhook-deliveries" -> "webhook delivery". */
+function recordName(collection: string | undefined): string {
+  if (!collection) return "record";
+  return collection.replace(/-/g, " ").replace(/ies$/, "y").replace(/s$/, "");
 }
 
 /**

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { AmountFormatError, numberToDecimal, parseDecimal } from "../money";
-import { address, lifeTime, metadata, returnUrl, symbol } from "./fields";
+import { address, externalId, lifeTime, metadata, plainText, recordId, returnUrl, symbol } from "./fields";
 
 /**
  * Request schemas of the merchant endpoints (spec section 4.1) and the sandbox endpoints.
@@ -45,7 +45,7 @@ const invoiceOptions = {
   returnUrl: returnUrl.optional().meta({ description: "Where the hosted page sends the payer back to.", examples: ["https://shop.example/orders/1042"] }),
   metadata: metadata
     .optional()
-    .meta({ description: "Free-form data (at most 50 keys, 8 KB of JSON), returned as given; `orderId` comes back in every webhook event.", examples: [{ orderId: "1042" }] }),
+    .meta({ description: "Free-form data (at most 50 keys, 8 KB of JSON, nested at most 32 levels deep), returned as given; `orderId` comes back in every webhook event.", examples: [{ orderId: "1042" }] }),
 };
 
 /** POST /api/v1/merchants/invoice/create */
@@ -65,10 +65,8 @@ export const whitelabelCreateRequest = z.strictObject({
   network: symbol.optional().meta({ description: "Network code (see the currency list); may be left out when the coin has one network.", examples: ["TRX"] }),
 });
 
-const id = z.string({ error: "must be a string" }).min(1, { error: "must not be empty" }).max(100);
-
 /** POST /api/v1/merchants/invoice/fetch */
-export const invoiceFetchRequest = z.strictObject({ invoiceId: id.meta({ description: "The invoice's `id`." }) });
+export const invoiceFetchRequest = z.strictObject({ invoiceId: recordId("invoice").meta({ description: "The invoice's `id`." }) });
 
 /** POST /api/v1/merchants/payout/create */
 export const payoutCreateRequest = z.strictObject({
@@ -79,7 +77,7 @@ export const payoutCreateRequest = z.strictObject({
 });
 
 /** POST /api/v1/merchants/payout/fetch */
-export const payoutFetchRequest = z.strictObject({ payoutId: id.meta({ description: "The payout's `id`." }) });
+export const payoutFetchRequest = z.strictObject({ payoutId: recordId("payout").meta({ description: "The payout's `id`." }) });
 
 /** POST /api/v1/merchants/exchange/create */
 export const exchangeCreateRequest = z.strictObject({
@@ -95,29 +93,25 @@ const confirmations = z.int({ error: "must be a whole number" }).min(0, { error:
 
 /** POST /api/v1/sandbox/deposit/create */
 export const sandboxDepositCreateRequest = z.strictObject({
-  address: z
-    .string({ error: "must be a string" })
-    .min(1)
-    .max(256)
-    .meta({ description: "A deposit address issued to this merchant in test mode (an invoice's `address`)." }),
+  address: plainText(z.string({ error: "must be a string" }).min(1).max(256)).meta({ description: "A deposit address issued to this merchant in test mode (an invoice's `address`)." }),
   amount: amountNumber.meta({ description: "Amount sent, in the coin of the address (an invoice's `payAmount` pays it in full).", examples: [25] }),
   confirmations: confirmations.default(0).meta({ description: "Confirmations the deposit starts with; the network's `minConfirm` makes it final." }),
 });
 
 /** POST /api/v1/sandbox/deposit/confirm */
 export const sandboxDepositConfirmRequest = z.strictObject({
-  txHash: id.meta({ description: "The `txHash` deposit/create answered." }),
+  txHash: externalId("sandbox deposit").meta({ description: "The `txHash` deposit/create answered." }),
   confirmations: confirmations.meta({ description: "The deposit's confirmations from now on.", examples: [19] }),
 });
 
 /** POST /api/v1/sandbox/deposit/drop */
-export const sandboxDepositDropRequest = z.strictObject({ txHash: id.meta({ description: "The `txHash` deposit/create answered." }) });
+export const sandboxDepositDropRequest = z.strictObject({ txHash: externalId("sandbox deposit").meta({ description: "The `txHash` deposit/create answered." }) });
 
 /** POST /api/v1/sandbox/invoice/expire */
-export const sandboxInvoiceExpireRequest = z.strictObject({ invoiceId: id.meta({ description: "The invoice's `id`." }) });
+export const sandboxInvoiceExpireRequest = z.strictObject({ invoiceId: recordId("invoice").meta({ description: "The invoice's `id`." }) });
 
 /** POST /api/v1/sandbox/payout/fail */
 export const sandboxPayoutFailRequest = z.strictObject({
-  payoutId: id.meta({ description: "The payout's `id`." }),
-  reason: z.string().min(1).max(200).default("rejected by the sandbox chain").meta({ description: "Becomes the payout's `failureReason`." }),
+  payoutId: recordId("payout").meta({ description: "The payout's `id`." }),
+  reason: plainText(z.string({ error: "must be a string" }).min(1).max(200)).default("rejected by the sandbox chain").meta({ description: "Becomes the payout's `failureReason`." }),
 });

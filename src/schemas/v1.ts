@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { INVOICE_STATUSES } from "../core/types";
 import { parseDecimal } from "../money";
-import { address, lifeTime, metadata, returnUrl, symbol } from "./fields";
+import { address, filterId, lifeTime, metadata, recordId, returnUrl, symbol } from "./fields";
 import { pageQuery } from "./webhooks";
 
 /**
@@ -31,7 +31,7 @@ const invoiceSettings = {
   returnUrl: returnUrl.optional().meta({ description: "Where the hosted page sends the payer back to.", examples: ["https://shop.example/orders/1042"] }),
   metadata: metadata
     .optional()
-    .meta({ description: "Free-form data (at most 50 keys, 8 KB of JSON), returned as given; `orderId` comes back in every webhook event.", examples: [{ orderId: "1042" }] }),
+    .meta({ description: "Free-form data (at most 50 keys, 8 KB of JSON, nested at most 32 levels deep), returned as given; `orderId` comes back in every webhook event.", examples: [{ orderId: "1042" }] }),
   settleCurrency: symbol.nullable().optional(),
 };
 
@@ -92,7 +92,7 @@ export const plainListQuery = z.strictObject({ ...pageQuery });
 
 /** POST /v1/refunds */
 export const refundCreateRequest = z.strictObject({
-  paymentId: z.string({ error: "must be a string" }).min(1).max(100).meta({ description: "The payment to refund." }),
+  paymentId: recordId("payment").meta({ description: "The payment to refund." }),
   /** Left out: everything still refundable. */
   amount: decimalString.optional().meta({ description: "Amount to give back, in the payment's coin; left out, everything still refundable.", examples: ["5"] }),
   address: address.meta({ description: "Where to send the refund, checked by the chain.", examples: ["TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7"] }),
@@ -102,7 +102,7 @@ export const refundCreateRequest = z.strictObject({
 /** GET /v1/refunds */
 export const refundListQuery = z.strictObject({
   ...pageQuery,
-  paymentId: z.string().min(1).max(100).optional().meta({ description: "Only the refunds of this payment." }),
+  paymentId: filterId.optional().meta({ description: "Only the refunds of this payment." }),
 });
 
 /** POST /v1/payment-links */

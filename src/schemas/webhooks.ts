@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { PAYMENT_EVENT_TYPES } from "../core/types";
+import { cursor, filterId, plainText } from "./fields";
 
 /**
  * Request schemas of the webhook management endpoints under /v1. Strict objects, like the
@@ -10,7 +11,7 @@ const eventType = z.enum(PAYMENT_EVENT_TYPES, { error: `must be one of ${PAYMENT
 
 /** POST /v1/webhook-endpoints */
 export const webhookEndpointCreateRequest = z.strictObject({
-  url: z.string({ error: "must be a string" }).min(1).max(2048),
+  url: plainText(z.string({ error: "must be a string" }).min(1).max(2048)),
   /** Event types to receive; left out (or null) for all of them. */
   events: z.array(eventType, { error: "must be an array of event types" }).min(1, { error: "must name at least one event type, or be left out for all" }).nullable().optional(),
 });
@@ -21,13 +22,13 @@ export const emptyBody = z.strictObject({});
 /** Query strings of list endpoints: `limit` 1..100 (default 20) and an opaque `cursor`. */
 export const pageQuery = {
   limit: z.coerce.number({ error: "must be a number" }).int({ error: "must be a whole number" }).min(1, { error: "must be at least 1" }).max(100, { error: "must be at most 100" }).default(20),
-  cursor: z.string().min(1).max(100).optional(),
+  cursor: cursor.optional(),
 };
 
 /** GET /v1/webhook-deliveries */
 export const webhookDeliveryListQuery = z.strictObject({
   ...pageQuery,
-  endpointId: z.string().min(1).max(100).optional(),
+  endpointId: filterId.optional(),
   eventType: eventType.optional(),
   status: z.enum(["pending", "succeeded", "failed"], { error: "must be pending, succeeded or failed" }).optional(),
 });

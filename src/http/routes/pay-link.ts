@@ -2,6 +2,7 @@ import type { RequestHandler } from "express";
 import type { CoreContext } from "../../core/context";
 import { visitPaymentLink } from "../../core/payment-links";
 import { PaymentError } from "../../errors";
+import { isPossibleId } from "../../schemas/fields";
 
 /** Statuses and one-line explanations for a visit that cannot become an invoice. */
 function refusal(error: unknown): { status: number; text: string } | null {
@@ -22,6 +23,8 @@ export function payLinkHandler(context: CoreContext, paymentUrlFor: (req: Parame
     // an invoice for every probe.
     if (req.method === "HEAD") return void res.status(200).setHeader("Cache-Control", "no-store").end();
     try {
+      // An id that cannot be one of ours (NUL, another alphabet) is unknown, not a storage error.
+      if (!isPossibleId(String(req.params.id))) throw new PaymentError("not_found", "No payment link with this id.");
       const invoice = await visitPaymentLink(context, String(req.params.id), (invoiceId) => paymentUrlFor(req, invoiceId));
       res.setHeader("Cache-Control", "no-store");
       res.redirect(303, invoice.paymentUrl);

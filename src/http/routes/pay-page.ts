@@ -18,8 +18,9 @@ const SYMBOL = /^[A-Za-z0-9]{1,20}$/;
  * current state), POST /pay/:id/method (the payer's coin choice, a plain form post) and
  * GET /pay/:id/status (public JSON the page polls). No API key: an invoice id is ~143 random
  * bits, so knowing it is the permission to see its payment page.
+ * Returns the handlers to mount at `/pay`: the pages, then the error handler of everything there.
  */
-export function payPageRoutes(context: CoreContext, options: { publicUrl?: string | undefined }): Router {
+export function payPageRoutes(context: CoreContext, options: { publicUrl?: string | undefined }): [Router, ErrorRequestHandler] {
   const router = express.Router();
   const publicHost = options.publicUrl ? new URL(options.publicUrl).host : null;
 
@@ -73,8 +74,10 @@ export function payPageRoutes(context: CoreContext, options: { publicUrl?: strin
     },
   );
 
-  router.use(pageErrors(context));
-  return router;
+  // The error handler is returned beside the router rather than inside it, so that mounted at
+  // /pay it also answers the failures of the /pay routes before it (/pay/link/:id), such as a
+  // path Express cannot percent-decode: those skip a router and would reach the host app.
+  return [router, pageErrors(context)];
 }
 
 /**
