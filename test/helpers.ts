@@ -65,8 +65,8 @@ export async function setup(options: PaymentRouterOptions & { mountPath?: string
     webhooks: { intervalMs: false },
     now: clock.now,
     logger,
-    // Live mode refuses the fixed table unless asked for explicitly, as a test of live logic does.
-    ...(liveChain ? { chain: liveChain, pricing: staticPricing({ allowLive: true }) } : {}),
+    // Live mode refuses the fixed table unless asked for explicitly, and needs publicUrl.
+    ...(liveChain ? { chain: liveChain, pricing: staticPricing({ allowLive: true }), publicUrl: "https://shop.example" } : {}),
     ...routerOptions,
   });
   const app = express();

@@ -13,7 +13,8 @@
  * Live mode on an EVM node (see the README, "Taking real payments"): EVM_RPC_URL, EVM_HOT_KEY (the
  * hot wallet's 0x private key), EVM_NETWORK (ETH), EVM_CHAIN_ID (optional check) and EVM_TOKENS
  * (e.g. "USDT=0xdAC17F958D2ee523a2206206994597C13D831ec7:6,USDC=0xA0b8...:6"). With them set, the
- * demo merchant also gets a fresh live key on every start, printed once. Bitcoin-family coins the
+ * demo merchant also gets a fresh live key on every start, printed once. PUBLIC_URL is required
+ * then (live payment URLs never come from a request's Host header). Bitcoin-family coins the
  * same way: LTC_RPC_URL, LTC_XPUB and LTC_XPRV (optional, for payouts); BTC_RPC_URL, BTC_XPUB,
  * BTC_XPRV. Live prices then come
  * from PRICE_SOURCES (default "coinbase,kraken,coingecko"; each may be given as name=baseUrl, e.g.

@@ -87,6 +87,11 @@ export function createPaymentRouter(options: PaymentRouterOptions = {}): Payment
   refuseFixedLivePrices(pricing, liveChains.length > 0, settings.pricing !== undefined);
   for (const chain of liveChains) chain.bind?.(chainHost({ storage, currencies, mode: "live", logger }));
   pricing.bind?.({ assets: [...currencies.currencies.map((currency) => currency.symbol), ...currencies.fiatSymbols()], logger });
+  if (liveChains.length > 0 && !settings.publicUrl) {
+    throw new TypeError(
+      "createPaymentRouter: live chains need publicUrl (the origin payers reach, e.g. https://shop.example): without it, stored payment URLs and webhooks would point wherever a request's Host header says",
+    );
+  }
   const context: CoreContext = {
     storage,
     pricing,
@@ -107,8 +112,19 @@ export function createPaymentRouter(options: PaymentRouterOptions = {}): Payment
 
   // Public links start at the host's origin (or publicUrl) and where the host mounted us; under
   // the API prefixes req.baseUrl also holds "/api/v1" or "/v1", which is not part of it.
-  const publicBase = (req: express.Request) =>
-    `${settings.publicUrl?.replace(/\/+$/, "") ?? `${req.protocol}://${req.get("host")}`}${req.baseUrl.replace(/\/(api\/)?v1$/, "")}`;
+  // Without publicUrl the origin is the request's Host header, which any client sets: stored in
+  // an invoice and sent in webhooks, it could point payers anywhere. Live chains refuse to start
+  // without publicUrl (below); test mode says so once.
+  let hostWarned = false;
+  const origin = (req: express.Request) => {
+    if (settings.publicUrl) return settings.publicUrl.replace(/\/+$/, "");
+    if (!hostWarned) {
+      hostWarned = true;
+      logger.warn("publicUrl is not set: payment and checkout URLs are built from each request's Host header, which a client controls. Set createPaymentRouter({ publicUrl }) (live chains require it).");
+    }
+    return `${req.protocol}://${req.get("host")}`;
+  };
+  const publicBase = (req: express.Request) => `${origin(req)}${req.baseUrl.replace(/\/(api\/)?v1$/, "")}`;
   const paymentUrl: PaymentUrlBuilder = ({ req }, invoiceId) => `${publicBase(req)}/pay/${invoiceId}`;
 
   const steps: RouteSteps = {

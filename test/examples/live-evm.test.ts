@@ -46,6 +46,7 @@ describe("examples/server with a live EVM chain", { timeout: 90_000 }, () => {
         DATA_DIR: dataDir,
         DATABASE_URL: "",
         BACKGROUND_INTERVAL_MS: "300",
+        PUBLIC_URL: "https://shop.example",
         EVM_RPC_URL: node.rpcUrl,
         EVM_HOT_KEY: node.privateKey(HOT),
         EVM_CHAIN_ID: String(node.chainId),

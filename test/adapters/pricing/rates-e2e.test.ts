@@ -49,7 +49,7 @@ function liveRates(options: Partial<Parameters<typeof exchangeRates>[0]> = {}): 
 }
 
 async function liveHarness(pricing: ExchangeRates): Promise<Harness> {
-  const h = await setup({ liveChain: simulatedLiveChain(), pricing, now: clock.now });
+  const h = await setup({ liveChain: simulatedLiveChain(), pricing, now: clock.now, publicUrl: "https://shop.example" });
   open.push(h.router);
   await pricing.refresh();
   return h;
@@ -180,7 +180,7 @@ describe("which pricing each mode uses", () => {
   it("refuses at boot a live chain with the fixed table, unless the host allows it explicitly", () => {
     expect(() => createPaymentRouter({ chains: [simulatedLiveChain()], backgroundIntervalMs: false })).toThrow(/live chains need live prices.*exchangeRates.*staticPricing\(\{ allowLive: true \}\)/);
     expect(() => createPaymentRouter({ chains: [simulatedLiveChain()], pricing: staticPricing(), backgroundIntervalMs: false })).toThrow(/fixed table/);
-    const allowed = createPaymentRouter({ chains: [simulatedLiveChain()], pricing: staticPricing({ allowLive: true }), backgroundIntervalMs: false, storage: memoryStorage() });
+    const allowed = createPaymentRouter({ chains: [simulatedLiveChain()], pricing: staticPricing({ allowLive: true }), publicUrl: "https://shop.example", backgroundIntervalMs: false, storage: memoryStorage() });
     open.push(allowed);
   });
 

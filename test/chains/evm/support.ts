@@ -69,7 +69,7 @@ export function ethChain(node: Anvil, options: Partial<EvmChainOptions> = {}): E
 
 /** A router with live chains, background loops off, webhooks to local receivers allowed. */
 export function liveHarness(chains: ChainAdapter[], options: PaymentRouterOptions = {}): Promise<Harness> {
-  return setup({ chains, pricing: staticPricing({ allowLive: true }), webhooks: { intervalMs: false, allowPrivateUrls: true, retrySchedule: [5, 5, 5] }, ...options });
+  return setup({ chains, pricing: staticPricing({ allowLive: true }), publicUrl: "https://shop.example", webhooks: { intervalMs: false, allowPrivateUrls: true, retrySchedule: [5, 5, 5] }, ...options });
 }
 
 /**
@@ -77,7 +77,7 @@ export function liveHarness(chains: ChainAdapter[], options: PaymentRouterOption
  * merchant and keys of `h` as stored.
  */
 export async function restart(h: Harness, chains: ChainAdapter[], storage: Storage): Promise<Harness> {
-  const router = createPaymentRouter({ storage, chains, pricing: staticPricing({ allowLive: true }), backgroundIntervalMs: false, now: h.clock.now, logger: h.logger, webhooks: { intervalMs: false, allowPrivateUrls: true, retrySchedule: [5, 5, 5] } });
+  const router = createPaymentRouter({ storage, chains, pricing: staticPricing({ allowLive: true }), publicUrl: "https://shop.example", backgroundIntervalMs: false, now: h.clock.now, logger: h.logger, webhooks: { intervalMs: false, allowPrivateUrls: true, retrySchedule: [5, 5, 5] } });
   const app = express();
   app.use(router);
   const post = (path: string, body?: unknown, key: string | null = h.testKey) => {
