@@ -1,4 +1,5 @@
 import express from "express";
+import { expect } from "vitest";
 import request from "supertest";
 import { sandboxChain, type SandboxChain } from "../src/adapters/chain/sandbox";
 import type { ChainAdapter } from "../src/adapters/chain/types";
@@ -89,3 +90,13 @@ export async function setup(options: PaymentRouterOptions & { mountPath?: string
 }
 
 export type Harness = Awaited<ReturnType<typeof setup>>;
+
+/** Asserts an answer is exactly the spec's error object `{ error, message }`, as JSON, with this status and code. */
+export function expectErrorObject(res: { status: number; headers: Record<string, string>; body: Record<string, unknown> }, status: number, code: number): void {
+  expect(res.status).toBe(status);
+  expect(res.headers["content-type"]).toMatch(/^application\/json/);
+  expect(Object.keys(res.body).sort()).toEqual(["error", "message"]);
+  expect(res.body.error).toBe(code);
+  expect(typeof res.body.message).toBe("string");
+  expect((res.body.message as string).length).toBeGreaterThan(0);
+}

@@ -4,20 +4,12 @@ import type { PricingAdapter } from "../../src/adapters/pricing/types";
 import { memoryStorage } from "../../src/adapters/storage/memory";
 import type { Storage, StorageTransaction } from "../../src/adapters/storage/types";
 import type { InvoiceRecord } from "../../src/core/types";
-import { setup, type Harness } from "../helpers";
+import { expectErrorObject, setup, type Harness } from "../helpers";
 
 const CREATE = "/api/v1/merchants/invoice/create";
 const WHITELABEL = "/api/v1/merchants/whitelabel/create";
 const SECRET_DETAIL = "disk on fire at /var/lib/secret-db";
 
-function expectErrorObject(res: request.Response, status: number, code: number): void {
-  expect(res.status).toBe(status);
-  expect(res.headers["content-type"]).toMatch(/^application\/json/);
-  expect(Object.keys(res.body).sort()).toEqual(["error", "message"]);
-  expect(res.body.error).toBe(code);
-  expect(typeof res.body.message).toBe("string");
-  expect(res.body.message.length).toBeGreaterThan(0);
-}
 
 /**
  * Memory storage whose transactions fail, once `failing` is set, after the invoice was written

@@ -2,18 +2,10 @@ import { brotliCompressSync, deflateSync, gzipSync } from "node:zlib";
 import express from "express";
 import request from "supertest";
 import { describe, expect, it } from "vitest";
-import { setup, type Harness } from "../helpers";
+import { expectErrorObject, setup, type Harness } from "../helpers";
 
 const CREATE = "/api/v1/merchants/invoice/create";
 
-function expectErrorObject(res: request.Response, status: number, code: number): void {
-  expect(res.status).toBe(status);
-  expect(res.headers["content-type"]).toMatch(/^application\/json/);
-  expect(Object.keys(res.body).sort()).toEqual(["error", "message"]);
-  expect(res.body.error).toBe(code);
-  expect(typeof res.body.message).toBe("string");
-  expect(res.body.message.length).toBeGreaterThan(0);
-}
 
 /** POSTs raw JSON text (so that numbers reach the server exactly as written). */
 function postText(h: Harness, path: string, text: string | Buffer, headers: Record<string, string> = {}) {
