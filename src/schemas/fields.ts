@@ -6,13 +6,9 @@ import { z } from "zod";
  */
 
 /** A currency or network symbol; case-insensitive on the way in, upper case after. */
-export const symbol = z
-  .string({ error: "must be a string" })
-  .trim()
-  .min(1, { error: "must not be empty" })
-  .max(20, { error: "must be at most 20 characters" })
-  .refine((value) => isPlainText(value), { error: "must not contain control characters" })
-  .transform((value) => value.toUpperCase());
+export const symbol = plainText(
+  z.string({ error: "must be a string" }).trim().min(1, { error: "must not be empty" }).max(20, { error: "must be at most 20 characters" }),
+).transform((value) => value.toUpperCase());
 
 /** Minutes an invoice stays open: 1 to 1440 (spec section 8). */
 export const lifeTime = z
@@ -21,10 +17,7 @@ export const lifeTime = z
   .max(1440, { error: "must be at most 1440 minutes" });
 
 /** Where the payer goes after paying: absolute http(s) only, never `javascript:` and the like. */
-export const returnUrl = z
-  .url({ protocol: /^https?$/, error: "must be an absolute http(s) URL" })
-  .max(2048)
-  .refine((value) => isPlainText(value), { error: "must not contain control characters" });
+export const returnUrl = plainText(z.url({ protocol: /^https?$/, error: "must be an absolute http(s) URL" }).max(2048));
 
 /** How deep metadata may nest: the object itself is level 1, `{ "a": { "b": 1 } }` is 2. */
 export const METADATA_MAX_DEPTH = 32;
@@ -60,12 +53,7 @@ export const metadata = z
   .refine((value) => JSON.stringify(value).length <= 8192, { error: "must serialize to at most 8 KB of JSON" });
 
 /** A payout destination; the chain adapter judges whether it is valid. */
-export const address = z
-  .string({ error: "must be a string" })
-  .trim()
-  .min(1, { error: "must not be empty" })
-  .max(256)
-  .refine((value) => isPlainText(value), { error: "must not contain control characters" });
+export const address = plainText(z.string({ error: "must be a string" }).trim().min(1, { error: "must not be empty" }).max(256));
 
 /**
  * C0 and C1 control characters. No id, code, address, reason or URL of ours has one, and NUL
@@ -80,8 +68,8 @@ export function isPlainText(value: string): boolean {
 }
 
 /** A string field that refuses control characters, with a 400 naming the field. */
-export function plainText<Schema extends z.ZodString>(schema: Schema): Schema {
-  return schema.refine(isPlainText, { error: "must not contain control characters" }) as Schema;
+export function plainText<Schema extends z.ZodType<string, string>>(schema: Schema): Schema {
+  return schema.refine(isPlainText, { error: "must not contain control characters" });
 }
 
 /**
