@@ -95,7 +95,6 @@ export function bitcoinChain(options: BitcoinChainOptions): BitcoinChain {
 
     bind(host) {
       const confirmations = settings.confirmations ?? host.minConfirm(settings.coin, settings.network);
-      let cachedParams: Awaited<ReturnType<typeof params>> | null = null;
       const wallet = new BitcoinWallet({ node, host, namespace, account: signer, params, confirmations, fee: settings.fee });
       const scanner = new BitcoinScanner({
         node,
@@ -103,19 +102,16 @@ export function bitcoinChain(options: BitcoinChainOptions): BitcoinChain {
         network: settings.network,
         chain: chainKind,
         host,
-        addressOfScript: (hex) => (cachedParams ? addressOfScript(hex, cachedParams) : null),
+        addressDecoder: async () => {
+          const encoding = await params();
+          return (hex) => addressOfScript(hex, encoding);
+        },
         confirmations,
         blocksPerPoll: settings.blocksPerPoll,
         startHeight: settings.startHeight,
         onFinal: (deposits) => wallet.receive(deposits.map((deposit) => ({ txid: deposit.txid, vout: deposit.vout, sats: deposit.sats, address: deposit.address }))),
         onBlockTransactions: (block) => wallet.sawBlock(block),
       });
-      const poll = scanner.poll.bind(scanner);
-      // Scripts are decoded with the chain's parameters, known once the node answered.
-      scanner.poll = async (cursor, rescanFrom) => {
-        cachedParams ??= await params();
-        return poll(cursor, rescanFrom);
-      };
       bound = { host, scanner, wallet, confirmations };
     },
 

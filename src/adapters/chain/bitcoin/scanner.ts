@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { parseDecimal } from "../../../money";
+import { decodeStoredCursor, rewindOnReorg } from "../block-cursor";
 import type { ChainDeposit, ChainHost, DepositFeedPage, IssuedAddress } from "../types";
 import { toLedgerUnits } from "../units";
 
@@ -36,8 +37,11 @@ export interface BitcoinScannerSettings {
   /** The chain the node is on ("main", "test", "regtest"): a cursor of another chain is refused. */
   chain: () => Promise<string>;
   host: ChainHost;
-  /** The address an output script pays, in the node's chain encoding, or null (non-standard scripts). */
-  addressOfScript: (scriptHex: string) => string | null;
+  /**
+   * The decoder of output scripts for the node's chain: the address a script pays, or null
+   * (non-standard scripts). Asked at each poll (it depends on the chain the node reports).
+   */
+  addressDecoder: () => Promise<(scriptHex: string) => string | null>;
   confirmations: number;
   blocksPerPoll: number;
   /** Where the very first scan starts; null: a reorg window below the head. */
@@ -93,6 +97,8 @@ type Cursor = z.infer<typeof cursorSchema>;
 export class BitcoinScanner {
   /** Mempool transactions already looked at in this process (the mempool is mostly the same between polls). */
   private readonly examined = new Set<string>();
+  /** The script decoder of the poll in progress. */
+  private addressOf: (scriptHex: string) => string | null = () => null;
 
   constructor(private readonly settings: BitcoinScannerSettings) {}
 
@@ -104,6 +110,7 @@ export class BitcoinScanner {
   async poll(cursorText: string | null, rescanFrom: number | null = null): Promise<DepositFeedPage> {
     const { node } = this.settings;
     const chain = await this.settings.chain();
+    this.addressOf = await this.settings.addressDecoder();
     // The mempool first, then the blocks: a transaction mined in between is then found in a block.
     const mempool = new Set(await node.mempool());
     const head = await node.blockCount();
@@ -132,21 +139,10 @@ export class BitcoinScanner {
     return { v: 1, chain, height: start - 1, hashes: [], tracked: [] };
   }
 
-  /** Rewinds to the newest stored block the chain still has; deposits above it become unconfirmed. */
+  /** Rewinds to the fork after a reorg; deposits of orphaned blocks become unconfirmed (their transactions are back in the mempool). */
   private async rewindOnReorg(cursor: Cursor, head: number): Promise<void> {
-    let fork: number | null = null;
-    for (let i = cursor.hashes.length - 1; i >= 0; i--) {
-      const [height, hash] = cursor.hashes[i]!;
-      if (height <= head && (await this.settings.node.blockHashes([height]))[0] === hash) {
-        if (i < cursor.hashes.length - 1) fork = height;
-        break;
-      }
-      if (i === 0) fork = height - 1;
-    }
+    const fork = await rewindOnReorg(cursor, head, async (height) => (await this.settings.node.blockHashes([height]))[0] ?? null, this.settings.host, this.settings.network);
     if (fork === null) return;
-    this.settings.host.logger.warn(`${this.settings.network}: reorg below block ${cursor.height}; rewinding to ${fork}`);
-    cursor.hashes = cursor.hashes.filter(([height]) => height <= fork);
-    cursor.height = fork;
     for (const deposit of cursor.tracked) {
       if (deposit.block !== null && deposit.block > fork) {
         deposit.block = null;
@@ -194,7 +190,7 @@ export class BitcoinScanner {
     const outputs: Array<{ address: string; tx: NodeTransaction; vout: number; value: string; block: NodeBlock | null }> = [];
     for (const { tx, block } of found) {
       for (const output of tx.vout) {
-        const address = this.settings.addressOfScript(output.scriptPubKey.hex);
+        const address = this.addressOf(output.scriptPubKey.hex);
         if (address) outputs.push({ address, tx, vout: output.n, value: output.value, block });
       }
     }
@@ -283,13 +279,5 @@ export class BitcoinScanner {
 }
 
 function decode(text: string): Cursor {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    throw new RangeError("the stored Bitcoin deposit cursor is not JSON; it was not written by bitcoinChain()");
-  }
-  const result = cursorSchema.safeParse(parsed);
-  if (!result.success) throw new RangeError("the stored Bitcoin deposit cursor has an unknown shape; it was not written by this version of bitcoinChain()");
-  return result.data;
+  return decodeStoredCursor(text, cursorSchema, "bitcoinChain()");
 }

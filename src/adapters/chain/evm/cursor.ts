@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { decodeStoredCursor } from "../block-cursor";
 
 /**
  * The EVM scanner's cursor: everything it must remember between polls, kept by the service in
@@ -55,15 +56,7 @@ const cursorSchema = z.strictObject({
 
 /** Reads a stored cursor; throws when it was not written by this adapter (or is damaged). */
 export function decodeCursor(text: string): ScanCursor {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    throw new RangeError("the stored EVM deposit cursor is not JSON; it was not written by evmChain()");
-  }
-  const result = cursorSchema.safeParse(parsed);
-  if (!result.success) throw new RangeError("the stored EVM deposit cursor has an unknown shape; it was not written by this version of evmChain()");
-  return result.data as ScanCursor;
+  return decodeStoredCursor(text, cursorSchema, "evmChain()") as ScanCursor;
 }
 
 /** The text stored for a cursor. */

@@ -1,5 +1,6 @@
 import { getAddress, parseAbiItem, type Address, type Block, type Hash, type PublicClient, type Transaction } from "viem";
 import type { ChainDeposit, ChainHost, DepositFeedPage, IssuedAddress } from "../types";
+import { rewindOnReorg } from "../block-cursor";
 import { decodeCursor, encodeCursor, type ScanCursor, type TrackedDeposit } from "./cursor";
 import { callFrames, parityValueFrames, type CallFrame, type ParityTrace, type ValueFrame } from "./traces";
 import { toLedgerUnits } from "../units";
@@ -117,25 +118,10 @@ export class EvmScanner {
     return { v: 1, chainId, height: start - 1, hashes: [], tracked: [] };
   }
 
-  /**
-   * Compares the newest stored block hash with the chain's; on a mismatch walks back to the
-   * newest block both agree on (hashes chain, so every block below it agrees too) and rewinds
-   * there, reporting the deposits of the orphaned blocks as dropped.
-   */
+  /** Rewinds to the fork after a reorg; the deposits of orphaned blocks are reported dropped. */
   private async rewindOnReorg(cursor: ScanCursor, head: number, reports: ChainDeposit[]): Promise<void> {
-    let fork: number | null = null;
-    for (let i = cursor.hashes.length - 1; i >= 0; i--) {
-      const [height, hash] = cursor.hashes[i]!;
-      if (height <= head && (await this.hashAt(height)) === hash) {
-        if (i < cursor.hashes.length - 1) fork = height;
-        break;
-      }
-      if (i === 0) fork = height - 1; // Deeper than the window: rewind as far as we remember.
-    }
+    const fork = await rewindOnReorg(cursor, head, (height) => this.hashAt(height), this.settings.host, this.settings.network);
     if (fork === null) return;
-    this.settings.host.logger.warn(`${this.settings.network}: reorg below block ${cursor.height}; rewinding to ${fork}`);
-    cursor.hashes = cursor.hashes.filter(([height]) => height <= fork);
-    cursor.height = fork;
     const kept: TrackedDeposit[] = [];
     for (const deposit of cursor.tracked) {
       if (deposit.block > fork) reports.push(this.report(deposit, 0, true));
