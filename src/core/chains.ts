@@ -2,7 +2,7 @@ import type { ChainAdapter, ChainHost, ChainStateStore } from "../adapters/chain
 import type { Storage } from "../adapters/storage/types";
 import { PaymentError } from "../errors";
 import type { Logger } from "./context";
-import type { Currency, CurrencyCatalog } from "./currencies";
+import type { Currency, CurrencyCatalog, Network } from "./currencies";
 import type { Mode } from "./types";
 
 /** Marks the sandbox chain, which may serve test mode only. */
@@ -43,9 +43,12 @@ export class ChainSet {
    * only currencies with one at least (live mode lists what a configured chain can take).
    */
   currencies(mode: Mode, catalog: CurrencyCatalog): Currency[] {
-    return catalog.currencies
-      .map((currency) => ({ ...currency, networks: currency.networks.filter(({ network }) => this.serves(mode, currency.symbol, network)) }))
-      .filter((currency) => currency.networks.length > 0);
+    return catalog.currencies.map((currency) => ({ ...currency, networks: this.networks(mode, currency) })).filter((currency) => currency.networks.length > 0);
+  }
+
+  /** The networks of `currency` that `mode` serves, in currency-list order. */
+  networks(mode: Mode, currency: Currency): Network[] {
+    return currency.networks.filter(({ network }) => this.serves(mode, currency.symbol, network));
   }
 
   /** The pairs `mode` serves, as "COIN/NETWORK" strings in currency-list order (for messages). */

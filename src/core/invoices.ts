@@ -60,7 +60,7 @@ export function resolveNetwork(context: CoreContext, symbol: string, network: st
     throw new PaymentError("unsupported_currency", `Crypto currency "${symbol}" is not supported. POST /api/v1/currencies lists them.`);
   }
   if (network === null) {
-    const candidates = mode ? currency.networks.filter((entry) => context.chains.serves(mode, symbol, entry.network)) : currency.networks;
+    const candidates = mode ? context.chains.networks(mode, currency) : currency.networks;
     if (candidates.length === 1) return { currency, network: candidates[0]! };
     if (candidates.length === 0) context.chains.require(mode!, symbol, currency.networks[0]!.network); // throws the 503 or the 400 naming what is served
     throw new PaymentError("validation_error", `network is required for ${symbol}: one of ${candidates.map((entry) => entry.network).join(", ")}.`);
@@ -248,7 +248,7 @@ function checkAcceptedCoins(context: CoreContext, mode: Mode, coins: string[] | 
     if (!currency) {
       throw new PaymentError("unsupported_currency", `acceptedCoins: "${coin}" is not a supported crypto currency.`);
     }
-    if (!currency.networks.some(({ network }) => context.chains.serves(mode, coin, network))) {
+    if (context.chains.networks(mode, currency).length === 0) {
       throw new PaymentError("unsupported_currency", `acceptedCoins: ${coin} is not served in ${mode} mode; served: ${context.chains.describe(mode)}.`);
     }
   }

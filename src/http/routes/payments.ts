@@ -32,7 +32,7 @@ export function paymentRoutes(routes: RouteTable, context: CoreContext, views: V
       // An unknown coin throws the clear unsupported-currency error here.
       const currency = context.currencies.crypto(body.currency) ?? resolveNetwork(context, body.currency, null).currency;
       // Live mode counts only the networks a configured chain serves.
-      const networks = currency.networks.filter(({ network }) => context.chains.serves(call.scope.mode, currency.symbol, network));
+      const networks = context.chains.networks(call.scope.mode, currency);
       const fixed = body.chain !== undefined || networks.length === 1;
       if (networks.length === 0) context.chains.require(call.scope.mode, currency.symbol, body.chain ?? currency.networks[0]!.network); // 503 without chains, else 400 naming what is served
       // A fixed chain refuses a zero amount through depositMin (40002); a payment whose network
