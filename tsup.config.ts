@@ -1,10 +1,26 @@
+import { copyFile, mkdir } from "node:fs/promises";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
 import { defineConfig } from "tsup";
+import { REFERENCE_ASSET_DIR, REFERENCE_ASSETS, REFERENCE_LICENSES } from "./src/http/routes/reference-assets";
 
 // Loaded from the user's node_modules: the drivers are peers (pg optional), and the testing
 // entry must use the vitest the user's tests run in.
 const external = ["pg", "@electric-sql/pglite", "vitest"];
 // No `clean` here: the two builds run at once and one would delete the other's output. The
 // build script empties dist/ first.
+
+/**
+ * Copies the API reference's Swagger UI files from the swagger-ui-dist dev dependency into
+ * dist/swagger-ui/, so the published package serves them without depending on swagger-ui-dist
+ * (and its install-time telemetry): src/http/routes/reference-assets.ts.
+ */
+async function copyReferenceAssets(): Promise<void> {
+  const from = dirname(createRequire(import.meta.url).resolve("swagger-ui-dist/package.json"));
+  const to = join("dist", REFERENCE_ASSET_DIR);
+  await mkdir(to, { recursive: true });
+  for (const file of [...REFERENCE_ASSETS, ...REFERENCE_LICENSES]) await copyFile(join(from, file), join(to, file));
+}
 
 export default defineConfig([
   {
@@ -14,6 +30,9 @@ export default defineConfig([
     sourcemap: true,
     target: "node20",
     external,
+    // The reference page finds its files beside the module (import.meta.url, shimmed in CJS).
+    shims: true,
+    onSuccess: copyReferenceAssets,
   },
   {
     // ESM only: it imports vitest, which cannot be require()d, so a CJS build could never load.

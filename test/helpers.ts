@@ -55,6 +55,8 @@ async function testStorage(): Promise<Storage> {
 /**
  * A fresh host app with the router mounted at `mountPath`, a merchant with a test and a live
  * key, and a second merchant for isolation tests. Background loops are off: tests call tick().
+ * Webhook endpoints may be private addresses (`allowPrivateUrls`), since test receivers listen
+ * on 127.0.0.1; tests of the address policy pass `webhooks: { allowPrivateUrls: false }`.
  */
 export async function setup(options: PaymentRouterOptions & { mountPath?: string; liveChain?: ChainAdapter } = {}) {
   const { mountPath = "/", liveChain, ...routerOptions } = options;
@@ -63,12 +65,13 @@ export async function setup(options: PaymentRouterOptions & { mountPath?: string
   const router: PaymentRouter = createPaymentRouter({
     ...(routerOptions.storage || routerOptions.dataDir ? {} : { storage: await testStorage() }),
     backgroundIntervalMs: false,
-    webhooks: { intervalMs: false },
     now: clock.now,
     logger,
     // Live mode refuses the fixed table unless asked for explicitly, and needs publicUrl.
     ...(liveChain ? { chain: liveChain, pricing: staticPricing({ allowLive: true }), publicUrl: "https://shop.example" } : {}),
     ...routerOptions,
+    ...(mountPath === "/" ? {} : { mountPath }),
+    webhooks: { intervalMs: false, allowPrivateUrls: true, ...routerOptions.webhooks },
   });
   const app = express();
   app.get("/host-route", (_req, res) => res.send("host"));

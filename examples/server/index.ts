@@ -96,7 +96,14 @@ const payments = createPaymentRouter({
   publicUrl: process.env.PUBLIC_URL,
   ...(databaseUrl ? { storage: postgresStorage({ connectionString: databaseUrl, schema: process.env.PG_SCHEMA || undefined }) } : { dataDir }),
   ...(interval ? { backgroundIntervalMs: interval } : {}),
-  ...(webhookTimeout || retrySchedule ? { webhooks: { ...(webhookTimeout ? { timeoutMs: webhookTimeout } : {}), ...(retrySchedule ? { retrySchedule } : {}) } } : {}),
+  webhooks: {
+    // A demo's webhook receivers run beside it (examples/order-system on localhost:4000, a test's
+    // on 127.0.0.1), which the default policy refuses as private addresses. A server reachable
+    // by merchants you do not control should leave this off.
+    allowPrivateUrls: true,
+    ...(webhookTimeout ? { timeoutMs: webhookTimeout } : {}),
+    ...(retrySchedule ? { retrySchedule } : {}),
+  },
 });
 const merchant = await demoMerchant(payments, process.env.DEMO_MERCHANT_ID || "mch_demo");
 const key = await demoApiKey(payments, merchant);

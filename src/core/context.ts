@@ -21,6 +21,11 @@ export interface CoreContext {
   /** How long after expiry a deposit still reopens an invoice (DESIGN.md: 60 minutes). */
   lateWindowMs: number;
   logger: Logger;
+  /**
+   * Event types the host handles in process (`createPaymentRouter({ on })`): each event of
+   * these types gets a delivery to IN_PROCESS_ENDPOINT besides its webhooks.
+   */
+  inProcessEventTypes?: ReadonlySet<string>;
   /** Called after a unit of work that may have queued webhook deliveries committed, so a sender can start soon. */
   onDeliveriesRecorded?: () => void;
 }

@@ -2,6 +2,7 @@ import type { Scope } from "../adapters/storage/types";
 import { PaymentError } from "../errors";
 import { formatDecimal, mulDivDown, pow10, RATE_DECIMALS, roundDownToStep } from "../money";
 import type { CoreContext } from "./context";
+import type { CommitHook } from "./idempotency";
 import type { Currency } from "./currencies";
 import { newId } from "./ids";
 import { parseAmountIn } from "./invoices";
@@ -43,7 +44,7 @@ export function convert(context: CoreContext, amount: bigint, from: Currency, to
  * Exchanges between two of the merchant's balances at the pricing adapter's rate, no spread.
  * The debit and the credit post together or not at all: SUCCESS, or an error and no change.
  */
-export async function createExchange(context: CoreContext, scope: Scope, input: CreateExchangeInput): Promise<ExchangeRecord> {
+export async function createExchange(context: CoreContext, scope: Scope, input: CreateExchangeInput, onCommit?: CommitHook<ExchangeRecord>): Promise<ExchangeRecord> {
   const from = crypto(context, input.fromCurrency, "fromCurrency");
   const to = crypto(context, input.toCurrency, "toCurrency");
   if (from.symbol === to.symbol) throw new PaymentError("validation_error", "fromCurrency and toCurrency must differ.");
@@ -81,6 +82,7 @@ export async function createExchange(context: CoreContext, scope: Scope, input: 
       throw new PaymentError("insufficient_balance", `The ${from.symbol} balance does not cover ${formatDecimal(amount, from.decimals)} ${from.symbol}.`);
     }
     await tx.insertExchange(exchange);
+    await onCommit?.(tx, exchange);
   });
   return exchange;
 }

@@ -1,5 +1,5 @@
-import { createHash } from "node:crypto";
-import type { Scope } from "../adapters/storage/types";
+import { createHash, randomUUID } from "node:crypto";
+import type { Scope, StorageTransaction } from "../adapters/storage/types";
 import { PaymentError } from "../errors";
 import type { CoreContext } from "./context";
 
@@ -30,38 +30,81 @@ export function requestHash(method: string, path: string, body: unknown): string
 }
 
 /**
+ * Runs inside the transaction that commits an operation, given what it created: writes that
+ * must commit with the operation or not at all (an idempotency key's answer).
+ */
+export type CommitHook<T> = (tx: StorageTransaction, created: T) => Promise<void>;
+
+/** A claimed `Idempotency-Key`, as the request holding it sees it. */
+export interface KeyClaim {
+  /**
+   * Stores `answer` as the key's, in `tx`: the transaction that commits the request's
+   * operation, so the operation and the answer commit together or not at all. Throws (and the
+   * operation must roll back) if this request lost the key: its lease lapsed and a retry took
+   * it over, and that retry's run is the one that counts.
+   */
+  commitIn(tx: StorageTransaction, answer: StoredAnswer): Promise<void>;
+}
+
+/** How `runIdempotent` holds keys. */
+export interface IdempotencyOptions {
+  /**
+   * How long a started key is held for its request, in ms, on the storage's clock. A request
+   * still running past it loses the key to a retry (and its work rolls back); a process that
+   * died leaves the key to its retries after this long instead of for the key's 24 hours.
+   */
+  leaseMs: number;
+}
+
+/** The default lease of a started key: a minute. */
+export const DEFAULT_KEY_LEASE_MS = 60_000;
+
+/**
  * Runs a creating request at most once per `Idempotency-Key` (Stripe's rules): the first
  * request's answer, success or client error, is stored and replayed for 24 hours to the same
  * key with the same request; the same key with another request is 409; a key whose first
  * request is still running is 409 too. A server error forgets the key so the client can retry.
  *
- * If the process dies between the work and the storing of its answer, the key stays "in
- * progress" (409) until it expires: never a second execution of a request that may have
- * happened.
+ * Crashes: a started key is leased to its request for `leaseMs`. An operation stores its answer
+ * through `claim.commitIn` in the transaction that commits it, so after a crash the key either
+ * holds the committed answer (replayed) or nothing committed, and once the lease lapses a retry
+ * takes the key over and runs the operation. Never twice: a request that outlives its lease
+ * finds its key taken at commit, and its transaction rolls back. Never stuck: at most `leaseMs`.
+ *
+ * `work` returns the answer to send now; what `commitIn` stored is what replays get (they may
+ * differ: a signing secret is shown once). Work that never calls `commitIn` (a client error,
+ * or an operation without a commit hook) has its answer stored after it, in a transaction of
+ * its own.
  */
 export async function runIdempotent(
   context: CoreContext,
   scope: Scope,
   key: string,
   hash: string,
-  work: () => Promise<StoredAnswer>,
+  work: (claim: KeyClaim) => Promise<StoredAnswer>,
+  options: IdempotencyOptions = { leaseMs: DEFAULT_KEY_LEASE_MS },
 ): Promise<StoredAnswer & { replayed: boolean }> {
   if (!/^[\x21-\x7e]{1,255}$/.test(key)) {
     throw new PaymentError("validation_error", "Invalid request: Idempotency-Key must be 1 to 255 visible ASCII characters.");
   }
   const now = context.now();
+  const leaseToken = randomUUID();
   const existing = await context.storage.transaction((tx) =>
-    tx.claimIdempotencyKey({
-      merchantId: scope.merchantId,
-      mode: scope.mode,
-      key,
-      requestHash: hash,
-      state: "started",
-      responseStatus: null,
-      responseBody: null,
-      createdAt: now,
-      expiresAt: now + KEY_LIFETIME_MS,
-    }),
+    tx.claimIdempotencyKey(
+      {
+        merchantId: scope.merchantId,
+        mode: scope.mode,
+        key,
+        requestHash: hash,
+        state: "started",
+        responseStatus: null,
+        responseBody: null,
+        createdAt: now,
+        expiresAt: now + KEY_LIFETIME_MS,
+        leaseToken,
+      },
+      options.leaseMs,
+    ),
   );
   if (existing) {
     if (existing.requestHash !== hash) {
@@ -72,13 +115,37 @@ export async function runIdempotent(
     }
     return { status: existing.responseStatus!, body: existing.responseBody!, replayed: true };
   }
+
+  let committed: StoredAnswer | null = null;
+  const claim: KeyClaim = {
+    async commitIn(tx, answer) {
+      if (!(await tx.completeIdempotencyKey(scope, key, leaseToken, answer.status, answer.body))) throw lostKey();
+      committed = answer;
+    },
+  };
   let answer: StoredAnswer;
   try {
-    answer = await work();
+    answer = await work(claim);
   } catch (error) {
-    await context.storage.transaction((tx) => tx.deleteIdempotencyKey(scope, key));
+    // The operation committed (with its answer) and something after it failed: the committed
+    // answer is the request's answer, as a replay would give it.
+    if (committed) return { ...(committed as StoredAnswer), replayed: false };
+    await context.storage.transaction((tx) => tx.deleteIdempotencyKey(scope, key, leaseToken));
     throw error;
   }
-  await context.storage.transaction((tx) => tx.completeIdempotencyKey(scope, key, answer.status, answer.body));
+  if (!committed) {
+    const stored = await context.storage.transaction((tx) => tx.completeIdempotencyKey(scope, key, leaseToken, answer.status, answer.body));
+    if (!stored && answer.status < 400) {
+      context.logger.warn(`a request with Idempotency-Key ${JSON.stringify(key)} outlived its lease and a retry took the key over; raise the idempotency lease if requests take this long`);
+    }
+  }
   return { ...answer, replayed: false };
+}
+
+/** The error of a request whose key a retry took over while it ran. */
+function lostKey(): PaymentError {
+  return new PaymentError(
+    "idempotency_conflict",
+    "This request took longer than its Idempotency-Key's lease and a retry took the key over; the retry's result is the one that counts.",
+  );
 }

@@ -1,12 +1,13 @@
 import type { Scope, StorageTransaction } from "../adapters/storage/types";
 import { notFound, PaymentError } from "../errors";
-import { AmountFormatError, mulDivUp, parseDecimal, pow10, RATE_DECIMALS, roundUpToStep } from "../money";
+import { AmountFormatError, formatDecimal, mulDivUp, parseDecimal, pow10, RATE_DECIMALS, roundUpToStep } from "../money";
 import type { CoreContext } from "./context";
 import type { Currency, Network } from "./currencies";
 import { paymentEvents } from "./events";
 import { grossUpForFee } from "./fees";
 import { newId } from "./ids";
 import { isTerminal, settle, type MachineDeposit, type MachineState } from "./invoice-machine";
+import type { CommitHook } from "./idempotency";
 import { recordEvents, withOutbox } from "./outbox";
 import { quoteRateDetails } from "./rates";
 import type { DepositRecord, InvoiceRecord, MerchantRecord, Mode, PaymentEventType } from "./types";
@@ -96,8 +97,11 @@ export function computePayAmount(
 /** 10^15: every whole number of quote steps below it survives a round trip through a double. */
 const MAX_QUOTED_STEPS = 10n ** 15n;
 
-/** Creates an invoice in hosted or whitelabel mode and records `payment.created`. */
-export async function createInvoice(context: CoreContext, scope: Scope, input: CreateInvoiceInput): Promise<InvoiceRecord> {
+/**
+ * Creates an invoice in hosted or whitelabel mode and records `payment.created`. `onCommit`
+ * runs in the transaction that stores it (an idempotency key's answer).
+ */
+export async function createInvoice(context: CoreContext, scope: Scope, input: CreateInvoiceInput, onCommit?: CommitHook<InvoiceRecord>): Promise<InvoiceRecord> {
   const amount = parseAmountIn(context, input.amount, input.amountCurrency);
   // Live invoices need a chain to ever be paid, so refuse them up front rather than strand them.
   context.chains.requireAny(scope.mode);
@@ -145,6 +149,7 @@ export async function createInvoice(context: CoreContext, scope: Scope, input: C
     await tx.insertInvoice(invoice);
     if (invoice.address) await insertIssuedAddress(tx, invoice, now);
     await recordEvents(context, tx, paymentEvents(context, [{ invoice, events: ["payment.created"] }]));
+    await onCommit?.(tx, invoice);
   });
   return invoice;
 }
@@ -172,7 +177,7 @@ async function quotePaymentMethod(
   if (payAmount < resolved.network.depositMin) {
     throw new PaymentError(
       "amount_below_minimum",
-      `The invoice comes to less than the ${currency.symbol} minimum deposit on ${networkCode}; raise the amount.`,
+      `The invoice comes to ${formatDecimal(payAmount, currency.decimals)} ${currency.symbol}, less than the ${currency.symbol} minimum deposit of ${formatDecimal(resolved.network.depositMin, currency.decimals)} on ${networkCode}; raise the amount.`,
     );
   }
   const address = await chain.createAddress({ coin: currency.symbol, network: networkCode, merchantId: invoice.merchantId, invoiceId: invoice.id });

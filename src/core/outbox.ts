@@ -27,8 +27,15 @@ export function subscribed(endpoint: WebhookEndpointRecord, type: string): boole
   return endpoint.status === "enabled" && (endpoint.events === null || (endpoint.events as string[]).includes(type));
 }
 
+/**
+ * The endpoint id of deliveries to the host's own handlers (`createPaymentRouter({ on })`): not
+ * a stored endpoint, one id for every merchant and mode, so the delivery log and the per-endpoint
+ * concurrency treat the host's code as one more receiver.
+ */
+export const IN_PROCESS_ENDPOINT = "we_in_process";
+
 /** A pending delivery, due now, with nothing tried yet. */
-function pendingDelivery(id: string, endpoint: WebhookEndpointRecord, event: Pick<EventRecord, "id" | "type">, payload: string, now: number): WebhookDeliveryRecord {
+function pendingDelivery(id: string, endpoint: Pick<WebhookEndpointRecord, "id" | "merchantId" | "mode">, event: Pick<EventRecord, "id" | "type">, payload: string, now: number): WebhookDeliveryRecord {
   return {
     id,
     merchantId: endpoint.merchantId,
@@ -81,7 +88,16 @@ export function newDelivery(endpoint: WebhookEndpointRecord, event: Pick<EventRe
 export async function recordEvents(context: CoreContext, tx: StorageTransaction, events: readonly EventRecord[]): Promise<void> {
   if (events.length === 0) return;
   await tx.appendEvents([...events]);
-  await tx.queueWebhookDeliveries([...events], context.now());
+  const now = context.now();
+  await tx.queueWebhookDeliveries([...events], now);
+  const handled = context.inProcessEventTypes;
+  if (!handled || handled.size === 0) return;
+  const inProcess = events
+    .filter((event) => handled.has(event.type))
+    .map((event) =>
+      pendingDelivery(webhookDeliveryId(event.id, IN_PROCESS_ENDPOINT), { id: IN_PROCESS_ENDPOINT, merchantId: event.merchantId, mode: event.mode }, event, webhookPayload(event), now),
+    );
+  if (inProcess.length > 0) await tx.insertWebhookDeliveries(inProcess);
 }
 
 /**

@@ -127,7 +127,7 @@ function stageOf(invoice: InvoiceRecord): PayerStage {
 }
 
 /** "25" -> "25.00" for a currency with 2 decimals: prices read as prices. */
-function padFraction(text: string, decimals: number): string {
+export function padFraction(text: string, decimals: number): string {
   if (decimals === 0) return text;
   const [whole, fraction = ""] = text.split(".");
   return `${whole}.${fraction.padEnd(decimals, "0")}`;

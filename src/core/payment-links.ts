@@ -2,6 +2,7 @@ import type { PageQuery, Scope } from "../adapters/storage/types";
 import { notFound, PaymentError } from "../errors";
 import { formatDecimal } from "../money";
 import type { CoreContext } from "./context";
+import type { CommitHook } from "./idempotency";
 import { newId } from "./ids";
 import { createInvoice, parseAmountIn } from "./invoices";
 import type { InvoiceRecord, PaymentLinkRecord } from "./types";
@@ -12,7 +13,12 @@ export type CreatePaymentLinkInput = Omit<PaymentLinkRecord, "id" | "merchantId"
 };
 
 /** Creates a reusable payment link; the settings are checked now, not at the first visit. */
-export async function createPaymentLink(context: CoreContext, scope: Scope, input: CreatePaymentLinkInput): Promise<PaymentLinkRecord> {
+export async function createPaymentLink(
+  context: CoreContext,
+  scope: Scope,
+  input: CreatePaymentLinkInput,
+  onCommit?: CommitHook<PaymentLinkRecord>,
+): Promise<PaymentLinkRecord> {
   const amount = parseAmountIn(context, input.amount, input.amountCurrency);
   if (amount <= 0n) throw new PaymentError("validation_error", "Invalid request: amount: must be greater than 0.");
   for (const symbol of [...(input.acceptedCoins ?? []), ...(input.settleCurrency ? [input.settleCurrency] : [])]) {
@@ -30,7 +36,10 @@ export async function createPaymentLink(context: CoreContext, scope: Scope, inpu
     createdAt: now,
     updatedAt: now,
   };
-  await context.storage.transaction((tx) => tx.insertPaymentLink(link));
+  await context.storage.transaction(async (tx) => {
+    await tx.insertPaymentLink(link);
+    await onCommit?.(tx, link);
+  });
   return link;
 }
 
@@ -59,14 +68,23 @@ export async function deactivatePaymentLink(context: CoreContext, scope: Scope, 
 }
 
 /**
- * A visit to a link's public URL: a fresh hosted invoice with the link's settings (its
- * metadata gains `paymentLinkId`, so events say where the payment came from). A deactivated
- * or unknown link is refused.
+ * The link behind a public URL, for its page: a plain read that changes nothing. An unknown
+ * link is a 404, a deactivated one `invalid_state`.
  */
-export async function visitPaymentLink(context: CoreContext, id: string, paymentUrlFor: (invoiceId: string) => string): Promise<InvoiceRecord> {
+export async function openPaymentLink(context: CoreContext, id: string): Promise<PaymentLinkRecord> {
   const link = await context.storage.findPaymentLink(id);
   if (!link) throw notFound("payment link", id);
   if (!link.active) throw new PaymentError("invalid_state", "This payment link is no longer active.");
+  return link;
+}
+
+/**
+ * The payer asked to pay through a link (its page's form): a fresh hosted invoice with the
+ * link's settings (its metadata gains `paymentLinkId`, so events say where the payment came
+ * from). A deactivated or unknown link is refused.
+ */
+export async function payThroughPaymentLink(context: CoreContext, id: string, paymentUrlFor: (invoiceId: string) => string): Promise<InvoiceRecord> {
+  const link = await openPaymentLink(context, id);
   const decimals = context.currencies.decimalsOf(link.amountCurrency) ?? 0;
   return createInvoice(
     context,
@@ -81,7 +99,7 @@ export async function visitPaymentLink(context: CoreContext, id: string, payment
       lifeTimeMinutes: link.lifeTimeMinutes,
       returnUrl: link.returnUrl,
       metadata: { ...link.metadata, paymentLinkId: link.id },
-      // A link without its own settle currency follows the merchant's default at each visit.
+      // A link without its own settle currency follows the merchant's default at each payment.
       settleCurrency: link.settleCurrency ?? undefined,
       paymentLinkId: link.id,
       paymentUrlFor,

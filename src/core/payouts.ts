@@ -2,6 +2,7 @@ import type { Scope, StorageTransaction } from "../adapters/storage/types";
 import { notFound, PaymentError } from "../errors";
 import { formatDecimal } from "../money";
 import type { CoreContext } from "./context";
+import type { CommitHook } from "./idempotency";
 import { newId } from "./ids";
 import { parseAmountIn, resolveNetwork } from "./invoices";
 import type { Mode, PayoutRecord } from "./types";
@@ -25,13 +26,21 @@ export async function createPayout(
   context: CoreContext,
   scope: Scope,
   input: CreatePayoutInput,
-  refund?: {
-    /** The invoice the payout refunds. */
-    invoiceId: string;
-    /** Runs first inside the debit's transaction; throws to refuse (the refundable-amount check). */
-    check: (tx: StorageTransaction, amount: bigint) => Promise<void>;
-  },
+  options: {
+    refund?: {
+      /** The invoice the payout refunds. */
+      invoiceId: string;
+      /** Runs first inside the debit's transaction; throws to refuse (the refundable-amount check). */
+      check: (tx: StorageTransaction, amount: bigint) => Promise<void>;
+    };
+    /**
+     * Runs last inside the debit's transaction, and again in the one that records the
+     * broadcast's txHash, with the payout as it is then (an idempotency key's answer).
+     */
+    onCommit?: CommitHook<PayoutRecord>;
+  } = {},
 ): Promise<PayoutRecord> {
+  const { refund, onCommit } = options;
   const { currency, network } = resolveNetwork(context, input.currency, input.network, scope.mode);
   const amount = parseAmountIn(context, input.amount, currency.symbol);
   if (amount <= 0n) throw new PaymentError("validation_error", "amount must be greater than 0.");
@@ -86,8 +95,9 @@ export async function createPayout(
       );
     }
     await tx.insertPayout(payout);
+    await onCommit?.(tx, payout);
   });
-  return (await broadcast(context, payout)) ?? payout;
+  return (await broadcast(context, payout, onCommit)) ?? payout;
 }
 
 /** The payout with this id in `scope`, or a 404. */
@@ -97,8 +107,12 @@ export async function getPayout(context: CoreContext, scope: Scope, id: string):
   return payout;
 }
 
-/** Sends a payout that has no txHash yet; returns it updated, or null when the chain failed. */
-async function broadcast(context: CoreContext, payout: PayoutRecord): Promise<PayoutRecord | null> {
+/**
+ * Sends a payout that has no txHash yet; returns it updated, or null when the chain failed.
+ * `onCommit` (the creating request's) runs again with the sent payout, so a replay of the
+ * request answers what the request answered.
+ */
+async function broadcast(context: CoreContext, payout: PayoutRecord, onCommit?: CommitHook<PayoutRecord>): Promise<PayoutRecord | null> {
   const chain = context.chains.forPair(payout.mode, payout.coin, payout.network);
   if (!chain) return null;
   let txHash: string;
@@ -113,6 +127,7 @@ async function broadcast(context: CoreContext, payout: PayoutRecord): Promise<Pa
     if (!current || current.txHash !== null || current.status !== "PROCESSING") return current;
     const sent = { ...current, txHash, updatedAt: context.now() };
     await tx.updatePayout(sent);
+    await onCommit?.(tx, sent);
     return sent;
   });
 }

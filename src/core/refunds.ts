@@ -2,6 +2,7 @@ import type { Scope } from "../adapters/storage/types";
 import { notFound, PaymentError } from "../errors";
 import { formatDecimal } from "../money";
 import type { CoreContext } from "./context";
+import type { CommitHook } from "./idempotency";
 import { createPayout } from "./payouts";
 import type { PayoutRecord } from "./types";
 
@@ -34,7 +35,7 @@ async function refundable(reads: Pick<CoreContext["storage"], "listDepositsForIn
  * Refunds a payment. The check and the debit happen in one transaction holding the payment's
  * lock, so two refunds sent at once can never give back more than was received.
  */
-export async function createRefund(context: CoreContext, scope: Scope, input: CreateRefundInput): Promise<PayoutRecord> {
+export async function createRefund(context: CoreContext, scope: Scope, input: CreateRefundInput, onCommit?: CommitHook<PayoutRecord>): Promise<PayoutRecord> {
   const invoice = await context.storage.getInvoice(scope, input.paymentId);
   if (!invoice) throw notFound("payment", input.paymentId);
   if (invoice.coin === null) throw new PaymentError("invalid_state", `Payment ${invoice.id} has received nothing to refund.`);
@@ -50,16 +51,19 @@ export async function createRefund(context: CoreContext, scope: Scope, input: Cr
     scope,
     { currency: invoice.coin, network: input.network ?? invoice.network, amount, address: input.address },
     {
-      invoiceId: invoice.id,
-      check: async (tx, wanted) => {
-        await tx.lockInvoice(invoice.id);
-        const left = await refundable(tx, invoice.id);
-        if (wanted > left) {
-          throw new PaymentError(
-            "validation_error",
-            `Invalid request: amount: payment ${invoice.id} has ${formatDecimal(left, decimals)} ${invoice.coin} left to refund.`,
-          );
-        }
+      onCommit,
+      refund: {
+        invoiceId: invoice.id,
+        check: async (tx, wanted) => {
+          await tx.lockInvoice(invoice.id);
+          const left = await refundable(tx, invoice.id);
+          if (wanted > left) {
+            throw new PaymentError(
+              "validation_error",
+              `Invalid request: amount: payment ${invoice.id} has ${formatDecimal(left, decimals)} ${invoice.coin} left to refund.`,
+            );
+          }
+        },
       },
     },
   );

@@ -6,12 +6,12 @@
 /** Sandbox (`sk_test_`) or live (`sk_live_`): every record belongs to exactly one. */
 export type Mode = "test" | "live";
 
-/** Invoice statuses of the spec (section 3). */
+/** Invoice statuses (docs/merchant-api.md, "Invoice statuses"). */
 export const INVOICE_STATUSES = ["PENDING", "CONFIRMING", "UNDER_PAID", "PAID", "FAILED", "EXPIRED"] as const;
 /** One invoice status. */
 export type InvoiceStatus = (typeof INVOICE_STATUSES)[number];
 
-/** Payment lifecycle event types (spec section 6). */
+/** Payment lifecycle event types (docs/merchant-api.md, "Events"). */
 export const PAYMENT_EVENT_TYPES = [
   "payment.created",
   "payment.confirming",
@@ -273,7 +273,7 @@ export interface WebhookAttemptRecord {
   error: string | null;
 }
 
-/** A reusable link: each visit creates a fresh hosted invoice from these settings. */
+/** A reusable link: each payer who continues from its public page gets a fresh hosted invoice from these settings. */
 export interface PaymentLinkRecord {
   id: string;
   merchantId: string;
@@ -305,4 +305,10 @@ export interface IdempotencyRecord {
   responseBody: string | null;
   createdAt: number;
   expiresAt: number;
+  /**
+   * Which request holds the key: a random token per claim. Only the holder may complete (or
+   * later re-answer) or forget the key; a claim made after a started key's lease lapsed takes
+   * it over with a token of its own.
+   */
+  leaseToken: string | null;
 }

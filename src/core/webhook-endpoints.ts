@@ -1,17 +1,16 @@
 import type { PageQuery, Scope } from "../adapters/storage/types";
 import { notFound, PaymentError } from "../errors";
 import { generateWebhookSecret } from "../webhooks/secret";
-import { assertPublicHost, parseWebhookUrl } from "../webhooks/url-guard";
+import { BlockedAddressError, parseWebhookUrl, resolveWebhookTarget, type WebhookAddressOptions } from "../webhooks/url-guard";
 import type { CoreContext } from "./context";
 import { newId } from "./ids";
-import { newDelivery, withOutbox } from "./outbox";
+import type { CommitHook } from "./idempotency";
+import { IN_PROCESS_ENDPOINT, newDelivery, withOutbox } from "./outbox";
 import { paymentView } from "./payment-view";
 import type { InvoiceRecord, PaymentEventType, WebhookDeliveryRecord, WebhookEndpointRecord } from "./types";
 
-/** Limits and rules for webhook endpoints. */
-export interface WebhookEndpointPolicy {
-  /** Live endpoints may point at loopback or private addresses (tests, internal networks). */
-  allowPrivateUrls: boolean;
+/** Limits and rules for webhook endpoints: where they may point (in both modes), and rotation. */
+export interface WebhookEndpointPolicy extends WebhookAddressOptions {
   /** How long a rotated-out secret keeps signing, in ms. */
   rotationOverlapMs: number;
 }
@@ -22,14 +21,19 @@ export async function createWebhookEndpoint(
   policy: WebhookEndpointPolicy,
   scope: Scope,
   input: { url: string; events: PaymentEventType[] | null },
+  onCommit?: CommitHook<WebhookEndpointRecord>,
 ): Promise<WebhookEndpointRecord> {
   const url = parseWebhookUrl(input.url);
   if (typeof url === "string") throw new PaymentError("validation_error", `Invalid request: url: ${url}.`);
-  if (scope.mode === "live" && !policy.allowPrivateUrls) {
+  if (!policy.allowPrivateUrls) {
     try {
-      await assertPublicHost(url);
+      await resolveWebhookTarget(url, policy);
     } catch (error) {
-      throw new PaymentError("validation_error", `Invalid request: url: live webhooks must reach a public address; ${(error as Error).message}.`);
+      // Only a blocked address refuses the endpoint. A name that does not resolve (yet: DNS may
+      // still be being set up) is accepted, since every delivery resolves and checks it again.
+      if (error instanceof BlockedAddressError) {
+        throw new PaymentError("validation_error", `Invalid request: url: webhooks must reach a public address; ${error.message}.`);
+      }
     }
   }
   const now = context.now();
@@ -45,7 +49,10 @@ export async function createWebhookEndpoint(
     createdAt: now,
     updatedAt: now,
   };
-  await context.storage.transaction((tx) => tx.insertWebhookEndpoint(endpoint));
+  await context.storage.transaction(async (tx) => {
+    await tx.insertWebhookEndpoint(endpoint);
+    await onCommit?.(tx, endpoint);
+  });
   return endpoint;
 }
 
@@ -146,7 +153,7 @@ function samplePayment(scope: Scope, now: number): InvoiceRecord {
  * Sends a test event to one endpoint (whatever it subscribes to): a `payment.created` of a
  * sample payment, marked `test: true`, through the normal delivery path.
  */
-export async function sendTestEvent(context: CoreContext, scope: Scope, id: string): Promise<WebhookDeliveryRecord> {
+export async function sendTestEvent(context: CoreContext, scope: Scope, id: string, onCommit?: CommitHook<WebhookDeliveryRecord>): Promise<WebhookDeliveryRecord> {
   return withOutbox(context, async (tx) => {
     const endpoint = await tx.lockWebhookEndpoint(id);
     if (!endpoint || endpoint.merchantId !== scope.merchantId || endpoint.mode !== scope.mode) throw notFound("webhook endpoint", id);
@@ -155,6 +162,7 @@ export async function sendTestEvent(context: CoreContext, scope: Scope, id: stri
     const data = { ...paymentView(samplePayment(scope, now), context.currencies), test: true };
     const delivery = newDelivery(endpoint, { id: newId("evt"), type: "payment.created", createdAt: now, data }, now);
     await tx.insertWebhookDeliveries([delivery]);
+    await onCommit?.(tx, delivery);
     return delivery;
   });
 }
@@ -186,17 +194,24 @@ export async function listWebhookDeliveries(
  * Queues a delivery again, with the same `webhook-id` (it is the same message: a receiver that
  * did process it will skip it). Its attempts start over; a disabled endpoint is refused.
  */
-export async function redeliver(context: CoreContext, scope: Scope, id: string): Promise<WebhookDeliveryRecord> {
+export async function redeliver(context: CoreContext, scope: Scope, id: string, onCommit?: CommitHook<WebhookDeliveryRecord>): Promise<WebhookDeliveryRecord> {
   return withOutbox(context, async (tx) => {
     const delivery = await tx.lockWebhookDelivery(id);
     if (!delivery || delivery.merchantId !== scope.merchantId || delivery.mode !== scope.mode) throw notFound("webhook delivery", id);
-    const endpoint = await tx.lockWebhookEndpoint(delivery.endpointId);
-    if (!endpoint) throw new PaymentError("invalid_state", `The endpoint of delivery ${id} was deleted.`);
-    if (endpoint.status !== "enabled") throw new PaymentError("invalid_state", `The endpoint of delivery ${id} is disabled (${endpoint.disabledReason}).`);
-    if (delivery.status === "pending") return delivery;
+    // The host's own handlers have no endpoint record to check.
+    if (delivery.endpointId !== IN_PROCESS_ENDPOINT) {
+      const endpoint = await tx.lockWebhookEndpoint(delivery.endpointId);
+      if (!endpoint) throw new PaymentError("invalid_state", `The endpoint of delivery ${id} was deleted.`);
+      if (endpoint.status !== "enabled") throw new PaymentError("invalid_state", `The endpoint of delivery ${id} is disabled (${endpoint.disabledReason}).`);
+    }
+    if (delivery.status === "pending") {
+      await onCommit?.(tx, delivery);
+      return delivery;
+    }
     const now = context.now();
     const queued: WebhookDeliveryRecord = { ...delivery, status: "pending", attempts: 0, nextAttemptAt: now, leaseUntil: null, updatedAt: now };
     await tx.updateWebhookDelivery(queued);
+    await onCommit?.(tx, queued);
     return queued;
   });
 }

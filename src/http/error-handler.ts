@@ -50,3 +50,26 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     sendJson(res, answer.status, answer.toJSON());
   };
 }
+
+/** The router's JSON APIs, relative to where it is mounted. */
+const API_PATHS = /^\/(?:api\/v1|v1)(?:\/|$)/;
+
+/**
+ * `PaymentRouter.errorHandler`: for a host whose own body parser (express.json) runs before the
+ * router. That parser's failures (malformed JSON, its size limit, an unsupported charset or
+ * Content-Encoding) are passed to error handlers only, which a router is not, so without this
+ * they reach the host's handler and a client of the API gets HTML instead of the error object.
+ * Mounted after the router (at the same path), it answers exactly those failures on the
+ * router's API paths with the error object and passes everything else on untouched: the host's
+ * own errors stay the host's.
+ */
+export function hostBodyErrorHandler(): ErrorRequestHandler {
+  return (error, req, res, next) => {
+    const known = !res.headersSent && API_PATHS.test(req.path) && typeof error === "object" && error !== null ? fromBodyParser(error) : null;
+    if (!known) return next(error);
+    // The router's own headers step never ran for this request.
+    res.setHeader("X-Content-Type-Options", "nosniff");
+    res.setHeader("Cache-Control", "no-store");
+    sendJson(res, known.status, known.toJSON());
+  };
+}

@@ -1,4 +1,5 @@
-import express, { type Request, type Response } from "express";
+import bodyParser from "body-parser";
+import type { Request, Response } from "express";
 import { getUnsafeNumberReason, parse as parseLossless } from "lossless-json";
 import { PaymentError } from "../errors";
 
@@ -23,27 +24,61 @@ export const MAX_BODY_DEPTH = 64;
  * a number is refused with a 400 naming its field; every other number parses as JSON.parse
  * would parse it.
  *
- * A body that the host already parsed (express.json mounted before the router) is taken as it
- * is: its numbers went through JSON.parse and cannot be checked any more.
+ * A body that the host already read (a body parser mounted before the router) is used rather
+ * than read again, since the stream is spent: an object (express.json) as it is, its numbers
+ * having gone through JSON.parse where they can no longer be checked; bytes or text
+ * (express.raw, express.text) parsed here, losslessly. The host parser's own failures
+ * (malformed JSON, its size limit) never reach this router: Express hands them to error
+ * handlers only, which is what `PaymentRouter.errorHandler` is for.
  */
 export function jsonBodyReader(limit: string | number): (req: Request, res: Response) => Promise<void> {
-  // express.text reads the bytes: size limit, Content-Encoding (gzip, deflate, br) and charset.
-  const read = express.text({ limit, type: JSON_TYPES, defaultCharset: "utf-8" });
+  // body-parser's text reader reads the bytes: size limit, Content-Encoding (gzip, deflate, br)
+  // and charset. Our own body-parser 2, not the host's express.text: Express 4's (body-parser 1)
+  // cannot read br, and the API must read the same bodies on either major.
+  const read = bodyParser.text({ limit, type: JSON_TYPES, defaultCharset: "utf-8" });
   return async (req, res) => {
     const length = req.headers["content-length"];
     const hasBody = req.headers["transfer-encoding"] !== undefined || (length !== undefined && length !== "0");
     if (hasBody && !req.is(JSON_TYPES)) {
       throw new PaymentError("unsupported_media_type", "Send the request body as JSON with `Content-Type: application/json`.");
     }
-    if (req.body !== undefined) return; // parsed by the host already
     const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(req.headers["content-type"] ?? "")?.[1];
     // RFC 8259: JSON is UTF-8 (the UTF-16/32 forms are tolerated, as express.json does).
     if (hasBody && charset !== undefined && !charset.toLowerCase().startsWith("utf-")) {
       throw new PaymentError("unsupported_media_type", "The request body must be UTF-8 JSON (Content-Type: application/json).");
     }
+    if (hostRead(req, hasBody)) {
+      req.body = hostBody(req.body);
+      return;
+    }
     await new Promise<void>((resolve, reject) => read(req, res, (error?: unknown) => (error ? reject(bodyReadError(error, req)) : resolve())));
     if (typeof req.body === "string") req.body = parseJsonText(req.body);
   };
+}
+
+/**
+ * Whether a middleware of the host read the body before us: the stream is spent and `req.body`
+ * holds what it made of it (body-parser 1 also marks it with `_body`). A `req.body` on an
+ * unread stream is someone's default (`{}`), not the body. A spent stream and no body at all
+ * is a host middleware that swallowed it: reading again would find nothing, and answering
+ * "amount is required" would blame the client.
+ */
+function hostRead(req: Request, hasBody: boolean): boolean {
+  const spent = req.readableEnded || (req.complete && !req.readable);
+  if ((req as { _body?: unknown })._body === true || (req.body !== undefined && spent)) return true;
+  if (hasBody && spent && req.body === undefined) {
+    throw new Error(
+      "express-crypto-pay: a middleware mounted before the payment router read the request body and left nothing in req.body; mount the router before it, or have it set req.body",
+    );
+  }
+  return false;
+}
+
+/** A body as the host's parser left it: JSON text or bytes are parsed here, anything else is taken as parsed. */
+function hostBody(body: unknown): unknown {
+  if (Buffer.isBuffer(body)) return parseJsonText(body.toString("utf8"));
+  if (typeof body === "string") return parseJsonText(body);
+  return body;
 }
 
 /**

@@ -24,7 +24,7 @@ export type OpenApiDocument = oas31.OpenAPIObject;
 
 /** Tags in the order the reference shows them, with their descriptions. Tags not listed here follow, in order of use. */
 const TAGS: Record<string, string> = {
-  Invoices: "Payment invoices of the merchant endpoints (spec 4.1): hosted and whitelabel.",
+  Invoices: "Payment invoices of the merchant endpoints: hosted and whitelabel.",
   Payouts: "Payouts from the merchant's balance to an external address.",
   Exchanges: "Conversions between two of the merchant's balances, at the pricing adapter's rate with no spread.",
   Reference: "Supported currencies with their networks and limits, and the available exchange pairs.",
@@ -34,7 +34,7 @@ const TAGS: Record<string, string> = {
   Withdrawals: "Payouts from the merchant's balance to an external address (the /api/v1 payouts).",
   Conversions: "Conversions between two of the merchant's balances (the /api/v1 exchanges), including auto-conversions of payments.",
   Balances: "What the merchant holds, per currency: available and pending.",
-  "Payment links": "Reusable links that create a hosted payment on every visit.",
+  "Payment links": "Reusable links: each payer who continues from a link's page gets a fresh hosted payment.",
   "Webhook endpoints": "Where signed events are delivered. The `whsec_` secret is shown once, at creation and rotation.",
   "Webhook deliveries": "The delivery log: every event sent to every endpoint, its attempts, and redelivery.",
   Events: "Webhook events sent to registered endpoints.",
@@ -51,7 +51,7 @@ const EVENT_MEANINGS: Record<PaymentEventType, string> = {
 
 const DESCRIPTION = `
 Crypto payments as an Express router: invoices, payouts, exchanges and reference lists under \`/api/v1\`
-(spec section 4.1), provider-level endpoints and webhook management under \`/v1\`, and signed webhook events.
+(the merchant API), provider-level endpoints and webhook management under \`/v1\`, and signed webhook events.
 
 **Authentication.** Every endpoint takes \`Authorization: Bearer <API key>\`. Keys beginning \`sk_test_\` work in
 test mode (sandbox chain, sandbox endpoints), keys beginning \`sk_live_\` in live mode; paths and shapes are the
@@ -65,7 +65,7 @@ or 415 (a body that is not JSON), and any request 500 or 503.
 **Compatibility.** Requests are strict: an unknown field is a 400, so a typo never silently drops an option.
 Answers and events may gain fields within version 1: ignore the ones you do not know.
 
-**Amounts.** The \`/api/v1\` endpoints use JSON numbers (at most 8 decimals, exact as a double), as the spec types them;
+**Amounts.** The \`/api/v1\` endpoints use JSON numbers (quoted amounts have at most 8 decimals, exact as a double);
 \`/v1\` and webhook events use decimal strings.
 
 **Webhooks.** Each delivery carries \`webhook-id\`, \`webhook-timestamp\` and \`webhook-signature: v1,<base64>\`, the
@@ -170,13 +170,15 @@ function webhookEntries(): ZodOpenApiPathsObject {
         post: {
           operationId: `event${type.split(".").map((word) => word[0]!.toUpperCase() + word.slice(1)).join("")}`,
           summary: type,
-          description: `${EVENT_MEANINGS[type]}\n\nThe body's \`data\` is the payment right after the change, with \`metadata.orderId\` when one was given.`,
+          description:
+            `${EVENT_MEANINGS[type]}\n\nThe body's \`data\` is the payment right after the change, with \`metadata.orderId\` when one was given. ` +
+            "Each delivery is retried on its own schedule, so events (of one payment too) can arrive in any order: `timestamp` and the payment's `status` and `updatedAt` tell which came first.",
           tags: ["Events"],
           security: [],
           requestParams: { header: headers },
           requestBody: { required: true, content: { "application/json": { schema: paymentEventSchema.extend({ type: z.literal(type), data: payment }) } } },
           responses: {
-            "2XX": { description: "Received. Answer only after the event is handled: anything else (or no answer in 15 s) is retried with backoff." },
+            "2XX": { description: "Received. Answer only after the event is handled: anything else (or no answer in 15 s) is retried with backoff, after at least a `Retry-After` if you send one. Any other answer with the header `webhook-delivery: abort-message` stops the retries of this one message." },
             "410": { description: "Gone: disables the endpoint; no more deliveries are sent to it." },
           },
         },

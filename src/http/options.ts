@@ -5,6 +5,8 @@ import type { Storage } from "../adapters/storage/types";
 import type { Logger } from "../core/context";
 import type { CurrencyConfig } from "../core/currencies";
 import type { WebhookDeliveryOptions } from "../webhooks/sender";
+import type { InProcessEventHandlers } from "../webhooks/in-process";
+import { PAYMENT_EVENT_TYPES } from "../core/types";
 
 /** Options of `createPaymentRouter`. Every one has an embedded default. */
 export interface PaymentRouterOptions {
@@ -33,6 +35,12 @@ export interface PaymentRouterOptions {
   fiat?: Record<string, number>;
   /** Public origin of the host app (e.g. "https://shop.example"), used for payment links. Default: the request's own origin. */
   publicUrl?: string;
+  /**
+   * Where the host mounts the router ("/payments" for `app.use("/payments", router)`). Links
+   * built during a request take it from the request; the in-process API (`forMerchant`) has
+   * none and uses this, after `publicUrl`. Default "/".
+   */
+  mountPath?: string;
   /** Largest accepted request body, in bytes or a string like "100kb". Default "100kb". */
   bodyLimit?: string | number;
   /** How often the background loops run, in ms, or false to run them only through `tick()`. Default 5000. */
@@ -43,7 +51,22 @@ export interface PaymentRouterOptions {
   now?: () => number;
   /** Where warnings and errors go. Default: `console`. */
   logger?: Logger;
-  /** Webhook delivery: retry schedule, timeouts, concurrency, private-address policy, rotation overlap. */
+  /**
+   * Idempotency keys. `leaseMs`: how long a request holds its started key (default 60000, on
+   * the storage's clock). A retry arriving while it is held gets 409; once it lapses (the
+   * process died mid-request), a retry gets the committed answer or, if nothing committed,
+   * runs the request. Raise it if creating requests can take longer (a slow price source).
+   */
+  idempotency?: { leaseMs?: number };
+  /**
+   * Your own handlers of payment events, by type: `{ "payment.completed": async (event, { id })
+   * => ... }` (the event narrowed to its type). They get events through the same outbox as
+   * webhooks: queued with the change that caused them, retried on the webhook schedule while
+   * the handler throws, handled once per handler when it returns, after a restart too, and
+   * listed in the delivery log (endpoint `we_in_process`). Make them idempotent on `id`.
+   */
+  on?: InProcessEventHandlers;
+  /** Webhook delivery: retry schedule, timeouts, concurrency (in all and per endpoint), leases, private-address policy and host lookup, rotation overlap. */
   webhooks?: WebhookDeliveryOptions & {
     /** How long a rotated-out endpoint secret keeps signing, in minutes. Default 1440 (24 h). */
     rotationOverlapMinutes?: number;
@@ -69,20 +92,28 @@ const optionsSchema = z.strictObject({
     .url({ protocol: /^https?$/, error: "must be an absolute http(s) URL such as https://shop.example" })
     .refine((value) => !/[?#]/.test(value), { error: "must not have a query or fragment" })
     .optional(),
+  mountPath: z.string().regex(/^\/[\w\-./~%]*$/, { error: 'must be a path such as "/payments"' }).optional(),
   bodyLimit: z.union([z.int().positive(), z.string().regex(/^\d+(b|kb|mb)?$/i, { error: 'must be bytes or a size like "100kb"' })]).optional(),
   backgroundIntervalMs: z.union([z.int().min(10), z.literal(false)]).optional(),
   lateWindowMinutes: z.number().min(0).max(7 * 24 * 60).optional(),
   now: method("now").optional(),
   logger: adapter(["warn", "error"]).optional(),
+  idempotency: z.strictObject({ leaseMs: z.int().min(1).max(24 * 60 * 60 * 1000) }).partial().optional(),
+  on: z
+    .strictObject(Object.fromEntries(PAYMENT_EVENT_TYPES.map((type) => [type, method("call").optional()])))
+    .optional(),
   webhooks: z
     .strictObject({
       retrySchedule: z.array(z.int().min(0)).max(50),
       timeoutMs: z.int().min(1).max(120_000),
       jitter: z.number().min(0).max(1),
       inProcessRetryMaxMs: z.int().min(0),
-      concurrency: z.int().min(1).max(1000),
+      concurrency: z.int().min(1).max(10_000),
+      concurrencyPerEndpoint: z.int().min(1).max(1000),
+      leaseMs: z.int().min(1000).max(24 * 60 * 60 * 1000),
       intervalMs: z.union([z.int().min(10), z.literal(false)]),
       allowPrivateUrls: z.boolean(),
+      lookup: z.custom<(...args: never[]) => unknown>((value) => typeof value === "function", { error: "must be a function (hostname) => Promise<Array<{ address, family }>>" }),
       rotationOverlapMinutes: z.number().min(0).max(30 * 24 * 60),
     })
     .partial()

@@ -1,11 +1,13 @@
+import { parse as parseQuery } from "node:querystring";
 import type { Request, RequestHandler, Response } from "express";
 import type { z } from "zod";
-import type { Scope } from "../adapters/storage/types";
+import type { Scope, StorageReads } from "../adapters/storage/types";
 import { PaymentError } from "../errors";
-import type { StoredAnswer } from "../core/idempotency";
+import { requestHash, type CommitHook, type KeyClaim, type StoredAnswer } from "../core/idempotency";
 import type { Caller } from "../core/merchants";
 import type { MerchantRecord } from "../core/types";
-import { sendJson, sendRawJson } from "./send-json";
+import { asyncHandler } from "./async-handler";
+import { sendRawJson } from "./send-json";
 import { isPossibleId, UNKNOWN_RECORD, unknownRecordMessage } from "../schemas/fields";
 import { parseBody } from "./validate";
 
@@ -16,8 +18,16 @@ export interface RouteCall {
   merchant: MerchantRecord;
   /** Path parameters (`:id`), already URL-decoded. */
   params: Record<string, string>;
-  req: Request;
-  res: Response;
+  /**
+   * Set when a creating route is called with an `Idempotency-Key`: the hook to hand the core
+   * operation as its `onCommit`. It stores `present(created)` as the key's answer inside the
+   * transaction that commits the operation, so no crash can leave one without the other.
+   * `present` may differ from what the route answers now (a secret shown once is left out).
+   */
+  commitAnswer?: <T>(present: (created: T, reads: StorageReads) => unknown) => CommitHook<T>;
+  /** The HTTP request and response; absent for in-process calls (`router.forMerchant`). */
+  req?: Request;
+  res?: Response;
 }
 
 /** The HTTP methods a route table serves. */
@@ -41,7 +51,7 @@ export interface RouteSteps {
   readBody: (req: Request, res: Response) => Promise<void>;
   authenticate: (req: Request) => Promise<Caller>;
   /** Runs a creating request once per `Idempotency-Key`, replaying its stored answer after. */
-  idempotency?: (scope: Scope, key: string, req: Request, work: () => Promise<StoredAnswer>) => Promise<StoredAnswer & { replayed: boolean }>;
+  idempotency?: (scope: Scope, key: string, requestHash: string, work: (claim: KeyClaim) => Promise<StoredAnswer>) => Promise<StoredAnswer & { replayed: boolean }>;
 }
 
 /**
@@ -102,7 +112,11 @@ export class RouteTable {
   /** Every route in registration order, keyed by method and path, for the OpenAPI document. */
   private readonly registry = new Map<string, RouteOperation>();
 
-  constructor(private readonly steps: RouteSteps) {}
+  /** `prefix`: where the table is mounted in the router ("/v1"), part of each idempotency key's request. */
+  constructor(
+    private readonly steps: RouteSteps,
+    private readonly prefix: string,
+  ) {}
 
   /** A POST route whose JSON body is checked by `schema`. */
   post<Schema extends z.ZodType>(path: string, schema: Schema, handle: (input: z.output<Schema>, call: RouteCall) => unknown, options?: RouteOptions): void {
@@ -165,7 +179,7 @@ export class RouteTable {
 
   /** The middleware that serves every registered route; unknown paths get 404, other methods 405. */
   dispatcher(): RequestHandler {
-    return async (req, res) => {
+    return asyncHandler(async (req, res) => {
       const path = req.path.length > 1 && req.path.endsWith("/") ? req.path.slice(0, -1) : req.path;
       const found = this.find(path);
       if (!found) throw new PaymentError("route_not_found", `No endpoint ${req.method} ${req.baseUrl}${path}.`);
@@ -176,20 +190,56 @@ export class RouteTable {
         throw new PaymentError("method_not_allowed", `${req.baseUrl}${path} answers ${allowed} only.`);
       }
       if (req.method === "POST") await this.steps.readBody(req, res);
-      const { scope, merchant } = await this.steps.authenticate(req);
-      route.guard?.(scope);
-      const input = parseInput(route.schema, req.method === "GET" ? { ...req.query } : req.body) as never;
-      refuseImpossibleIds(found.entry.segments, found.params);
-      const call = { scope, merchant, params: found.params, req, res };
+      const caller = await this.steps.authenticate(req);
       const key = req.headers["idempotency-key"];
-      if (route.idempotent && typeof key === "string" && this.steps.idempotency) {
-        const answer = await this.steps.idempotency(scope, key, req, () => storedAnswer(route, input, call));
-        if (answer.replayed) res.setHeader("Idempotent-Replayed", "true");
-        sendRawJson(res, answer.status, answer.body);
-        return;
-      }
-      sendJson(res, 200, await route.handle(input, call));
-    };
+      const input = req.method === "GET" ? queryOf(req) : req.body;
+      const answer = await this.run({ path, found, route, method: req.method as Method, caller, input, key: typeof key === "string" ? key : undefined, req, res });
+      if (answer.replayed) res.setHeader("Idempotent-Replayed", "true");
+      sendRawJson(res, answer.status, answer.body);
+    });
+  }
+
+  /**
+   * Calls one route in process, as an authenticated HTTP request would (the in-process API):
+   * the same guard, validation, idempotency and handler. Resolves with the answer's JSON;
+   * rejects with the `PaymentError` the HTTP API would have answered.
+   */
+  async invoke(request: { method: Method; path: string; input: unknown; caller: Caller; idempotencyKey?: string }): Promise<unknown> {
+    const found = this.find(request.path);
+    const route = found?.entry.methods.get(request.method);
+    if (!found || !route) throw new PaymentError("route_not_found", `No endpoint ${request.method} ${this.prefix}${request.path}.`);
+    const answer = await this.run({ ...request, found, route, key: request.idempotencyKey });
+    const body = JSON.parse(answer.body) as unknown;
+    if (answer.status >= 400) throw PaymentError.fromBody(body) ?? new PaymentError("internal_error", "An error answer outside the catalogue.");
+    return body;
+  }
+
+  /**
+   * The steps after authentication, shared by HTTP and in-process calls: guard, input, ids, then
+   * the handler, under the `Idempotency-Key` when the route creates. Errors of routes that do
+   * not create are thrown; a creating route's client errors are answers (stored with the key).
+   */
+  private async run(call: {
+    path: string;
+    found: { entry: PathEntry; params: Record<string, string> };
+    route: Route;
+    method: Method;
+    caller: Caller;
+    input: unknown;
+    key: string | undefined;
+    req?: Request;
+    res?: Response;
+  }): Promise<StoredAnswer & { replayed: boolean }> {
+    const { found, route, caller } = call;
+    route.guard?.(caller.scope);
+    const input = parseInput(route.schema, call.input) as never;
+    refuseImpossibleIds(found.entry.segments, found.params);
+    const routeCall: RouteCall = { scope: caller.scope, merchant: caller.merchant, params: found.params, req: call.req, res: call.res };
+    if (route.idempotent && call.key !== undefined && this.steps.idempotency) {
+      const hash = requestHash(call.method, this.prefix + call.path, call.input);
+      return this.steps.idempotency(caller.scope, call.key, hash, (claim) => storedAnswer(route, input, { ...routeCall, commitAnswer: answerHook(claim) }));
+    }
+    return { status: 200, body: JSON.stringify(await route.handle(input, routeCall)), replayed: false };
   }
 }
 
@@ -232,6 +282,11 @@ function recordName(collection: string | undefined): string {
  * Runs a route and keeps its answer as it will be sent: a client error (4xx) is an answer
  * too, stored and replayed like a success; anything else propagates and is not stored.
  */
+/** `RouteCall.commitAnswer` for one claimed key: the answer is a 200 with the presented record. */
+function answerHook(claim: KeyClaim): RouteCall["commitAnswer"] {
+  return (present) => async (tx, created) => claim.commitIn(tx, { status: 200, body: JSON.stringify(await present(created, tx)) });
+}
+
 async function storedAnswer(route: Route, input: never, call: RouteCall): Promise<StoredAnswer> {
   try {
     return { status: 200, body: JSON.stringify(await route.handle(input, call)) };
@@ -239,4 +294,15 @@ async function storedAnswer(route: Route, input: never, call: RouteCall): Promis
     if (error instanceof PaymentError && error.status < 500) return { status: error.status, body: JSON.stringify(error.toJSON()) };
     throw error;
   }
+}
+
+/**
+ * The query string, read here with node:querystring (Express 5's default parser) rather than
+ * taken from `req.query`, which is whatever the host's `query parser` setting makes of it: qs
+ * on Express 4 (`?status[x]=1` becomes an object), nothing at all when a host turned it off.
+ * The API reads the same query the same way on any host.
+ */
+function queryOf(req: Request): Record<string, unknown> {
+  const start = req.url.indexOf("?");
+  return start === -1 ? {} : { ...parseQuery(req.url.slice(start + 1)) };
 }

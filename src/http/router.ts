@@ -11,23 +11,25 @@ import * as merchants from "../core/merchants";
 import { BackgroundWork, type TickReport } from "../core/service";
 import type { MerchantRecord, Mode } from "../core/types";
 import { apiKeyAuthenticator } from "./auth";
-import { errorHandler } from "./error-handler";
+import { errorHandler, hostBodyErrorHandler } from "./error-handler";
 import { jsonBodyReader } from "./json-body";
 import { checkOptions, type PaymentRouterOptions } from "./options";
 import { Presenter } from "./present";
 import { RouteTable, type RouteSteps } from "./route-table";
-import { requestHash, runIdempotent } from "../core/idempotency";
+import { DEFAULT_KEY_LEASE_MS, runIdempotent } from "../core/idempotency";
 import { mountApiReference } from "./routes/docs";
 import { merchantRoutes, type PaymentUrlBuilder } from "./routes/merchant";
 import { payPageRoutes } from "./routes/pay-page";
 import { sandboxRoutes } from "./routes/sandbox";
 import { webhookRoutes } from "./routes/webhooks";
 import { fundsRoutes } from "./routes/funds";
-import { payLinkHandler } from "./routes/pay-link";
+import { payLinkRoutes } from "./routes/pay-link";
 import { paymentLinkRoutes } from "./routes/payment-links";
 import { paymentRoutes } from "./routes/payments";
 import { V1Views } from "./v1-views";
 import { WebhookSender } from "../webhooks/sender";
+import { paymentResources, type PaymentResources } from "../client/resources";
+import { PaymentError } from "../errors";
 
 /** Merchant and key management for the host application (there is no HTTP endpoint for it). */
 export interface PaymentAdmin {
@@ -57,10 +59,27 @@ export interface PaymentRouter extends Router {
   /** The simulated chain behind test mode. */
   readonly sandbox: SandboxChain;
   /**
+   * For a host that runs its own body parser (express.json) before the router: mount it after
+   * the router, at the same path (`app.use(payments); app.use(payments.errorHandler)`). That
+   * parser's failures on the router's API paths (malformed JSON, over its limit, an unsupported
+   * charset or encoding) never reach a router, only error handlers; this one answers them with
+   * the error object (40004, 41301, 41501) and passes every other error on.
+   */
+  readonly errorHandler: express.ErrorRequestHandler;
+  /**
    * Runs one round of background work now: deposit sync, expiry, payouts, then the webhook
    * deliveries that are due (waiting for them to finish). Reports what it did.
    */
   tick(): Promise<TickReport & { webhooksSent: number }>;
+  /**
+   * The /v1 API in process, for one merchant in one mode, without HTTP or an API key:
+   * `payments.create(body)`, `payments.retrieve(id)`, `withdrawals.create`, `refunds.create`,
+   * `balances.retrieve()` and the rest, each taking the /v1 request and resolving with the /v1
+   * object. The same routes run as for HTTP (validation, idempotency with the `idempotencyKey`
+   * option, results); errors reject as the `PaymentError` the HTTP API would have answered.
+   * Links it builds start at `publicUrl` and `mountPath`, so `publicUrl` is required.
+   */
+  forMerchant(merchantId: string, mode: Mode): PaymentResources;
   /** Stops the background loops and closes the storage. */
   close(): Promise<void>;
 }
@@ -102,10 +121,14 @@ export function createPaymentRouter(options: PaymentRouterOptions = {}): Payment
     logger,
   };
   const background = new BackgroundWork(context);
-  const sender = new WebhookSender(context, settings.webhooks);
+  // The host's own event handlers: each event of their types is queued for them with the state
+  // change that caused it, as webhooks are (durable, retried, in the delivery log).
+  context.inProcessEventTypes = new Set(Object.keys(settings.on ?? {}));
+  const sender = new WebhookSender(context, settings.webhooks, settings.on);
   context.onDeliveriesRecorded = () => sender.kick();
   const webhookPolicy = {
     allowPrivateUrls: settings.webhooks?.allowPrivateUrls ?? false,
+    lookup: settings.webhooks?.lookup,
     rotationOverlapMs: (settings.webhooks?.rotationOverlapMinutes ?? 1440) * 60_000,
   };
   const present = new Presenter(context.currencies);
@@ -124,18 +147,21 @@ export function createPaymentRouter(options: PaymentRouterOptions = {}): Payment
     }
     return `${req.protocol}://${req.get("host")}`;
   };
-  const publicBase = (req: express.Request) => `${origin(req)}${req.baseUrl.replace(/\/(api\/)?v1$/, "")}`;
+  // In-process calls have no request: their links are publicUrl and the configured mount path.
+  const mountPath = (settings.mountPath ?? "/").replace(/\/+$/, "");
+  const publicBase = (req: express.Request | undefined) =>
+    req ? `${origin(req)}${req.baseUrl.replace(/\/(api\/)?v1$/, "")}` : `${settings.publicUrl!.replace(/\/+$/, "")}${mountPath}`;
   const paymentUrl: PaymentUrlBuilder = ({ req }, invoiceId) => `${publicBase(req)}/pay/${invoiceId}`;
 
   const steps: RouteSteps = {
     readBody: jsonBodyReader(settings.bodyLimit ?? "100kb"),
     authenticate: apiKeyAuthenticator(context),
-    idempotency: (scope, key, req, work) => runIdempotent(context, scope, key, requestHash(req.method, req.baseUrl + req.path.replace(/(.)\/$/, "$1"), req.body), work),
+    idempotency: (scope, key, hash, work) => runIdempotent(context, scope, key, hash, work, { leaseMs: settings.idempotency?.leaseMs ?? DEFAULT_KEY_LEASE_MS }),
   };
-  const merchantApi = new RouteTable(steps);
+  const merchantApi = new RouteTable(steps, "/api/v1");
   merchantRoutes(merchantApi, context, present, paymentUrl);
   sandboxRoutes(merchantApi, context, present, sandbox, background);
-  const providerApi = new RouteTable(steps);
+  const providerApi = new RouteTable(steps, "/v1");
   const views = new V1Views(context.currencies);
   paymentRoutes(providerApi, context, views, paymentUrl);
   fundsRoutes(providerApi, context, views);
@@ -146,7 +172,7 @@ export function createPaymentRouter(options: PaymentRouterOptions = {}): Payment
   router.use(responseHeaders);
   router.use("/api/v1", merchantApi.dispatcher(), errorHandler(context.logger));
   router.use("/v1", providerApi.dispatcher(), errorHandler(context.logger));
-  router.get("/pay/link/:id", payLinkHandler(context, (req, invoiceId) => `${publicBase(req)}/pay/${invoiceId}`));
+  router.use(payLinkRoutes(context, (req, invoiceId) => `${publicBase(req)}/pay/${invoiceId}`));
   router.use("/pay", payPageRoutes(context, { publicUrl: settings.publicUrl }));
   mountApiReference(router, [{ prefix: "/api/v1", table: merchantApi }, { prefix: "/v1", table: providerApi }], { publicUrl: settings.publicUrl, logger: context.logger });
 
@@ -165,6 +191,8 @@ export function createPaymentRouter(options: PaymentRouterOptions = {}): Payment
     admin,
     storage: context.storage,
     sandbox,
+    errorHandler: hostBodyErrorHandler(),
+    forMerchant: (merchantId: string, mode: Mode) => inProcessApi(providerApi, context, settings, merchantId, mode),
     tick: async () => {
       // Webhooks go out even when another part of the round failed (a live chain that is down
       // must not hold back test-mode deliveries); the failure is reported after.
@@ -229,4 +257,18 @@ function refuseFixedLivePrices(pricing: PricingAdapter, live: boolean, given: bo
       ? "createPaymentRouter: live chains would quote from staticPricing()'s fixed table. Pass live prices (exchangeRates() from \"express-crypto-pay/rates\"), or staticPricing({ allowLive: true }) if you really mean fixed prices in live mode"
       : "createPaymentRouter: live chains need live prices, and the default pricing is a fixed table (BTC = 60000 USD). Pass pricing: exchangeRates({ sources: [...] }) from \"express-crypto-pay/rates\", or staticPricing({ allowLive: true }) if you really mean fixed prices",
   );
+}
+
+/** `router.forMerchant`: the /v1 resources, carried by in-process calls of the route table. */
+function inProcessApi(api: RouteTable, context: CoreContext, settings: PaymentRouterOptions, merchantId: string, mode: Mode): PaymentResources {
+  if (mode !== "test" && mode !== "live") throw new TypeError(`forMerchant: mode must be "test" or "live", not ${JSON.stringify(mode)}`);
+  if (!settings.publicUrl) {
+    throw new TypeError("forMerchant: in-process calls build payment links without a request to take the host from; set createPaymentRouter({ publicUrl }) (and mountPath if the router is not mounted at /)");
+  }
+  return paymentResources(async (call) => {
+    // Read per call, as an API key is: the merchant's settings (settleCurrency) may change.
+    const merchant = await context.storage.getMerchant(merchantId);
+    if (!merchant) throw new PaymentError("invalid_api_key", `forMerchant: no merchant with id ${JSON.stringify(merchantId)}.`);
+    return api.invoke({ method: call.method, path: call.path, input: call.input, caller: { scope: { merchantId, mode }, merchant }, idempotencyKey: call.idempotencyKey });
+  });
 }

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { PaymentView } from "../core/payment-view";
-import { INVOICE_STATUSES, PAYMENT_EVENT_TYPES, type PaymentEventType } from "../core/types";
+import { INVOICE_STATUSES, PAYMENT_EVENT_TYPES, type InvoiceStatus, type PaymentEventType } from "../core/types";
 
 /**
  * Schemas of webhook event bodies, as a receiver checks them: `{ type, timestamp, data }`.
@@ -102,6 +102,64 @@ type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 const schemaMatchesPaymentView: Same<z.output<z.ZodObject<typeof paymentDataShape>>, PaymentView> = true;
 void schemaMatchesPaymentView;
 
+/**
+ * The statuses the payment in each event's `data` can have. An event carries the payment as it
+ * stands after the step that recorded it (core/events.ts, core/invoice-machine.ts), so each
+ * type has one status except `payment.confirmed`: the deposits are final and the payment is
+ * PAID, short with its window still open (UNDER_PAID), or short with it closed (FAILED).
+ * test/webhooks/event-statuses.test.ts drives the state machine to keep this table honest.
+ */
+export const PAYMENT_EVENT_STATUSES = {
+  "payment.created": ["PENDING"],
+  "payment.confirming": ["CONFIRMING"],
+  "payment.confirmed": ["PAID", "UNDER_PAID", "FAILED"],
+  "payment.completed": ["PAID"],
+  "payment.failed": ["FAILED"],
+  "payment.expired": ["EXPIRED"],
+} as const satisfies { readonly [K in PaymentEventType]: readonly InvoiceStatus[] };
+
+/** The statuses of the payment in a `T` event: `"PAID"` for `payment.completed`. */
+export type PaymentEventStatus<T extends PaymentEventType = PaymentEventType> = (typeof PAYMENT_EVENT_STATUSES)[T][number];
+
+/**
+ * The `data` of a `T` event: a PaymentView whose `status` is one that `T` can carry. For a union
+ * of types, the union of their data (each its own object type, so a check of `status` narrows).
+ */
+export type PaymentEventData<T extends PaymentEventType = PaymentEventType> = {
+  // Mapped over PaymentView's keys (not `Omit & {}`) so editors show one plain object type.
+  [K in T]: { [F in keyof PaymentView]: F extends "status" ? PaymentEventStatus<K> : PaymentView[F] };
+}[T];
+
+/** The fields of a `T` event's data: PaymentView's, with `status` limited to what `T` carries. */
+function dataFieldsOf<T extends PaymentEventType>(type: T) {
+  const statuses: readonly PaymentEventStatus<T>[] = PAYMENT_EVENT_STATUSES[type];
+  const allowed: ReadonlySet<unknown> = new Set(statuses);
+  const schema = z.enum(statuses as unknown as readonly [PaymentEventStatus<T>, ...PaymentEventStatus<T>[]], {
+    error: `a ${type} event carries a payment whose status is ${statuses.join(" or ")}`,
+  });
+  return { ...paymentDataFields, status: field(schema, (value) => allowed.has(value)) };
+}
+
+/** The zod schema and predicate of a `T` event body. */
+function eventOf<T extends PaymentEventType>(type: T) {
+  const dataFields = dataFieldsOf(type);
+  const fields = {
+    type: field(z.literal(type), (value) => value === type),
+    timestamp: isoTime,
+    data: field(z.looseObject(shapeOf(dataFields)), testOf(dataFields)),
+  };
+  return { schema: z.looseObject(shapeOf(fields)), test: testOf(fields) };
+}
+
+type EventOf<T extends PaymentEventType> = ReturnType<typeof eventOf<T>>;
+
+// The guard above, per type: each schema's data is exactly the PaymentEventData of its type.
+type DataShapeOf<T extends PaymentEventType> = EventOf<T>["schema"]["shape"]["data"]["shape"];
+const schemasMatchEventData: { readonly [K in PaymentEventType]: true } = {} as { [K in PaymentEventType]: Same<z.output<z.ZodObject<DataShapeOf<K>>>, PaymentEventData<K>> };
+void schemasMatchEventData;
+// Built in a loop, typed per key: TypeScript cannot follow a type through Object.fromEntries.
+const events = Object.fromEntries(PAYMENT_EVENT_TYPES.map((type) => [type, eventOf(type)])) as unknown as { readonly [K in PaymentEventType]: EventOf<K> };
+
 const paymentData = field(z.looseObject(paymentDataShape), testOf(paymentDataFields));
 const envelopeFields = { type: field(z.string().min(1, { error: "must not be empty" }), (value) => typeof value === "string" && value.length > 0), timestamp: isoTime, data: field(z.unknown(), (value) => value !== undefined) };
 const paymentEventFields = { type: field(z.enum(PAYMENT_EVENT_TYPES), (value) => KNOWN_TYPES.has(value as string)), timestamp: isoTime, data: paymentData };
@@ -112,24 +170,55 @@ export const paymentDataSchema = paymentData.schema;
 /** Any event body: the envelope only, for types this version does not know. */
 export const webhookEnvelopeSchema = z.looseObject(shapeOf(envelopeFields));
 
-/** A payment event body (`type` one of PAYMENT_EVENT_TYPES). */
+/**
+ * What every payment event body has in common: `type` one of PAYMENT_EVENT_TYPES and a
+ * PaymentView of any status. Verification checks the stricter `paymentEventSchemas[type]`.
+ */
 export const paymentEventSchema = z.looseObject(shapeOf(paymentEventFields));
+
+/**
+ * The schema of each payment event body, by type: `data.status` limited to
+ * PAYMENT_EVENT_STATUSES[type]. What verifyWebhook and webhookHandler check a known type against.
+ */
+export const paymentEventSchemas = Object.fromEntries(PAYMENT_EVENT_TYPES.map((type) => [type, events[type].schema])) as {
+  readonly [K in PaymentEventType]: EventOf<K>["schema"];
+};
 
 /** The predicate twin of webhookEnvelopeSchema (see Field). @internal */
 export const matchesEnvelope = testOf(envelopeFields);
-/** The predicate twin of paymentEventSchema (see Field). @internal */
-export const matchesPaymentEvent = testOf(paymentEventFields);
 
-/** A payment event, narrowed by its type: `PaymentEvent<"payment.completed">`. */
+/**
+ * The predicate twin of `paymentEventSchemas[json.type]`: false for a type this version does
+ * not know (see Field). @internal
+ */
+export function matchesPaymentEvent(json: unknown): boolean {
+  if (!isJsonObject(json)) return false;
+  const type = json.type;
+  return typeof type === "string" && KNOWN_TYPES.has(type) && events[type as PaymentEventType].test(json);
+}
+
+/**
+ * A payment event, narrowed by its type: `PaymentEvent<"payment.completed">` has `data.status`
+ * `"PAID"`. Without an argument, the union of all six, discriminated by `type`.
+ */
 export type PaymentEvent<T extends PaymentEventType = PaymentEventType> = {
   [K in T]: {
     type: K;
     /** When the change happened (ISO 8601); not the delivery time, which is `webhook-timestamp`. */
     timestamp: string;
     /** The payment right after the change. Fields added by a newer sender are kept but untyped. */
-    data: PaymentView;
+    data: PaymentEventData<K>;
   };
 }[T];
+
+/**
+ * Handlers by payment event type, each given the event narrowed to its type and a context `C`
+ * (whatever the caller passes besides the event). webhookHandler's `on` is this with
+ * WebhookContext plus a `"*"`; an in-process subscriber can use it with its own context.
+ */
+export type PaymentEventHandlers<C> = {
+  [K in PaymentEventType]?: (event: PaymentEvent<K>, context: C) => unknown;
+};
 
 /** An event of a type this version does not know (a newer sender): the envelope, data unchecked. */
 export interface UnknownWebhookEvent {
@@ -155,15 +244,16 @@ export function isPaymentEvent<T extends PaymentEventType = PaymentEventType>(ev
 }
 
 /**
- * Checks a parsed body: the payment schema for a known type, the envelope alone for any other,
- * so a known event with broken data is an error and an unknown one passes untouched.
+ * Checks a parsed body: its type's schema for a known type (`data` a PaymentView with a status
+ * that type carries), the envelope alone for any other, so a known event with broken data is an
+ * error and an unknown one passes untouched.
  */
 export function parseWebhookEvent(json: unknown): { success: true; data: WebhookEvent } | { success: false; error: z.ZodError } {
   const type = isJsonObject(json) ? json.type : undefined;
-  const known = typeof type === "string" && KNOWN_TYPES.has(type);
+  const known = typeof type === "string" && KNOWN_TYPES.has(type) ? events[type as PaymentEventType] : undefined;
   // Valid bodies take the predicate path and are returned as parsed (zod would return an equal
   // copy); anything else goes through zod for its issues.
-  if (known ? matchesPaymentEvent(json) : matchesEnvelope(json)) return { success: true, data: json as unknown as WebhookEvent };
-  const result = (known ? paymentEventSchema : webhookEnvelopeSchema).safeParse(json);
+  if (known ? known.test(json) : matchesEnvelope(json)) return { success: true, data: json as unknown as WebhookEvent };
+  const result = (known ? known.schema : webhookEnvelopeSchema).safeParse(json);
   return result.success ? { success: true, data: result.data as WebhookEvent } : { success: false, error: result.error };
 }

@@ -52,7 +52,7 @@ export const invoice = z
     expiresAt: dateTime,
     createdAt: dateTime,
   })
-  .meta({ id: "Invoice", description: "A payment invoice (spec 2.1). Amounts are JSON numbers with at most 8 decimals." });
+  .meta({ id: "Invoice", description: "A payment invoice. Amounts are JSON numbers; payAmount has at most 8 decimals." });
 
 /** Payout statuses: PROCESSING until the chain settles it. */
 export const payoutStatus = z.enum(["PROCESSING", "COMPLETED", "FAILED"]).meta({
@@ -74,7 +74,7 @@ export const payout = z
     failureReason: z.string().nullable(),
     createdAt: dateTime,
   })
-  .meta({ id: "Payout", description: "A payout to an external address (spec 2.2)." });
+  .meta({ id: "Payout", description: "A payout to an external address." });
 
 /** Exchange (spec 2.3). */
 export const exchange = z
@@ -88,7 +88,7 @@ export const exchange = z
     toAmount: amount("Amount credited in the target currency."),
     createdAt: dateTime,
   })
-  .meta({ id: "Exchange", description: "A conversion between two of the merchant's balances (spec 2.3)." });
+  .meta({ id: "Exchange", description: "A conversion between two of the merchant's balances." });
 
 /** Network entry of a currency (spec 2.4). */
 export const currencyNetwork = z
@@ -106,7 +106,7 @@ export const currencyNetwork = z
 /** Currency (spec 2.4). */
 export const currency = z
   .strictObject({ symbol: z.string(), name: z.string(), networks: z.array(currencyNetwork) })
-  .meta({ id: "Currency", description: "A supported crypto currency with its networks and their limits (spec 2.4)." });
+  .meta({ id: "Currency", description: "A supported crypto currency with its networks and their limits." });
 
 /** The currency list (spec 4.2). */
 export const currencyList = z.array(currency).meta({ description: "Every supported currency." });
@@ -119,7 +119,7 @@ export const exchangePair = z
     fromCurrency: symbolRef,
     toCurrency: symbolRef,
   })
-  .meta({ id: "ExchangePair", description: "An available exchange pair (spec 2.5)." });
+  .meta({ id: "ExchangePair", description: "An available exchange pair." });
 
 /** The pair list (spec 4.2). */
 export const exchangePairList = z.array(exchangePair).meta({ description: "Every available exchange pair." });
@@ -130,7 +130,7 @@ export const errorObject = z
     error: z.int32().meta({ format: "int32", description: "HTTP status x 100 + a number from the error catalogue (docs/errors.md), e.g. 40001.", examples: [40001] }),
     message: z.string().meta({ description: "What was wrong and, where there is one, what to do instead. May be reworded between versions." }),
   })
-  .meta({ id: "Error", description: "The error object (spec 2.6). Switch on `error`, never on `message`." });
+  .meta({ id: "Error", description: "The error object of every error answer. Switch on `error`, never on `message`." });
 
 /** The payment as webhooks and the /v1 API show it (the `data` of every event). */
 export const payment = paymentDataSchema.meta({

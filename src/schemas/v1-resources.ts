@@ -98,7 +98,7 @@ export const paymentLink = z
     id: z.string().meta({ examples: ["plink_..."] }),
     object: z.literal("payment_link"),
     livemode,
-    url: z.url().meta({ description: "The public URL to share: each visit creates a fresh hosted payment and redirects (303) to its page." }),
+    url: z.url().meta({ description: "The public URL to share: it shows the link's page, which creates nothing; its button (a POST to the same URL) creates a fresh hosted payment and redirects (303) to its page." }),
     active: z.boolean().meta({ description: "False once deactivated: the URL then answers 410 and creates nothing." }),
     amount: decimal("Amount of each payment, in amountCurrency.", "25"),
     amountCurrency: coin("Currency of amount.", "USD"),
@@ -112,7 +112,7 @@ export const paymentLink = z
     createdAt: dateTime,
     updatedAt: dateTime,
   })
-  .meta({ id: "PaymentLink", description: "A reusable link that creates a hosted payment on every visit." });
+  .meta({ id: "PaymentLink", description: "A reusable link: each payer who continues from its page gets a fresh hosted payment." });
 
 /** List pages: newest first, `nextCursor` is the `cursor` of the next page. */
 export const paymentPage = page(payment);

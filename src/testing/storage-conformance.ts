@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe } from "vitest";
 import type { Storage } from "../adapters/storage/types";
 import type { SuiteContext } from "./storage/context";
+import { freshnessTests } from "./storage/freshness";
 import { idempotencyTests } from "./storage/idempotency";
 import { ledgerTests } from "./storage/ledger";
 import { listTests } from "./storage/lists";
@@ -29,11 +30,12 @@ export interface StorageAdapterTestOptions {
 
 /**
  * Runs the whole contract of the `Storage` interface as vitest tests: every method's documented
- * behaviour, not-found answers, isolation by merchant and mode, list orders and cursors,
- * atomic transactions and row locks, and the concurrency guarantees the service relies on
+ * behaviour, not-found answers, isolation by merchant and mode, list orders and cursors, reads
+ * that see every committed write (a cache must never answer from before a commit), atomic
+ * transactions and row locks, and the concurrency guarantees the service relies on
  * (parallel debits never overdraw, a deposit reported twice is credited once, two delivery
- * workers never claim the same delivery, one idempotency key is claimed once, a counter kept
- * under `lockCursor` loses no update).
+ * workers never claim the same delivery nor together lease more of one endpoint's than allowed,
+ * one idempotency key is claimed once, a counter kept under `lockCursor` loses no update).
  *
  * Call it at the top level of a test file, once per adapter:
  *
@@ -63,6 +65,7 @@ export function runStorageAdapterTests(options: StorageAdapterTestOptions): void
     });
 
     readTests(context);
+    freshnessTests(context);
     writeTests(context);
     listTests(context);
     transactionTests(context);

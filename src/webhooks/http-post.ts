@@ -1,18 +1,22 @@
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
-import type { LookupFunction } from "node:net";
+import { asksToAbort } from "./delivery-policy";
+import { pinnedLookup, type WebhookTarget } from "./url-guard";
 
 /** What came back from one POST. */
 export interface PostResult {
   statusCode: number;
   /** The Retry-After header, if any, as milliseconds from now. */
   retryAfterMs: number | null;
+  /** The answer carried `webhook-delivery: abort-message` (Svix's way to stop a message's retries). */
+  abortMessage: boolean;
 }
 
 /**
  * Connection pools of our own, one pair for checked requests and one for the rest. Pools key
- * connections by host and port only: had checked (live) requests shared a pool with unchecked
- * (test) ones, a live delivery could reuse a connection whose address was never checked.
+ * connections by host and port only: had checked requests shared a pool with unchecked ones (a
+ * router with `allowPrivateUrls` in the same process), a checked delivery could reuse a
+ * connection whose address was never checked.
  */
 const AGENTS = {
   checked: { http: new HttpAgent({ keepAlive: true }), https: new HttpsAgent({ keepAlive: true }) },
@@ -31,20 +35,20 @@ export function parseRetryAfter(value: string | undefined, now: number): number 
 }
 
 /**
- * POSTs a body and resolves with the status once the response has been read (bounded), or
- * rejects on network errors and on `timeoutMs` for the whole exchange. Redirects are not
- * followed: a webhook answer of 3xx is a misconfigured endpoint, and following it could lead
- * past the address checks.
+ * POSTs a body to one of `target`'s addresses (resolved and checked beforehand) and resolves
+ * with the status once the response has been read (bounded), or rejects on network errors and
+ * on `timeoutMs` for the whole exchange. Redirects are not followed: a webhook answer of 3xx is
+ * a misconfigured endpoint, and following it could lead past the address checks.
  */
 export function postWebhook(
   url: URL,
   body: string,
   headers: Record<string, string>,
-  options: { timeoutMs: number; lookup?: LookupFunction; now: () => number; signal?: AbortSignal },
+  options: { timeoutMs: number; target: WebhookTarget; now: () => number; signal?: AbortSignal },
 ): Promise<PostResult> {
   const secure = url.protocol === "https:";
   const send = secure ? httpsRequest : httpRequest;
-  const pool = options.lookup ? AGENTS.checked : AGENTS.unchecked;
+  const pool = options.target.checked ? AGENTS.checked : AGENTS.unchecked;
   return new Promise((resolve, reject) => {
     const request = send(
       url,
@@ -53,7 +57,7 @@ export function postWebhook(
         headers: { ...headers, "content-length": String(Buffer.byteLength(body)) },
         agent: secure ? pool.https : pool.http,
         signal: options.signal ? AbortSignal.any([AbortSignal.timeout(options.timeoutMs), options.signal]) : AbortSignal.timeout(options.timeoutMs),
-        ...(options.lookup ? { lookup: options.lookup } : {}),
+        lookup: pinnedLookup(options.target),
       },
       (response: IncomingMessage) => {
         let read = 0;
@@ -65,6 +69,7 @@ export function postWebhook(
           resolve({
             statusCode: response.statusCode ?? 0,
             retryAfterMs: parseRetryAfter(response.headers["retry-after"], options.now()),
+            abortMessage: asksToAbort(response.headers["webhook-delivery"]),
           });
         response.on("end", done);
         response.on("close", done); // also when cut off above: the status is what counts

@@ -1,23 +1,30 @@
-import { lookup as dnsLookup, type LookupAddress } from "node:dns";
+import { lookup as dnsLookup } from "node:dns/promises";
 import { BlockList, isIP, type LookupFunction } from "node:net";
 
 /**
- * Addresses a webhook must not reach from a live service: loopback, private, link-local
- * (cloud metadata lives at 169.254.169.254), carrier-grade NAT, multicast and reserved ranges.
- * A merchant who could point an endpoint there could make the service probe its own network.
+ * Addresses a webhook must not reach, in test and live mode alike: loopback, private, link-local
+ * (cloud metadata lives at 169.254.169.254), carrier-grade NAT, multicast, documentation,
+ * benchmarking and reserved ranges, and the IPv6 forms that tunnel to an IPv4 address we cannot
+ * see. A merchant who could point an endpoint there could make the service probe the network it
+ * runs in (SSRF), and a test key is as easy to get as a live one.
  */
 const BLOCKED = new BlockList();
 for (const [network, prefix] of [
-  ["0.0.0.0", 8],
+  ["0.0.0.0", 8], // "this network": 0.0.0.0 reaches the local host on Linux
   ["10.0.0.0", 8],
-  ["100.64.0.0", 10],
+  ["100.64.0.0", 10], // carrier-grade NAT
   ["127.0.0.0", 8],
   ["169.254.0.0", 16],
   ["172.16.0.0", 12],
-  ["192.0.0.0", 24],
+  ["192.0.0.0", 24], // IETF protocol assignments
+  ["192.0.2.0", 24], // documentation (TEST-NET-1)
+  ["192.88.99.0", 24], // retired 6to4 relays
   ["192.168.0.0", 16],
-  ["198.18.0.0", 15],
-  ["224.0.0.0", 3],
+  ["198.18.0.0", 15], // benchmarking
+  ["198.51.100.0", 24], // documentation (TEST-NET-2)
+  ["203.0.113.0", 24], // documentation (TEST-NET-3)
+  ["224.0.0.0", 4], // multicast
+  ["240.0.0.0", 4], // reserved, and the broadcast address 255.255.255.255
 ] as const) {
   BLOCKED.addSubnet(network, prefix, "ipv4");
 }
@@ -25,19 +32,27 @@ for (const [network, prefix] of [
   ["::", 96], // unspecified, loopback and the deprecated IPv4-compatible form (::127.0.0.1)
   ["64:ff9b::", 96], // NAT64: an IPv4 address in disguise
   ["64:ff9b:1::", 48],
-  ["2002::", 16], // 6to4: likewise
-  ["fc00::", 7],
+  ["100::", 64], // discard-only
+  ["2001::", 32], // Teredo: tunnels to an IPv4 address
+  ["2001:2::", 48], // benchmarking
+  ["2001:db8::", 32], // documentation
+  ["2002::", 16], // 6to4: an IPv4 address in disguise
+  ["3fff::", 20], // documentation
+  ["5f00::", 16], // segment routing
+  ["fc00::", 7], // unique local
   ["fe80::", 10],
-  ["fec0::", 10],
-  ["ff00::", 8],
+  ["fec0::", 10], // deprecated site-local
+  ["ff00::", 8], // multicast
 ] as const) {
   BLOCKED.addSubnet(network, prefix, "ipv6");
 }
 
-/** Whether an IP address is in a range a live webhook may not reach. */
+/**
+ * Whether an IP address is in a range a webhook may not reach. IPv4-mapped IPv6 addresses
+ * (::ffff:127.0.0.1, which the URL parser writes ::ffff:7f00:1) are judged by their IPv4
+ * address: BlockList checks them against the IPv4 ranges.
+ */
 export function isPrivateAddress(address: string): boolean {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (mapped) return BLOCKED.check(mapped[1]!, "ipv4");
   const family = isIP(address);
   if (family === 0) return true; // Not an address at all: refuse rather than guess.
   return BLOCKED.check(address, family === 4 ? "ipv4" : "ipv6");
@@ -66,40 +81,78 @@ function hostOf(url: URL): string {
   return url.hostname.replace(/^\[(.*)\]$/, "$1");
 }
 
-/**
- * Refuses a URL whose host is or resolves to a blocked address. Used when an endpoint is
- * registered; `guardedLookup` repeats the check on every connection, because DNS can change.
- */
-export async function assertPublicHost(url: URL): Promise<void> {
-  const host = hostOf(url);
-  if (isIP(host)) {
-    if (isPrivateAddress(host)) throw new BlockedAddressError(`${host} is a private or reserved address`);
-    return;
-  }
-  const addresses = await new Promise<LookupAddress[]>((resolve, reject) =>
-    dnsLookup(host, { all: true }, (error, found) => (error ? reject(error) : resolve(found))),
-  );
-  const blocked = addresses.find((entry) => isPrivateAddress(entry.address));
-  if (blocked) throw new BlockedAddressError(`${host} resolves to ${blocked.address}, a private or reserved address`);
+/** One address a host name resolves to. */
+export interface ResolvedAddress {
+  address: string;
+  family: 4 | 6;
 }
 
 /**
- * A `lookup` for http.request that refuses blocked addresses at connection time, so a host that
- * passed registration cannot later be re-pointed at the internal network (DNS rebinding).
+ * Resolves a host name to every address it has, or rejects (a name that does not exist, a
+ * resolver that fails). The default is the system resolver (`dns.lookup`, as `http` uses).
  */
-export const guardedLookup: LookupFunction = (hostname, options, callback) => {
-  dnsLookup(hostname, { ...options, all: true }, (error, addresses) => {
-    if (error) return callback(error, "", 0);
-    const blocked = addresses.find((entry) => isPrivateAddress(entry.address));
-    if (blocked) return callback(new BlockedAddressError(`${hostname} resolves to ${blocked.address}, a private or reserved address`), "", 0);
-    if (options.all) return (callback as unknown as (error: null, addresses: LookupAddress[]) => void)(null, addresses);
-    const first = addresses[0]!;
-    callback(null, first.address, first.family);
-  });
-};
+export type HostLookup = (hostname: string) => Promise<ResolvedAddress[]>;
 
-/** Whether the URL's host is an IP literal in a blocked range (lookup is not called for those). */
-export function isBlockedLiteral(url: URL): boolean {
+/** The `webhooks` options of `createPaymentRouter` that decide where webhooks may go. */
+export interface WebhookAddressOptions {
+  /**
+   * Let endpoints be, or resolve to, loopback, private or reserved addresses (receivers on
+   * 127.0.0.1 in development, an internal network). Default false, in test and live mode alike.
+   */
+  allowPrivateUrls?: boolean;
+  /**
+   * How endpoint host names are resolved, at registration and before every delivery (your own
+   * resolver, or a fixed answer in tests). What it answers is what is checked, and the
+   * connection goes to one of those addresses only. Default: the system resolver.
+   */
+  lookup?: HostLookup;
+}
+
+const systemLookup: HostLookup = async (hostname) =>
+  (await dnsLookup(hostname, { all: true })).map((entry) => ({ address: entry.address, family: entry.family === 6 ? 6 : 4 }));
+
+/** Where one delivery may connect: its host's addresses, and whether they passed the check. */
+export interface WebhookTarget {
+  addresses: ResolvedAddress[];
+  /** False when the host allowed private addresses: its connections must not be pooled with checked ones. */
+  checked: boolean;
+}
+
+/**
+ * Resolves a URL's host once and checks every address it has, unless private ones are allowed.
+ * Throws a BlockedAddressError when one is blocked; the message names the host only, never the
+ * address, so a merchant cannot use the answers to map the service's network. Other failures
+ * (the name does not resolve) are the lookup's own errors.
+ */
+export async function resolveWebhookTarget(url: URL, options: WebhookAddressOptions): Promise<WebhookTarget> {
   const host = hostOf(url);
-  return isIP(host) !== 0 && isPrivateAddress(host);
+  const checked = options.allowPrivateUrls !== true;
+  const family = isIP(host);
+  if (family !== 0) {
+    if (checked && isPrivateAddress(host)) throw new BlockedAddressError(`${host} is a private or reserved address`);
+    return { addresses: [{ address: host, family: family === 6 ? 6 : 4 }], checked };
+  }
+  const addresses = await (options.lookup ?? systemLookup)(host);
+  if (addresses.length === 0) throw new Error(`${host} did not resolve to any address`);
+  // Every address, not just the first: a connection may go to any of them.
+  if (checked && addresses.some((entry) => isPrivateAddress(entry.address))) {
+    throw new BlockedAddressError(`${host} resolves to a private or reserved address`);
+  }
+  return { addresses, checked };
+}
+
+/**
+ * A `lookup` for http.request that answers with the target's addresses and nothing else: the
+ * connection goes to an address that was checked, never to a second resolution that could
+ * answer otherwise (DNS rebinding). With all of them, Node can still try IPv6 and IPv4 in turn.
+ */
+export function pinnedLookup(target: WebhookTarget): LookupFunction {
+  return (hostname, options, callback) => {
+    const family = options.family === 4 || options.family === "IPv4" ? 4 : options.family === 6 || options.family === "IPv6" ? 6 : 0;
+    const wanted = family === 0 ? target.addresses : target.addresses.filter((entry) => entry.family === family);
+    const first = wanted[0];
+    if (!first) return callback(Object.assign(new Error(`${hostname} has no IPv${family} address`), { code: "ENOTFOUND" }), "", 0);
+    if (options.all) return (callback as unknown as (error: null, addresses: ResolvedAddress[]) => void)(null, wanted);
+    callback(null, first.address, first.family);
+  };
 }

@@ -1,19 +1,16 @@
-import { createSecretKey, timingSafeEqual, type KeyObject } from "node:crypto";
+import { timingSafeEqual } from "node:crypto";
 import { parseWebhookEvent, type WebhookEvent } from "../schemas/events";
+import { readDeliveryHeaders, type DeliveryHeaders, type WebhookRequestHeaders } from "./delivery-headers";
 import { WebhookVerificationError } from "./errors";
+import { hmacKey, type HmacKey } from "./hmac-key";
 import { secretKey, type WebhookSecret } from "./secret";
-import { webhookSignature, type WebhookHeaders } from "./sign";
 
 /**
  * Standard Webhooks verification as pure functions: bytes, headers, secrets and a clock in, an
  * event or a `WebhookVerificationError` out. webhookHandler is the HTTP shell around them.
  */
 
-/**
- * Headers as Node gives them (`req.headers`), any plain object (names in any case), what
- * webhookHeaders() builds, or a fetch `Headers`.
- */
-export type WebhookRequestHeaders = Headers | WebhookHeaders | Readonly<Record<string, string | readonly string[] | undefined>>;
+export type { WebhookRequestHeaders } from "./delivery-headers";
 
 /** Options of verifyWebhook. */
 export interface VerifyWebhookOptions {
@@ -28,70 +25,6 @@ export interface VerifyWebhookOptions {
 
 /** The default timestamp tolerance, in seconds (the Standard Webhooks recommendation). */
 export const DEFAULT_TOLERANCE_SECONDS = 300;
-
-/** The three delivery headers, checked for presence and form. @internal */
-export interface DeliveryHeaders {
-  id: string;
-  /** Unix seconds. */
-  timestamp: number;
-  signature: string;
-}
-
-function isFetchHeaders(headers: WebhookRequestHeaders): headers is Headers {
-  return typeof (headers as Headers).get === "function";
-}
-
-function lookup(headers: WebhookRequestHeaders, name: string): string | readonly string[] | undefined {
-  if (isFetchHeaders(headers)) return headers.get(name) ?? undefined;
-  // Node lower-cases incoming names, so the direct hit is the common case; the scan serves
-  // hand-built objects in test code ("Webhook-Id").
-  const record = headers as Readonly<Record<string, string | readonly string[] | undefined>>;
-  const direct = record[name];
-  if (direct !== undefined) return direct;
-  for (const key of Object.keys(record)) {
-    if (key.length === name.length && key.toLowerCase() === name) return record[key];
-  }
-  return undefined;
-}
-
-function required(headers: WebhookRequestHeaders, name: string, joinWith?: string): string {
-  const raw = lookup(headers, name);
-  let value: string | undefined;
-  if (typeof raw === "string") value = raw;
-  else if (raw !== undefined && raw.length > 0) {
-    if (raw.length > 1 && joinWith === undefined) {
-      throw new WebhookVerificationError("malformed_header", `The request has ${raw.length} ${name} headers; a delivery has exactly one.`);
-    }
-    value = raw.join(joinWith ?? "");
-  }
-  value = value?.trim();
-  if (!value) {
-    throw new WebhookVerificationError(
-      "missing_header",
-      `The ${name} header is missing or empty. A Standard Webhooks delivery carries webhook-id, webhook-timestamp and webhook-signature; check that a proxy in front of this app forwards them.`,
-    );
-  }
-  return value;
-}
-
-// Whole Unix seconds, written canonically: the signature covers the header text, and only a
-// canonical number is guaranteed to print back as that same text.
-const TIMESTAMP = /^(0|[1-9]\d{0,14})$/;
-
-/** Reads and checks the form of the three headers. @internal */
-export function readDeliveryHeaders(headers: WebhookRequestHeaders): DeliveryHeaders {
-  const id = required(headers, "webhook-id");
-  const timestampText = required(headers, "webhook-timestamp");
-  // Several signature headers (a proxy may split them) are as good as one space-separated list.
-  const signature = required(headers, "webhook-signature", " ");
-  if (!TIMESTAMP.test(timestampText)) {
-    throw new WebhookVerificationError(
-      "malformed_header",
-      `webhook-timestamp must be whole Unix seconds (digits only), got "${timestampText.slice(0, 40)}".`,
-    );
-  }
-  return { id, timestamp: Number(timestampText), signature };
-}
 
 /** Validates a tolerance option; a bad value is a programming error, thrown at once. @internal */
 export function toleranceOption(value: number | undefined): number {
@@ -119,8 +52,22 @@ export function checkTimestamp(timestamp: number, toleranceSeconds: number, nowM
   }
 }
 
-// A v1 signature is the base64 of a 32-byte HMAC-SHA256: 43 characters and one "=".
-const V1_SIGNATURE = /^[A-Za-z0-9+/]{43}=$/;
+/** Which char codes base64 uses (RFC 4648 section 4: A-Z a-z 0-9 + /), as a lookup table. */
+const BASE64_CHAR = new Uint8Array(128);
+for (const char of "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/") BASE64_CHAR[char.charCodeAt(0)] = 1;
+
+/**
+ * Whether `text[start, end)` can be a v1 signature: the base64 of a 32-byte HMAC-SHA256, 43
+ * characters and one "=". Checked in place (no substring, no regex) since every delivery asks.
+ */
+function isV1Signature(text: string, start: number, end: number): boolean {
+  if (end - start !== 44 || text.charCodeAt(end - 1) !== 61 /* = */) return false;
+  for (let i = start; i < end - 1; i++) {
+    const code = text.charCodeAt(i);
+    if (code > 127 || BASE64_CHAR[code] === 0) return false;
+  }
+  return true;
+}
 
 /**
  * Calls `visit(version, value)` for each `version,value` entry of a signature header: entries
@@ -134,16 +81,37 @@ function forEachEntry(header: string, visit: (version: string, value: string) =>
   }
 }
 
+// Where the two signatures meet for timingSafeEqual: the expected one in the first half, the
+// candidate in the second. Shared by every call, which is safe because nothing in between
+// yields; it spares two allocations per delivery.
+const COMPARED = Buffer.alloc(88);
+const EXPECTED_TEXT = COMPARED.subarray(0, 44);
+const CANDIDATE_TEXT = COMPARED.subarray(44);
+
+/**
+ * Whether the base64 HMAC `expected` equals the 44 characters of `header` from `start`, in
+ * constant time. Compared as base64 text, as the Standard Webhooks reference libraries do:
+ * isV1Signature vouched for the candidate's form, and of the encodings of one digest only the
+ * canonical one (what every signer writes, and what HmacKey.base64 gives) is accepted.
+ */
+function sameSignature(expected: string, header: string, start: number): boolean {
+  // latin1 copies one byte per character: the cheapest way from a string into bytes.
+  EXPECTED_TEXT.write(expected, "latin1");
+  CANDIDATE_TEXT.write(header.slice(start, start + 44), "latin1");
+  return timingSafeEqual(EXPECTED_TEXT, CANDIDATE_TEXT);
+}
+
 /**
  * Checks that one `v1` entry of the signature header is the HMAC of `id.timestamp.body` under
  * one of `keys`. Entries of other versions, and v1 entries that cannot be a SHA-256 digest, are
  * skipped; one match is enough (the sender signs with every active secret during a rotation).
  * @internal
  */
-export function checkSignature(keys: readonly KeyObject[], delivery: DeliveryHeaders, body: string | Uint8Array): void {
+export function checkSignature(keys: readonly HmacKey[], delivery: DeliveryHeaders, body: string | Uint8Array): void {
   const header = delivery.signature;
+  const prefix = `${delivery.id}.${delivery.timestampText}.`;
   // Computed at the first usable candidate, once per key, only if there is one.
-  let expected: Buffer[] | undefined;
+  let expected: string[] | undefined;
   let entries = 0;
   // The same scan as forEachEntry, written inline: this is the hot path of every delivery.
   for (let start = 0; start < header.length; ) {
@@ -152,16 +120,15 @@ export function checkSignature(keys: readonly KeyObject[], delivery: DeliveryHea
     const comma = header.indexOf(",", start);
     if (comma > start && comma < end - 1) {
       entries++;
-      if (comma - start === 2 && header.startsWith("v1", start)) {
-        // Headers repeated by a proxy arrive joined with ", ": drop the joining comma.
-        const value = header.slice(comma + 1, header.charCodeAt(end - 1) === 44 /* , */ ? end - 1 : end);
-        if (V1_SIGNATURE.test(value)) {
-          expected ??= keys.map((key) => Buffer.from(webhookSignature(key, { id: delivery.id, timestamp: delivery.timestamp, body }), "base64"));
-          const candidate = Buffer.from(value, "base64");
-          for (const digest of expected) {
-            // Equal lengths by construction (32 bytes each), as timingSafeEqual requires.
-            if (timingSafeEqual(candidate, digest)) return;
-          }
+      // Headers repeated by a proxy arrive joined with ", ": the joining comma is no part of the value.
+      const valueEnd = header.charCodeAt(end - 1) === 44 /* , */ ? end - 1 : end;
+      if (comma - start === 2 && header.charCodeAt(start) === 118 /* v */ && header.charCodeAt(start + 1) === 49 /* 1 */ && isV1Signature(header, comma + 1, valueEnd)) {
+        if (expected === undefined) {
+          expected = [];
+          for (const key of keys) expected.push(key.base64(prefix, body));
+        }
+        for (const digest of expected) {
+          if (sameSignature(digest, header, comma + 1)) return;
         }
       }
     }
@@ -183,7 +150,7 @@ function mismatchNotes(header: string, keyCount: number): string {
   const otherVersions = new Set<string>();
   forEachEntry(header, (version, value) => {
     if (version !== "v1") otherVersions.add(version.slice(0, 16));
-    else if (V1_SIGNATURE.test(value)) checked++;
+    else if (isV1Signature(value, 0, value.length)) checked++;
     else unusable++;
   });
   const notes: string[] = [];
@@ -237,7 +204,7 @@ export function assertRawBody(body: unknown): asserts body is string | Uint8Arra
 
 /** Runs every check in order, cheapest first, with keys already decoded. @internal */
 export function verifyDelivery(
-  keys: readonly KeyObject[],
+  keys: readonly HmacKey[],
   body: string | Uint8Array,
   headers: WebhookRequestHeaders,
   toleranceSeconds: number,
@@ -250,26 +217,26 @@ export function verifyDelivery(
 }
 
 /**
- * Decodes one or several secrets, refusing an empty list. KeyObjects, imported once: an HMAC
- * keyed with one is cheaper to start than with the raw bytes. @internal
+ * Decodes one or several secrets, refusing an empty list, into keys prepared once for many
+ * HMACs (see hmac-key.ts). @internal
  */
-export function secretKeys(secrets: WebhookSecret | readonly WebhookSecret[]): KeyObject[] {
+export function secretKeys(secrets: WebhookSecret | readonly WebhookSecret[]): HmacKey[] {
   const list: readonly WebhookSecret[] = Array.isArray(secrets) ? secrets : [secrets as WebhookSecret];
   if (list.length === 0) throw new TypeError("webhook secret: at least one secret is needed");
   return list.map((secret, index) => {
     if (typeof secret !== "string" && !(secret instanceof Uint8Array)) {
       throw new TypeError(`webhook secret${list.length > 1 ? ` #${index + 1}` : ""}: expected a "whsec_..." string or the key bytes, got ${secret === null ? "null" : typeof secret}`);
     }
-    return createSecretKey(secretKey(secret));
+    return hmacKey(secretKey(secret));
   });
 }
 
 // Decoding a secret is cheap but not free next to a 1 KB HMAC, and callers usually pass the
 // same string every time: remember a few. Bounded, so a caller cycling secrets cannot grow it.
-const decodedKeys = new Map<string, readonly KeyObject[]>();
+const decodedKeys = new Map<string, readonly HmacKey[]>();
 const MAX_CACHED_KEYS = 32;
 
-function cachedKeys(secrets: WebhookSecret | readonly WebhookSecret[]): readonly KeyObject[] {
+function cachedKeys(secrets: WebhookSecret | readonly WebhookSecret[]): readonly HmacKey[] {
   if (typeof secrets !== "string") {
     // Lists (a rotation) and key bytes: cached per string element, bytes copied as they are.
     return Array.isArray(secrets) && secrets.length > 0 ? secrets.flatMap((secret: WebhookSecret) => (typeof secret === "string" ? cachedKeys(secret) : secretKeys(secret))) : secretKeys(secrets);
@@ -289,12 +256,15 @@ function cachedKeys(secrets: WebhookSecret | readonly WebhookSecret[]): readonly
  * - `rawBody`: the exact bytes received (a Buffer from `express.raw()`, or a string). Never a
  *   parsed object: re-serialised JSON is not the signed content.
  * - `headers`: `req.headers`, any object (names are matched case-insensitively) or a fetch `Headers`.
+ *   Svix's names (`svix-id`, `svix-timestamp`, `svix-signature`) are read too; a header present
+ *   under both names with different values is refused (`malformed_header`).
  * - `secrets`: `whsec_...` (or the key bytes), or several during a rotation: any one may match.
  *
  * Checks, in order: the three headers are present (`missing_header`) and well formed
  * (`malformed_header`); the timestamp is within the tolerance (`stale`, `future`); a v1
  * signature matches in constant time (`no_matching_signature`); the body is JSON
- * (`invalid_json`) and an event (`invalid_event`; a known type with data that is not a payment).
+ * (`invalid_json`) and an event (`invalid_event`; a known type with data that is not a payment,
+ * or whose status that type never carries: see PAYMENT_EVENT_STATUSES).
  * A failure throws `WebhookVerificationError` with that `reason`. Events of a type this version
  * does not know pass with their envelope checked: narrow with `isPaymentEvent`.
  *

@@ -1,24 +1,17 @@
-import type { Request, Response } from "express";
+import type { NextFunction, Request, Response } from "express";
 import getRawBody from "raw-body";
 import type { Logger } from "../core/context";
-import { PAYMENT_EVENT_TYPES, type PaymentEventType } from "../core/types";
-import { isPaymentEventType, type PaymentEvent, type WebhookEvent } from "../schemas/events";
+import { PAYMENT_EVENT_TYPES } from "../core/types";
+import { isPaymentEventType, type PaymentEventHandlers, type WebhookEvent } from "../schemas/events";
 import { memoryDedupeStore, type WebhookDedupeStore } from "./dedupe-store";
+import { readDeliveryHeaders, type DeliveryHeaders } from "./delivery-headers";
 import { WebhookVerificationError } from "./errors";
 import type { WebhookSecret } from "./secret";
-import {
-  checkSignature,
-  checkTimestamp,
-  parseEventBody,
-  readDeliveryHeaders,
-  secretKeys,
-  toleranceOption,
-  type DeliveryHeaders,
-} from "./verify";
+import { checkSignature, checkTimestamp, parseEventBody, secretKeys, toleranceOption } from "./verify";
 
 /** What a handler gets besides the event. */
 export interface WebhookContext {
-  /** The `webhook-id`: the same on every retry of one delivery; use it as an idempotency key. */
+  /** The `webhook-id` (or `svix-id`): the same on every retry of one delivery; use it as an idempotency key. */
   id: string;
   /** The `webhook-timestamp` of this attempt, Unix seconds. */
   timestamp: number;
@@ -27,13 +20,11 @@ export interface WebhookContext {
 }
 
 /**
- * Handlers by event type, each given the event narrowed to its type; `"*"` gets every event,
- * types this version does not know included. A handler may be async; its failure makes the
- * answer 500, so the sender retries.
+ * Handlers by event type, each given the event narrowed to its type (`data.status` is `"PAID"`
+ * in a `payment.completed` handler); `"*"` gets every event, types this version does not know
+ * included. A handler may be async; its failure makes the answer 500, so the sender retries.
  */
-export type WebhookHandlers = {
-  [K in PaymentEventType]?: (event: PaymentEvent<K>, context: WebhookContext) => unknown;
-} & {
+export type WebhookHandlers = PaymentEventHandlers<WebhookContext> & {
   "*"?: (event: WebhookEvent, context: WebhookContext) => unknown;
 };
 
@@ -55,8 +46,13 @@ export interface WebhookHandlerOptions {
   now?: () => number;
 }
 
-/** The Express middleware webhookHandler returns. Answers every request itself. */
-export type WebhookMiddleware = (req: Request, res: Response) => Promise<void>;
+/**
+ * The Express middleware webhookHandler returns. It answers every request itself, except for a
+ * failure it has no answer for (a bug, a request stream it cannot read): that goes to `next`,
+ * the host's error middleware, on Express 4 as on Express 5. Called without `next`, the
+ * returned promise rejects with it instead.
+ */
+export type WebhookMiddleware = (req: Request, res: Response, next?: NextFunction) => Promise<void>;
 
 /**
  * `error` codes of the answers that are not verification failures (those are in
@@ -189,10 +185,11 @@ async function runAll(
  * secret, on: { "payment.completed": (event) => markPaid(event.data.metadata?.orderId) } }))`.
  *
  * Reads the raw body itself (so mount it before, or instead of, express.json()), verifies it
- * with verifyWebhook's rules, and calls the handlers of the event's type and `"*"`. Answers
- * 200 `{ received: true }` only after every handler succeeded; 400/401 for a delivery that
- * fails verification, 413 past `limit`, 500 when a handler threw (the sender retries), 200 for
- * an event type without handlers. Each `webhook-id` is processed once: a duplicate of a
+ * with verifyWebhook's rules (`webhook-*` or Svix's `svix-*` headers), and calls the handlers
+ * of the event's type and `"*"`. Answers 200 `{ received: true }` only after every handler
+ * succeeded; 400/401 for a delivery that fails verification, 413 past `limit`, 500 when a
+ * handler threw (the sender retries), 200 for an event type without handlers. Each
+ * `webhook-id` (or `svix-id`) is processed once: a duplicate of a
  * processed id gets 200 without running anything, one still being processed gets 409 (the
  * sender retries later), and a failed handler leaves the id free for the retry.
  *
@@ -215,7 +212,7 @@ export function webhookHandler(options: WebhookHandlerOptions): WebhookMiddlewar
     send(res, error.status, JSON.stringify(error));
   };
 
-  return async function receiveWebhook(req: Request, res: Response): Promise<void> {
+  const receive = async (req: Request, res: Response): Promise<void> => {
     // Header and clock checks first: a forged or replayed request is turned away before its
     // body is read.
     let delivery: DeliveryHeaders;
@@ -280,5 +277,12 @@ export function webhookHandler(options: WebhookHandlerOptions): WebhookMiddlewar
       }
     }
     send(res, 200, RECEIVED);
+  };
+
+  // Express 4 ignores a handler's promise: without the catch, a rejection would never reach the
+  // host's error middleware and would leave an unhandled rejection behind.
+  return function receiveWebhook(req: Request, res: Response, next?: NextFunction): Promise<void> {
+    const received = receive(req, res);
+    return next ? received.catch(next) : received;
   };
 }

@@ -216,4 +216,31 @@ describe.skipIf(!haveChromium)("hosted payment page in Chromium", () => {
     await shot(page, "13-nojs-paid");
     await page.close();
   }, 30_000);
+
+  /** The payments made through one payment link, read over the real server with the test key. */
+  async function paymentsOf(linkId: string): Promise<Array<{ id: string; metadata: Record<string, unknown> | null }>> {
+    const res = await fetch(`${base}/v1/payments?limit=100`, { headers: { Authorization: `Bearer ${h.testKey}` } });
+    const json = (await res.json()) as { data: Array<{ id: string; metadata: Record<string, unknown> | null }> };
+    return json.data.filter((payment) => payment.metadata?.paymentLinkId === linkId);
+  }
+
+  it.each([
+    ["js", "with JavaScript", () => browser],
+    ["nojs", "with JavaScript off", () => noScript],
+  ])("opens a payment link (%s: %s) and starts the payment with its button", async (name, _how, context) => {
+    const link = await api("/v1/payment-links", { amount: "25", acceptedCoins: ["USDT"] });
+    const { page, problems } = await open(context(), link.url as string);
+    await expect(textOf(page, "h1")).resolves.toBe("Pay 25.00 USD");
+    await shot(page, `14-link-${name}`);
+    await expect(paymentsOf(link.id as string)).resolves.toEqual([]); // opening it created nothing
+
+    await page.locator("[data-start-payment]").click();
+    await page.waitForURL(new RegExp(`^${base}/pay/inv_[A-Za-z0-9]+$`));
+    await expect(textOf(page, "h1")).resolves.toBe("Choose how to pay");
+    const payments = await paymentsOf(link.id as string);
+    expect(payments).toHaveLength(1);
+    expect(page.url()).toBe(`${base}/pay/${payments[0]!.id}`);
+    expect(problems).toEqual([]);
+    await page.close();
+  });
 });

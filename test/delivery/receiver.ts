@@ -38,6 +38,10 @@ export interface Receiver {
   reply(...replies: Reply[]): void;
   /** Answers every request left hanging so far with `reply` (default 200). */
   release(reply?: Exclude<Reply, "hang">): void;
+  /** Requests received and not answered yet. */
+  open(): number;
+  /** The most requests it ever had open at once. */
+  maxOpen(): number;
   close(): Promise<void>;
 }
 
@@ -51,20 +55,28 @@ export interface WebhookBody {
 const open = new Set<Receiver>();
 
 /**
- * Starts a receiver. It answers `replies` in order, then `fallback` (default 200). Close it
- * with `closeReceivers()` in afterEach.
+ * Starts a receiver. It answers what `decide` says for a request, if it says anything, else
+ * `replies` in order, then `fallback` (default 200). Close it with `closeReceivers()` in afterEach.
  */
-export async function startReceiver(options: { replies?: Reply[]; fallback?: Reply } = {}): Promise<Receiver> {
+export async function startReceiver(
+  options: { replies?: Reply[]; fallback?: Reply; decide?: (request: ReceivedRequest) => Reply | undefined } = {},
+): Promise<Receiver> {
   const queue: Reply[] = [...(options.replies ?? [])];
   const fallback = options.fallback ?? 200;
   const requests: ReceivedRequest[] = [];
   const hanging: ServerResponse[] = [];
+  let unanswered = 0;
+  let mostUnanswered = 0;
   const server: Server = createServer((req, res) => {
+    unanswered++;
+    mostUnanswered = Math.max(mostUnanswered, unanswered);
+    res.on("close", () => unanswered--);
     const chunks: Buffer[] = [];
     req.on("data", (chunk: Buffer) => chunks.push(chunk));
     req.on("end", () => {
-      requests.push({ method: req.method ?? "", path: req.url ?? "", headers: req.headers, body: Buffer.concat(chunks).toString("utf8"), at: Date.now() });
-      const reply = queue.length > 0 ? queue.shift()! : fallback;
+      const received = { method: req.method ?? "", path: req.url ?? "", headers: req.headers, body: Buffer.concat(chunks).toString("utf8"), at: Date.now() };
+      requests.push(received);
+      const reply = options.decide?.(received) ?? (queue.length > 0 ? queue.shift()! : fallback);
       if (reply === "hang") hanging.push(res);
       else answer(res, reply);
     });
@@ -80,6 +92,8 @@ export async function startReceiver(options: { replies?: Reply[]; fallback?: Rep
     release: (reply = 200) => {
       for (const res of hanging.splice(0)) if (!res.destroyed) answer(res, reply);
     },
+    open: () => unanswered,
+    maxOpen: () => mostUnanswered,
     close: () =>
       new Promise<void>((resolve) => {
         open.delete(receiver);
@@ -105,8 +119,10 @@ export async function closeReceivers(): Promise<void> {
 
 /** The events of one paid invoice, in order. */
 export const LIFECYCLE = ["payment.created", "payment.confirming", "payment.confirmed", "payment.completed"];
-/** Retries every few ms, in process: a failing receiver costs the tests nothing. */
-export const FAST = { retrySchedule: [5, 5, 5, 5], intervalMs: false as const };
+/** Retries every few ms, waited for in process: a failing receiver costs the tests nothing. */
+export const FAST = { retrySchedule: [5, 5, 5, 5], inProcessRetryMaxMs: 100, intervalMs: false as const };
+/** No retry: one failed attempt fails the delivery (a failed one to redeliver). */
+export const ONCE = { retrySchedule: [] as number[], intervalMs: false as const };
 /** One retry a minute later, persisted (never waited for in process). */
 export const PERSISTED = { retrySchedule: [60_000], inProcessRetryMaxMs: 0, intervalMs: false as const };
 
@@ -196,8 +212,8 @@ export async function payInFull(h: Harness, invoice: { address: string; payAmoun
 }
 
 /**
- * Ticks until a tick sends nothing: one endpoint gets one delivery at a time, so its queue
- * takes a tick per delivery. Returns how many deliveries were run.
+ * Ticks until a tick sends nothing (a tick already runs what frees up as deliveries finish;
+ * this also catches what a tick's last deliveries made due). Returns how many deliveries were run.
  */
 export async function drain(h: Harness, maxTicks = 50): Promise<number> {
   let total = 0;

@@ -415,6 +415,8 @@ describe("POST /api/v1/merchants/whitelabel/create", () => {
     const res = await h.post(WHITELABEL, { amount: 2.99, payCurrency: "BTC" });
     expect(res.status).toBe(400);
     expect(res.body.error).toBe(40002);
+    // The message names the minimum and what the invoice came to, so the fix is obvious.
+    expect(res.body.message).toMatch(/comes to 0\.0000498\d* BTC, less than the BTC minimum deposit of 0\.00005 on BTC/);
   });
 
   it("accepts an invoice worth exactly depositMin", async () => {

@@ -207,7 +207,7 @@ describe("responses conform to the documented schemas", () => {
     expect(balances.data.some((row: Json) => row.lastSettledAt === null)).toBe(true);
 
     const link = await call("POST", "/v1/payment-links", { amount: "25", acceptedCoins: ["USDT"], returnUrl: "https://shop.example/done", metadata: { sku: "tee" } });
-    expect((await request(h.app).get(new URL(link.url).pathname)).status).toBe(303);
+    expect((await request(h.app).post(new URL(link.url).pathname)).status).toBe(303); // the link page's button
     await call("GET", `/v1/payment-links/${link.id}`);
     await call("GET", "/v1/payment-links");
     expect((await call("POST", `/v1/payment-links/${link.id}/deactivate`)).active).toBe(false);

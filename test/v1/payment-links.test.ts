@@ -4,8 +4,9 @@ import { setup, type Harness, simulatedLiveChain } from "../helpers";
 import { expectError, get, scopeOf, walk } from "./support";
 
 /**
- * /v1/payment-links (create, get, list, deactivate) and the public visit URL, which creates a
- * fresh hosted invoice per visit and sends the payer to its page with a 303.
+ * /v1/payment-links (create, get, list, deactivate) and the link's public URL: opening it shows
+ * the link's page and creates nothing; the page's form (a POST) creates a fresh hosted invoice
+ * and sends the payer to its page with a 303.
  */
 
 async function createLink(h: Harness, body: Record<string, unknown> = {}, key?: string) {
@@ -14,8 +15,11 @@ async function createLink(h: Harness, body: Record<string, unknown> = {}, key?: 
   return res.body as { id: string; url: string; active: boolean; [field: string]: unknown };
 }
 
-/** Visits a link's public URL (no key) without following the redirect. */
+/** Opens a link's public URL (no key), as a browser or a crawler does. */
 const visit = (h: Harness, url: string) => request(h.app).get(new URL(url).pathname);
+
+/** Submits the link page's form (no key, no fields) without following the redirect. */
+const pay = (h: Harness, url: string) => request(h.app).post(new URL(url).pathname).type("form").send("");
 
 /** A link with its URL reduced to the path: supertest serves every request on a new port. */
 const portless = ({ url, ...rest }: { url: string }) => ({ ...rest, path: new URL(url).pathname });
@@ -78,7 +82,8 @@ describe("POST /v1/payment-links", () => {
     const h = await setup({ mountPath: "/shop" });
     const link = await createLink(h);
     expect(new URL(link.url).pathname).toBe(`/shop/pay/link/${link.id}`);
-    const res = await visit(h, link.url);
+    expect((await visit(h, link.url)).text).toContain(`<form method="post" action="/shop/pay/link/${link.id}">`);
+    const res = await pay(h, link.url);
     expect(res.status).toBe(303);
     expect(new URL(res.headers.location!).pathname).toMatch(/^\/shop\/pay\/inv_/);
   });
@@ -135,18 +140,67 @@ describe("GET /v1/payment-links", () => {
   });
 });
 
-describe("visiting a payment link", () => {
-  it("creates a fresh hosted invoice on each visit and redirects to its page with 303", async () => {
+describe("opening a payment link", () => {
+  it("shows the link's page with the amount, the accepted coins and a form that posts to the link", async () => {
+    const h = await setup();
+    const link = await createLink(h, { amount: "25", acceptedCoins: ["BTC", "USDT"], metadata: { orderId: "tier-gold", secret: "internal-note" } });
+    const res = await visit(h, link.url);
+    expect(res.status).toBe(200);
+    expect(res.headers["content-type"]).toMatch(/^text\/html/);
+    expect(res.headers["cache-control"]).toBe("no-store");
+    expect(res.headers["content-security-policy"]).toMatch(/form-action 'self'/);
+    expect(res.text).toContain("<title>Pay 25.00 USD</title>");
+    expect(res.text).toContain("Bitcoin (BTC), Tether (USDT)");
+    expect(res.text).toContain("Shop"); // the merchant's name
+    expect(res.text).toContain("Test mode");
+    expect(res.text).toContain(`<form method="post" action="/pay/link/${link.id}">`);
+    expect(res.text).toMatch(/<button[^>]*type="submit"[^>]*>Continue to payment<\/button>/);
+    expect(res.text).not.toMatch(/tier-gold|internal-note/); // metadata is the merchant's, not the payer's
+  });
+
+  it("creates nothing however often it is opened: 100 GETs and HEADs leave no invoice and no event", async () => {
+    const h = await setup();
+    const link = await createLink(h);
+    for (let i = 0; i < 100; i++) expect((await visit(h, link.url)).status).toBe(200);
+    expect((await request(h.app).head(new URL(link.url).pathname)).status).toBe(200);
+    expect(await h.router.storage.listInvoices(scopeOf(h), {}, { limit: 10 })).toEqual([]);
+    expect(await h.router.storage.listEvents(scopeOf(h))).toEqual([]);
+    expect((await get(h, "/v1/payments")).body.data).toEqual([]);
+  });
+
+  it("escapes the merchant's name on the page", async () => {
+    const h = await setup();
+    const merchant = await h.router.admin.createMerchant({ name: '<img src=x onerror="alert(1)">' });
+    const { key } = await h.router.admin.issueApiKey(merchant.id, { mode: "test" });
+    const link = await createLink(h, {}, key);
+    const res = await visit(h, link.url);
+    expect(res.text).not.toContain("<img src=x");
+    expect(res.text).toContain("&lt;img src=x onerror=&quot;alert(1)&quot;&gt;");
+  });
+
+  it("answers 404 with our page for an unknown link, to a GET and to a POST", async () => {
+    const h = await setup();
+    for (const res of [await request(h.app).get("/pay/link/plink_doesnotexist"), await request(h.app).post("/pay/link/plink_doesnotexist")]) {
+      expect(res.status).toBe(404);
+      expect(res.headers["content-type"]).toMatch(/^text\/html/);
+      expect(res.text).toMatch(/does not exist/);
+    }
+  });
+});
+
+describe("paying through a payment link", () => {
+  it("creates exactly one fresh hosted invoice per POST and redirects to its page with 303", async () => {
     const h = await setup();
     const link = await createLink(h, { amount: "25", acceptedCoins: ["BTC", "USDT"], metadata: { orderId: "tier-gold" }, lifeTime: 60 });
-    const first = await visit(h, link.url);
-    const second = await visit(h, link.url);
-    for (const res of [first, second]) {
-      expect(res.status).toBe(303);
-      expect(res.headers["cache-control"]).toBe("no-store");
-    }
+    const first = await pay(h, link.url);
+    expect(first.status).toBe(303);
+    expect(first.headers["cache-control"]).toBe("no-store");
+    expect(await h.router.storage.listInvoices(scopeOf(h), {}, { limit: 10 })).toHaveLength(1);
+    const second = await pay(h, link.url);
+    expect(second.status).toBe(303);
     const ids = [invoiceIdOf(first.headers.location), invoiceIdOf(second.headers.location)];
     expect(ids[0]).not.toBe(ids[1]);
+    expect((await h.router.storage.listInvoices(scopeOf(h), {}, { limit: 10 })).map((invoice) => invoice.id).sort()).toEqual([...ids].sort());
 
     for (const [index, id] of ids.entries()) {
       const payment = await get(h, `/v1/payments/${id}`);
@@ -169,10 +223,31 @@ describe("visiting a payment link", () => {
     expect(page.status).toBe(200);
   });
 
-  it("answers 410 in plain text once the link is deactivated, and keeps the invoices it made", async () => {
+  it("creates the invoice from a post sent from another site too: the link is public, so that gives nobody anything", async () => {
     const h = await setup();
     const link = await createLink(h);
-    const before = invoiceIdOf((await visit(h, link.url)).headers.location);
+    const res = await request(h.app).post(new URL(link.url).pathname).set("Sec-Fetch-Site", "cross-site").set("Origin", "https://elsewhere.example").type("form").send("");
+    expect(res.status).toBe(303);
+    invoiceIdOf(res.headers.location);
+  });
+
+  it.each([
+    ["an oversized body", "a=" + "x".repeat(4000), 413],
+    ["too many fields", Array.from({ length: 20 }, (_, i) => `f${i}=1`).join("&"), 413],
+  ])("answers %s with our error page and creates nothing", async (_what, body, status) => {
+    const h = await setup();
+    const link = await createLink(h);
+    const res = await request(h.app).post(new URL(link.url).pathname).type("form").send(body);
+    expect(res.status).toBe(status);
+    expect(res.headers["content-type"]).toMatch(/^text\/html/);
+    expect(res.text).toMatch(/could not be read/);
+    expect(await h.router.storage.listInvoices(scopeOf(h), {}, { limit: 10 })).toEqual([]);
+  });
+
+  it("answers 410 with our page once the link is deactivated, and keeps the invoices it made", async () => {
+    const h = await setup();
+    const link = await createLink(h);
+    const before = invoiceIdOf((await pay(h, link.url)).headers.location);
 
     h.clock.advanceMinutes(1);
     const deactivated = await h.post(`/v1/payment-links/${link.id}/deactivate`, {});
@@ -184,29 +259,22 @@ describe("visiting a payment link", () => {
     expect(portless(again.body)).toEqual(portless(deactivated.body));
     expect((await get(h, `/v1/payment-links/${link.id}`)).body.active).toBe(false);
 
-    const gone = await visit(h, link.url);
-    expect(gone.status).toBe(410);
-    expect(gone.headers["content-type"]).toMatch(/^text\/plain/);
-    expect(gone.text).toMatch(/no longer active/);
+    for (const gone of [await visit(h, link.url), await pay(h, link.url)]) {
+      expect(gone.status).toBe(410);
+      expect(gone.headers["content-type"]).toMatch(/^text\/html/);
+      expect(gone.text).toMatch(/no longer active/);
+    }
     expect((await get(h, `/v1/payments/${before}`)).status).toBe(200);
     expect((await get(h, "/v1/payments")).body.data).toHaveLength(1);
   });
 
-  it("answers 404 in plain text for an unknown link", async () => {
-    const h = await setup();
-    const res = await request(h.app).get("/pay/link/plink_doesnotexist");
-    expect(res.status).toBe(404);
-    expect(res.headers["content-type"]).toMatch(/^text\/plain/);
-    expect(res.text).toMatch(/does not exist/);
-  });
-
-  it("answers 503 for a live link when no live chain is configured", async () => {
+  it("answers 503 with our page for a live link when no live chain is configured", async () => {
     const h = await setup();
     const link = await createLink(h, {}, h.liveKey);
     expect(link.livemode).toBe(true);
-    const res = await visit(h, link.url);
+    const res = await pay(h, link.url);
     expect(res.status).toBe(503);
-    expect(res.headers["content-type"]).toMatch(/^text\/plain/);
+    expect(res.headers["content-type"]).toMatch(/^text\/html/);
     expect(res.text).toMatch(/unavailable/);
     expect(await h.router.storage.listInvoices(scopeOf(h, "live"), {}, { limit: 10 })).toEqual([]);
   });
@@ -214,7 +282,8 @@ describe("visiting a payment link", () => {
   it("creates a live invoice for a live link when a live chain is configured", async () => {
     const h = await setup({ liveChain: simulatedLiveChain() });
     const link = await createLink(h, {}, h.liveKey);
-    const id = invoiceIdOf((await visit(h, link.url)).headers.location);
+    expect((await visit(h, link.url)).text).not.toContain("Test mode");
+    const id = invoiceIdOf((await pay(h, link.url)).headers.location);
     expect((await get(h, `/v1/payments/${id}`, h.liveKey)).body).toMatchObject({ livemode: true, metadata: { paymentLinkId: link.id } });
     expectError(await get(h, `/v1/payments/${id}`), 404, 40401);
   });
@@ -222,10 +291,12 @@ describe("visiting a payment link", () => {
   it("passes the link's settleCurrency to the invoices it creates", async () => {
     const h = await setup();
     const link = await createLink(h, { settleCurrency: "USDT" });
-    const id = invoiceIdOf((await visit(h, link.url)).headers.location);
+    const id = invoiceIdOf((await pay(h, link.url)).headers.location);
     expect((await h.router.storage.getInvoice(scopeOf(h), id))?.settleCurrency).toBe("USDT");
   });
+});
 
+describe("deactivating a payment link", () => {
   it("refuses to deactivate another merchant's link or an unknown one", async () => {
     const h = await setup();
     const link = await createLink(h);

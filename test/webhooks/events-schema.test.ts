@@ -7,9 +7,13 @@ import {
   matchesEnvelope,
   matchesPaymentEvent,
   parseWebhookEvent,
+  PAYMENT_EVENT_STATUSES,
   paymentEventSchema,
+  paymentEventSchemas,
   webhookEnvelopeSchema,
   type PaymentEvent,
+  type PaymentEventData,
+  type PaymentEventStatus,
   type WebhookEvent,
 } from "../../src/schemas/events";
 import { paymentData } from "./fixtures";
@@ -17,16 +21,17 @@ import { paymentData } from "./fixtures";
 const event = (type: string, data: unknown = paymentData()) => ({ type, timestamp: "2026-03-01T11:55:00.000Z", data });
 
 describe("event schemas", () => {
-  it("accept every payment view the service renders, for every event type and status", () => {
-    for (const status of INVOICE_STATUSES) {
-      const views = [
-        paymentData({ status }),
-        paymentData({ status, coin: null, network: null, address: null, rate: null, payAmount: null, txHash: null, receivedAmount: 0n }),
-        paymentData({ status, metadata: null, returnUrl: null, failureReason: status === "FAILED" ? "underpaid" : null, mode: "live" }),
-      ];
-      for (const type of PAYMENT_EVENT_TYPES) {
+  it("accept every payment view the service renders, for every event type and each status it carries", () => {
+    for (const type of PAYMENT_EVENT_TYPES) {
+      for (const status of PAYMENT_EVENT_STATUSES[type]) {
+        const views = [
+          paymentData({ status }),
+          paymentData({ status, coin: null, network: null, address: null, rate: null, payAmount: null, txHash: null, receivedAmount: 0n }),
+          paymentData({ status, metadata: null, returnUrl: null, failureReason: status === "FAILED" ? "underpaid" : null, mode: "live" }),
+        ];
         for (const data of views) {
           const body = JSON.parse(JSON.stringify(event(type, data)));
+          expect(paymentEventSchemas[type].safeParse(body).success).toBe(true);
           expect(paymentEventSchema.safeParse(body).success).toBe(true);
           expect(parseWebhookEvent(body)).toEqual({ success: true, data: body });
         }
@@ -34,11 +39,50 @@ describe("event schemas", () => {
     }
   });
 
-  it("type the data as PaymentView, narrowed by event type", () => {
-    expectTypeOf<PaymentEvent<"payment.completed">>().toEqualTypeOf<{ type: "payment.completed"; timestamp: string; data: PaymentView }>();
+  it("reject a payment whose status its event type never carries, naming the allowed ones", () => {
+    for (const type of PAYMENT_EVENT_TYPES) {
+      const allowed: readonly string[] = PAYMENT_EVENT_STATUSES[type];
+      for (const status of INVOICE_STATUSES.filter((candidate) => !allowed.includes(candidate))) {
+        const result = parseWebhookEvent(event(type, paymentData({ status })));
+        expect(result.success).toBe(false);
+        if (result.success) continue;
+        expect(result.error.issues).toHaveLength(1);
+        expect(result.error.issues[0]!.path).toEqual(["data", "status"]);
+        expect(result.error.issues[0]!.message).toBe(`a ${type} event carries a payment whose status is ${allowed.join(" or ")}`);
+      }
+    }
+    // The shared schema of all payment events (the OpenAPI document's) still takes any status.
+    expect(paymentEventSchema.safeParse(event("payment.completed", paymentData({ status: "PENDING" }))).success).toBe(true);
+  });
+
+  it("type each event's data by its type: status narrowed, every other field a PaymentView's", () => {
+    expectTypeOf<PaymentEvent<"payment.completed">["data"]["status"]>().toEqualTypeOf<"PAID">();
+    expectTypeOf<PaymentEvent<"payment.created">["data"]["status"]>().toEqualTypeOf<"PENDING">();
+    expectTypeOf<PaymentEvent<"payment.confirming">["data"]["status"]>().toEqualTypeOf<"CONFIRMING">();
+    expectTypeOf<PaymentEvent<"payment.confirmed">["data"]["status"]>().toEqualTypeOf<"PAID" | "UNDER_PAID" | "FAILED">();
+    expectTypeOf<PaymentEvent<"payment.failed">["data"]["status"]>().toEqualTypeOf<"FAILED">();
+    expectTypeOf<PaymentEvent<"payment.expired">["data"]["status"]>().toEqualTypeOf<"EXPIRED">();
+    expectTypeOf<PaymentEvent<"payment.completed">>().toEqualTypeOf<{ type: "payment.completed"; timestamp: string; data: PaymentEventData<"payment.completed"> }>();
+    expectTypeOf<Omit<PaymentEventData<"payment.completed">, "status">>().toEqualTypeOf<Omit<PaymentView, "status">>();
+    // Each event's data is assignable where a PaymentView is expected, not the other way round.
+    expectTypeOf<PaymentEventData>().toExtend<PaymentView>();
+    expectTypeOf<PaymentView>().not.toExtend<PaymentEventData<"payment.completed">>();
+    expectTypeOf<PaymentEventStatus<"payment.confirmed">>().toEqualTypeOf<(typeof PAYMENT_EVENT_STATUSES)["payment.confirmed"][number]>();
     expectTypeOf<PaymentEvent["type"]>().toEqualTypeOf<(typeof PAYMENT_EVENT_TYPES)[number]>();
-    const verified = event("payment.failed") as WebhookEvent;
-    if (isPaymentEvent(verified, "payment.failed")) expectTypeOf(verified.data.failureReason).toEqualTypeOf<string | null>();
+  });
+
+  it("narrow by type: a comparison on a PaymentEvent, isPaymentEvent on a verified WebhookEvent", () => {
+    const anyPayment = event("payment.completed") as PaymentEvent;
+    if (anyPayment.type === "payment.completed") {
+      expectTypeOf(anyPayment.data.status).toEqualTypeOf<"PAID">();
+      // @ts-expect-error -- a payment.completed never carries a PENDING payment
+      expect(anyPayment.data.status === "PENDING").toBe(false);
+    }
+    const verified = event("payment.failed", paymentData({ status: "FAILED", failureReason: "underpaid" })) as WebhookEvent;
+    if (isPaymentEvent(verified, "payment.failed")) {
+      expectTypeOf(verified.data.status).toEqualTypeOf<"FAILED">();
+      expectTypeOf(verified.data.failureReason).toEqualTypeOf<string | null>();
+    }
     if (isPaymentEvent(verified)) expectTypeOf(verified.type).toEqualTypeOf<(typeof PAYMENT_EVENT_TYPES)[number]>();
   });
 
@@ -82,9 +126,9 @@ const edgeValues = fc.oneof(
     " 25",
     "payment",
     "Payment",
-    "PAID",
+    ...INVOICE_STATUSES,
     "paid",
-    "payment.completed",
+    ...PAYMENT_EVENT_TYPES,
     "2026-03-01T12:00:00Z",
     "2026-03-01T12:00:00.123456789+05:30",
     "2026-13-01T12:00:00Z",
@@ -116,13 +160,22 @@ function mutate(base: Record<string, unknown>, changes: Array<{ where: string; v
   return JSON.parse(JSON.stringify(body));
 }
 
+/** What zod says of a body: its type's schema for a known type; no payment event otherwise. */
+function zodAcceptsAsPaymentEvent(body: unknown): boolean {
+  const type = (body as { type?: unknown } | null)?.type;
+  return typeof type === "string" && Object.hasOwn(paymentEventSchemas, type) && paymentEventSchemas[type as PaymentEvent["type"]].safeParse(body).success;
+}
+
 describe("the fast predicates", () => {
   it("agree with the zod schemas on generated bodies", () => {
-    const bases = PAYMENT_EVENT_TYPES.map((type) => event(type)).concat(event("some.future.type", { any: 1 }));
+    // One valid body per type and status it carries, and one of a type this version does not know.
+    const bases = PAYMENT_EVENT_TYPES.flatMap((type) => PAYMENT_EVENT_STATUSES[type].map((status) => event(type, paymentData({ status })))).concat(
+      event("some.future.type", { any: 1 }),
+    );
     fc.assert(
       fc.property(fc.constantFrom(...bases), fc.array(mutation, { minLength: 0, maxLength: 3 }), (base, changes) => {
         const body = mutate(base, changes);
-        expect(matchesPaymentEvent(body)).toBe(paymentEventSchema.safeParse(body).success);
+        expect(matchesPaymentEvent(body)).toBe(zodAcceptsAsPaymentEvent(body));
         expect(matchesEnvelope(body)).toBe(webhookEnvelopeSchema.safeParse(body).success);
       }),
       { numRuns: 3000 },

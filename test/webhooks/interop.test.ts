@@ -99,3 +99,120 @@ describe("interoperability with the standardwebhooks package", () => {
     expect(seen[0]).toEqual(JSON.parse(body));
   });
 });
+
+/** The peer's delivery under Svix's header names: Svix signs the same way, only the names differ. */
+function svixHeaders(peer: Webhook, id: string, body: string) {
+  const standard = peerHeaders(peer, id, body);
+  return { "svix-id": standard["webhook-id"], "svix-timestamp": standard["webhook-timestamp"], "svix-signature": standard["webhook-signature"] };
+}
+
+function reasonOf(run: () => unknown): string | undefined {
+  try {
+    run();
+  } catch (error) {
+    return (error as { reason?: string }).reason;
+  }
+  return undefined;
+}
+
+describe("deliveries with Svix's header names (svix-id, svix-timestamp, svix-signature)", () => {
+  const body = eventBody("payment.completed");
+  const peer = new Webhook(SECRET);
+
+  it("verifies them as a plain object, in any case, and as a fetch Headers", () => {
+    const svix = svixHeaders(peer, "msg_svix_1", body);
+    expect(verifyWebhook(body, svix, SECRET)).toEqual(JSON.parse(body));
+    const mixedCase = { "Svix-Id": svix["svix-id"], "SVIX-TIMESTAMP": svix["svix-timestamp"], "Svix-Signature": svix["svix-signature"] };
+    expect(verifyWebhook(Buffer.from(body), mixedCase, SECRET).type).toBe("payment.completed");
+    expect(verifyWebhook(body, new Headers(mixedCase), SECRET).type).toBe("payment.completed");
+  });
+
+  it("rejects them by the same rules: a wrong secret, a changed body, an old timestamp", () => {
+    const svix = svixHeaders(peer, "msg_svix_2", body);
+    expect(reasonOf(() => verifyWebhook(body, svix, OTHER_SECRET))).toBe("no_matching_signature");
+    expect(reasonOf(() => verifyWebhook(body.replace('"25"', '"2500"'), svix, SECRET))).toBe("no_matching_signature");
+    expect(reasonOf(() => verifyWebhook(body, svix, SECRET, { now: () => Date.now() + 301_000 }))).toBe("stale");
+  });
+
+  it("accepts both sets of names when they carry the same values", () => {
+    const svix = svixHeaders(peer, "msg_svix_3", body);
+    const both = { ...svix, "webhook-id": svix["svix-id"], "webhook-timestamp": svix["svix-timestamp"], "webhook-signature": svix["svix-signature"] };
+    expect(verifyWebhook(body, both, SECRET).type).toBe("payment.completed");
+  });
+
+  it("refuses both sets of names when they disagree, even if one set alone would verify", () => {
+    const svix = svixHeaders(peer, "msg_svix_4", body);
+    const standard = peerHeaders(peer, "msg_other", body);
+    for (const name of ["id", "timestamp", "signature"] as const) {
+      const headers = { ...svix, [`webhook-${name}`]: name === "timestamp" ? String(Number(svix["svix-timestamp"]) - 1) : standard[`webhook-${name}`] };
+      let error: unknown;
+      try {
+        verifyWebhook(body, headers, SECRET);
+      } catch (caught) {
+        error = caught;
+      }
+      expect(error).toMatchObject({ reason: "malformed_header", status: 400, code: 40012 });
+      expect((error as Error).message).toContain(`both webhook-${name} and svix-${name}`);
+    }
+    // Names differing only in case are one header: two values of it are two headers.
+    expect(reasonOf(() => verifyWebhook(body, { ...svix, "Svix-Id": "msg_else" }, SECRET))).toBe("malformed_header");
+  });
+
+  it("names both header sets when one is missing", () => {
+    const { "svix-timestamp": _dropped, ...rest } = svixHeaders(peer, "msg_svix_5", body);
+    let message = "";
+    try {
+      verifyWebhook(body, rest, SECRET);
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    expect(message).toContain("webhook-timestamp header (or svix-timestamp) is missing");
+  });
+
+  it("webhookHandler answers 200 to a Svix delivery, dedupes on svix-id, and refuses a disagreeing pair with 400", async () => {
+    const seen: string[] = [];
+    const app = express();
+    app.post("/hooks/pay", webhookHandler({ secret: SECRET, on: { "payment.completed": (_event, { id }) => void seen.push(id) }, logger: recordingLogger() }));
+    const post = (headers: Record<string, string>) => request(app).post("/hooks/pay").set(headers).set("content-type", "application/json").send(body);
+    const svix = svixHeaders(peer, "msg_svix_handler", body);
+    expect((await post(svix)).body).toEqual({ received: true });
+    expect((await post(svixHeaders(peer, "msg_svix_handler", body))).body).toEqual({ received: true, duplicate: true });
+    const conflicting = await post({ ...svixHeaders(peer, "msg_svix_other", body), "webhook-id": "msg_svix_handler" });
+    expect(conflicting.status).toBe(400);
+    expect(conflicting.body.error).toBe(40012);
+    expect(seen).toEqual(["msg_svix_handler"]);
+  });
+});
+
+describe("signature encodings", () => {
+  it("accepts only the canonical base64 of the digest, as the peer does", () => {
+    const body = eventBody("payment.completed");
+    const headers = webhookHeaders({ id: "msg_canonical", body }, SECRET);
+    const digest = headers["webhook-signature"].slice(3);
+    // The 43rd character carries 4 digest bits and 2 padding bits; set a padding bit and the
+    // text decodes to the same 32 bytes but is not what any signer writes.
+    const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    const last = alphabet.indexOf(digest[42]!);
+    expect(last % 4).toBe(0);
+    const nonCanonical = `${digest.slice(0, 42)}${alphabet[last + 1]}=`;
+    expect(Buffer.from(nonCanonical, "base64")).toEqual(Buffer.from(digest, "base64"));
+    const altered = { ...headers, "webhook-signature": `v1,${nonCanonical}` };
+    expect(() => new Webhook(SECRET).verify(body, altered)).toThrow(PeerVerificationError);
+    expect(reasonOf(() => verifyWebhook(body, altered, SECRET))).toBe("no_matching_signature");
+  });
+
+  it("agrees with the peer on a raw key longer than SHA-256's 64-byte block", () => {
+    const key = new Uint8Array(Buffer.alloc(100, "long key material "));
+    const peer = new Webhook(key, { format: "raw" });
+    const body = eventBody("payment.completed");
+    expect(verifyWebhook(body, peerHeaders(peer, "msg_long_key", body), key).type).toBe("payment.completed");
+    expect(peer.verify(body, webhookHeaders({ id: "msg_long_key", body }, key))).toEqual(JSON.parse(body));
+  });
+
+  it("agrees with the peer on an event larger than 8 KB", () => {
+    const body = eventBody("payment.completed", paymentData({ metadata: { orderId: "order-1042", note: "Größe ✓ ".repeat(2000) } }));
+    expect(Buffer.byteLength(body)).toBeGreaterThan(8192);
+    expect(verifyWebhook(body, peerHeaders(new Webhook(SECRET), "msg_big", body), SECRET).type).toBe("payment.completed");
+    expect(new Webhook(SECRET).verify(body, webhookHeaders({ id: "msg_big", body }, SECRET))).toEqual(JSON.parse(body));
+  });
+});

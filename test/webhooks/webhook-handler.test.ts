@@ -1,8 +1,8 @@
 import express from "express";
 import { describe, expect, expectTypeOf, it } from "vitest";
 import type { PaymentView } from "../../src/core/payment-view";
-import type { PaymentEvent, WebhookEvent } from "../../src/schemas/events";
-import { webhookHandler, type WebhookContext, type WebhookHandlerOptions } from "../../src/webhooks/webhook-handler";
+import type { PaymentEvent, PaymentEventData, PaymentEventHandlers, WebhookEvent } from "../../src/schemas/events";
+import { webhookHandler, type WebhookContext, type WebhookHandlerOptions, type WebhookHandlers } from "../../src/webhooks/webhook-handler";
 import { deferred, eventBody, NOW_S, OTHER_SECRET, paymentData, SECRET, signedHeaders } from "./fixtures";
 import { deliver, receiver } from "./handler-harness";
 
@@ -23,17 +23,28 @@ describe("webhookHandler: dispatch", () => {
     expect(context.req.method).toBe("POST");
   });
 
-  it("narrows each handler's event to its type", () => {
+  it("narrows each handler's event to its type, data included", () => {
     webhookHandler({
       secret: SECRET,
       on: {
+        "payment.completed": (event, context) => {
+          expectTypeOf(event).toEqualTypeOf<PaymentEvent<"payment.completed">>();
+          expectTypeOf(event.data.status).toEqualTypeOf<"PAID">();
+          expectTypeOf(context).toEqualTypeOf<WebhookContext>();
+          // @ts-expect-error -- a payment.completed never carries a PENDING payment
+          return event.data.status === "PENDING";
+        },
         "payment.failed": (event) => {
           expectTypeOf(event.type).toEqualTypeOf<"payment.failed">();
-          expectTypeOf(event.data).toEqualTypeOf<PaymentView>();
+          expectTypeOf(event.data).toEqualTypeOf<PaymentEventData<"payment.failed">>();
+          expectTypeOf(event.data.status).toEqualTypeOf<"FAILED">();
+          expectTypeOf(event.data).toExtend<PaymentView>();
         },
+        "payment.confirmed": (event) => expectTypeOf(event.data.status).toEqualTypeOf<"PAID" | "UNDER_PAID" | "FAILED">(),
         "*": (event) => expectTypeOf(event).toEqualTypeOf<WebhookEvent>(),
       },
     });
+    expectTypeOf<WebhookHandlers>().toExtend<PaymentEventHandlers<WebhookContext>>();
   });
 
   it("runs the specific handler and the catch-all for one event", async () => {

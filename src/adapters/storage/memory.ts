@@ -88,6 +88,9 @@ interface StoredDelivery {
   position: number;
 }
 
+/** Earliest due first, then the oldest inserted: the order claims take an endpoint's candidates in. */
+const byDue = (a: StoredDelivery, b: StoredDelivery): number => a.record.nextAttemptAt! - b.record.nextAttemptAt! || a.position - b.position;
+
 const idempotencyKey = (merchantId: string, mode: Mode, key: string): string => merchantId + SEP + mode + SEP + key;
 
 function matchesInvoice(invoice: InvoiceRecord, filter: InvoiceFilter): boolean {
@@ -174,7 +177,7 @@ class Tables {
   readonly deliveries = new Map<string, StoredDelivery>();
   /** Delivery ids per scope, in insertion order (the log reads it backwards). */
   readonly deliveryIdsByScope = new Map<string, string[]>();
-  /** Pending delivery ids per endpoint, in insertion order: the head is the one to send next. */
+  /** Pending delivery ids per endpoint, in insertion order (which breaks ties between equally due ones). */
   readonly pendingByEndpoint = new Map<string, string[]>();
   readonly attemptsByDelivery = new Map<string, WebhookAttemptRecord[]>();
   readonly paymentLinks = new Map<string, PaymentLinkRecord>();
@@ -183,6 +186,8 @@ class Tables {
   readonly exchangeOrder = new CreatedIndex();
   readonly linkOrder = new CreatedIndex();
   readonly idempotency = new Map<string, IdempotencyRecord>();
+  /** When each idempotency key's lease lapses (epoch ms): storage bookkeeping, not part of the record. */
+  readonly leases = new Map<string, number>();
   private deliveryPosition = 0;
 
   reads(run: <T>(method: string, read: () => T) => Promise<T>): StorageReads {
@@ -203,6 +208,7 @@ class Tables {
             .map(copy),
         ),
       getInvoice: (scope, id) => run("getInvoice", () => this.scoped(this.invoices.get(id), scope, copyInvoice)),
+      findInvoice: (id) => run("findInvoice", () => this.pick(this.invoices.get(id), copyInvoice)),
       getPayout: (scope, id) => run("getPayout", () => this.scoped(this.payouts.get(id), scope, copy)),
       getExchange: (scope, id) => run("getExchange", () => this.scoped(this.exchanges.get(id), scope, copy)),
       findAddress: (mode, network, address) =>
@@ -397,22 +403,33 @@ class Tables {
           if (!this.paymentLinks.has(link.id)) missing(`payment link ${link.id}`);
           setIn(this.paymentLinks, link.id, copyLink(link), undo);
         }),
-      claimIdempotencyKey: (record) =>
+      claimIdempotencyKey: (record, leaseMs) =>
         run("claimIdempotencyKey", () => {
           const key = idempotencyKey(record.merchantId, record.mode, record.key);
           const existing = this.idempotency.get(key);
-          if (existing && existing.expiresAt > record.createdAt) return copy(existing);
+          // One process: its own clock is the clock every user of this storage shares.
+          const now = Date.now();
+          const lapsed = existing?.state === "started" && existing.requestHash === record.requestHash && (this.leases.get(key) ?? 0) <= now;
+          if (existing && existing.expiresAt > record.createdAt && !lapsed) return copy(existing);
           setIn(this.idempotency, key, copy(record), undo);
+          setIn(this.leases, key, now + leaseMs, undo);
           return null;
         }),
-      completeIdempotencyKey: (scope, key, responseStatus, responseBody) =>
+      completeIdempotencyKey: (scope, key, leaseToken, responseStatus, responseBody) =>
         run("completeIdempotencyKey", () => {
           const id = idempotencyKey(scope.merchantId, scope.mode, key);
           const existing = this.idempotency.get(id);
-          if (!existing) missing(`idempotency key ${key}`);
+          if (!existing || existing.leaseToken !== leaseToken) return false;
           setIn(this.idempotency, id, { ...existing, state: "completed", responseStatus, responseBody }, undo);
+          return true;
         }),
-      deleteIdempotencyKey: (scope, key) => run("deleteIdempotencyKey", () => deleteIn(this.idempotency, idempotencyKey(scope.merchantId, scope.mode, key), undo)),
+      deleteIdempotencyKey: (scope, key, leaseToken) =>
+        run("deleteIdempotencyKey", () => {
+          const id = idempotencyKey(scope.merchantId, scope.mode, key);
+          if (this.idempotency.get(id)?.leaseToken !== leaseToken) return;
+          deleteIn(this.idempotency, id, undo);
+          deleteIn(this.leases, id, undo);
+        }),
       deleteExpiredIdempotencyKeys: (now, limit) =>
         run("deleteExpiredIdempotencyKeys", () => {
           let deleted = 0;
@@ -420,6 +437,7 @@ class Tables {
             if (deleted >= limit) break;
             if (record.expiresAt > now) continue;
             deleteIn(this.idempotency, key, undo);
+            deleteIn(this.leases, key, undo);
             deleted++;
           }
           return deleted;
@@ -453,7 +471,16 @@ class Tables {
       updateWebhookDelivery: (delivery) => run("updateWebhookDelivery", () => this.updateDelivery(delivery, undo)),
       insertWebhookAttempt: (attempt) =>
         run("insertWebhookAttempt", () => pushIn(this.attemptsByDelivery, attempt.deliveryId, copy(attempt), undo)),
-      claimWebhookDeliveries: (now, limit, leaseMs) => run("claimWebhookDeliveries", () => this.claimDeliveries(now, limit, leaseMs, undo)),
+      recordWebhookAttempt: (attempt, heldUntil, outcome) =>
+        run("recordWebhookAttempt", () => {
+          pushIn(this.attemptsByDelivery, attempt.deliveryId, copy(attempt), undo);
+          const current = this.deliveries.get(attempt.deliveryId)?.record;
+          if (!current) return;
+          const held = current.status === "pending" && current.leaseUntil === heldUntil;
+          if (held || outcome.status === "succeeded") this.updateDelivery({ ...current, ...outcome, attempts: current.attempts + 1 }, undo);
+        }),
+      claimWebhookDeliveries: (now, limit, leaseMs, perEndpoint) =>
+        run("claimWebhookDeliveries", () => this.claimDeliveries(now, limit, leaseMs, perEndpoint, undo)),
       failPendingWebhookDeliveries: (endpointId, error, now) =>
         run("failPendingWebhookDeliveries", () => {
           const pending = [...(this.pendingByEndpoint.get(endpointId) ?? [])];
@@ -514,8 +541,8 @@ class Tables {
     const wasPending = stored.record.status === "pending";
     const isPending = delivery.status === "pending";
     if (wasPending === isPending) return;
-    // Keep the endpoint's pending queue in insertion order, so that a redelivered old
-    // delivery goes back to the head of the line it was in.
+    // Keep the endpoint's pending list in insertion order, a redelivered old delivery back in
+    // its place: claims break ties between equally due deliveries by it.
     const queue = [...(this.pendingByEndpoint.get(delivery.endpointId) ?? [])];
     if (isPending) {
       const at = queue.findIndex((id) => this.deliveries.get(id)!.position > stored.position);
@@ -526,20 +553,35 @@ class Tables {
     setIn(this.pendingByEndpoint, delivery.endpointId, queue, undo);
   }
 
-  private claimDeliveries(now: number, limit: number, leaseMs: number, undo: Undo[]): WebhookDeliveryRecord[] {
-    const due: WebhookDeliveryRecord[] = [];
+  private claimDeliveries(now: number, limit: number, leaseMs: number, perEndpoint: number, undo: Undo[]): WebhookDeliveryRecord[] {
+    // Per endpoint: what its leases leave of perEndpoint, filled by its earliest due candidates.
+    const byMerchant = new Map<string, Array<{ stored: StoredDelivery; rank: number }>>();
     for (const queue of this.pendingByEndpoint.values()) {
-      // One request in flight per endpoint: a redelivered old delivery goes back to the head
-      // of the queue while a newer one may still be leased.
-      if (queue.some((id) => (this.deliveries.get(id)!.record.leaseUntil ?? 0) > now)) continue;
-      const head = queue[0] === undefined ? undefined : this.deliveries.get(queue[0])?.record;
-      if (!head || head.nextAttemptAt === null || head.nextAttemptAt > now) continue;
-      if (head.leaseUntil !== null && head.leaseUntil > now) continue;
-      due.push(head);
+      let free = perEndpoint;
+      const due: StoredDelivery[] = [];
+      for (const id of queue) {
+        const stored = this.deliveries.get(id)!;
+        const { leaseUntil, nextAttemptAt } = stored.record;
+        if (leaseUntil !== null && leaseUntil > now) free--;
+        else if (nextAttemptAt !== null && nextAttemptAt <= now) due.push(stored);
+      }
+      if (free <= 0 || due.length === 0) continue;
+      due.sort(byDue);
+      for (const [i, stored] of due.slice(0, free).entries()) {
+        const list = byMerchant.get(stored.record.merchantId) ?? [];
+        list.push({ stored, rank: i + 1 });
+        byMerchant.set(stored.record.merchantId, list);
+      }
     }
-    due.sort((a, b) => a.nextAttemptAt! - b.nextAttemptAt!);
-    return due.slice(0, Math.max(0, limit)).map((delivery) => {
-      const claimed = { ...delivery, leaseUntil: now + leaseMs };
+    // Turns: each merchant's first, then each one's second..., a merchant's own going round its endpoints.
+    const chosen: Array<{ stored: StoredDelivery; turn: number }> = [];
+    for (const candidates of byMerchant.values()) {
+      candidates.sort((a, b) => a.rank - b.rank || byDue(a.stored, b.stored));
+      candidates.forEach(({ stored }, i) => chosen.push({ stored, turn: i + 1 }));
+    }
+    chosen.sort((a, b) => a.turn - b.turn || byDue(a.stored, b.stored));
+    return chosen.slice(0, Math.max(0, limit)).map(({ stored }) => {
+      const claimed = { ...stored.record, leaseUntil: now + leaseMs };
       this.updateDelivery(claimed, undo);
       return copy(claimed);
     });

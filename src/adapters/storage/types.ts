@@ -65,6 +65,9 @@ export interface DeliveryFilter {
   status?: WebhookDeliveryStatus;
 }
 
+/** What one attempt leads to for its delivery (see `recordWebhookAttempt`); `attempts` goes up by one. */
+export type WebhookAttemptOutcome = Pick<WebhookDeliveryRecord, "status" | "nextAttemptAt" | "leaseUntil" | "lastStatusCode" | "lastError" | "updatedAt">;
+
 /** Outcome of `postLedgerEntries`: nothing is written unless the status is `posted`. */
 export type PostLedgerResult =
   | { status: "posted" }
@@ -91,6 +94,12 @@ export interface StorageReads {
   listApiKeys(merchantId: string): Promise<ApiKeyRecord[]>;
   /** The invoice with this id if it belongs to `scope`, else null (another merchant's id is "not found"). */
   getInvoice(scope: Scope, id: string): Promise<InvoiceRecord | null>;
+  /**
+   * The invoice with this id, whoever owns it, or null: a plain read for the public payment
+   * page, whose URL carries only the id. It takes no lock, so a page view never waits on (or
+   * holds up) the transactions that change the invoice.
+   */
+  findInvoice(id: string): Promise<InvoiceRecord | null>;
   /** The payout with this id if it belongs to `scope`, else null. */
   getPayout(scope: Scope, id: string): Promise<PayoutRecord | null>;
   /** The exchange with this id if it belongs to `scope`, else null. */
@@ -235,16 +244,25 @@ export interface StorageTransaction extends StorageReads {
   /** Replaces the stored payment link with the same id (which must exist). */
   updatePaymentLink(link: PaymentLinkRecord): Promise<void>;
   /**
-   * Claims an idempotency key: stores `record` unless a record for the same (merchantId, mode,
-   * key) exists whose `expiresAt` is still ahead of `record.createdAt`, and returns that one
-   * instead (null when `record` was stored). An expired record is replaced. Two transactions
-   * claiming one key at once: exactly one stores its record, the other gets it back.
+   * Claims an idempotency key for the request holding `record.leaseToken`, with a lease of
+   * `leaseMs` measured on the storage's own clock (PostgreSQL: the server's; one clock for every
+   * instance sharing the storage, whatever their own clocks say). Stores `record` (null
+   * returned) unless a record for the same (merchantId, mode, key) exists whose `expiresAt` is
+   * still ahead of `record.createdAt`, and returns that one instead. Two cases replace the
+   * existing record all the same: it expired, or it is "started" with the same `requestHash`
+   * and its lease has lapsed (its request died before completing; the new claim takes it over).
+   * Two transactions claiming one key at once: exactly one gets null, the other the record.
    */
-  claimIdempotencyKey(record: IdempotencyRecord): Promise<IdempotencyRecord | null>;
-  /** Stores the answer of a claimed key (state "completed"). */
-  completeIdempotencyKey(scope: Scope, key: string, responseStatus: number, responseBody: string): Promise<void>;
-  /** Forgets a claimed key (its request failed in a way that may be retried). */
-  deleteIdempotencyKey(scope: Scope, key: string): Promise<void>;
+  claimIdempotencyKey(record: IdempotencyRecord, leaseMs: number): Promise<IdempotencyRecord | null>;
+  /**
+   * Stores the answer of a key claimed with `leaseToken` (state "completed"; the token stays,
+   * so the same request may store a later answer, and a completed key is never taken over).
+   * Returns false, writing nothing, when that claim does not hold the key (it lapsed and was
+   * taken over, or was forgotten): the caller's transaction must then not commit its work.
+   */
+  completeIdempotencyKey(scope: Scope, key: string, leaseToken: string, responseStatus: number, responseBody: string): Promise<boolean>;
+  /** Forgets a key claimed with `leaseToken` (its request failed in a way that may be retried); a key held by another claim stays. */
+  deleteIdempotencyKey(scope: Scope, key: string, leaseToken: string): Promise<void>;
   /** Deletes up to `limit` records whose `expiresAt <= now`; returns how many. */
   deleteExpiredIdempotencyKeys(now: number, limit: number): Promise<number>;
   /** Stores a new webhook endpoint. Throws if the id exists. */
@@ -256,8 +274,8 @@ export interface StorageTransaction extends StorageReads {
   /** Deletes an endpoint (its deliveries stay in the log); false when there was none. */
   deleteWebhookEndpoint(id: string): Promise<boolean>;
   /**
-   * Stores new deliveries. Their insertion order is kept and is what "oldest" means for
-   * `claimWebhookDeliveries` and the delivery log. Throws if an id exists.
+   * Stores new deliveries. Their insertion order is kept: the delivery log lists by it, and
+   * `claimWebhookDeliveries` breaks ties on it. Throws if an id exists.
    */
   insertWebhookDeliveries(deliveries: WebhookDeliveryRecord[]): Promise<void>;
   /** Locks and returns the delivery with this id (any merchant), or null. */
@@ -267,16 +285,30 @@ export interface StorageTransaction extends StorageReads {
   /** Appends one attempt to a delivery's log. */
   insertWebhookAttempt(attempt: WebhookAttemptRecord): Promise<void>;
   /**
-   * Claims work for a delivery worker. For each endpoint, only its oldest pending delivery is a
-   * candidate (so one endpoint receives its events in order, one at a time), and none while
-   * any pending delivery of that endpoint is leased (`leaseUntil > now`: one request in flight
-   * per endpoint, even when a redelivered old delivery went back to the head of its queue); a
-   * candidate is claimed when `nextAttemptAt <= now`.
-   * Claimed deliveries get `leaseUntil = now + leaseMs` and are returned, earliest due first,
-   * at most `limit`. Two workers claiming at once never get the same delivery; a worker that
-   * dies leaves its claims to expire and be claimed again.
+   * Records one attempt of a claimed delivery and what it leads to, as one atomic step: appends
+   * `attempt` to the log of delivery `attempt.deliveryId`, and applies `outcome` to that
+   * delivery (its fields, and `attempts` one up) when the claim that leased it until
+   * `heldUntil` still holds it (it is pending with exactly that `leaseUntil`), or, whoever holds
+   * it now, when `outcome.status` is "succeeded" (the message arrived). Otherwise (the lease ran
+   * out and another worker took the delivery over, or it was settled meanwhile) only the attempt
+   * is appended. Nothing is returned, so an adapter may send it with the commit.
    */
-  claimWebhookDeliveries(now: number, limit: number, leaseMs: number): Promise<WebhookDeliveryRecord[]>;
+  recordWebhookAttempt(attempt: WebhookAttemptRecord, heldUntil: number, outcome: WebhookAttemptOutcome): Promise<void>;
+  /**
+   * Claims work for a delivery worker. Every delivery is on its own schedule: a candidate is
+   * any pending delivery with `nextAttemptAt <= now` and no live lease (`leaseUntil` null or
+   * `<= now`), whatever else is pending for its endpoint. Per endpoint, at most `perEndpoint`
+   * deliveries are leased at once: its pending deliveries with `leaseUntil > now` count against
+   * that, and of its candidates the earliest due (then the oldest inserted) fill what is left.
+   * Of all those, at most `limit` are claimed, shared out in turns so that no endpoint's or
+   * merchant's backlog crowds the others out: a delivery's turn is its rank among its
+   * merchant's chosen candidates, ranked by (rank within its endpoint, nextAttemptAt,
+   * insertion); lower turns first, ties by (nextAttemptAt, insertion). Claimed deliveries get
+   * `leaseUntil = now + leaseMs` and are returned in that order. Two workers claiming at once
+   * never get the same delivery and together never lease more than `perEndpoint` of one
+   * endpoint; a worker that dies leaves its claims to expire and be claimed again.
+   */
+  claimWebhookDeliveries(now: number, limit: number, leaseMs: number, perEndpoint: number): Promise<WebhookDeliveryRecord[]>;
   /**
    * Settles every pending delivery of an endpoint as failed with `error` (the endpoint was
    * deleted or disabled). Returns how many there were.

@@ -16,13 +16,19 @@ export interface LoadedInvoice {
   deposits: DepositRecord[];
 }
 
-/** Reads an invoice and its deposits by id, whatever merchant or mode it belongs to; null when unknown. */
+/**
+ * Reads an invoice and its deposits by id, whatever merchant or mode it belongs to; null when
+ * unknown. Plain reads, no transaction and no row lock: anyone with the link can load the page
+ * and its status poll as often as they like, and that must never queue behind (or hold up) the
+ * deposit sync and expiry that change the invoice. Nothing is written here: the view works out
+ * from the clock what the background loop has yet to record (an expiry). The two reads are not
+ * one snapshot, so the deposits are read second: never older than the invoice, they can only
+ * show a change a moment early, which the view's run of the state machine accounts for.
+ */
 export async function loadInvoice(context: CoreContext, id: string): Promise<LoadedInvoice | null> {
-  return context.storage.transaction(async (tx) => {
-    const invoice = await tx.lockInvoice(id);
-    if (!invoice) return null;
-    return { invoice, deposits: await tx.listDepositsForInvoice(id) };
-  });
+  const invoice = await context.storage.findInvoice(id);
+  if (!invoice) return null;
+  return { invoice, deposits: await context.storage.listDepositsForInvoice(id) };
 }
 
 /** The payer's view of a loaded invoice as of now. */

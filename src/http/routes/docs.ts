@@ -1,19 +1,18 @@
 import express, { type Request, type Router } from "express";
-import swaggerUiPath from "swagger-ui-dist/absolute-path.js";
 import type { Logger } from "../../core/context";
 import { PaymentError } from "../../errors";
 import { errorHandler } from "../error-handler";
 import { buildOpenApiDocument, type MountedApi, type OpenApiDocument } from "../openapi";
+import { REFERENCE_ASSETS, referenceAssetRoot } from "./reference-assets";
 
 /**
  * The API reference, public like any API documentation: `GET /api/openapi` (the OpenAPI 3.1
- * document) and `GET /api` (an interactive page). The page is Swagger UI served from the
- * installed swagger-ui-dist package, with a Content-Security-Policy that lets it load nothing
- * from another origin: no CDN, no fonts, no validator badge, no analytics.
+ * document) and `GET /api` (an interactive page). The page is Swagger UI, its files shipped
+ * inside this package (reference-assets.ts says why), with a Content-Security-Policy that lets
+ * it load nothing from another origin: no CDN, no fonts, no validator badge, no analytics.
  */
 
-/** The files of swagger-ui-dist the page needs; nothing else of the package is served. */
-const ASSETS = new Set(["swagger-ui.css", "swagger-ui-bundle.js", "favicon-32x32.png", "favicon-16x16.png"]);
+const ASSETS = new Set(REFERENCE_ASSETS);
 
 const CSP = [
   "default-src 'none'",
@@ -118,7 +117,12 @@ export function mountApiReference(router: Router, apis: readonly MountedApi[], o
   const document = buildOpenApiDocument(apis);
   references.set(router, { apis, document });
   const cache = new DocumentCache(document);
-  const assetRoot = swaggerUiPath();
+  const assetRoot = referenceAssetRoot();
+  if (assetRoot === null) {
+    options.logger.warn(
+      "express-crypto-pay: the API reference's Swagger UI files are missing (dist/swagger-ui/ of the package; a bundler that inlined the library leaves them behind): GET /api answers, but its page cannot render. Copy node_modules/express-crypto-pay/dist/swagger-ui/ to a swagger-ui/ folder beside the bundle.",
+    );
+  }
   const api = express.Router();
 
   api.get("/openapi", (req, res) => {
@@ -142,7 +146,7 @@ export function mountApiReference(router: Router, apis: readonly MountedApi[], o
   });
   api.get("/assets/:file", (req, res, next) => {
     const file = req.params.file;
-    if (!ASSETS.has(file)) return next();
+    if (!ASSETS.has(file) || assetRoot === null) return next();
     res.sendFile(file, { root: assetRoot, maxAge: "1d", headers: { "X-Content-Type-Options": "nosniff" } }, (error) => {
       if (error && !res.headersSent) next(error);
     });

@@ -2,6 +2,7 @@ import { balanceSheet } from "../../core/balances";
 import type { CoreContext } from "../../core/context";
 import { createExchange } from "../../core/exchanges";
 import { createPayout, getPayout } from "../../core/payouts";
+import type { ExchangeRecord, PayoutRecord } from "../../core/types";
 import { notFound } from "../../errors";
 import * as schemas from "../../schemas/v1";
 import * as v1 from "../../schemas/v1-resources";
@@ -15,8 +16,10 @@ export function fundsRoutes(routes: RouteTable, context: CoreContext, views: V1V
   routes.post(
     "/withdrawals",
     schemas.withdrawalCreateRequest,
-    async (body, { scope }) =>
-      views.withdrawal(await createPayout(context, scope, { currency: body.currency, network: body.chain ?? null, amount: body.amount, address: body.address })),
+    async (body, { scope, commitAnswer }) => {
+      const input = { currency: body.currency, network: body.chain ?? null, amount: body.amount, address: body.address };
+      return views.withdrawal(await createPayout(context, scope, input, { onCommit: commitAnswer?.((payout: PayoutRecord) => views.withdrawal(payout)) }));
+    },
     { idempotent: true, docs: {
       summary: "Create a withdrawal",
       description: "Sends `amount` (a decimal string) of `currency` to `address`. `chain` may be left out when the coin has one network. The balance is debited amount + `fee` (the network's `withdrawFee` + `staticFixedFee`) at once, 422 and nothing debited when it does not cover that; the withdrawal answers PROCESSING and becomes COMPLETED, or FAILED with the whole debit returned, as the chain reports. `amount` must be at least the network's `withdrawMin` (40002, see the currency list); the chain checks the address (40003).",
@@ -52,7 +55,8 @@ export function fundsRoutes(routes: RouteTable, context: CoreContext, views: V1V
   routes.post(
     "/conversions",
     schemas.conversionCreateRequest,
-    async (body, { scope }) => views.conversion(await createExchange(context, scope, body)),
+    async (body, { scope, commitAnswer }) =>
+      views.conversion(await createExchange(context, scope, body, commitAnswer?.((exchange: ExchangeRecord) => views.conversion(exchange)))),
     { idempotent: true, docs: {
       summary: "Create a conversion",
       description: "Converts `amount` (a decimal string) of `fromCurrency` into `toCurrency` at the pricing adapter's rate with no spread, in one atomic step: the answer is SUCCESS, or an error and nothing moved (422 when the `fromCurrency` balance does not cover `amount`). `amount` must be at least the pair's `minAmount` (40002, see the exchange pairs). 503 when no price can be had right now.",

@@ -2,6 +2,7 @@ import type { CoreContext } from "../../core/context";
 import { createExchange, listPairs } from "../../core/exchanges";
 import { createInvoice, getInvoice, type CreateInvoiceInput } from "../../core/invoices";
 import { createPayout, getPayout } from "../../core/payouts";
+import type { ExchangeRecord, InvoiceRecord, PayoutRecord } from "../../core/types";
 import * as schemas from "../../schemas/merchant";
 import * as resources from "../../schemas/resources";
 import type { Presenter } from "../present";
@@ -34,7 +35,7 @@ export function merchantRoutes(routes: RouteTable, context: CoreContext, present
         ...invoiceInput(body, call, paymentUrl),
         acceptedCoins: body.acceptedCoins ?? null,
         whiteLabel: null,
-      }),
+      }, call.commitAnswer?.((invoice: InvoiceRecord) => present.invoice(invoice))),
     ),
     { idempotent: true, docs: {
       summary: "Create an invoice",
@@ -51,7 +52,7 @@ export function merchantRoutes(routes: RouteTable, context: CoreContext, present
         ...invoiceInput(body, call, paymentUrl),
         acceptedCoins: null,
         whiteLabel: { payCurrency: body.payCurrency, network: body.network ?? null },
-      }),
+      }, call.commitAnswer?.((invoice: InvoiceRecord) => present.invoice(invoice))),
     ),
     { idempotent: true, docs: {
       summary: "Create a whitelabel invoice",
@@ -73,7 +74,7 @@ export function merchantRoutes(routes: RouteTable, context: CoreContext, present
   );
 
   routes.post("/merchants/payout/create", schemas.payoutCreateRequest, async (body, call) =>
-    present.payout(await createPayout(context, call.scope, { ...body, network: body.network ?? null })),
+    present.payout(await createPayout(context, call.scope, { ...body, network: body.network ?? null }, { onCommit: call.commitAnswer?.((payout: PayoutRecord) => present.payout(payout)) })),
     { idempotent: true, docs: {
       summary: "Create a payout",
       description: "Sends `amount` of `currency` on `network` to `address`. The balance is debited amount + the network's `withdrawFee` + `staticFixedFee` at once (422 and nothing debited when it does not cover that); the payout stays PROCESSING until the chain settles it, then COMPLETED, or FAILED with the funds credited back. `amount` must be at least the network's `withdrawMin` (see the currency list); the chain checks the address (40003).",
@@ -94,7 +95,7 @@ export function merchantRoutes(routes: RouteTable, context: CoreContext, present
   );
 
   routes.post("/merchants/exchange/create", schemas.exchangeCreateRequest, async (body, call) =>
-    present.exchange(await createExchange(context, call.scope, body)),
+    present.exchange(await createExchange(context, call.scope, body, call.commitAnswer?.((exchange: ExchangeRecord) => present.exchange(exchange)))),
     { idempotent: true, docs: {
       summary: "Create an exchange",
       description: "Converts `amount` of `fromCurrency` into `toCurrency` at the pricing rate with no spread, in one atomic step: the answer is SUCCESS, or an error and nothing moved. `amount` must be at least the pair's `minAmount` (see the pair list).",

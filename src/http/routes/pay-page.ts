@@ -2,6 +2,7 @@ import express, { type ErrorRequestHandler, type Request, type RequestHandler, t
 import type { CoreContext } from "../../core/context";
 import { selectPaymentMethod } from "../../core/invoices";
 import { PaymentError } from "../../errors";
+import { asyncErrorHandler, asyncHandler } from "../async-handler";
 import { setCommonHeaders } from "../pay-page/layout";
 import type { PageLinks } from "../pay-page/parts";
 import { loadInvoice, publicStatus, renderError, renderInvoicePage, renderNotFound, viewOf } from "../pay-page/render";
@@ -30,24 +31,24 @@ export function payPageRoutes(context: CoreContext, options: { publicUrl?: strin
     return { page, method: `${page}/method`, status: `${page}/status` };
   };
 
-  router.get("/:id", onlyInvoices, async (req, res) => {
+  router.get("/:id", onlyInvoices, asyncHandler(async (req, res) => {
     const loaded = await loadInvoice(context, String(req.params.id));
     if (!loaded) return renderNotFound(res);
     await renderInvoicePage(context, res, loaded, linksOf(req));
-  });
+  }));
 
-  router.get("/:id/status", onlyInvoices, async (req, res) => {
+  router.get("/:id/status", onlyInvoices, asyncHandler(async (req, res) => {
     setCommonHeaders(res);
     const loaded = await loadInvoice(context, String(req.params.id));
     if (!loaded) return sendJson(res, 404, new PaymentError("not_found", "No payment with this id.").toJSON());
     sendJson(res, 200, publicStatus(viewOf(context, loaded)));
-  });
+  }));
 
   router.post(
     "/:id/method",
     onlyInvoices,
     express.urlencoded({ extended: false, limit: "2kb", parameterLimit: 10 }),
-    async (req, res) => {
+    asyncHandler(async (req, res) => {
       const id = String(req.params.id);
       const links = linksOf(req);
       const loaded = await loadInvoice(context, id);
@@ -71,7 +72,7 @@ export function payPageRoutes(context: CoreContext, options: { publicUrl?: strin
       }
       setCommonHeaders(res);
       res.redirect(303, links.page);
-    },
+    }),
   );
 
   // The error handler is returned beside the router rather than inside it, so that mounted at
@@ -118,9 +119,10 @@ function payerMessage(error: PaymentError, chosenAlready: boolean): string {
 
 /** Errors under /pay answer as pages (or JSON for the status endpoint), never the API's error shape with details. */
 function pageErrors(context: CoreContext): ErrorRequestHandler {
-  return async (error, req, res, next) => {
+  return asyncErrorHandler(async (error, req, res, next) => {
     if (res.headersSent) return next(error);
-    const status = typeof error?.status === "number" && error.status >= 400 && error.status < 500 ? error.status : 500;
+    const reported = (error as { status?: unknown } | null)?.status;
+    const status = typeof reported === "number" && reported >= 400 && reported < 500 ? reported : 500;
     if (status === 500) context.logger.error(`${req.method} ${req.originalUrl.split("?")[0]} failed`, error);
     if (req.path.endsWith("/status")) {
       setCommonHeaders(res);
@@ -139,5 +141,5 @@ function pageErrors(context: CoreContext): ErrorRequestHandler {
       context.logger.error(`${req.method} ${req.originalUrl.split("?")[0]} failed`, failure);
       if (!res.headersSent) renderError(res);
     }
-  };
+  });
 }

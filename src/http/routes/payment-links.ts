@@ -11,7 +11,7 @@ import { checkCursor } from "./payments";
 /** Builds the public URL of a payment link from where the router is mounted. */
 export type LinkUrlBuilder = (call: RouteCall, linkId: string) => string;
 
-/** /v1/payment-links: create, read, list, deactivate. The public visit route lives in pay-link.ts. */
+/** /v1/payment-links: create, read, list, deactivate. The public routes of a link's URL live in pay-link.ts. */
 export function paymentLinkRoutes(routes: RouteTable, context: CoreContext, views: V1Views, linkUrl: LinkUrlBuilder): void {
   const view = (call: RouteCall) => (link: PaymentLinkRecord) => views.paymentLink(link, linkUrl(call, link.id));
 
@@ -30,11 +30,11 @@ export function paymentLinkRoutes(routes: RouteTable, context: CoreContext, view
           returnUrl: body.returnUrl ?? null,
           metadata: body.metadata ?? null,
           settleCurrency: body.settleCurrency ?? null,
-        }),
+        }, call.commitAnswer?.(view(call))),
       ),
     { idempotent: true, docs: {
       summary: "Create a payment link",
-      description: "A reusable link: each visit to its public `url` creates a fresh hosted payment with these settings and redirects (303) the payer to its page. `amount` is a decimal string in `amountCurrency` (default USD); the payer picks one of `acceptedCoins` (every supported coin when left out). Other settings as for `POST /v1/payments` (`lifeTime` 1 to 1440 minutes, default 1440; `underPaidCover` 0 to 50). `settleCurrency` left out means no auto-conversion (the merchant's default does not apply). Each created payment's `metadata` is this `metadata` plus `paymentLinkId`. The settings are checked now, not at the first visit.",
+      description: "A reusable link: its public `url` shows the link's page, which creates nothing (crawlers and link previews fetch links); the page's button posts to the same URL, which creates a fresh hosted payment with these settings and redirects (303) the payer to its page. `amount` is a decimal string in `amountCurrency` (default USD); the payer picks one of `acceptedCoins` (every supported coin when left out). Other settings as for `POST /v1/payments` (`lifeTime` 1 to 1440 minutes, default 1440; `underPaidCover` 0 to 50). `settleCurrency` left out means no auto-conversion (the merchant's default does not apply). Each created payment's `metadata` is this `metadata` plus `paymentLinkId`. The settings are checked now, not at the first payment.",
       response: v1.paymentLink,
       tags: ["Payment links"],
     } },

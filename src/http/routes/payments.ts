@@ -2,6 +2,7 @@ import type { CoreContext } from "../../core/context";
 import { createInvoice, getInvoice, resolveNetwork } from "../../core/invoices";
 import { paymentView } from "../../core/payment-view";
 import { createRefund, getRefund } from "../../core/refunds";
+import type { InvoiceRecord, PayoutRecord } from "../../core/types";
 import { PaymentError } from "../../errors";
 import * as schemas from "../../schemas/v1";
 import * as resources from "../../schemas/resources";
@@ -27,6 +28,7 @@ export function paymentRoutes(routes: RouteTable, context: CoreContext, views: V
     "/payments",
     schemas.paymentCreateRequest,
     async (body, call: RouteCall) => {
+      const view = (invoice: InvoiceRecord) => paymentView(invoice, context.currencies);
       // A coin with one network needs no chain; with several and none given, the payer picks
       // the network on the hosted page.
       // An unknown coin throws the clear unsupported-currency error here.
@@ -51,8 +53,8 @@ export function paymentRoutes(routes: RouteTable, context: CoreContext, views: V
         settleCurrency: body.settleCurrency,
         merchant: call.merchant,
         paymentUrlFor: (id) => paymentUrl(call, id),
-      });
-      return paymentView(invoice, context.currencies);
+      }, call.commitAnswer?.(view));
+      return view(invoice);
     },
     { idempotent: true, docs: {
       summary: "Create a payment",
@@ -92,8 +94,10 @@ export function paymentRoutes(routes: RouteTable, context: CoreContext, views: V
   routes.post(
     "/refunds",
     schemas.refundCreateRequest,
-    async (body, { scope }) =>
-      views.refund(await createRefund(context, scope, { paymentId: body.paymentId, amount: body.amount ?? null, address: body.address, network: body.chain ?? null })),
+    async (body, { scope, commitAnswer }) => {
+      const input = { paymentId: body.paymentId, amount: body.amount ?? null, address: body.address, network: body.chain ?? null };
+      return views.refund(await createRefund(context, scope, input, commitAnswer?.((refund: PayoutRecord) => views.refund(refund))));
+    },
     { idempotent: true, docs: {
       summary: "Refund a payment",
       description: "Gives back part of what a payment received (`amount`, a decimal string in the payment's coin) or, without `amount`, all that is left, to `address`, on the payment's network unless `chain` names another. Never more than the confirmed deposits less the refunds not FAILED: an `amount` over that is a 400 that says how much is left; leaving `amount` out when nothing is left is a 409, as is refunding a payment whose coin was never chosen. Two refunds sent at once are checked under the payment's lock. A refund is a payout: the balance is debited amount + the network's fee at once (422 and nothing debited when it does not cover that), then it goes PROCESSING -> COMPLETED, or FAILED with the debit returned and the amount refundable again.",

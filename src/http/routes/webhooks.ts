@@ -1,6 +1,7 @@
 import type { CoreContext } from "../../core/context";
 import * as endpoints from "../../core/webhook-endpoints";
-import type { WebhookDeliveryRecord } from "../../core/types";
+import type { StorageReads } from "../../adapters/storage/types";
+import type { WebhookDeliveryRecord, WebhookEndpointRecord } from "../../core/types";
 import * as schemas from "../../schemas/webhooks";
 import * as resources from "../../schemas/resources";
 import type { RouteTable } from "../route-table";
@@ -8,13 +9,14 @@ import { deliveryView, endpointView } from "../webhook-views";
 
 /** Webhook endpoint management and the delivery log, under /v1. */
 export function webhookRoutes(routes: RouteTable, context: CoreContext, policy: endpoints.WebhookEndpointPolicy): void {
-  const withAttempts = async (delivery: WebhookDeliveryRecord) => deliveryView(delivery, await context.storage.listWebhookAttempts(delivery.id));
+  const withAttempts = async (delivery: WebhookDeliveryRecord, reads: StorageReads = context.storage) => deliveryView(delivery, await reads.listWebhookAttempts(delivery.id));
 
-  routes.post("/webhook-endpoints", schemas.webhookEndpointCreateRequest, async (body, { scope }) =>
-    endpointView(await endpoints.createWebhookEndpoint(context, policy, scope, { url: body.url, events: body.events ?? null }), true),
+  // The secret is in this answer only: a replay of the create gets the endpoint without it.
+  routes.post("/webhook-endpoints", schemas.webhookEndpointCreateRequest, async (body, { scope, commitAnswer }) =>
+    endpointView(await endpoints.createWebhookEndpoint(context, policy, scope, { url: body.url, events: body.events ?? null }, commitAnswer?.((endpoint: WebhookEndpointRecord) => endpointView(endpoint))), true),
     { idempotent: true, docs: {
       summary: "Create a webhook endpoint",
-      description: "Registers a URL to receive the events of this key's mode: every event type, or those in `events`. The answer carries the endpoint's `whsec_` signing `secret`, shown only here and on rotation. Live-mode endpoints must be public addresses.",
+      description: "Registers a URL to receive the events of this key's mode: every event type, or those in `events`. The answer carries the endpoint's `whsec_` signing `secret`, shown only here and on rotation: a replay of this request (same `Idempotency-Key`) returns the endpoint without it. In both modes the URL must be a public address: one that is, or resolves to, a loopback, private or reserved address is refused with 400 (unless the router allows private URLs), and every delivery checks it again.",
       response: resources.webhookEndpoint,
       tags: ["Webhook endpoints"],
     } },
@@ -71,8 +73,8 @@ export function webhookRoutes(routes: RouteTable, context: CoreContext, policy: 
     } },
   );
 
-  routes.post("/webhook-endpoints/:id/test", schemas.emptyBody, async (_body, { scope, params }) =>
-    withAttempts(await endpoints.sendTestEvent(context, scope, params.id!)),
+  routes.post("/webhook-endpoints/:id/test", schemas.emptyBody, async (_body, { scope, params, commitAnswer }) =>
+    withAttempts(await endpoints.sendTestEvent(context, scope, params.id!, commitAnswer?.(withAttempts))),
     { idempotent: true, docs: {
       summary: "Send a test event",
       description: "Queues a `payment.created` event for a sample payment (marked `test: true` in `data`) to this endpoint through the normal delivery path, whatever event types it subscribes to.",
@@ -89,7 +91,7 @@ export function webhookRoutes(routes: RouteTable, context: CoreContext, policy: 
       { endpointId: query.endpointId, eventType: query.eventType, status: query.status },
       { limit: query.limit, after: query.cursor ?? null },
     );
-    return { data: await Promise.all(page.data.map(withAttempts)), hasMore: page.hasMore, nextCursor: page.nextCursor };
+    return { data: await Promise.all(page.data.map((delivery) => withAttempts(delivery))), hasMore: page.hasMore, nextCursor: page.nextCursor };
   }, { docs: {
     summary: "List deliveries",
     description: "Newest first, filtered by `endpointId`, `eventType` and `status`. `limit` 1 to 100 (default 20); pass the previous page's `nextCursor` as `cursor` for the next.",
@@ -107,8 +109,8 @@ export function webhookRoutes(routes: RouteTable, context: CoreContext, policy: 
     } },
   );
 
-  routes.post("/webhook-deliveries/:id/redeliver", schemas.emptyBody, async (_body, { scope, params }) =>
-    withAttempts(await endpoints.redeliver(context, scope, params.id!)),
+  routes.post("/webhook-deliveries/:id/redeliver", schemas.emptyBody, async (_body, { scope, params, commitAnswer }) =>
+    withAttempts(await endpoints.redeliver(context, scope, params.id!, commitAnswer?.(withAttempts))),
     { idempotent: true, docs: {
       summary: "Redeliver an event",
       description: "Queues the same body again with the same `webhook-id`, attempts starting over (a receiver that processed it already skips it). A pending delivery is left as it is; 409 when its endpoint is deleted or disabled.",

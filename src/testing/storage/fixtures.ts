@@ -210,8 +210,12 @@ export const idempotency = (over: Partial<IdempotencyRecord> = {}): IdempotencyR
   responseBody: null,
   createdAt: T0,
   expiresAt: T0 + 86_400_000,
+  leaseToken: "lease_1",
   ...over,
 });
+
+/** The lease the suite claims idempotency keys with: far longer than any test runs. */
+export const LEASE = 60_000;
 
 export const endpoint = (over: Partial<WebhookEndpointRecord> = {}): WebhookEndpointRecord => ({
   id: "we_1",
@@ -283,7 +287,7 @@ export async function seed(storage: Storage): Promise<void> {
     await tx.insertWebhookEndpoint(endpoint());
     await tx.insertWebhookDeliveries([delivery()]);
     await tx.insertWebhookAttempt(attempt());
-    if ((await tx.claimIdempotencyKey(idempotency())) !== null) throw new Error("seed: a fresh idempotency key was not stored");
+    if ((await tx.claimIdempotencyKey(idempotency(), LEASE)) !== null) throw new Error("seed: a fresh idempotency key was not stored");
   });
 }
 

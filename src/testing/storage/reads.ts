@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { AddressRecord, InvoiceRecord } from "../../core/types";
 import type { SuiteContext } from "./context";
 import {
+  LEASE,
   address,
   apiKey,
   attempt,
@@ -55,6 +56,7 @@ export function readTests(ctx: SuiteContext): void {
       expect(await storage.sumPendingDeposits(TEST)).toEqual([]);
       expect(await storage.getPaymentLink(TEST, "pl_x")).toBeNull();
       expect(await storage.findPaymentLink("pl_x")).toBeNull();
+      expect(await storage.findInvoice("inv_x")).toBeNull();
       expect(await storage.listPaymentLinks(TEST, { limit: 10 })).toEqual([]);
       expect(await storage.getWebhookEndpoint(TEST, "we_x")).toBeNull();
       expect(await storage.listWebhookEndpoints(TEST)).toEqual([]);
@@ -72,7 +74,7 @@ export function readTests(ctx: SuiteContext): void {
         expect(await tx.revokeApiKey("key_x", T0)).toBe(false);
         expect(await tx.deleteWebhookEndpoint("we_x")).toBe(false);
         expect(await tx.failPendingWebhookDeliveries("we_x", "gone", T0)).toBe(0);
-        expect(await tx.claimWebhookDeliveries(T0 * 2, 10, 1000)).toEqual([]);
+        expect(await tx.claimWebhookDeliveries(T0 * 2, 10, 1000, 10)).toEqual([]);
         expect(await tx.deleteExpiredIdempotencyKeys(T0 * 2, 10)).toBe(0);
       });
     });
@@ -126,15 +128,16 @@ export function readTests(ctx: SuiteContext): void {
       await storage.transaction(async (tx) => {
         expect(await tx.lockDeposit("live", "bitcoin", "tx_1", 0)).toBeNull();
         // An idempotency key belongs to (merchant, mode): the same key is free elsewhere.
-        expect(await tx.claimIdempotencyKey(idempotency({ mode: "live" }))).toBeNull();
-        expect(await tx.claimIdempotencyKey(idempotency({ merchantId: "m_2" }))).toBeNull();
+        expect(await tx.claimIdempotencyKey(idempotency({ mode: "live" }), LEASE)).toBeNull();
+        expect(await tx.claimIdempotencyKey(idempotency({ merchantId: "m_2" }), LEASE)).toBeNull();
       });
     });
 
-    it("lets lock* and findPaymentLink reach a record whatever its merchant", async () => {
+    it("lets lock*, findInvoice and findPaymentLink reach a record whatever its merchant", async () => {
       const storage = ctx.storage();
       await seed(storage);
       expect((await storage.findPaymentLink("pl_1"))?.merchantId).toBe("m_1");
+      expect((await storage.findInvoice("inv_1"))?.merchantId).toBe("m_1");
       await storage.transaction(async (tx) => {
         expect((await tx.lockInvoice("inv_1"))?.merchantId).toBe("m_1");
         expect((await tx.lockPayout("po_1"))?.id).toBe("po_1");
@@ -163,7 +166,7 @@ export function readTests(ctx: SuiteContext): void {
       expect(await storage.listWebhookAttempts("msg_1")).toEqual([attempt()]);
       expect(await storage.getCursor("bitcoin")).toBe("100");
       await storage.transaction(async (tx) => {
-        expect(await tx.claimIdempotencyKey(idempotency({ requestHash: "other" }))).toEqual(idempotency());
+        expect(await tx.claimIdempotencyKey(idempotency({ requestHash: "other" }), LEASE)).toEqual(idempotency());
         expect(await tx.lockCursor("bitcoin")).toBe("100");
       });
     });

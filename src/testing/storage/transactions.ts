@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { InvoiceRecord } from "../../core/types";
 import type { SuiteContext } from "./context";
 import {
+  LEASE,
   address,
   apiKey,
   attempt,
@@ -70,8 +71,8 @@ export function transactionTests(ctx: SuiteContext): void {
           await tx.insertWebhookDeliveries([delivery({ id: "msg_2", endpointId: "we_2" })]);
           await tx.updateWebhookDelivery(delivery({ status: "succeeded", nextAttemptAt: null }));
           await tx.insertWebhookAttempt(attempt({ id: "att_2" }));
-          await tx.completeIdempotencyKey(TEST, "idem_1", 200, "{}");
-          expect(await tx.claimIdempotencyKey(idempotency({ key: "idem_2" }))).toBeNull();
+          expect(await tx.completeIdempotencyKey(TEST, "idem_1", "lease_1", 200, "{}")).toBe(true);
+          expect(await tx.claimIdempotencyKey(idempotency({ key: "idem_2" }), LEASE)).toBeNull();
           throw failure;
         }),
       ).rejects.toBe(failure);
@@ -90,8 +91,8 @@ export function transactionTests(ctx: SuiteContext): void {
         expect(await tx.lockDeposit("test", "bitcoin", "tx_1", 0)).toEqual(deposit());
         expect(await tx.lockDeposit("test", "bitcoin", "tx_moved", 0)).toBeNull();
         expect(await tx.postLedgerEntries([entry({ id: "le_n", causeKey: "c_new", amount: 5n })])).toEqual({ status: "posted" });
-        expect(await tx.claimIdempotencyKey(idempotency({ key: "idem_2" }))).toBeNull();
-        expect(await tx.claimIdempotencyKey(idempotency({ requestHash: "x" }))).toEqual(idempotency());
+        expect(await tx.claimIdempotencyKey(idempotency({ key: "idem_2" }), LEASE)).toBeNull();
+        expect(await tx.claimIdempotencyKey(idempotency({ requestHash: "x" }), LEASE)).toEqual(idempotency());
       });
       expect(await storage.getBalance(TEST, "BTC")).toBe(105n);
     });

@@ -20,7 +20,7 @@ async function queues(storage: Storage): Promise<void> {
 
 const ids = (deliveries: WebhookDeliveryRecord[]) => deliveries.map((d) => d.id);
 
-/** Endpoints, the delivery log, attempts, and claiming work: ordered per endpoint, one in flight, leased, never twice. */
+/** Endpoints, the delivery log, attempts, and claiming work: each delivery on its own, a bounded number in flight per endpoint, in fair turns, leased, never twice. */
 export function webhookTests(ctx: SuiteContext): void {
   describe("webhook endpoints and the delivery log", () => {
     it("lists endpoints oldest first by (createdAt, id), disabled ones included, and updates them", async () => {
@@ -97,7 +97,7 @@ export function webhookTests(ctx: SuiteContext): void {
       }
       expect((await storage.getWebhookDelivery(TEST, "a0"))?.status).toBe("succeeded");
       expect((await storage.getWebhookDelivery(TEST, "b1"))?.status).toBe("pending");
-      expect(await storage.transaction((tx) => tx.claimWebhookDeliveries(T0 + 1000, 10, 1000)).then(ids)).toEqual(["b1", "c1"]);
+      expect(await storage.transaction((tx) => tx.claimWebhookDeliveries(T0 + 1000, 10, 1000, 10)).then(ids)).toEqual(["b1", "c1"]);
     });
   });
 
@@ -143,9 +143,11 @@ export function webhookTests(ctx: SuiteContext): void {
           updatedAt: T0 + 50,
         }),
       );
-      // Queued deliveries are claimable work like any other, per endpoint in event order.
-      const claimed = await storage.transaction((tx) => tx.claimWebhookDeliveries(T0 + 50, 10, 1000));
-      expect(claimed.map((d) => `${d.eventId}>${d.endpointId}`).sort()).toEqual(["evt_1>we_b", "evt_1>we_c", "evt_2>we_a", "evt_3>we_other", "evt_4>we_live"]);
+      // Queued deliveries are claimable work like any other, each on its own.
+      const claimed = await storage.transaction((tx) => tx.claimWebhookDeliveries(T0 + 50, 10, 1000, 10));
+      expect(claimed.map((d) => `${d.eventId}>${d.endpointId}`).sort()).toEqual(
+        ["evt_1>we_b", "evt_1>we_c", "evt_2>we_a", "evt_2>we_b", "evt_2>we_c", "evt_3>we_other", "evt_4>we_live", "evt_5>we_b"].sort(),
+      );
     });
 
     it("matches the endpoints as the transaction sees them, and queues nothing when none matches or the transaction rolls back", async () => {
@@ -178,70 +180,155 @@ export function webhookTests(ctx: SuiteContext): void {
     });
   });
 
+  describe("recording an attempt (recordWebhookAttempt)", () => {
+    const leased = delivery({ id: "msg_1", endpointId: "we_1", leaseUntil: T0 + 1000 });
+    const retry = { status: "pending", nextAttemptAt: T0 + 5000, leaseUntil: null, lastStatusCode: 503, lastError: "the endpoint answered 503", updatedAt: T0 + 10 } as const;
+
+    it("logs the attempt and applies its outcome, attempts one up, while the claim holds the delivery", async () => {
+      const storage = ctx.storage();
+      await storage.transaction((tx) => tx.insertWebhookDeliveries([{ ...leased, attempts: 2 }]));
+      await storage.transaction((tx) => tx.recordWebhookAttempt(attempt({ id: "att_1", statusCode: 503, error: "the endpoint answered 503" }), T0 + 1000, retry));
+      expect(await storage.getWebhookDelivery(TEST, "msg_1")).toEqual({ ...leased, ...retry, attempts: 3 });
+      expect(await storage.listWebhookAttempts("msg_1")).toEqual([attempt({ id: "att_1", statusCode: 503, error: "the endpoint answered 503" })]);
+      // Nothing of it stays when its transaction rolls back.
+      await expect(
+        storage.transaction(async (tx) => {
+          await tx.recordWebhookAttempt(attempt({ id: "att_2" }), T0 + 1000, { ...retry, status: "succeeded", nextAttemptAt: null });
+          throw new Error("abort");
+        }),
+      ).rejects.toThrow("abort");
+      expect(await storage.listWebhookAttempts("msg_1")).toHaveLength(1);
+      expect((await storage.getWebhookDelivery(TEST, "msg_1"))?.status).toBe("pending");
+    });
+
+    it("only logs the attempt of a claim that no longer holds the delivery, unless it succeeded", async () => {
+      const storage = ctx.storage();
+      // Taken over by another worker (a later lease), and one settled meanwhile (its endpoint was deleted).
+      const takenOver = { ...leased, leaseUntil: T0 + 9000 };
+      const settled = delivery({ id: "msg_2", status: "failed", nextAttemptAt: null, lastError: "the endpoint was deleted" });
+      await storage.transaction((tx) => tx.insertWebhookDeliveries([takenOver, settled]));
+      await storage.transaction(async (tx) => {
+        await tx.recordWebhookAttempt(attempt({ id: "att_1" }), T0 + 1000, retry);
+        await tx.recordWebhookAttempt(attempt({ id: "att_2", deliveryId: "msg_2" }), T0 + 1000, retry);
+      });
+      expect(await storage.getWebhookDelivery(TEST, "msg_1")).toEqual(takenOver);
+      expect(await storage.getWebhookDelivery(TEST, "msg_2")).toEqual(settled);
+      expect((await storage.listWebhookAttempts("msg_2")).map((a) => a.id)).toEqual(["att_2"]);
+      // A success counts whoever holds the delivery: the message did arrive.
+      const success = { status: "succeeded", nextAttemptAt: null, leaseUntil: null, lastStatusCode: 200, lastError: null, updatedAt: T0 + 20 } as const;
+      await storage.transaction(async (tx) => {
+        await tx.recordWebhookAttempt(attempt({ id: "att_3", statusCode: 200, error: null }), T0 + 1000, success);
+        await tx.recordWebhookAttempt(attempt({ id: "att_4", deliveryId: "msg_2", statusCode: 200, error: null }), T0 + 1000, success);
+      });
+      expect(await storage.getWebhookDelivery(TEST, "msg_1")).toEqual({ ...takenOver, ...success, attempts: 1 });
+      expect(await storage.getWebhookDelivery(TEST, "msg_2")).toEqual({ ...settled, ...success, attempts: 1 });
+      expect((await storage.listWebhookAttempts("msg_1")).map((a) => a.id)).toEqual(["att_1", "att_3"]);
+    });
+  });
+
   describe("claiming webhook deliveries", () => {
-    it("claims only each endpoint's oldest pending delivery, when due, earliest due first, at most limit", async () => {
+    const claim = (storage: Storage, now: number, limit: number, leaseMs: number, perEndpoint = 10) =>
+      storage.transaction((tx) => tx.claimWebhookDeliveries(now, limit, leaseMs, perEndpoint)).then(ids);
+
+    it("claims every due delivery of an endpoint, not only its oldest, earliest due first", async () => {
       const storage = ctx.storage();
       await queues(storage);
-      // a1 is we_a's head (inserted first) although a2 is due earlier.
-      expect(await storage.transaction((tx) => tx.claimWebhookDeliveries(T0 + 4, 10, 1000)).then(ids)).toEqual(["b1"]);
-      const claimed = await storage.transaction((tx) => tx.claimWebhookDeliveries(T0 + 5, 10, 1000));
-      expect(ids(claimed)).toEqual(["a1"]); // b1 is leased now
+      // a2 is due before a1 although inserted after it: each delivery keeps its own time.
+      expect(await claim(storage, T0 + 4, 10, 1000)).toEqual(["a2", "b1"]);
+      const claimed = await storage.transaction((tx) => tx.claimWebhookDeliveries(T0 + 5, 10, 1000, 10));
+      expect(ids(claimed)).toEqual(["a1"]); // a2 and b1 are leased now
       expect(claimed[0]).toEqual(delivery({ id: "a1", endpointId: "we_a", nextAttemptAt: T0 + 5, leaseUntil: T0 + 1005 }));
       expect((await storage.getWebhookDelivery(TEST, "a1"))?.leaseUntil).toBe(T0 + 1005);
     });
 
-    it("honours the limit, earliest due first", async () => {
+    it("lets a later delivery of an endpoint go while an earlier one waits for its retry", async () => {
       const storage = ctx.storage();
-      await queues(storage);
-      expect(await storage.transaction((tx) => tx.claimWebhookDeliveries(T0 + 500, 2, 1000)).then(ids)).toEqual(["b1", "a1"]);
-      expect(await storage.transaction((tx) => tx.claimWebhookDeliveries(T0 + 500, 0, 1000)).then(ids)).toEqual([]);
-    });
-
-    it("keeps a leased head from its endpoint's next deliveries, and hands it out again once the lease ran out", async () => {
-      const storage = ctx.storage();
-      await queues(storage);
-      expect(await storage.transaction((tx) => tx.claimWebhookDeliveries(T0 + 10, 10, 100)).then(ids)).toEqual(["b1", "a1"]);
-      // Leased until T0 + 110: nothing of we_a or we_b, a2 included, can be claimed before.
-      expect(await storage.transaction((tx) => tx.claimWebhookDeliveries(T0 + 109, 10, 100)).then(ids)).toEqual(["c1"]);
-      // The worker died: at the end of the lease the same deliveries are claimed again.
-      expect(await storage.transaction((tx) => tx.claimWebhookDeliveries(T0 + 110, 10, 100)).then(ids)).toEqual(["b1", "a1"]);
-    });
-
-    it("moves on to an endpoint's next delivery once its head is settled, and back to an old one redelivered", async () => {
-      const storage = ctx.storage();
-      await queues(storage);
-      const [a1] = await storage.transaction((tx) => tx.claimWebhookDeliveries(T0 + 5, 1, 100).then((list) => list.filter((d) => d.id === "a1")));
-      const head = a1 ?? (await storage.getWebhookDelivery(TEST, "a1"))!;
-      await storage.transaction((tx) => tx.updateWebhookDelivery({ ...head, status: "succeeded", nextAttemptAt: null, leaseUntil: null, attempts: 1 }));
-      expect(await storage.transaction((tx) => tx.claimWebhookDeliveries(T0 + 1000, 10, 100)).then(ids)).toContain("a2");
-      // a1 redelivered: pending again, it is older than a2, so it goes first once a2's lease ends.
       await storage.transaction(async (tx) => {
-        const settled = await tx.lockWebhookDelivery("a1");
-        await tx.updateWebhookDelivery({ ...settled!, status: "pending", nextAttemptAt: T0 + 2000 });
+        await tx.insertWebhookEndpoint(endpoint({ id: "we_a" }));
+        await tx.insertWebhookDeliveries([
+          delivery({ id: "failing", endpointId: "we_a", attempts: 3, nextAttemptAt: T0 + 300_000, lastStatusCode: 500 }),
+          delivery({ id: "later", endpointId: "we_a", nextAttemptAt: T0 + 10 }),
+        ]);
+      });
+      expect(await claim(storage, T0 + 10, 10, 600_000)).toEqual(["later"]);
+      expect(await claim(storage, T0 + 300_000, 10, 600_000)).toEqual(["failing"]);
+    });
+
+    it("honours the limit, and claims nothing for a limit or perEndpoint of 0", async () => {
+      const storage = ctx.storage();
+      await queues(storage);
+      expect(await claim(storage, T0 + 500, 2, 1000)).toEqual(["a2", "b1"]);
+      expect(await claim(storage, T0 + 500, 0, 1000)).toEqual([]);
+      expect(await claim(storage, T0 + 500, 10, 1000, 0)).toEqual([]);
+    });
+
+    it("leases at most perEndpoint of an endpoint at once, counting its live leases, the earliest due first", async () => {
+      const storage = ctx.storage();
+      await storage.transaction(async (tx) => {
+        await tx.insertWebhookEndpoint(endpoint({ id: "we_a" }));
+        await tx.insertWebhookEndpoint(endpoint({ id: "we_b" }));
+        await tx.insertWebhookDeliveries([
+          ...["a1", "a2", "a3", "a4", "a5"].map((id, i) => delivery({ id, endpointId: "we_a", nextAttemptAt: T0 + 5 - i })),
+          delivery({ id: "b1", endpointId: "we_b" }),
+        ]);
+      });
+      expect(await claim(storage, T0 + 10, 10, 100, 2)).toEqual(["b1", "a5", "a4"]);
+      expect(await claim(storage, T0 + 10, 10, 100, 2)).toEqual([]); // we_a has two out, we_b nothing left
+      // One of we_a's comes back settled: one more may go.
+      await storage.transaction(async (tx) => {
+        const a5 = await tx.lockWebhookDelivery("a5");
+        await tx.updateWebhookDelivery({ ...a5!, status: "succeeded", nextAttemptAt: null, leaseUntil: null, attempts: 1 });
+      });
+      expect(await claim(storage, T0 + 20, 10, 100, 2)).toEqual(["a3"]);
+      // A higher perEndpoint (another instance's setting) counts the same leases.
+      expect(await claim(storage, T0 + 20, 10, 100, 3)).toEqual(["a2"]);
+    });
+
+    it("shares a claim out in turns, between merchants and between a merchant's endpoints", async () => {
+      const storage = ctx.storage();
+      await storage.transaction(async (tx) => {
+        for (const [id, merchantId] of [["we_big", "m_1"], ["we_small", "m_1"], ["we_other", "m_2"]] as const) {
+          await tx.insertWebhookEndpoint(endpoint({ id, merchantId }));
+        }
+        await tx.insertWebhookDeliveries([
+          ...[1, 2, 3, 4, 5, 6].map((n) => delivery({ id: `big${n}`, endpointId: "we_big" })),
+          delivery({ id: "small1", endpointId: "we_small" }),
+          delivery({ id: "other1", merchantId: "m_2", endpointId: "we_other" }),
+          delivery({ id: "other2", merchantId: "m_2", endpointId: "we_other" }),
+        ]);
+      });
+      // Turn 1: each merchant's first; turn 2: m_1's other endpoint, m_2's second; then the backlog.
+      expect(await claim(storage, T0, 5, 1000)).toEqual(["big1", "other1", "small1", "other2", "big2"]);
+      expect(await claim(storage, T0, 10, 1000)).toEqual(["big3", "big4", "big5", "big6"]);
+    });
+
+    it("hands a delivery out again once its lease ran out (its worker died)", async () => {
+      const storage = ctx.storage();
+      await queues(storage);
+      expect(await claim(storage, T0 + 10, 10, 100)).toEqual(["a2", "b1", "a1"]);
+      expect(await claim(storage, T0 + 109, 10, 100)).toEqual(["c1"]); // the others are leased until T0 + 110
+      expect(await claim(storage, T0 + 110, 10, 100)).toEqual(["a2", "b1", "a1"]);
+    });
+
+    it("frees an endpoint's slot when a delivery settles, and a redelivered one waits for a slot like any other", async () => {
+      const storage = ctx.storage();
+      await queues(storage);
+      const settle = (id: string) =>
+        storage.transaction(async (tx) => {
+          const current = await tx.lockWebhookDelivery(id);
+          await tx.updateWebhookDelivery({ ...current!, status: "succeeded", nextAttemptAt: null, leaseUntil: null, attempts: 1 });
+        });
+      expect(await claim(storage, T0 + 10, 10, 100, 1)).toEqual(["a2", "b1"]);
+      expect(await claim(storage, T0 + 50, 10, 100, 1)).toEqual([]); // a2 holds we_a's one slot
+      await settle("a2");
+      expect(await claim(storage, T0 + 60, 10, 100, 1)).toEqual(["a1"]);
+      await storage.transaction(async (tx) => {
         const a2 = await tx.lockWebhookDelivery("a2");
-        await tx.updateWebhookDelivery({ ...a2!, leaseUntil: null, nextAttemptAt: T0 + 1500 });
+        await tx.updateWebhookDelivery({ ...a2!, status: "pending", nextAttemptAt: T0 + 60 });
       });
-      expect(await storage.transaction((tx) => tx.claimWebhookDeliveries(T0 + 1900, 10, 100)).then((list) => ids(list).filter((id) => id.startsWith("a")))).toEqual([]);
-      expect(await storage.transaction((tx) => tx.claimWebhookDeliveries(T0 + 2000, 10, 100)).then((list) => ids(list).filter((id) => id.startsWith("a")))).toEqual(["a1"]);
-    });
-
-    it("claims nothing of an endpoint while one of its deliveries is leased, even an older one redelivered to the head", async () => {
-      const storage = ctx.storage();
-      await queues(storage);
-      // a1 settles, a2 becomes the head and is claimed (leased until T0 + 1100).
-      await storage.transaction(async (tx) => {
-        const a1 = await tx.lockWebhookDelivery("a1");
-        await tx.updateWebhookDelivery({ ...a1!, status: "succeeded", nextAttemptAt: null });
-      });
-      expect(await storage.transaction((tx) => tx.claimWebhookDeliveries(T0 + 1000, 10, 100)).then((list) => ids(list).filter((id) => id.startsWith("a")))).toEqual(["a2"]);
-      // a1 redelivered while a2 is in flight: a1 is the head again, but we_a has a request out.
-      await storage.transaction(async (tx) => {
-        const a1 = await tx.lockWebhookDelivery("a1");
-        await tx.updateWebhookDelivery({ ...a1!, status: "pending", nextAttemptAt: T0 + 1000 });
-      });
-      expect(await storage.transaction((tx) => tx.claimWebhookDeliveries(T0 + 1050, 10, 100)).then((list) => ids(list).filter((id) => id.startsWith("a")))).toEqual([]);
-      // Once a2's lease is over, the head (a1) goes first.
-      expect(await storage.transaction((tx) => tx.claimWebhookDeliveries(T0 + 1100, 10, 100)).then((list) => ids(list).filter((id) => id.startsWith("a")))).toEqual(["a1"]);
+      expect(await claim(storage, T0 + 70, 10, 100, 1)).toEqual([]); // a1 holds it now
+      await settle("a1");
+      expect(await claim(storage, T0 + 80, 10, 100, 1)).toEqual(["a2"]);
     });
 
     it("never hands one delivery to two workers claiming at once", async () => {
@@ -251,17 +338,17 @@ export function webhookTests(ctx: SuiteContext): void {
         for (let e = 0; e < endpoints; e++) {
           await tx.insertWebhookEndpoint(endpoint({ id: `we_${e}` }));
           await tx.insertWebhookDeliveries([
-            delivery({ id: `d_${e}_head`, endpointId: `we_${e}`, nextAttemptAt: T0 + e }),
-            delivery({ id: `d_${e}_next`, endpointId: `we_${e}`, nextAttemptAt: T0 }),
+            delivery({ id: `d_${e}_first`, endpointId: `we_${e}`, nextAttemptAt: T0 + e }),
+            delivery({ id: `d_${e}_second`, endpointId: `we_${e}`, nextAttemptAt: T0 }),
           ]);
         }
       });
       const workers = 4;
-      const perWorker = Math.ceil(endpoints / 3);
+      const perWorker = Math.ceil(endpoints / 2);
       const claims = await Promise.all(
         Array.from({ length: workers }, () =>
           storage.transaction(async (tx) => {
-            const claimed = await tx.claimWebhookDeliveries(T0 + 10_000, perWorker, 60_000);
+            const claimed = await tx.claimWebhookDeliveries(T0 + 10_000, perWorker, 60_000, 10);
             await new Promise((resolve) => setImmediate(resolve)); // hold the claim open a moment
             return ids(claimed);
           }),
@@ -269,11 +356,30 @@ export function webhookTests(ctx: SuiteContext): void {
       );
       const all = claims.flat();
       expect(new Set(all).size).toBe(all.length); // nobody got a delivery someone else got
-      expect(all.every((id) => id.endsWith("_head"))).toBe(true); // and only heads of queues
       // Whatever was not claimed is still there to claim; what was, is leased.
-      const rest = await storage.transaction((tx) => tx.claimWebhookDeliveries(T0 + 10_000, endpoints * 2, 60_000));
-      expect(ids(rest).filter((id) => all.includes(id))).toEqual([]);
-      expect(all.length + rest.length).toBe(endpoints);
+      const rest = await claim(storage, T0 + 10_000, endpoints * 2, 60_000);
+      expect(rest.filter((id) => all.includes(id))).toEqual([]);
+      expect(all.length + rest.length).toBe(endpoints * 2);
+    });
+
+    it("never leases more than perEndpoint of one endpoint to workers claiming at once", async () => {
+      const storage = ctx.storage();
+      await storage.transaction(async (tx) => {
+        await tx.insertWebhookEndpoint(endpoint({ id: "we_busy" }));
+        await tx.insertWebhookDeliveries(Array.from({ length: 40 }, (_, i) => delivery({ id: `busy_${i}`, endpointId: "we_busy" })));
+      });
+      const claims = await Promise.all(
+        Array.from({ length: Math.max(4, Math.min(ctx.parallelism, 12)) }, () =>
+          storage.transaction(async (tx) => {
+            const claimed = await tx.claimWebhookDeliveries(T0 + 10, 10, 60_000, 3);
+            await new Promise((resolve) => setImmediate(resolve));
+            return ids(claimed);
+          }),
+        ),
+      );
+      const all = claims.flat();
+      expect(new Set(all).size).toBe(all.length);
+      expect(all.sort()).toEqual(["busy_0", "busy_1", "busy_2"]);
     });
   });
 }

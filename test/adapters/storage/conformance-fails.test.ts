@@ -65,12 +65,22 @@ describe("the storage conformance suite can fail", () => {
 
   it("catches an adapter that hands one delivery to two workers", () => {
     expect(failures("leaseless")).toContain("never hands one delivery to two workers claiming at once");
-    expect(failures("leaseless")).toContain("keeps a leased head from its endpoint's next deliveries");
+    expect(failures("leaseless")).toContain("leases at most perEndpoint of an endpoint at once, counting its live leases, the earliest due first");
   });
 
   it("catches an adapter whose lockCursor reads without holding the name, so concurrent nonce counters lose updates", () => {
     expect(failures("unheldCursor")).toContain("lockCursor holds a name nothing is stored under yet");
     expect(failures("unheldCursor")).toContain("N transactions counting on one new name hand out N numbers and lose no update");
     expect(failures("unheldCursor")).toContain("lockCursor's name is released by a rollback");
+  });
+
+  it("catches an adapter whose reads come from a cache that commits never refresh, for each read it caches", () => {
+    for (const read of ["getMerchant", "getInvoice", "getPayout", "getPaymentLink", "getWebhookEndpoint"]) {
+      expect(failures("staleCache")).toMatch(new RegExp(`^${read} after update\\w+, read before the commit, answers as committed$`, "m"));
+    }
+    expect(failures("staleCache")).toContain("getInvoice after insertInvoice of an id read as missing, read before the commit, answers as committed");
+    expect(failures("staleCache")).toContain("a payment seen PENDING, then paid in a transaction, is PAID by id and in the list alike");
+    // Only freshness gives it away: it answers copies, in scope, from committed data.
+    expect(failures("staleCache").split("\n").filter((title) => !/answers as committed$|PAID by id/.test(title))).toEqual([]);
   });
 });

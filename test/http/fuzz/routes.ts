@@ -58,6 +58,7 @@ export const PAGE_ROUTES: FuzzRoute[] = [
   { method: "GET", path: "/pay/{id}/status", kind: "page", query: [] },
   { method: "POST", path: "/pay/{id}/method", kind: "page", query: [], form: true },
   { method: "GET", path: "/pay/link/{id}", kind: "page", query: [] },
+  { method: "POST", path: "/pay/link/{id}", kind: "page", query: [], form: true },
   { method: "GET", path: "/api", kind: "page", query: [] },
   { method: "GET", path: "/api/openapi", kind: "page", query: [] },
   { method: "GET", path: "/api/{id}", kind: "page", query: [] },

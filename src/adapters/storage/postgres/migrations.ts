@@ -281,6 +281,24 @@ CREATE INDEX idempotency_keys_expiry ON idempotency_keys (expires_at);
 ALTER TABLE invoices ADD COLUMN rate_at bigint, ADD COLUMN rate_sources json;
 `,
   },
+  {
+    version: 4,
+    name: "idempotency keys: a lease on the database clock, held by one request at a time",
+    sql: `
+ALTER TABLE idempotency_keys ADD COLUMN lease_token text, ADD COLUMN lease_until timestamptz;
+`,
+  },
+  {
+    version: 5,
+    name: "webhook deliveries: each on its own schedule, several in flight per endpoint",
+    // The claim walks the endpoints with pending deliveries and, for each, counts its leases and
+    // takes its earliest due: two index probes per endpoint, however long its backlog.
+    sql: `
+CREATE INDEX webhook_deliveries_due ON webhook_deliveries (endpoint_id, next_attempt_at, seq) WHERE status = 'pending';
+CREATE INDEX webhook_deliveries_leased ON webhook_deliveries (endpoint_id, lease_until) WHERE status = 'pending' AND lease_until IS NOT NULL;
+DROP INDEX webhook_deliveries_queue;
+`,
+  },
 ];
 
 /** Quotes an identifier for SQL ("my schema" -> "\"my schema\""). */

@@ -53,6 +53,7 @@ export function sqlReads(db: SqlQueryable, s: Statements): StorageReads {
     findApiKeyByHash: (hash) => one(db.query(s.findApiKeyByHash, [hash]), toApiKeyMatch),
     listApiKeys: (merchantId) => all(db.query(s.listApiKeys, [merchantId]), toApiKey),
     getInvoice: (scope, id) => scoped(db.query(s.getInvoice, [id]), scope, toInvoice),
+    findInvoice: (id) => one(db.query(s.getInvoice, [id]), toInvoice),
     getPayout: (scope, id) => scoped(db.query(s.getPayout, [id]), scope, toPayout),
     getExchange: (scope, id) => scoped(db.query(s.getExchange, [id]), scope, toExchange),
     findAddress: (mode, network, address) => one(db.query(s.findAddress, [mode, network, address]), toAddress),

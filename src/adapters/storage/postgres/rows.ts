@@ -418,7 +418,7 @@ export const paymentLinkParams = (link: PaymentLinkRecord): unknown[] => [
   link.updatedAt,
 ];
 
-export const IDEMPOTENCY_COLUMNS = "merchant_id, mode, key, request_hash, state, response_status, response_body, created_at, expires_at";
+export const IDEMPOTENCY_COLUMNS = "merchant_id, mode, key, request_hash, state, response_status, response_body, created_at, expires_at, lease_token";
 export const toIdempotency = (row: Row): IdempotencyRecord => ({
   merchantId: str(row.merchant_id),
   mode: row.mode as Mode,
@@ -429,6 +429,7 @@ export const toIdempotency = (row: Row): IdempotencyRecord => ({
   responseBody: strOrNull(row.response_body),
   createdAt: num(row.created_at),
   expiresAt: num(row.expires_at),
+  leaseToken: strOrNull(row.lease_token),
 });
 export const idempotencyParams = (r: IdempotencyRecord): unknown[] => [
   r.merchantId,
@@ -440,4 +441,5 @@ export const idempotencyParams = (r: IdempotencyRecord): unknown[] => [
   r.responseBody,
   r.createdAt,
   r.expiresAt,
+  r.leaseToken,
 ];

@@ -164,17 +164,23 @@ export function buildStatements(schema: string | undefined) {
     insertPaymentLink: `INSERT INTO ${t.paymentLinks} (${PAYMENT_LINK_COLUMNS}) VALUES (${placeholders(15, PAYMENT_LINK_CASTS)}) ON CONFLICT DO NOTHING RETURNING 1`,
     lockPaymentLink: `SELECT ${PAYMENT_LINK_COLUMNS} FROM ${t.paymentLinks} WHERE id = $1 FOR UPDATE`,
     updatePaymentLink: `UPDATE ${t.paymentLinks} SET ${assignments(PAYMENT_LINK_COLUMNS, PAYMENT_LINK_CASTS)} WHERE id = $1`,
-    // Stores the record, or replaces one whose time is up; a live one is left alone (and locked:
-    // ON CONFLICT locks the row it conflicts with) and read back by the next statement.
+    // Stores the record, or replaces one whose time is up or whose request's lease lapsed (on the
+    // server's clock, the one every instance shares); a live one is left alone (and locked: ON
+    // CONFLICT locks the row it conflicts with) and read back by the next statement. A key
+    // stored before leases existed has none: it counts as lapsed.
     claimIdempotencyKey:
-      `INSERT INTO ${t.idempotency} AS k (${IDEMPOTENCY_COLUMNS}) VALUES (${placeholders(9)}) ON CONFLICT ON CONSTRAINT idempotency_key_once DO UPDATE SET ` +
+      `INSERT INTO ${t.idempotency} AS k (${IDEMPOTENCY_COLUMNS}, lease_until) VALUES (${placeholders(10)}, clock_timestamp() + $11 * interval '1 millisecond') ` +
+      "ON CONFLICT ON CONSTRAINT idempotency_key_once DO UPDATE SET " +
       "request_hash = EXCLUDED.request_hash, state = EXCLUDED.state, response_status = EXCLUDED.response_status, " +
-      "response_body = EXCLUDED.response_body, created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at " +
-      "WHERE k.expires_at <= EXCLUDED.created_at RETURNING 1",
+      "response_body = EXCLUDED.response_body, created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at, " +
+      "lease_token = EXCLUDED.lease_token, lease_until = EXCLUDED.lease_until " +
+      "WHERE k.expires_at <= EXCLUDED.created_at OR (k.state = 'started' AND k.request_hash = EXCLUDED.request_hash " +
+      "AND coalesce(k.lease_until, '-infinity') <= clock_timestamp()) RETURNING 1",
     getIdempotencyKey: `SELECT ${IDEMPOTENCY_COLUMNS} FROM ${t.idempotency} WHERE merchant_id = $1 AND mode = $2 AND key = $3`,
     completeIdempotencyKey:
-      `UPDATE ${t.idempotency} SET state = 'completed', response_status = $4, response_body = $5 WHERE merchant_id = $1 AND mode = $2 AND key = $3`,
-    deleteIdempotencyKey: `DELETE FROM ${t.idempotency} WHERE merchant_id = $1 AND mode = $2 AND key = $3`,
+      `UPDATE ${t.idempotency} SET state = 'completed', response_status = $5, response_body = $6, lease_until = NULL ` +
+      "WHERE merchant_id = $1 AND mode = $2 AND key = $3 AND lease_token = $4 RETURNING 1",
+    deleteIdempotencyKey: `DELETE FROM ${t.idempotency} WHERE merchant_id = $1 AND mode = $2 AND key = $3 AND lease_token = $4`,
     // The victims are picked once (a materialized CTE): a subquery under IN may be re-run per
     // row, and with SKIP LOCKED each run can pick others, deleting more than `limit`.
     deleteExpiredIdempotencyKeys:
@@ -215,25 +221,52 @@ export function buildStatements(schema: string | undefined) {
     lockWebhookDelivery: `SELECT ${DELIVERY_COLUMNS} FROM ${t.deliveries} WHERE id = $1 FOR UPDATE`,
     updateWebhookDelivery: `UPDATE ${t.deliveries} SET ${assignments(DELIVERY_COLUMNS)} WHERE id = $1`,
     insertWebhookAttempt: `INSERT INTO ${t.attempts} (${ATTEMPT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6)`,
+    // One statement: the attempt goes in whatever happens; the delivery changes only while the
+    // claim holds it ($7, its lease), or for a success.
+    recordWebhookAttempt:
+      `WITH logged AS (INSERT INTO ${t.attempts} (${ATTEMPT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6)) ` +
+      `UPDATE ${t.deliveries} SET status = $8, next_attempt_at = $9, lease_until = $10, last_status_code = $11, last_error = $12, updated_at = $13, ` +
+      "attempts = attempts + 1 WHERE id = $2 AND ((status = 'pending' AND lease_until = $7) OR $8 = 'succeeded')",
     /**
-     * The head of each endpoint's queue (its oldest pending delivery) is the only candidate, and
-     * only while none of the endpoint's pending deliveries is leased (one request in flight per
-     * endpoint, even when a redelivered old delivery went back to the head). Of those, the due
-     * ones are locked and leased. The due/lease test is on the locked row itself, so PostgreSQL
-     * re-checks it against the newest version once the lock is held (a lease taken meanwhile by
-     * another worker excludes the row); SKIP LOCKED passes over rows another worker is claiming
-     * right now instead of waiting for it.
+     * Each delivery on its own schedule, at most $4 leased per endpoint. `endpoints` walks the
+     * distinct endpoints with pending deliveries (a loose index scan: one probe per endpoint);
+     * for each, `chosen` counts its live leases and takes its earliest due unleased deliveries
+     * up to what is left ($4 minus the leases). `turns` ranks them within their merchant, by
+     * rank within their endpoint, so a claim goes round merchants and endpoints rather than
+     * emptying one backlog first. The due and lease tests are repeated on the locked row, so
+     * PostgreSQL re-checks them against its newest version once the lock is held (a lease taken
+     * meanwhile by another worker excludes it); SKIP LOCKED passes over rows another worker is
+     * claiming right now instead of waiting. Two claimers see the same leases and pick from the
+     * same earliest deliveries of an endpoint, so together they never lease more than $4.
+     * The cost of a claim grows with the endpoints that have due deliveries (up to $4 rows each
+     * are ranked), not with how many deliveries are queued.
      */
     claimWebhookDeliveries:
-      `WITH heads AS (SELECT DISTINCT ON (endpoint_id) id FROM ${t.deliveries} WHERE status = 'pending' ORDER BY endpoint_id, seq), ` +
-      `due AS MATERIALIZED (SELECT d.id, d.seq FROM ${t.deliveries} d JOIN heads h ON h.id = d.id ` +
+      `WITH RECURSIVE endpoints AS (` +
+      `(SELECT endpoint_id FROM ${t.deliveries} WHERE status = 'pending' ORDER BY endpoint_id LIMIT 1) UNION ALL ` +
+      `SELECT (SELECT p.endpoint_id FROM ${t.deliveries} p WHERE p.status = 'pending' AND p.endpoint_id > e.endpoint_id ORDER BY p.endpoint_id LIMIT 1) ` +
+      "FROM endpoints e WHERE e.endpoint_id IS NOT NULL), " +
+      `open AS (SELECT endpoint_id, $4 - (SELECT count(*) FROM ${t.deliveries} b WHERE b.endpoint_id = e.endpoint_id AND b.status = 'pending' AND b.lease_until > $1) AS free ` +
+      "FROM endpoints e WHERE e.endpoint_id IS NOT NULL), " +
+      // LIMIT $4 and then the rank test, rather than LIMIT free: a LIMIT the planner can read
+      // keeps its row estimates (and so its choice of plan, and of JIT) right.
+      "chosen AS (SELECT c.id, c.merchant_id, c.next_attempt_at, c.seq, c.rank FROM open o CROSS JOIN LATERAL (" +
+      "SELECT x.id, x.merchant_id, x.next_attempt_at, x.seq, row_number() OVER (ORDER BY x.next_attempt_at, x.seq) AS rank FROM (" +
+      `SELECT id, merchant_id, next_attempt_at, seq FROM ${t.deliveries} ` +
+      "WHERE endpoint_id = o.endpoint_id AND status = 'pending' AND next_attempt_at <= $1 AND (lease_until IS NULL OR lease_until <= $1) " +
+      "ORDER BY next_attempt_at, seq LIMIT $4::int) x) c WHERE o.free > 0 AND c.rank <= o.free), " +
+      "turns AS (SELECT id, next_attempt_at, seq, row_number() OVER (PARTITION BY merchant_id ORDER BY rank, next_attempt_at, seq) AS turn FROM chosen), " +
+      // The first in claim order, a few times the limit (rows other claimers hold right now are
+      // skipped below): a LIMIT of a parameter tells the planner how few they are, so the rows
+      // are fetched by primary key rather than by scanning the table.
+      "picked AS (SELECT id, row_number() OVER (ORDER BY turn, next_attempt_at, seq) AS n FROM turns ORDER BY n LIMIT 4 * $2::int), " +
+      `due AS MATERIALIZED (SELECT d.id, p.n AS turn FROM picked p JOIN ${t.deliveries} d ON d.id = p.id ` +
       "WHERE d.status = 'pending' AND d.next_attempt_at <= $1 AND (d.lease_until IS NULL OR d.lease_until <= $1) " +
-      `AND NOT EXISTS (SELECT 1 FROM ${t.deliveries} busy WHERE busy.endpoint_id = d.endpoint_id AND busy.status = 'pending' AND busy.lease_until > $1) ` +
-      "ORDER BY d.next_attempt_at, d.seq LIMIT $2 FOR UPDATE OF d SKIP LOCKED) " +
+      "ORDER BY p.n LIMIT $2 FOR UPDATE OF d SKIP LOCKED) " +
       `UPDATE ${t.deliveries} d SET lease_until = $3 FROM due WHERE d.id = due.id RETURNING ${DELIVERY_COLUMNS
         .split(",")
         .map((column) => `d.${column.trim()}`)
-        .join(", ")}, d.seq`,
+        .join(", ")}, d.seq, due.turn`,
     failPendingWebhookDeliveries:
       `UPDATE ${t.deliveries} SET status = 'failed', next_attempt_at = NULL, lease_until = NULL, last_error = $2, updated_at = $3 ` +
       "WHERE endpoint_id = $1 AND status = 'pending'",

@@ -111,19 +111,19 @@ export function sqlWrites(db: SqlQueryable, s: Statements): Omit<StorageTransact
       return row === undefined ? null : toPaymentLink(row);
     },
     updatePaymentLink: (link) => update(db, s.updatePaymentLink, paymentLinkParams(link), () => `payment link ${link.id}`),
-    claimIdempotencyKey: async (record) => {
+    claimIdempotencyKey: async (record, leaseMs) => {
       const key = [record.merchantId, record.mode, record.key];
       // A live record that is deleted between the two statements (its request failed and was
       // forgotten) leaves the key free again: claim once more.
       for (;;) {
-        if ((await db.query(s.claimIdempotencyKey, idempotencyParams(record))).rowCount > 0) return null;
+        if ((await db.query(s.claimIdempotencyKey, [...idempotencyParams(record), leaseMs])).rowCount > 0) return null;
         const row = (await db.query(s.getIdempotencyKey, key)).rows[0];
         if (row !== undefined) return toIdempotency(row);
       }
     },
-    completeIdempotencyKey: (scope, key, responseStatus, responseBody) =>
-      update(db, s.completeIdempotencyKey, [scope.merchantId, scope.mode, key, responseStatus, responseBody], () => `idempotency key ${key}`),
-    deleteIdempotencyKey: async (scope, key) => void (await db.query(s.deleteIdempotencyKey, [scope.merchantId, scope.mode, key])),
+    completeIdempotencyKey: async (scope, key, leaseToken, responseStatus, responseBody) =>
+      (await db.query(s.completeIdempotencyKey, [scope.merchantId, scope.mode, key, leaseToken, responseStatus, responseBody])).rowCount > 0,
+    deleteIdempotencyKey: async (scope, key, leaseToken) => void (await db.query(s.deleteIdempotencyKey, [scope.merchantId, scope.mode, key, leaseToken])),
     deleteExpiredIdempotencyKeys: async (now, limit) =>
       limit <= 0 ? 0 : (await db.query(s.deleteExpiredIdempotencyKeys, [now, limit])).rowCount,
     setCursor: async (key, value) => void (await db.query(s.setCursor, [key, value])),
@@ -160,12 +160,18 @@ export function sqlWrites(db: SqlQueryable, s: Statements): Omit<StorageTransact
     },
     updateWebhookDelivery: (delivery) => update(db, s.updateWebhookDelivery, deliveryParams(delivery), () => `webhook delivery ${delivery.id}`),
     insertWebhookAttempt: async (a) => db.defer(s.insertWebhookAttempt, [a.id, a.deliveryId, a.at, a.statusCode, a.durationMs, a.error]),
-    claimWebhookDeliveries: async (now, limit, leaseMs) => {
-      if (limit <= 0) return [];
-      const { rows } = await db.query(s.claimWebhookDeliveries, [now, limit, now + leaseMs]);
-      // RETURNING has no order: earliest due first, then insertion order, as the contract says.
+    // Deferred: alone in its unit of work, it is one statement sent without BEGIN and COMMIT.
+    recordWebhookAttempt: async (a, heldUntil, o) =>
+      db.defer(s.recordWebhookAttempt, [
+        a.id, a.deliveryId, a.at, a.statusCode, a.durationMs, a.error,
+        heldUntil, o.status, o.nextAttemptAt, o.leaseUntil, o.lastStatusCode, o.lastError, o.updatedAt,
+      ]),
+    claimWebhookDeliveries: async (now, limit, leaseMs, perEndpoint) => {
+      if (limit <= 0 || perEndpoint <= 0) return [];
+      const { rows } = await db.query(s.claimWebhookDeliveries, [now, limit, now + leaseMs, perEndpoint]);
+      // RETURNING has no order: by turn, then earliest due, then insertion order, as the contract says.
       return rows
-        .sort((a, b) => num(a.next_attempt_at) - num(b.next_attempt_at) || num(a.seq) - num(b.seq))
+        .sort((a, b) => num(a.turn) - num(b.turn) || num(a.next_attempt_at) - num(b.next_attempt_at) || num(a.seq) - num(b.seq))
         .map(toDelivery);
     },
     failPendingWebhookDeliveries: async (endpointId, error, now) => (await db.query(s.failPendingWebhookDeliveries, [endpointId, error, now])).rowCount,

@@ -1,0 +1,36 @@
+import type { CurrencyCatalog } from "../../core/currencies";
+import { padFraction } from "../../core/payer-view";
+import type { PaymentLinkRecord } from "../../core/types";
+import { formatDecimal } from "../../money";
+import { html } from "./escape";
+import type { Page } from "./layout";
+
+/**
+ * The page of a payment link (GET /pay/link/:id): what the payer is about to pay and one
+ * button, a plain form post, that creates the payment. Showing it creates nothing, so crawlers,
+ * link checkers and chat previews that fetch the link leave no invoice behind.
+ * Only what the payer needs is shown: never the link's metadata.
+ */
+export function paymentLinkPage(link: PaymentLinkRecord, currencies: CurrencyCatalog, action: string): Omit<Page, "merchant"> {
+  const decimals = currencies.decimalsOf(link.amountCurrency) ?? 0;
+  const amount = padFraction(formatDecimal(link.amount, decimals), decimals);
+  const coins = link.acceptedCoins?.map((symbol) => `${currencies.crypto(symbol)?.name ?? symbol} (${symbol})`) ?? null;
+  return {
+    title: `Pay ${amount} ${link.amountCurrency}`,
+    body: html`<h1>Pay ${amount}&nbsp;${link.amountCurrency}</h1>
+<p class="sub">${coins ? html`In crypto: ${coins.join(", ")}.` : "In the cryptocurrency of your choice."}</p>
+<form method="post" action="${action}">
+<button class="button block" type="submit" data-start-payment>Continue to payment</button>
+</form>
+<p class="meta">Continuing creates your payment; you then choose the coin, and the exchange rate is locked.</p>`,
+  };
+}
+
+/** A link that cannot be paid (unknown, deactivated, or payments unavailable): one sentence, nothing more. */
+export function paymentLinkRefusalPage(title: string, text: string): Page {
+  return {
+    title,
+    body: html`<h1>${title}</h1>
+<p class="sub">${text}</p>`,
+  };
+}

@@ -1,0 +1,250 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { createPaymentRouter, memoryStorage, type StorageTransaction } from "../../src/index";
+import { generateWebhookSecret } from "../../src/webhooks/secret";
+import { expectErrorObject, type Harness } from "../helpers";
+import { closeDeliveryTests, createEndpoint, drain, getDelivery, harness, startReceiver } from "./receiver";
+
+/**
+ * Where webhooks may go (SSRF): in test and live mode alike, an endpoint that is or resolves to
+ * a private, loopback or reserved address is refused when it is registered and again before
+ * every delivery, unless the host opted in with `webhooks: { allowPrivateUrls: true }`.
+ * Resolution is injected through the router's `webhooks.lookup` option, so a test decides what
+ * a name resolves to, and when that changes.
+ */
+
+afterEach(closeDeliveryTests);
+
+const ENDPOINTS = "/v1/webhook-endpoints";
+const MODES = ["test", "live"] as const;
+type Mode = (typeof MODES)[number];
+
+/** What the injected resolver answers, by name; tests change it to model DNS changing. */
+type Zone = Record<string, string[]>;
+
+/** A `webhooks.lookup` that answers from `zone`, and rejects like the system resolver for other names. */
+function zoneLookup(zone: Zone, calls: string[] = []) {
+  return async (hostname: string) => {
+    calls.push(hostname);
+    const addresses = zone[hostname];
+    if (!addresses) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: "ENOTFOUND" });
+    return addresses.map((address) => ({ address, family: address.includes(":") ? (6 as const) : (4 as const) }));
+  };
+}
+
+/** The names the table uses, and what they resolve to. */
+const ZONE: Zone = {
+  "internal.test": ["10.0.0.5"],
+  "metadata.test": ["169.254.169.254"],
+  "loopback6.test": ["::1"],
+  "mapped.test": ["::ffff:127.0.0.1"],
+  "ula.test": ["fd12:3456::1"],
+  "mixed.test": ["93.184.215.14", "10.0.0.1"],
+  "public.test": ["93.184.215.14", "2606:2800:21f:cb07:6820:80da:af6b:8b2c"],
+};
+
+/** Every range and every way of writing an address there, with what it is. */
+const BLOCKED: Array<[string, string]> = [
+  ["IPv4 loopback", "http://127.0.0.1/hook"],
+  ["loopback, not 127.0.0.1", "http://127.255.255.254:8080/hook"],
+  ["loopback written in decimal", "http://2130706433/hook"],
+  ["loopback written in octal", "http://0177.0.0.1/hook"],
+  ["loopback written in hex parts", "http://0x7f.1/hook"],
+  ["loopback written in hex", "http://0x7f000001/hook"],
+  ["loopback written short", "http://127.1/hook"],
+  ["loopback with a trailing dot", "http://127.0.0.1./hook"],
+  ["'this network'", "http://0.0.0.0/hook"],
+  ["10/8", "http://10.1.2.3/hook"],
+  ["172.16/12", "http://172.31.255.1/hook"],
+  ["192.168/16", "http://192.168.1.10/hook"],
+  ["link-local (cloud metadata)", "http://169.254.169.254/latest/meta-data"],
+  ["carrier-grade NAT", "http://100.64.0.1/hook"],
+  ["IETF protocol assignments", "http://192.0.0.8/hook"],
+  ["documentation TEST-NET-1", "http://192.0.2.1/hook"],
+  ["documentation TEST-NET-2", "http://198.51.100.7/hook"],
+  ["documentation TEST-NET-3", "http://203.0.113.9/hook"],
+  ["benchmarking", "http://198.19.255.1/hook"],
+  ["multicast", "http://239.255.255.250/hook"],
+  ["reserved 240/4", "http://240.0.0.1/hook"],
+  ["broadcast", "http://255.255.255.255/hook"],
+  ["broadcast written in decimal", "http://4294967295/hook"],
+  ["IPv6 loopback", "http://[::1]/hook"],
+  ["IPv6 unspecified", "http://[::]/hook"],
+  ["IPv4-mapped loopback", "http://[::ffff:127.0.0.1]/hook"],
+  ["IPv4-mapped, written in hex", "http://[0:0:0:0:0:ffff:a9fe:a9fe]/hook"],
+  ["IPv4-compatible loopback", "http://[::127.0.0.1]/hook"],
+  ["NAT64 of loopback", "http://[64:ff9b::7f00:1]/hook"],
+  ["6to4 of loopback", "http://[2002:7f00:1::1]/hook"],
+  ["Teredo", "http://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/hook"],
+  ["IPv6 documentation", "http://[2001:db8::1]/hook"],
+  ["IPv6 unique local", "http://[fd00::1]/hook"],
+  ["IPv6 link-local", "http://[fe80::1]/hook"],
+  ["IPv6 multicast", "http://[ff02::1]/hook"],
+  ["a name that resolves to 10/8", "http://internal.test/hook"],
+  ["a name that resolves to link-local", "https://metadata.test/hook"],
+  ["a name that resolves to IPv6 loopback", "http://loopback6.test:8080/hook"],
+  ["a name that resolves to an IPv4-mapped loopback", "http://mapped.test/hook"],
+  ["a name that resolves to IPv6 unique local", "http://ula.test/hook"],
+  ["a name with one private address among public ones", "https://mixed.test/hook"],
+];
+
+/** A router whose resolver answers from ZONE, with the default address policy unless `allowPrivateUrls`. */
+function router(allowPrivateUrls: boolean, zone: Zone = ZONE, extra: Record<string, unknown> = {}) {
+  return harness({ webhooks: { allowPrivateUrls, lookup: zoneLookup(zone), retrySchedule: [5, 5], ...extra } });
+}
+
+const keyOf = (h: Harness, mode: Mode) => (mode === "test" ? h.testKey : h.liveKey);
+
+/** An endpoint written straight to storage, as if registered before the policy (or DNS) changed. */
+async function insertEndpoint(h: Harness, mode: Mode, url: string): Promise<string> {
+  const id = `we_direct_${Math.random().toString(36).slice(2)}`;
+  const now = h.clock.ms;
+  await h.router.storage.transaction((tx: StorageTransaction) =>
+    tx.insertWebhookEndpoint({
+      id,
+      merchantId: h.merchant.id,
+      mode,
+      url,
+      events: null,
+      secrets: [{ secret: generateWebhookSecret(), createdAt: now, expiresAt: null }],
+      status: "enabled",
+      disabledReason: null,
+      createdAt: now,
+      updatedAt: now,
+    }),
+  );
+  return id;
+}
+
+/** Queues a test event to an endpoint and returns the delivery id. */
+async function queueTestEvent(h: Harness, mode: Mode, endpointId: string): Promise<string> {
+  const res = await h.post(`${ENDPOINTS}/${endpointId}/test`, undefined, keyOf(h, mode));
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  return res.body.id as string;
+}
+
+describe("registering an endpoint", () => {
+  describe.each(MODES)("in %s mode", (mode) => {
+    it.each(BLOCKED)("refuses %s (%s) with 400 and the error object", async (_what, url) => {
+      const h = await router(false);
+      const res = await h.post(ENDPOINTS, { url }, keyOf(h, mode));
+      expectErrorObject(res, 400, 40001);
+      expect(res.body.message).toMatch(/^Invalid request: url: webhooks must reach a public address; .+ (is|resolves to) a private or reserved address\.$/);
+      expect(await h.router.storage.listWebhookEndpoints({ merchantId: h.merchant.id, mode })).toEqual([]);
+    });
+
+    it.each(BLOCKED)("accepts %s (%s) when the host allows private URLs", async (_what, url) => {
+      const h = await router(true);
+      const res = await h.post(ENDPOINTS, { url }, keyOf(h, mode));
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      expect(res.body.livemode).toBe(mode === "live");
+    });
+
+    it("refuses localhost as the system resolver answers it", async () => {
+      const h = await harness({ webhooks: { allowPrivateUrls: false } });
+      const res = await h.post(ENDPOINTS, { url: "http://localhost:8080/hook" }, keyOf(h, mode));
+      expectErrorObject(res, 400, 40001);
+      expect(res.body.message).toMatch(/localhost resolves to a private or reserved address/);
+    });
+
+    it.each([
+      ["a public IPv4 address", "https://93.184.215.14/hook"],
+      ["a public IPv6 address", "https://[2606:2800:21f:cb07:6820:80da:af6b:8b2c]/hook"],
+      ["a name whose every address is public", "https://public.test/hook"],
+    ])("accepts %s", async (_what, url) => {
+      const h = await router(false);
+      const endpoint = await createEndpoint(h, url, { key: keyOf(h, mode) });
+      expect(endpoint).toMatchObject({ url, status: "enabled" });
+    });
+  });
+
+  it("names the host but never the addresses it resolved to", async () => {
+    const h = await router(false);
+    const res = await h.post(ENDPOINTS, { url: "https://mixed.test/hook" });
+    expect(res.body.message).toContain("mixed.test resolves to a private or reserved address");
+    expect(res.body.message).not.toMatch(/10\.0\.0\.1|93\.184/);
+  });
+
+  it("accepts a name that does not resolve yet, since every delivery checks it again", async () => {
+    const h = await router(false);
+    const endpoint = await createEndpoint(h, "https://not-yet.test/hook");
+    expect(endpoint.status).toBe("enabled");
+  });
+});
+
+describe("sending", () => {
+  it("refuses at send time a name that resolved to a public address at registration and to a private one now", async () => {
+    const zone: Zone = { "rebind.test": ["93.184.215.14"] };
+    const h = await router(false, zone);
+    const receiver = await startReceiver();
+    const endpoint = await createEndpoint(h, `http://rebind.test:${receiver.port}/hook`);
+
+    zone["rebind.test"] = ["127.0.0.1"]; // the name's owner re-points it at the service's own host
+    const deliveryId = await queueTestEvent(h, "test", endpoint.id);
+    await drain(h);
+
+    expect(receiver.requests).toHaveLength(0);
+    const delivery = await getDelivery(h, deliveryId);
+    expect(delivery).toMatchObject({ status: "failed", attemptCount: 1, lastStatusCode: null, lastError: "rebind.test resolves to a private or reserved address" });
+    expect(delivery.attempts.map((attempt) => attempt.error)).toEqual(["rebind.test resolves to a private or reserved address"]);
+  });
+
+  it.each(MODES)("refuses every blocked address and name in %s mode, without retrying", async (mode) => {
+    const h = await router(false);
+    const deliveries = [];
+    for (const [, url] of BLOCKED) deliveries.push(await queueTestEvent(h, mode, await insertEndpoint(h, mode, url)));
+    await drain(h);
+    for (const id of deliveries) {
+      const delivery = await getDelivery(h, id, keyOf(h, mode));
+      expect(delivery).toMatchObject({ status: "failed", attemptCount: 1, lastStatusCode: null });
+      expect(delivery.lastError).toMatch(/^\S+ (is|resolves to) a private or reserved address$/);
+    }
+  });
+
+  it.each(MODES)("delivers to a private address in %s mode when the host allows private URLs", async (mode) => {
+    const h = await router(true);
+    const receiver = await startReceiver();
+    const endpoint = await createEndpoint(h, receiver.url, { key: keyOf(h, mode) });
+    const deliveryId = await queueTestEvent(h, mode, endpoint.id);
+    await drain(h);
+    expect(receiver.requests).toHaveLength(1);
+    expect((await getDelivery(h, deliveryId, keyOf(h, mode))).status).toBe("succeeded");
+  });
+
+  it("connects to the address the lookup answered, resolving once per attempt, under the endpoint's own host name", async () => {
+    const calls: string[] = [];
+    // A name no real DNS knows: the request can only arrive if the connection used the checked answer.
+    const h = await harness({ webhooks: { allowPrivateUrls: true, lookup: zoneLookup({ "receiver.test": ["127.0.0.1"] }, calls) } });
+    const receiver = await startReceiver();
+    const endpoint = await createEndpoint(h, `http://receiver.test:${receiver.port}/hook`);
+    expect(calls).toEqual([]); // the opt-in needs no check at registration
+    await queueTestEvent(h, "test", endpoint.id);
+    await drain(h);
+    expect(receiver.requests).toHaveLength(1);
+    expect(receiver.requests[0]!.headers.host).toBe(`receiver.test:${receiver.port}`);
+    expect(calls).toEqual(["receiver.test"]);
+  });
+
+  it("never reuses a connection opened for a router that allows private URLs", async () => {
+    const receiver = await startReceiver();
+    const url = `http://shared.test:${receiver.port}/hook`;
+    // One router may reach the receiver on 127.0.0.1 and leaves a keep-alive connection to it.
+    const open = await harness({ webhooks: { allowPrivateUrls: true, lookup: zoneLookup({ "shared.test": ["127.0.0.1"] }) } });
+    await queueTestEvent(open, "test", (await createEndpoint(open, url)).id);
+    await drain(open);
+    expect(receiver.requests).toHaveLength(1);
+
+    // Another, in the same process, is told the same name is public: it must connect there,
+    // not through the connection the first one left open.
+    const strict = await router(false, { "shared.test": ["93.184.215.14"] }, { timeoutMs: 300, retrySchedule: [] });
+    const deliveryId = await queueTestEvent(strict, "test", (await createEndpoint(strict, url)).id);
+    await drain(strict);
+    expect(receiver.requests).toHaveLength(1);
+    expect((await getDelivery(strict, deliveryId)).status).toBe("failed");
+  });
+});
+
+describe("options", () => {
+  it("refuses a lookup that is not a function at start-up", () => {
+    expect(() => createPaymentRouter({ storage: memoryStorage(), backgroundIntervalMs: false, webhooks: { lookup: "8.8.8.8" as never } })).toThrow(/webhooks\.lookup: must be a function/);
+  });
+});

@@ -1,0 +1,130 @@
+import { execFile } from "node:child_process";
+import { cp, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+/**
+ * The package as users get it: `npm pack` (which builds first, through the prepack script),
+ * then the tarball installed into fresh apps with their own package.json, from the registry
+ * like any dependency (`--prefer-offline`: what this repository installed is in npm's cache).
+ * Consumers in test/package/consumer/ use it from ESM, CommonJS and TypeScript (tsc --strict),
+ * and one app installs it beside Express 4, without --legacy-peer-deps.
+ */
+
+const run = promisify(execFile);
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+const CONSUMER = fileURLToPath(new URL("./consumer/", import.meta.url));
+const OUTPUT = { maxBuffer: 64 * 1024 * 1024 };
+const INSTALL = ["install", "--prefer-offline", "--no-audit", "--no-fund", "--ignore-scripts"];
+
+/** The version this repository installed (package-lock.json), so that npm finds it in its cache. */
+async function installed(name: string): Promise<string> {
+  return (JSON.parse(await readFile(join(ROOT, "node_modules", name, "package.json"), "utf8")) as { version: string }).version;
+}
+
+/** A fresh app: its own package.json, the given files of test/package/consumer, and `npm install` of `packages`. */
+async function freshApp(dir: string, files: string[], packages: string[]): Promise<void> {
+  await mkdir(dir, { recursive: true });
+  await writeFile(join(dir, "package.json"), JSON.stringify({ name: "consumer-app", version: "1.0.0", private: true }, null, 2));
+  for (const file of files) await cp(join(CONSUMER, file), join(dir, file));
+  await run("npm", [...INSTALL, ...packages], { cwd: dir, ...OUTPUT });
+}
+
+/** Runs a consumer with node and returns the JSON line it printed last. */
+async function consumer(dir: string, file: string): Promise<Record<string, any>> {
+  const { stdout } = await run(process.execPath, [file], { cwd: dir, ...OUTPUT, timeout: 120_000 });
+  return JSON.parse(stdout.trim().split("\n").at(-1)!) as Record<string, any>;
+}
+
+let work: string;
+let tarball: string;
+let app: string;
+let app4: string;
+
+beforeAll(async () => {
+  work = await mkdtemp(join(tmpdir(), "express-crypto-pay-pack-"));
+  await run("npm", ["pack", "--pack-destination", work], { cwd: ROOT, ...OUTPUT });
+  const packed = (await readdir(work)).filter((file) => file.endsWith(".tgz"));
+  expect(packed).toHaveLength(1);
+  tarball = join(work, packed[0]!);
+  const express = `express@${await installed("express")}`;
+  app = join(work, "app");
+  await freshApp(app, ["esm.mjs", "cjs.cjs", "typed.mts", "typed.cts", "tsconfig.json"], [
+    tarball,
+    express,
+    `typescript@${await installed("typescript")}`,
+    `@types/express@${await installed("@types/express")}`,
+    `@types/node@${await installed("@types/node")}`,
+  ]);
+  app4 = join(work, "app-express4");
+  await freshApp(app4, ["cjs.cjs"], [tarball, `express@${await installed("express4")}`]);
+}, 600_000);
+
+afterAll(async () => {
+  if (work) await rm(work, { recursive: true, force: true });
+});
+
+describe("the packed package", () => {
+  it("holds the build, its types and the reference page's assets, and no sources or tests", async () => {
+    const { stdout } = await run("tar", ["-tzf", tarball], OUTPUT);
+    const files = stdout.trim().split("\n").map((file) => file.replace(/^package\//, ""));
+    for (const entry of ["index", "postgres", "evm", "rates", "bitcoin"]) {
+      expect(files).toEqual(expect.arrayContaining([`dist/${entry}.js`, `dist/${entry}.cjs`, `dist/${entry}.d.ts`, `dist/${entry}.d.cts`]));
+    }
+    expect(files).toEqual(expect.arrayContaining(["dist/testing.js", "dist/testing.d.ts", "package.json", "README.md"]));
+    expect(files).toEqual(
+      expect.arrayContaining(["swagger-ui-bundle.js", "swagger-ui.css", "favicon-32x32.png", "favicon-16x16.png", "LICENSE", "NOTICE"].map((file) => `dist/swagger-ui/${file}`)),
+    );
+    expect(files.filter((file) => /^(src|test|examples|bench|scripts|\.ci)\//.test(file))).toEqual([]);
+  });
+
+  it("installs without swagger-ui-dist, @scarf/scarf or any other package with an install script", async () => {
+    const { stdout } = await run("npm", ["query", ":attr(scripts, [preinstall]), :attr(scripts, [install]), :attr(scripts, [postinstall])"], { cwd: app, ...OUTPUT });
+    const withScripts = (JSON.parse(stdout) as Array<{ name: string; scripts: Record<string, string> }>).map((found) => `${found.name}: ${JSON.stringify(found.scripts)}`);
+    expect(withScripts).toEqual([]);
+    for (const name of ["swagger-ui-dist", "@scarf/scarf"]) {
+      await expect(stat(join(app, "node_modules", name))).rejects.toThrow(/ENOENT/);
+    }
+  });
+
+  it("runs an ESM app on the embedded defaults: API, hosted page, API reference and a webhook to itself", async () => {
+    const seen = await consumer(app, "esm.mjs");
+    expect(seen.payment).toEqual({ status: 200, state: "PENDING" });
+    expect(seen.unknownInvoice).toEqual({ status: 404, error: 40401 });
+    expect(seen.webhooksSent).toBe(1);
+    expect(seen.received).toEqual(["order-1"]);
+    expect(seen.page).toMatchObject({ status: 200, type: expect.stringMatching(/^text\/html/) });
+    expect(seen.reference).toMatchObject({ status: 200, type: expect.stringMatching(/^text\/html/) });
+    expect(seen.openapi).toMatchObject({ status: 200, type: expect.stringMatching(/^application\/json/) });
+    expect(seen.bundle).toMatchObject({ status: 200, type: expect.stringMatching(/javascript/) });
+    expect(seen.bundle.size).toBeGreaterThan(500_000);
+    expect(seen.stylesheet).toMatchObject({ status: 200, type: expect.stringMatching(/^text\/css/) });
+  }, 120_000);
+
+  it("runs a CommonJS app that requires every entry point but ./testing", async () => {
+    const seen = await consumer(app, "cjs.cjs");
+    expect(seen.entries).toEqual(["function", "function", "function", "function", "function"]);
+    expect(seen.invoice).toEqual({ status: 200, state: "PENDING" });
+    expect(seen.unknownInvoice).toEqual({ status: 404, error: 40401 });
+    expect(seen.verified).toBe("custom.event");
+  }, 120_000);
+
+  it("type-checks a TypeScript app with tsc --strict (ESM and CommonJS types), and runs it", async () => {
+    await run(join(app, "node_modules", ".bin", "tsc"), ["-p", "tsconfig.json"], { cwd: app, ...OUTPUT }).catch((error: { stdout?: string }) => {
+      throw new Error(`tsc failed:\n${error.stdout ?? String(error)}`);
+    });
+    expect((await consumer(app, "out/typed.mjs")).key).toBe("sk_test_");
+    expect((await consumer(app, "out/typed.cjs")).code).toBe(40401);
+  }, 120_000);
+
+  it("installs beside Express 4 without --legacy-peer-deps, and answers an unknown invoice there with 404", async () => {
+    const express = JSON.parse(await readFile(join(app4, "node_modules", "express", "package.json"), "utf8")) as { version: string };
+    expect(express.version).toMatch(/^4\./);
+    const seen = await consumer(app4, "cjs.cjs");
+    expect(seen.invoice).toEqual({ status: 200, state: "PENDING" });
+    expect(seen.unknownInvoice).toEqual({ status: 404, error: 40401 });
+  }, 120_000);
+});
