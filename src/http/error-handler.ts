@@ -1,6 +1,7 @@
 import type { ErrorRequestHandler } from "express";
 import type { Logger } from "../core/context";
 import { PaymentError } from "../errors";
+import { setJsonHeaders } from "./response-headers";
 import { sendJson } from "./send-json";
 
 /** body-parser's failures carry `type`; these are the ones a client causes. */
@@ -68,8 +69,7 @@ export function hostBodyErrorHandler(): ErrorRequestHandler {
     const known = !res.headersSent && API_PATHS.test(req.path) && typeof error === "object" && error !== null ? fromBodyParser(error) : null;
     if (!known) return next(error);
     // The router's own headers step never ran for this request.
-    res.setHeader("X-Content-Type-Options", "nosniff");
-    res.setHeader("Cache-Control", "no-store");
+    setJsonHeaders(res);
     sendJson(res, known.status, known.toJSON());
   };
 }

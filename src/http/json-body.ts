@@ -2,14 +2,16 @@ import bodyParser from "body-parser";
 import type { Request, Response } from "express";
 import { getUnsafeNumberReason, parse as parseLossless } from "lossless-json";
 import { PaymentError } from "../errors";
+import { METADATA_MAX_DEPTH } from "../schemas/fields";
 
 /** Media types parsed as JSON: application/json and structured-syntax types like application/vnd.api+json. */
 const JSON_TYPES = ["application/json", "application/*+json"];
 
 /**
  * Deepest nesting of objects and arrays a body may have. The parser recurses, so a body of
- * 50,000 `[` would overflow the stack; no request needs more than metadata's own limit (32
- * levels, checked by its schema with a precise message) plus the body around it.
+ * 50,000 `[` would overflow the stack; no request needs more than metadata's own limit
+ * (METADATA_MAX_DEPTH levels, checked by its schema with a precise message) plus the body
+ * around it.
  */
 export const MAX_BODY_DEPTH = 64;
 
@@ -47,12 +49,10 @@ export function jsonBodyReader(limit: string | number): (req: Request, res: Resp
     if (hasBody && charset !== undefined && !charset.toLowerCase().startsWith("utf-")) {
       throw new PaymentError("unsupported_media_type", "The request body must be UTF-8 JSON (Content-Type: application/json).");
     }
-    if (hostRead(req, hasBody)) {
-      req.body = hostBody(req.body);
-      return;
+    if (!hostRead(req, hasBody)) {
+      await new Promise<void>((resolve, reject) => read(req, res, (error?: unknown) => (error ? reject(bodyReadError(error, req)) : resolve())));
     }
-    await new Promise<void>((resolve, reject) => read(req, res, (error?: unknown) => (error ? reject(bodyReadError(error, req)) : resolve())));
-    if (typeof req.body === "string") req.body = parseJsonText(req.body);
+    req.body = parsedBody(req.body);
   };
 }
 
@@ -74,8 +74,8 @@ function hostRead(req: Request, hasBody: boolean): boolean {
   return false;
 }
 
-/** A body as the host's parser left it: JSON text or bytes are parsed here, anything else is taken as parsed. */
-function hostBody(body: unknown): unknown {
+/** The body as read (by us as text, or by the host's parser): JSON text or bytes are parsed here, anything else is taken as parsed. */
+function parsedBody(body: unknown): unknown {
   if (Buffer.isBuffer(body)) return parseJsonText(body.toString("utf8"));
   if (typeof body === "string") return parseJsonText(body);
   return body;
@@ -145,7 +145,7 @@ function refuseDeepNesting(text: string): void {
       if (++depth > MAX_BODY_DEPTH) {
         throw new PaymentError(
           "validation_error",
-          `Invalid request: the body nests objects and arrays more than ${MAX_BODY_DEPTH} levels deep (metadata may nest at most 32 levels).`,
+          `Invalid request: the body nests objects and arrays more than ${MAX_BODY_DEPTH} levels deep (metadata may nest at most ${METADATA_MAX_DEPTH} levels).`,
         );
       }
     } else if (code === 0x7d || code === 0x5d) {

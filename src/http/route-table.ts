@@ -278,15 +278,15 @@ function recordName(collection: string | undefined): string {
   return collection.replace(/-/g, " ").replace(/ies$/, "y").replace(/s$/, "");
 }
 
-/**
- * Runs a route and keeps its answer as it will be sent: a client error (4xx) is an answer
- * too, stored and replayed like a success; anything else propagates and is not stored.
- */
 /** `RouteCall.commitAnswer` for one claimed key: the answer is a 200 with the presented record. */
 function answerHook(claim: KeyClaim): RouteCall["commitAnswer"] {
   return (present) => async (tx, created) => claim.commitIn(tx, { status: 200, body: JSON.stringify(await present(created, tx)) });
 }
 
+/**
+ * Runs a route and keeps its answer as it will be sent: a client error (4xx) is an answer
+ * too, stored and replayed like a success; anything else propagates and is not stored.
+ */
 async function storedAnswer(route: Route, input: never, call: RouteCall): Promise<StoredAnswer> {
   try {
     return { status: 200, body: JSON.stringify(await route.handle(input, call)) };

@@ -12,6 +12,7 @@ import { BackgroundWork, type TickReport } from "../core/service";
 import type { MerchantRecord, Mode } from "../core/types";
 import { apiKeyAuthenticator } from "./auth";
 import { errorHandler, hostBodyErrorHandler } from "./error-handler";
+import { responseHeaders } from "./response-headers";
 import { jsonBodyReader } from "./json-body";
 import { checkOptions, type PaymentRouterOptions } from "./options";
 import { Presenter } from "./present";
@@ -139,8 +140,9 @@ export function createPaymentRouter(options: PaymentRouterOptions = {}): Payment
   // an invoice and sent in webhooks, it could point payers anywhere. Live chains refuse to start
   // without publicUrl (below); test mode says so once.
   let hostWarned = false;
+  const publicOrigin = settings.publicUrl?.replace(/\/+$/, "");
   const origin = (req: express.Request) => {
-    if (settings.publicUrl) return settings.publicUrl.replace(/\/+$/, "");
+    if (publicOrigin) return publicOrigin;
     if (!hostWarned) {
       hostWarned = true;
       logger.warn("publicUrl is not set: payment and checkout URLs are built from each request's Host header, which a client controls. Set createPaymentRouter({ publicUrl }) (live chains require it).");
@@ -150,7 +152,7 @@ export function createPaymentRouter(options: PaymentRouterOptions = {}): Payment
   // In-process calls have no request: their links are publicUrl and the configured mount path.
   const mountPath = (settings.mountPath ?? "/").replace(/\/+$/, "");
   const publicBase = (req: express.Request | undefined) =>
-    req ? `${origin(req)}${req.baseUrl.replace(/\/(api\/)?v1$/, "")}` : `${settings.publicUrl!.replace(/\/+$/, "")}${mountPath}`;
+    req ? `${origin(req)}${req.baseUrl.replace(/\/(api\/)?v1$/, "")}` : `${publicOrigin}${mountPath}`;
   const paymentUrl: PaymentUrlBuilder = ({ req }, invoiceId) => `${publicBase(req)}/pay/${invoiceId}`;
 
   const steps: RouteSteps = {
@@ -213,36 +215,6 @@ export function createPaymentRouter(options: PaymentRouterOptions = {}): Payment
     },
   });
 }
-
-/** Paths whose every answer is JSON: the two APIs and the OpenAPI document. */
-const JSON_PATHS = /^\/(?:api\/v1|v1|api\/openapi)(?:\/|$)/;
-/** Other paths the router answers itself: the reference page and its assets, hosted pages and payment links. */
-const OWN_PATHS = /^\/(?:api(?:\/|$)|pay\/(?:inv_|link\/))/;
-
-/**
- * `X-Content-Type-Options: nosniff` on everything the router answers, so that no answer (an
- * error echoing a client's text, say) is ever sniffed into HTML; and `Cache-Control: no-store`
- * on every JSON answer, which carries account data or errors that must not be kept by a shared
- * cache. HTML pages keep their own policy (the hosted page sends no-store itself; the API
- * reference and its assets are public and may be cached), but a JSON answer among them (the
- * page's status endpoint, an /api 404) still gets no-store. Paths the router leaves to the host
- * are not touched.
- */
-const responseHeaders: express.RequestHandler = (req, res, next) => {
-  if (JSON_PATHS.test(req.path)) {
-    res.setHeader("X-Content-Type-Options", "nosniff");
-    res.setHeader("Cache-Control", "no-store");
-  } else if (OWN_PATHS.test(req.path)) {
-    res.setHeader("X-Content-Type-Options", "nosniff");
-    const writeHead = res.writeHead;
-    // Set just before the head goes out, when the answer's type is known.
-    res.writeHead = function (this: express.Response, ...args: unknown[]) {
-      if (/json/i.test(String(this.getHeader("Content-Type") ?? ""))) this.setHeader("Cache-Control", "no-store");
-      return (writeHead as (...inner: unknown[]) => express.Response).apply(this, args);
-    } as typeof res.writeHead;
-  }
-  next();
-};
 
 /**
  * A live chain priced from the fixed table would quote BTC at 60000 whatever the market does,

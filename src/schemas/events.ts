@@ -192,9 +192,13 @@ export const matchesEnvelope = testOf(envelopeFields);
  * not know (see Field). @internal
  */
 export function matchesPaymentEvent(json: unknown): boolean {
-  if (!isJsonObject(json)) return false;
-  const type = json.type;
-  return typeof type === "string" && KNOWN_TYPES.has(type) && events[type as PaymentEventType].test(json);
+  return knownEvent(json)?.test(json) ?? false;
+}
+
+/** The schema and predicate of a body's type, when it is a payment event type this version knows. */
+function knownEvent(json: unknown): (typeof events)[PaymentEventType] | undefined {
+  const type = isJsonObject(json) ? json.type : undefined;
+  return typeof type === "string" && isPaymentEventType(type) ? events[type] : undefined;
 }
 
 /**
@@ -249,8 +253,7 @@ export function isPaymentEvent<T extends PaymentEventType = PaymentEventType>(ev
  * error and an unknown one passes untouched.
  */
 export function parseWebhookEvent(json: unknown): { success: true; data: WebhookEvent } | { success: false; error: z.ZodError } {
-  const type = isJsonObject(json) ? json.type : undefined;
-  const known = typeof type === "string" && KNOWN_TYPES.has(type) ? events[type as PaymentEventType] : undefined;
+  const known = knownEvent(json);
   // Valid bodies take the predicate path and are returned as parsed (zod would return an equal
   // copy); anything else goes through zod for its issues.
   if (known ? known.test(json) : matchesEnvelope(json)) return { success: true, data: json as unknown as WebhookEvent };

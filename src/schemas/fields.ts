@@ -23,22 +23,21 @@ export const returnUrl = plainText(z.url({ protocol: /^https?$/, error: "must be
 export const METADATA_MAX_DEPTH = 32;
 
 /**
- * The nesting depth of a JSON value, counted with a loop: a recursive walk (or JSON.stringify)
- * overflows the stack on a value a few thousand levels deep. Stops as soon as `limit` is passed.
+ * Whether a JSON value nests objects and arrays more than `limit` levels deep, found with a
+ * loop: a recursive walk (or JSON.stringify) overflows the stack on a value a few thousand
+ * levels deep. Answers as soon as one branch passes the limit.
  */
-export function nestingDepth(value: unknown, limit: number): number {
-  let deepest = 0;
+function nestsDeeperThan(value: unknown, limit: number): boolean {
   const stack: Array<{ value: unknown; depth: number }> = [{ value, depth: 1 }];
   while (stack.length > 0) {
     const { value: current, depth } = stack.pop()!;
     if (typeof current !== "object" || current === null) continue;
-    if (depth > deepest) deepest = depth;
-    if (deepest > limit) return deepest;
+    if (depth > limit) return true;
     for (const child of Object.values(current)) {
       if (typeof child === "object" && child !== null) stack.push({ value: child, depth: depth + 1 });
     }
   }
-  return deepest;
+  return false;
 }
 
 /** Free-form merchant data; kept small because it travels in every webhook. */
@@ -46,7 +45,7 @@ export const metadata = z
   .record(z.string().max(40), z.unknown(), { error: "must be an object" })
   .refine((value) => Object.keys(value).length <= 50, { error: "may have at most 50 keys" })
   // Before the size check, and aborting: JSON.stringify of a very deep value overflows the stack.
-  .refine((value) => nestingDepth(value, METADATA_MAX_DEPTH) <= METADATA_MAX_DEPTH, {
+  .refine((value) => !nestsDeeperThan(value, METADATA_MAX_DEPTH), {
     error: `must not nest objects and arrays more than ${METADATA_MAX_DEPTH} levels deep`,
     abort: true,
   })
@@ -97,15 +96,17 @@ export function unknownRecordMessage(what: string, id: string): string {
   return `No ${what} with id ${JSON.stringify(shown)} exists for this API key.`;
 }
 
+/** The start of every id-like field: a string, not empty. */
+function nonEmptyString() {
+  return z.string({ error: "must be a string" }).min(1, { error: "must not be empty" });
+}
+
 /**
  * A field naming one of our records (`invoiceId`, `payoutId`, `paymentId`): a value that is not
  * of our id shape is answered 404 as an unknown id, before it reaches the storage.
  */
 export function recordId(what: string) {
-  return z
-    .string({ error: "must be a string" })
-    .min(1, { error: "must not be empty" })
-    .refine(isPossibleId, { error: `no ${what} has this id`, params: { [UNKNOWN_RECORD]: what } });
+  return nonEmptyString().refine(isPossibleId, { error: `no ${what} has this id`, params: { [UNKNOWN_RECORD]: what } });
 }
 
 /**
@@ -113,14 +114,11 @@ export function recordId(what: string) {
  * to 100 characters; one with control characters cannot exist and is answered 404 as unknown.
  */
 export function externalId(what: string) {
-  return z
-    .string({ error: "must be a string" })
-    .min(1, { error: "must not be empty" })
-    .refine((value) => value.length <= 100 && isPlainText(value), { error: `no ${what} has this id`, params: { [UNKNOWN_RECORD]: what } });
+  return nonEmptyString().refine((value) => value.length <= 100 && isPlainText(value), { error: `no ${what} has this id`, params: { [UNKNOWN_RECORD]: what } });
 }
 
 /** A list's `cursor`: the id of a row the list returned, so anything else gets the unknown-cursor 400. */
-export const cursor = z.string({ error: "must be a string" }).min(1).refine(isPossibleId, { error: "not a cursor this list returned" });
+export const cursor = nonEmptyString().refine(isPossibleId, { error: "not a cursor this list returned" });
 
 /**
  * An id that matches no record: of our shape, but never issued (ids have 24 random characters
@@ -130,7 +128,4 @@ export const cursor = z.string({ error: "must be a string" }).min(1).refine(isPo
 const NO_RECORD = "none_0";
 
 /** A list filter naming one of our records (`paymentId`, `endpointId`); an impossible id matches nothing. */
-export const filterId = z
-  .string({ error: "must be a string" })
-  .min(1, { error: "must not be empty" })
-  .transform((value) => (isPossibleId(value) ? value : NO_RECORD));
+export const filterId = nonEmptyString().transform((value) => (isPossibleId(value) ? value : NO_RECORD));

@@ -241,12 +241,7 @@ export class WebhookSender {
   private async deliver(delivery: WebhookDeliveryRecord, endpoint: WebhookEndpointRecord | null): Promise<void> {
     const inProcess = delivery.endpointId === IN_PROCESS_ENDPOINT;
     if (!inProcess && (!endpoint || endpoint.status !== "enabled")) {
-      const error = endpoint ? "the endpoint is disabled" : "the endpoint was deleted";
-      await this.context.storage.transaction(async (tx) => {
-        const current = await tx.lockWebhookDelivery(delivery.id);
-        if (current && owns(current, delivery)) await tx.updateWebhookDelivery(settled(current, { status: "failed", error }, this.context.now()));
-      });
-      return;
+      return this.record(delivery, null, { status: "failed", error: endpoint ? "the endpoint is disabled" : "the endpoint was deleted" });
     }
     let attempts = delivery.attempts;
     for (;;) {

@@ -177,7 +177,7 @@ class Tables {
   readonly deliveries = new Map<string, StoredDelivery>();
   /** Delivery ids per scope, in insertion order (the log reads it backwards). */
   readonly deliveryIdsByScope = new Map<string, string[]>();
-  /** Pending delivery ids per endpoint, in insertion order (which breaks ties between equally due ones). */
+  /** Pending delivery ids per endpoint (claims order them by due time, then insertion position). */
   readonly pendingByEndpoint = new Map<string, string[]>();
   readonly attemptsByDelivery = new Map<string, WebhookAttemptRecord[]>();
   readonly paymentLinks = new Map<string, PaymentLinkRecord>();
@@ -541,16 +541,10 @@ class Tables {
     const wasPending = stored.record.status === "pending";
     const isPending = delivery.status === "pending";
     if (wasPending === isPending) return;
-    // Keep the endpoint's pending list in insertion order, a redelivered old delivery back in
-    // its place: claims break ties between equally due deliveries by it.
-    const queue = [...(this.pendingByEndpoint.get(delivery.endpointId) ?? [])];
-    if (isPending) {
-      const at = queue.findIndex((id) => this.deliveries.get(id)!.position > stored.position);
-      queue.splice(at === -1 ? queue.length : at, 0, delivery.id);
-    } else {
-      queue.splice(queue.indexOf(delivery.id), 1);
-    }
-    setIn(this.pendingByEndpoint, delivery.endpointId, queue, undo);
+    // The order of an endpoint's pending list does not matter: claims sort by due time and
+    // insertion position (byDue).
+    const queue = this.pendingByEndpoint.get(delivery.endpointId) ?? [];
+    setIn(this.pendingByEndpoint, delivery.endpointId, isPending ? [...queue, delivery.id] : queue.filter((id) => id !== delivery.id), undo);
   }
 
   private claimDeliveries(now: number, limit: number, leaseMs: number, perEndpoint: number, undo: Undo[]): WebhookDeliveryRecord[] {

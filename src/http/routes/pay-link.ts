@@ -1,4 +1,4 @@
-import express, { type NextFunction, type Request, type Response, type Router } from "express";
+import express, { type Request, type RequestHandler, type Response, type Router } from "express";
 import type { CoreContext } from "../../core/context";
 import { openPaymentLink, payThroughPaymentLink } from "../../core/payment-links";
 import { PaymentError } from "../../errors";
@@ -16,11 +16,17 @@ function refusal(error: unknown): { status: number; title: string; text: string 
   return { status: error.status, title: "Payment link unavailable", text: "This payment link cannot be used right now." };
 }
 
-/** Answers a refusal with our page; anything else goes on to the error handler of /pay. */
-function refuse(res: Response, next: NextFunction, error: unknown): void {
-  const answer = refusal(error);
-  if (!answer) return next(error);
-  sendPage(res, answer.status, paymentLinkRefusalPage(answer.title, answer.text));
+/** A handler of the link's URL whose refusals are answered with our page; anything else goes on to the error handler of /pay. */
+function linkHandler(work: (req: Request, res: Response) => Promise<void>): RequestHandler {
+  return asyncHandler(async (req, res, next) => {
+    try {
+      await work(req, res);
+    } catch (error) {
+      const answer = refusal(error);
+      if (!answer) return next(error);
+      sendPage(res, answer.status, paymentLinkRefusalPage(answer.title, answer.text));
+    }
+  });
 }
 
 /** The link id of a request; an id that cannot be one of ours (NUL, another alphabet) is unknown, not a storage error. */
@@ -46,15 +52,11 @@ export function payLinkRoutes(context: CoreContext, paymentUrlFor: (req: Request
 
   router.get(
     "/pay/link/:id",
-    asyncHandler(async (req, res, next) => {
-      try {
-        const link = await openPaymentLink(context, linkId(req));
-        const merchant = await context.storage.getMerchant(link.merchantId);
-        const page = paymentLinkPage(link, context.currencies, `${req.baseUrl}/pay/link/${link.id}`);
-        sendPage(res, 200, { ...page, merchant: merchant?.name ?? null, testMode: link.mode === "test" });
-      } catch (error) {
-        refuse(res, next, error);
-      }
+    linkHandler(async (req, res) => {
+      const link = await openPaymentLink(context, linkId(req));
+      const merchant = await context.storage.getMerchant(link.merchantId);
+      const page = paymentLinkPage(link, context.currencies, `${req.baseUrl}/pay/link/${link.id}`);
+      sendPage(res, 200, { ...page, merchant: merchant?.name ?? null, testMode: link.mode === "test" });
     }),
   );
 
@@ -63,14 +65,10 @@ export function payLinkRoutes(context: CoreContext, paymentUrlFor: (req: Request
     // The form sends no fields; the parser is here to bound and consume whatever is sent, its
     // failures (too large, malformed) answered by the error page of /pay.
     express.urlencoded({ extended: false, limit: "2kb", parameterLimit: 10 }),
-    asyncHandler(async (req, res, next) => {
-      try {
-        const invoice = await payThroughPaymentLink(context, linkId(req), (invoiceId) => paymentUrlFor(req, invoiceId));
-        setCommonHeaders(res);
-        res.redirect(303, invoice.paymentUrl);
-      } catch (error) {
-        refuse(res, next, error);
-      }
+    linkHandler(async (req, res) => {
+      const invoice = await payThroughPaymentLink(context, linkId(req), (invoiceId) => paymentUrlFor(req, invoiceId));
+      setCommonHeaders(res);
+      res.redirect(303, invoice.paymentUrl);
     }),
   );
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Rate } from "../../adapters/pricing/types";
-import { ask, describeAnswer, describeError, label, orderedPairs, type PricingSuiteContext } from "./context";
+import { ask, describeAnswer, describeError, label, orderedPairs, quotedRate, type PricingSuiteContext } from "./context";
 
 /** How many callers ask for one price at once: a burst of invoices created together. */
 const CONCURRENT_CALLS = 50;
@@ -31,18 +31,20 @@ export function callTests(ctx: PricingSuiteContext): void {
       const pairs = [...orderedPairs(ctx.assets), [ctx.assets[0]!, ctx.assets[0]!] as [string, string]];
       for (const [base, quote] of pairs) {
         const first = await ask(ctx.adapter(), base, quote);
-        if (!first.ok || !first.rate || typeof first.rate !== "object") {
+        const firstRate = quotedRate(first);
+        if (!firstRate) {
           problems.push(`${label(base, quote)}: no quote to mutate (getRate answered ${describeAnswer(first)})`);
           continue;
         }
-        const before = snapshot(first.rate);
-        mutate(first.rate);
+        const before = snapshot(firstRate);
+        mutate(firstRate);
         const next = await ask(ctx.adapter(), base, quote);
-        if (!next.ok || !next.rate || typeof next.rate !== "object") {
+        const nextRate = quotedRate(next);
+        if (!nextRate) {
           problems.push(`${label(base, quote)}: no second quote (getRate answered ${describeAnswer(next)})`);
           continue;
         }
-        const after = snapshot(next.rate);
+        const after = snapshot(nextRate);
         if (after.rate === MARK_RATE && before.rate !== MARK_RATE) problems.push(`${label(base, quote)}: rate was ${String(before.rate)}, is what the caller wrote into the previous answer`);
         if (after.sources.includes(MARK)) problems.push(`${label(base, quote)}: sources ${JSON.stringify(after.sources)} show what the caller pushed into the previous answer's array`);
         if (after.at === MARK_AT && before.at !== MARK_AT) problems.push(`${label(base, quote)}: at is the time the caller set on the previous answer's Date (the epoch), not ${iso(before.at)}`);

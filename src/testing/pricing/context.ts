@@ -28,6 +28,11 @@ export function orderedPairs(assets: readonly string[]): Array<[string, string]>
 /** What one getRate call gave: its answer, or what it threw. */
 export type Answer = { ok: true; rate: Rate | null } | { ok: false; error: unknown };
 
+/** The Rate an answer carries: null for a throw, a null answer, or a value that is no object (an adapter's mistake to report). */
+export function quotedRate(answer: Answer): Rate | null {
+  return answer.ok && answer.rate && typeof answer.rate === "object" ? answer.rate : null;
+}
+
 /** Calls getRate and keeps a throw (or a rejection) as an answer, so that a test can list every bad pair. */
 export async function ask(adapter: PricingAdapter, base: string, quote: string): Promise<Answer> {
   try {
@@ -60,7 +65,8 @@ export async function rateTable(adapter: PricingAdapter, assets: readonly string
   const problems: string[] = [];
   for (const [base, quote] of orderedPairs(assets)) {
     const answer = await ask(adapter, base, quote);
-    const value = answer.ok && answer.rate && typeof answer.rate === "object" ? readRatio(answer.rate.rate) : null;
+    const rate = quotedRate(answer);
+    const value = rate ? readRatio(rate.rate) : null;
     if (value && value.n > 0n) rates.set(label(base, quote), value);
     else problems.push(`${label(base, quote)}: no positive rate to check (getRate answered ${describeAnswer(answer)})`);
   }

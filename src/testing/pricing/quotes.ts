@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Rate } from "../../adapters/pricing/types";
 import { RATE_DECIMALS } from "../../money";
-import { ask, describeAnswer, label, orderedPairs, type Answer, type PricingSuiteContext } from "./context";
+import { ask, describeAnswer, label, orderedPairs, quotedRate, type Answer, type PricingSuiteContext } from "./context";
 import { PLAIN_DECIMAL, readRatio } from "./ratio";
 
 /** How far in the future an `at` may be: clocks of hosts and providers drift a little, not more. */
@@ -66,16 +66,17 @@ async function eachPair(ctx: PricingSuiteContext, check: (rate: Rate) => string 
   const problems: string[] = [];
   for (const [base, quote] of orderedPairs(ctx.assets)) {
     const answer = await ask(ctx.adapter(), base, quote);
-    const problem = notARate(answer) ?? check((answer as { rate: Rate }).rate);
+    const rate = quotedRate(answer);
+    const problem = rate ? check(rate) : noRate(answer);
     if (problem) problems.push(`${label(base, quote)}: ${problem}`);
   }
   return problems;
 }
 
-function notARate(answer: Answer): string | null {
+/** Why an answer without a Rate (see quotedRate) fails. */
+function noRate(answer: Answer): string {
   if (!answer.ok || answer.rate === null) return `no quote (getRate answered ${describeAnswer(answer)}); every pair of the assets must be priced`;
-  if (typeof answer.rate !== "object") return `getRate answered ${describeAnswer(answer)}, not a Rate object`;
-  return null;
+  return `getRate answered ${describeAnswer(answer)}, not a Rate object`;
 }
 
 /** What is wrong with a rate string, or null. */

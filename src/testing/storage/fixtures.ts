@@ -268,6 +268,9 @@ export function gate(): { promise: Promise<void>; open: () => void } {
 }
 
 /** Waits `ms` milliseconds. */
+/** The ids of some records, in order: what most list assertions compare. */
+export const ids = (records: ReadonlyArray<{ id: string }>): string[] => records.map((record) => record.id);
+
 export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** One of each record, all in TEST (merchant m_1, test mode). */

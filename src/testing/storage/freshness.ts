@@ -12,6 +12,7 @@ import {
   event,
   exchange,
   hostedInvoice,
+  ids,
   invoice,
   merchant,
   paymentLink,
@@ -35,8 +36,6 @@ interface FreshnessCase {
   /** The answer once the write committed. */
   after: unknown;
 }
-
-const ids = (records: Array<{ id: string }>): string[] => records.map((record) => record.id);
 
 const paid = invoice({ status: "PAID", receivedAmount: 15_385n, txHash: "tx_1", updatedAt: T0 + 1 });
 const confirmed = deposit({ status: "CONFIRMED", confirmations: 6, creditedAt: T0 + 1, updatedAt: T0 + 1 });

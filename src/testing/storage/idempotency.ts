@@ -1,7 +1,6 @@
-import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
 import type { SuiteContext } from "./context";
-import { idempotency, LEASE, T0, TEST } from "./fixtures";
+import { idempotency, LEASE, sleep, T0, TEST } from "./fixtures";
 
 /** Idempotency keys: one live record per (merchant, mode, key), claimed by exactly one request. */
 export function idempotencyTests(ctx: SuiteContext): void {

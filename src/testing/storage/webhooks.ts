@@ -3,7 +3,7 @@ import type { Storage } from "../../adapters/storage/types";
 import type { EventRecord, WebhookDeliveryRecord } from "../../core/types";
 import type { SuiteContext } from "./context";
 import { webhookDeliveryId, webhookPayload } from "../../core/outbox";
-import { attempt, delivery, endpoint, event, LIVE, OTHER, T0, TEST } from "./fixtures";
+import { attempt, delivery, endpoint, event, ids, LIVE, OTHER, T0, TEST } from "./fixtures";
 
 /** Three endpoints with queues: we_a [a1 due, a2 due], we_b [b1 due later], we_c [c1 not due yet]. */
 async function queues(storage: Storage): Promise<void> {
@@ -17,8 +17,6 @@ async function queues(storage: Storage): Promise<void> {
     ]);
   });
 }
-
-const ids = (deliveries: WebhookDeliveryRecord[]) => deliveries.map((d) => d.id);
 
 /** Endpoints, the delivery log, attempts, and claiming work: each delivery on its own, a bounded number in flight per endpoint, in fair turns, leased, never twice. */
 export function webhookTests(ctx: SuiteContext): void {
