@@ -7,6 +7,7 @@ import type { CurrencyConfig } from "../core/currencies";
 import type { WebhookDeliveryOptions } from "../webhooks/sender";
 import type { InProcessEventHandlers } from "../webhooks/in-process";
 import { PAYMENT_EVENT_TYPES } from "../core/types";
+import { optionsError } from "../options-error";
 
 /** Options of `createPaymentRouter`. Every one has an embedded default. */
 export interface PaymentRouterOptions {
@@ -126,12 +127,8 @@ const optionsSchema = z.strictObject({
  */
 export function checkOptions(options: unknown): PaymentRouterOptions {
   const result = optionsSchema.safeParse(options ?? {});
-  if (!result.success) {
-    const problems = result.error.issues.map((issue) =>
-      issue.code === "unrecognized_keys" ? `unknown option(s) ${issue.keys.join(", ")}` : `${issue.path.map(String).join(".") || "options"}: ${issue.message}`,
-    );
-    throw new TypeError(`createPaymentRouter: ${problems.join("; ")}`);
-  }
+  // The router's messages read "mountPath: must be ...", the adapters' "rpcUrl must be ...".
+  if (!result.success) throw optionsError("createPaymentRouter", result.error, ": ");
   if (result.data.storage && result.data.dataDir) {
     throw new TypeError("createPaymentRouter: dataDir is where the default storage keeps its files; with storage given it would be ignored, so pass one or the other");
   }

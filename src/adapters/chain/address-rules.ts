@@ -132,14 +132,25 @@ export function isValidAddressOfFamily(family: AddressFamily, address: string, o
   }
 }
 
-interface UtxoChainParams {
-  hrp: string;
-  pubKeyHash: number;
-  scriptHash: number;
+/** How addresses of one Bitcoin-family chain are encoded: bech32 prefix and base58 versions. */
+export interface UtxoChainParams {
+  /** The bech32 human-readable part of segwit addresses ("bc", "tltc"...). */
+  readonly hrp: string;
+  /** The base58check version byte of P2PKH addresses. */
+  readonly pubKeyHash: number;
+  /** The base58check version byte of P2SH addresses. */
+  readonly scriptHash: number;
 }
 
-// Bitcoin Core and Litecoin Core chainparams; signet shares testnet's.
-const UTXO_PARAMS: Record<"bitcoin" | "litecoin", Record<ChainKind, UtxoChainParams>> = {
+/**
+ * Address encodings of Bitcoin and Litecoin per chain, from Bitcoin Core and Litecoin Core
+ * chainparams (signet shares testnet's). The one table of them: the Bitcoin adapter's
+ * `addressParams` builds its btc-signer networks from it, so the addresses it derives and the
+ * addresses these rules accept cannot drift apart. Frozen, as it is shared. Litecoin's P2SH is
+ * its own 0x32 "M..." / 0x3a "Q..." (SCRIPT_ADDRESS2): the 0x05 / 0xc4 forms Litecoin Core still
+ * decodes are byte for byte Bitcoin addresses, and are refused for Litecoin.
+ */
+export const UTXO_PARAMS: Readonly<Record<"bitcoin" | "litecoin", Readonly<Record<ChainKind, UtxoChainParams>>>> = freezeTable({
   bitcoin: {
     main: { hrp: "bc", pubKeyHash: 0x00, scriptHash: 0x05 },
     test: { hrp: "tb", pubKeyHash: 0x6f, scriptHash: 0xc4 },
@@ -150,7 +161,7 @@ const UTXO_PARAMS: Record<"bitcoin" | "litecoin", Record<ChainKind, UtxoChainPar
     test: { hrp: "tltc", pubKeyHash: 0x6f, scriptHash: 0x3a },
     regtest: { hrp: "rltc", pubKeyHash: 0x6f, scriptHash: 0x3a },
   },
-};
+});
 
 const base58check = createBase58check(sha256);
 
@@ -191,7 +202,7 @@ function isTron(address: string): boolean {
   return payload !== null && payload.length === 21 && payload[0] === TRON_VERSION && !isAllZero(payload.subarray(1));
 }
 
-function isUtxo(params: Record<ChainKind, UtxoChainParams>, address: string, chains: readonly ChainKind[]): boolean {
+function isUtxo(params: Readonly<Record<ChainKind, UtxoChainParams>>, address: string, chains: readonly ChainKind[]): boolean {
   const selected = chains.map((chain) => params[chain]).filter((entry) => entry !== undefined);
   const segwit = decodeSegwit(address);
   if (segwit) return !isAllZero(segwit.program) && selected.some((entry) => entry.hrp === segwit.hrp);
@@ -241,4 +252,13 @@ function decodeBech32(text: string): { prefix: string; words: number[]; encoding
 
 function isAllZero(bytes: Uint8Array): boolean {
   return bytes.every((byte) => byte === 0);
+}
+
+/** Freezes a two-level table of entries, so that a module sharing it cannot change it for every other. */
+function freezeTable<T extends Record<string, Record<string, object>>>(table: T): T {
+  for (const chains of Object.values(table)) {
+    for (const entry of Object.values(chains)) Object.freeze(entry);
+    Object.freeze(chains);
+  }
+  return Object.freeze(table);
 }

@@ -3,7 +3,7 @@ import type { ChainHost } from "./types";
 
 /**
  * What the block scanners of every chain family share: finding where the chain forked from the
- * blocks they read, and reading their stored cursors back.
+ * blocks they read, keeping only the blocks of one branch, and reading their stored cursors back.
  */
 
 /** The part of a scanner's cursor that follows the chain: the last block read and the hashes of the newest. */
@@ -34,6 +34,34 @@ export async function rewindOnReorg(trail: BlockTrail, head: number, hashAt: (he
   trail.hashes = trail.hashes.filter(([height]) => height <= fork);
   trail.height = fork;
   return fork;
+}
+
+/** Where a block sits in the chain, as {@link chainedPrefix} reads it. */
+export interface BlockLink {
+  height: number;
+  hash: string;
+  /** The hash of its parent; undefined only for a genesis block. */
+  parentHash: string | undefined;
+}
+
+/**
+ * The leading blocks of `blocks` (consecutive heights, oldest first) that chain onto `last`, the
+ * newest [height, hash] read before, and onto each other. The read stops at the first block
+ * whose parent is not the block before it: the chain changed under the read (a reorg), and the
+ * next poll finds the fork through the stored hashes rather than this one mixing two branches.
+ * `link` says where a block sits, in whatever shape the chain family's client gives blocks.
+ */
+export function chainedPrefix<B>(blocks: readonly B[], last: readonly [number, string] | undefined, link: (block: B) => BlockLink): B[] {
+  let parent = last;
+  const kept: B[] = [];
+  for (const block of blocks) {
+    const { height, hash, parentHash } = link(block);
+    // Only a block right above the one before can be checked; a gap (no hashes stored yet) is not a fork.
+    if (parent && parent[0] === height - 1 && parent[1] !== parentHash) break;
+    parent = [height, hash];
+    kept.push(block);
+  }
+  return kept;
 }
 
 /** A stored cursor read back; throws when it was not written by `adapter` (or is damaged). */

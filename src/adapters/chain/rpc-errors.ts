@@ -40,13 +40,29 @@ export function rpcSecrets(rpcUrl: string): string[] {
 }
 
 /**
- * A fresh Error for `error` (typically a viem error) whose message is `${label}: ${short reason}`
+ * An error already made safe by {@link nodeError}: its message is labelled and scrubbed, and it
+ * has no `cause`. The class is what lets an error pass through several layers that each scrub
+ * what they throw (a node call inside a poll inside the background loop) and still read
+ * "ETH node: ..." once, not "ETH node: ETH node: ...". Throw one directly for a failure found
+ * here rather than reported by the node (a node on the wrong chain), with the label already in
+ * its message and nothing secret in it. Its `name` stays "Error", as before the class existed:
+ * logs and `String(error)` read as they did.
+ */
+export class NodeError extends Error {}
+
+/**
+ * A fresh `NodeError` for `error` (typically a viem error) whose message is `${label}: ${short reason}`
  * with every occurrence of each of `secrets` replaced by "[redacted]". The reason is viem's
  * `shortMessage` with its `details` (what the node said) when present, else the message. No
  * `cause` is attached: viem errors carry the URL in their fields.
+ *
+ * A `NodeError` is returned as it is: it was scrubbed when it was made, and labelling it again
+ * would only repeat its label. (Every maker of one in this package scrubs with the same
+ * secrets its callers would: those of the one RPC URL and hot wallet of its adapter.)
  */
-export function nodeError(error: unknown, context: { label: string; secrets: readonly string[] }): Error {
-  return new Error(redact(`${context.label}: ${reason(error)}`, context.secrets));
+export function nodeError(error: unknown, context: { label: string; secrets: readonly string[] }): NodeError {
+  if (error instanceof NodeError) return error;
+  return new NodeError(redact(`${context.label}: ${reason(error)}`, context.secrets));
 }
 
 /** `text` with every occurrence of each secret replaced, longest first (a URL before its parts). */

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { DEFAULT_CURRENCIES, DEFAULT_FIAT } from "../../core/currencies";
 import { AmountFormatError, formatDecimal, mulDivDown, parseDecimal, pow10, RATE_DECIMALS } from "../../money";
+import { optionsError } from "../../options-error";
 import { combine, deviationBps, formatBps, type Candidate, type Combined, type CombineRules } from "./combine";
 import { PriceSourceError, type PriceSource, type SourcePrice } from "./sources/types";
 import { PriceUnavailableError, type PricingAdapter, type PricingHost, type Rate } from "./types";
@@ -71,12 +72,7 @@ const ONE = pow10(RATE_DECIMALS);
  */
 export function exchangeRates(options: ExchangeRatesOptions): ExchangeRates {
   const checked = optionsSchema.safeParse(options);
-  if (!checked.success) {
-    const problems = checked.error.issues.map((issue) =>
-      issue.code === "unrecognized_keys" ? `unknown option(s) ${issue.keys.join(", ")}` : `${issue.path.map(String).join(".") || "options"} ${issue.message}`,
-    );
-    throw new TypeError(`exchangeRates: ${problems.join("; ")}`);
-  }
+  if (!checked.success) throw optionsError("exchangeRates", checked.error);
   const { sources } = options;
   const names = sources.map((source) => source.name);
   const twin = names.find((name, i) => names.indexOf(name) !== i);
@@ -141,24 +137,31 @@ export function exchangeRates(options: ExchangeRatesOptions): ExchangeRates {
     for (const asset of assets) {
       const combined = usdOf(asset, at);
       for (const outlier of combined.outliers) logger.warn(`price source ${outlier.source} left out for ${asset}/USD: ${formatBps(outlier.bps)} from the median of the others`);
-      if (!combined.ok && combined.reason.includes("off its peg")) logger.warn(combined.reason);
+      if (!combined.ok && combined.depeg) logger.warn(combined.reason);
     }
   };
 
+  /**
+   * The first read of the sources, made once: quoting waits for it (`ready`), whether it was
+   * started by binding, by the first quote or by an explicit refresh().
+   */
+  const firstRead = (): Promise<void> => (first ??= refresh().then(() => void (ready = true)));
+
   const start = (): Promise<void> => {
-    first ??= refresh().then(() => void (ready = true));
+    const read = firstRead();
     if (!timer) {
       timer = setInterval(() => void refresh(), refreshMs);
       timer.unref();
     }
-    return first;
+    return read;
   };
 
   /**
    * The combined USD price of `asset` at `at`. With `guarded` (quotes), a stablecoin off its
-   * peg has none; without (converting Binance's USDT prices), its real price is what counts.
+   * peg has none, and says so with `depeg` (the read's report logs those, and only those, of
+   * the refusals); without (converting Binance's USDT prices), its real price is what counts.
    */
-  const usdOf = (asset: string, at: number, guarded = true): Combined => {
+  const usdOf = (asset: string, at: number, guarded = true): Combined & { depeg?: true } => {
     if (asset === "USD") return { ok: true, usd: ONE, at, freshUntil: Infinity, sources: [], outliers: [] };
     const candidates: Candidate[] = [];
     const unavailable = [...failing.keys()];
@@ -181,7 +184,7 @@ export function exchangeRates(options: ExchangeRatesOptions): ExchangeRates {
     if (guarded && combined.ok && band !== undefined) {
       const off = deviationBps(combined.usd, ONE);
       if (off > band) {
-        return { ok: false, reason: `${asset} is off its peg: ${formatDecimal(combined.usd, RATE_DECIMALS)} USD, more than ${formatBps(band)} from 1 USD`, outliers: combined.outliers };
+        return { ok: false, depeg: true, reason: `${asset} is off its peg: ${formatDecimal(combined.usd, RATE_DECIMALS)} USD, more than ${formatBps(band)} from 1 USD`, outliers: combined.outliers };
       }
     }
     return combined;
@@ -211,7 +214,9 @@ export function exchangeRates(options: ExchangeRatesOptions): ExchangeRates {
     },
 
     refresh: () => {
-      first ??= refresh().then(() => void (ready = true));
+      // firstRead, not start(): an explicit read counts as the first (quotes stop waiting for
+      // one) but starts no background timer; bind() does that.
+      void firstRead();
       return refresh();
     },
 

@@ -182,4 +182,14 @@ describe("configuration checked at boot", () => {
     const adapter = evmChain({ network: "ETH", rpcUrl: eth.rpcUrl, hotWallet: key, tokens: { USDT: { address: "0xdAC17F958D2ee523a2206206994597C13D831ec7", decimals: 2 } } });
     expect(() => createPaymentRouter({ chains: [adapter], pricing: staticPricing({ allowLive: true }), backgroundIntervalMs: false })).toThrow(/USDT has 2 decimals on ETH but 6 in the currency list/);
   });
+
+  it("refuses a node on another chain than chainId, naming the node once", async () => {
+    // anvil serves chain 31337. The refusal reaches pollDeposits and maintain through layers
+    // that each scrub node errors: it must not read "ETH node: ETH node is on chain ...".
+    const adapter = ethChain(eth, { chainId: 1 });
+    open.push(await liveHarness([adapter]));
+    const refusal = /^ETH node is on chain 31337, but chainId 1 was configured$/;
+    await expect(adapter.pollDeposits(null, 100)).rejects.toThrow(refusal);
+    await expect(adapter.maintain!()).rejects.toThrow(refusal);
+  });
 });

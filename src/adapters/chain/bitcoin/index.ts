@@ -60,21 +60,23 @@ export function bitcoinChain(options: BitcoinChainOptions): BitcoinChain {
     const { host } = use();
     chain ??= (async () => {
       const remembered = await host.state.get(`${namespace}:chain`);
+      let kind: ChainKind;
       try {
-        const kind = await node.chain();
-        // A testnet key on a mainnet node (or the reverse) would hand out addresses no wallet of
-        // the merchant's shows: refuse rather than derive them.
-        if (!account.chains.includes(kind)) {
-          throw new Error(`the ${settings.network} node is on ${kind}, but the xpub given is a ${account.kind} key for ${account.chains.join("/")}; export the account key of the node's network`);
-        }
-        if (remembered && remembered !== kind) throw new Error(`the ${settings.network} node is on ${kind}, but this service issued addresses on ${remembered}; point rpcUrl at the right node`);
-        if (!remembered) await host.state.withLock(`${namespace}:chain`, (state) => state.set(`${namespace}:chain`, kind));
-        return kind;
+        kind = await node.chain();
       } catch (error) {
-        // Only an unreachable node falls back to what was remembered, never a refusal.
-        if (remembered && !(error instanceof Error && /this service issued|the xpub given/.test(error.message))) return remembered as ChainKind;
+        // Only a node that cannot answer falls back to what was remembered; the refusals below
+        // are outside this try, so they are never mistaken for it.
+        if (remembered) return remembered as ChainKind;
         throw error;
       }
+      // A testnet key on a mainnet node (or the reverse) would hand out addresses no wallet of
+      // the merchant's shows: refuse rather than derive them.
+      if (!account.chains.includes(kind)) {
+        throw new Error(`the ${settings.network} node is on ${kind}, but the xpub given is a ${account.kind} key for ${account.chains.join("/")}; export the account key of the node's network`);
+      }
+      if (remembered && remembered !== kind) throw new Error(`the ${settings.network} node is on ${kind}, but this service issued addresses on ${remembered}; point rpcUrl at the right node`);
+      if (!remembered) await host.state.withLock(`${namespace}:chain`, (state) => state.set(`${namespace}:chain`, kind));
+      return kind;
     })().catch((error: unknown) => {
       chain = null; // Ask again next time.
       throw error;
@@ -109,8 +111,9 @@ export function bitcoinChain(options: BitcoinChainOptions): BitcoinChain {
         confirmations,
         blocksPerPoll: settings.blocksPerPoll,
         startHeight: settings.startHeight,
-        onFinal: (deposits) => wallet.receive(deposits.map((deposit) => ({ txid: deposit.txid, vout: deposit.vout, sats: deposit.sats, address: deposit.address }))),
-        onBlockTransactions: (block) => wallet.sawBlock(block),
+        // A followed deposit already has the fields receive() reads (txid, vout, sats, address).
+        onFinal: (deposits) => wallet.receive(deposits),
+        onBlocks: (blocks) => wallet.sawBlocks(blocks),
       });
       bound = { host, scanner, wallet, confirmations };
     },

@@ -139,6 +139,10 @@ export function sameAccount(publicKey: HDKey, privateKey: HDKey): boolean {
  * outputs are matched by, whatever the node version reports as the output's address. Any
  * segwit version is encoded (as address-rules accepts them). Throws a TypeError for an address
  * not of this chain (another coin's, another chain's, malformed).
+ *
+ * The scanner matches by decoding scripts ({@link addressOfScript}) and does not call this; it is
+ * kept as that function's inverse, by which the tests check every address it writes round-trips
+ * to the very script it came from.
  */
 export function scriptOf(address: string, params: AddressParams): string {
   try {
@@ -193,7 +197,14 @@ function toNetwork(params: AddressParams): BtcNetwork {
 // account key (a WeakMap, so they go when the key goes) rather than derived again each time.
 const branchKeys = new WeakMap<HDKey, [HDKey | undefined, HDKey | undefined]>();
 
-function derive(key: HDKey, branch: Branch, index: number): HDKey {
+/**
+ * The key of address `branch/index` of the account `key` (public or private, as `key` is), its
+ * branch key cached per account. For a caller that needs both halves of one address's key (the
+ * wallet signs an input with the private key and commits to the script of its public key):
+ * deriving once serves both. Throws a RangeError for a branch other than 0 or 1 or an index
+ * outside 0..2^31-1 (hardened indexes cannot be derived from a public key).
+ */
+export function derive(key: HDKey, branch: Branch, index: number): HDKey {
   if (branch !== 0 && branch !== 1) throw new RangeError(`branch must be 0 (receive) or 1 (change), got ${String(branch)}`);
   if (!Number.isSafeInteger(index) || index < 0 || index >= HARDENED) throw new RangeError(`index must be an integer from 0 to ${HARDENED - 1}, got ${String(index)}`);
   let cached = branchKeys.get(key);

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { optionsError } from "../../../options-error";
 
 /** Options of `bitcoinChain()`. */
 export interface BitcoinChainOptions {
@@ -67,12 +68,7 @@ const schema = z.strictObject({
 /** Checks `bitcoinChain()`'s options; messages name the option and never show a key or the URL. */
 export function checkBitcoinOptions(options: BitcoinChainOptions): BitcoinSettings {
   const result = schema.safeParse(options ?? {});
-  if (!result.success) {
-    const problems = result.error.issues.map((issue) =>
-      issue.code === "unrecognized_keys" ? `unknown option(s) ${issue.keys.join(", ")}` : `${issue.path.map(String).join(".") || "options"} ${issue.message}`,
-    );
-    throw new TypeError(`bitcoinChain: ${problems.join("; ")}`);
-  }
+  if (!result.success) throw optionsError("bitcoinChain", result.error);
   const value = result.data;
   const fee = { target: value.feeRate?.target ?? 6, fallback: value.feeRate?.fallback ?? 10, ceiling: value.feeRate?.ceiling ?? 500 };
   if (fee.fallback > fee.ceiling) throw new TypeError("bitcoinChain: feeRate.fallback is above feeRate.ceiling");

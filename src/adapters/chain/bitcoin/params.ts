@@ -1,9 +1,10 @@
-import type { ChainKind } from "../address-rules";
+import { UTXO_PARAMS, type ChainKind } from "../address-rules";
 
 /**
  * Network parameters of the Bitcoin family adapter: address encodings per coin and chain, and
  * the BIP32 version bytes of the extended keys it accepts. Data only; the address *validation*
- * rules live in `../address-rules` and are not repeated here.
+ * rules, and the bech32 prefixes and base58 versions they check, live in `../address-rules` and
+ * are not repeated here: only the WIF versions are added.
  */
 
 export type { ChainKind };
@@ -23,21 +24,18 @@ export interface AddressParams {
   readonly wif: number;
 }
 
-// Bitcoin Core and Litecoin Core chainparams.cpp (signet shares testnet's). Litecoin's P2SH is
-// its own 0x32 "M..." / 0x3a "Q..." (SCRIPT_ADDRESS2): the 0x05 / 0xc4 forms Litecoin Core still
-// decodes are byte for byte Bitcoin addresses, and address-rules refuses them for Litecoin.
-// Neither @scure/btc-signer nor bitcoinjs-lib ships Litecoin's, hence this table.
+// The WIF version of private keys, from Bitcoin Core and Litecoin Core chainparams.cpp: the one
+// field address-rules' table has no use for. Neither @scure/btc-signer nor bitcoinjs-lib ships
+// Litecoin's parameters, hence these tables.
+const WIF_VERSIONS: Readonly<Record<CoinFamily, Readonly<Record<ChainKind, number>>>> = {
+  bitcoin: { main: 0x80, test: 0xef, regtest: 0xef },
+  litecoin: { main: 0xb0, test: 0xef, regtest: 0xef },
+};
+
+// Built once, so that addressParams hands out the same frozen object on every call.
 const ADDRESS_PARAMS: Readonly<Record<CoinFamily, Readonly<Record<ChainKind, AddressParams>>>> = freezeTable({
-  bitcoin: {
-    main: { bech32: "bc", pubKeyHash: 0x00, scriptHash: 0x05, wif: 0x80 },
-    test: { bech32: "tb", pubKeyHash: 0x6f, scriptHash: 0xc4, wif: 0xef },
-    regtest: { bech32: "bcrt", pubKeyHash: 0x6f, scriptHash: 0xc4, wif: 0xef },
-  },
-  litecoin: {
-    main: { bech32: "ltc", pubKeyHash: 0x30, scriptHash: 0x32, wif: 0xb0 },
-    test: { bech32: "tltc", pubKeyHash: 0x6f, scriptHash: 0x3a, wif: 0xef },
-    regtest: { bech32: "rltc", pubKeyHash: 0x6f, scriptHash: 0x3a, wif: 0xef },
-  },
+  bitcoin: networksOf("bitcoin"),
+  litecoin: networksOf("litecoin"),
 });
 
 /**
@@ -168,6 +166,15 @@ export function extendedKeyVersion(version: number): ExtendedKeyVersion | null {
 export function coinType(family: CoinFamily, chain: ChainKind): number {
   if (chain !== "main") return 1;
   return family === "litecoin" ? 2 : 0;
+}
+
+/** The btc-signer network of each chain of `family`: address-rules' encodings plus the WIF version. */
+function networksOf(family: CoinFamily): Record<ChainKind, AddressParams> {
+  const network = (chain: ChainKind): AddressParams => {
+    const { hrp, pubKeyHash, scriptHash } = UTXO_PARAMS[family][chain];
+    return { bech32: hrp, pubKeyHash, scriptHash, wif: WIF_VERSIONS[family][chain] };
+  };
+  return { main: network("main"), test: network("test"), regtest: network("regtest") };
 }
 
 function freezeTable<T extends Record<string, Record<string, object>>>(table: T): T {

@@ -1,8 +1,8 @@
 import { z } from "zod";
-import { parseDecimal } from "../../../money";
-import { decodeStoredCursor, rewindOnReorg } from "../block-cursor";
+import { chainedPrefix, decodeStoredCursor, rewindOnReorg } from "../block-cursor";
 import type { ChainDeposit, ChainHost, DepositFeedPage, IssuedAddress } from "../types";
 import { toLedgerUnits } from "../units";
+import { toSatoshis } from "./rpc";
 
 /** A transaction as `getblock <hash> 2` and `getrawtransaction <txid> true` give it (amounts as exact strings). */
 export interface NodeTransaction {
@@ -48,8 +48,12 @@ export interface BitcoinScannerSettings {
   startHeight: number | null;
   /** Called with deposits that just became final (the wallet takes their outputs as spendable). */
   onFinal: (deposits: readonly Tracked[]) => Promise<void>;
-  /** Called for every transaction of every block read, so the wallet sees its own payouts mined. */
-  onBlockTransactions?: (block: { hash: string; height: number; txids: string[] }) => Promise<void>;
+  /**
+   * Called once per poll with the transactions of the blocks it read (oldest first; not called
+   * when it read none), so the wallet sees its own payouts mined. One call per poll rather than
+   * per block lets the wallet read its list of watched payouts once.
+   */
+  onBlocks?: (blocks: ReadonlyArray<{ hash: string; height: number; txids: string[] }>) => Promise<void>;
 }
 
 const trackedSchema = z.strictObject({
@@ -156,18 +160,10 @@ export class BitcoinScanner {
     const heights = Array.from({ length: to - from + 1 }, (_, i) => from + i);
     const blocks = await node.blocks(await node.blockHashes(heights));
     // Keep the blocks that chain onto what was read before (a reorg under the read stops it).
-    let parent = cursor.hashes.at(-1);
-    const read: NodeBlock[] = [];
-    for (const block of blocks) {
-      if (parent && parent[0] === block.height - 1 && parent[1] !== block.previousblockhash) break;
-      parent = [block.height, block.hash];
-      read.push(block);
-    }
+    const read = chainedPrefix(blocks, cursor.hashes.at(-1), (block) => ({ height: block.height, hash: block.hash, parentHash: block.previousblockhash }));
     const found: Array<{ tx: NodeTransaction; block: NodeBlock | null }> = [];
-    for (const block of read) {
-      for (const tx of block.tx) found.push({ tx, block });
-      await this.settings.onBlockTransactions?.({ hash: block.hash, height: block.height, txids: block.tx.map((tx) => tx.txid) });
-    }
+    for (const block of read) for (const tx of block.tx) found.push({ tx, block });
+    if (read.length > 0) await this.settings.onBlocks?.(read.map((block) => ({ hash: block.hash, height: block.height, txids: block.tx.map((tx) => tx.txid) })));
     await this.match(cursor, found, head, reports, minedNow);
     for (const block of read) cursor.hashes.push([block.height, block.hash]);
     if (read.length > 0) cursor.height = read.at(-1)!.height;
@@ -200,7 +196,7 @@ export class BitcoinScanner {
     for (const output of outputs) {
       const owner = ours.get(output.address);
       if (!owner) continue;
-      const sats = parseDecimal(output.value, 8);
+      const sats = toSatoshis(output.value);
       if (sats <= 0n) continue;
       const existing = cursor.tracked.find((entry) => entry.txid === output.tx.txid && entry.vout === output.vout);
       const confirmations = output.block ? head - output.block.height + 1 : 0;

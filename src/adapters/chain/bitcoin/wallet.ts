@@ -1,6 +1,8 @@
 import { p2wpkh, Transaction } from "@scure/btc-signer";
 import type { HDKey } from "@scure/bip32";
 import type { ChainHost, ChainPayoutStatus, ChainStateView } from "../types";
+import { derive, deriveAddress } from "./keys";
+import type { AddressParams } from "./params";
 
 /** An output the wallet may spend: a final deposit, or change of its own payouts. */
 interface Coin {
@@ -53,7 +55,7 @@ export interface WalletSettings {
   /** The account key with its private part (hot wallet), or null when payouts are off. */
   account: HDKey | null;
   /** Address parameters of the node's chain (btc-signer network). */
-  params: () => Promise<{ bech32: string; pubKeyHash: number; scriptHash: number; wif: number }>;
+  params: () => Promise<AddressParams>;
   confirmations: number;
   fee: { fallback: number; ceiling: number; target: number };
 }
@@ -102,12 +104,18 @@ export class BitcoinWallet {
     });
   }
 
-  /** Notes where payout transactions were mined (called for every block the scan reads). */
-  async sawBlock(block: { hash: string; height: number; txids: readonly string[] }): Promise<void> {
+  /**
+   * Notes where payout transactions were mined. Called with the blocks of each poll of the scan,
+   * oldest first: the list of watched payouts is read once for all of them.
+   */
+  async sawBlocks(blocks: ReadonlyArray<{ hash: string; height: number; txids: readonly string[] }>): Promise<void> {
     const watched = new Set(JSON.parse((await this.settings.host.state.get(this.key("watch"))) ?? "[]") as string[]);
-    for (const txid of block.txids) {
-      if (!watched.has(txid)) continue;
-      await this.settings.host.state.withLock(this.key(`mined:${txid}`), (state) => state.set(this.key(`mined:${txid}`), JSON.stringify({ height: block.height, hash: block.hash } satisfies Mined)));
+    if (watched.size === 0) return;
+    for (const block of blocks) {
+      for (const txid of block.txids) {
+        if (!watched.has(txid)) continue;
+        await this.settings.host.state.withLock(this.key(`mined:${txid}`), (state) => state.set(this.key(`mined:${txid}`), JSON.stringify({ height: block.height, hash: block.hash } satisfies Mined)));
+      }
     }
   }
 
@@ -188,10 +196,12 @@ export class BitcoinWallet {
         throw new Error(`the hot wallet's spendable ${total} sats do not cover ${amount} sats plus a fee of ${fee} sats; it waits for more confirmed deposits`);
       }
       const tx = new Transaction();
-      for (const coin of chosen) {
-        const pubkey = account.deriveChild(coin.branch).deriveChild(coin.index).publicKey!;
-        tx.addInput({ txid: coin.txid, index: coin.vout, witnessUtxo: { script: p2wpkh(pubkey, params).script, amount: BigInt(coin.sats) } });
-      }
+      // Each input's key is derived once: its public half makes the script the input commits to,
+      // its private half signs it below.
+      const keys = chosen.map((coin) => derive(account, coin.branch, coin.index));
+      chosen.forEach((coin, i) => {
+        tx.addInput({ txid: coin.txid, index: coin.vout, witnessUtxo: { script: p2wpkh(keys[i]!.publicKey!, params).script, amount: BigInt(coin.sats) } });
+      });
       tx.addOutputAddress(to, amount, params);
       let change = total - amount - fee;
       let changeOutput: number | null = null;
@@ -199,14 +209,13 @@ export class BitcoinWallet {
       if (change >= DUST) {
         const index = Number((await state.get(this.key("next-change"))) ?? "0");
         await state.set(this.key("next-change"), String(index + 1));
-        const pubkey = account.deriveChild(1).deriveChild(index).publicKey!;
-        tx.addOutputAddress(p2wpkh(pubkey, params).address!, change, params);
+        tx.addOutputAddress(deriveAddress(account, 1, index, params), change, params);
         changeOutput = 1;
         changeCoin = { txid: "", vout: 1, sats: String(change), branch: 1, index, confirmed: false, spentBy: null };
       } else {
         change = 0n; // Dust goes to the fee.
       }
-      chosen.forEach((coin, i) => tx.signIdx(account.deriveChild(coin.branch).deriveChild(coin.index).privateKey!, i));
+      keys.forEach((key, i) => tx.signIdx(key.privateKey!, i));
       tx.finalize();
       const stored: StoredPayout = { txid: tx.id, hex: tx.hex, change: changeOutput };
       for (const coin of chosen) coin.spentBy = payoutId;

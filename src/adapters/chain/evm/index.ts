@@ -6,7 +6,7 @@ import { Consolidator } from "./consolidation";
 import { DETERMINISTIC_DEPLOYER, factoryAddress, factoryDeploymentData, forwarderAddress, forwarderSalt } from "./forwarders";
 import { HotWallet } from "./hot-wallet";
 import { checkEvmOptions, type EvmChainOptions, type EvmSettings } from "./options";
-import { nodeError, rpcSecrets } from "../rpc-errors";
+import { NodeError, nodeError, rpcSecrets } from "../rpc-errors";
 import { EvmScanner, type WatchedAsset } from "./scanner";
 import { toChainUnits } from "../units";
 
@@ -53,14 +53,9 @@ export function evmChain(options: EvmChainOptions): EvmChain {
   const account = privateKeyToAccount(settings.hotWallet);
   const secrets = [...rpcSecrets(settings.rpcUrl), settings.hotWallet, settings.hotWallet.slice(2)];
   const label = `${settings.network} node`;
-  // Scrubbed once: an error already made here (the chain id check) passes through unchanged.
-  const scrubbed = new WeakSet<Error>();
-  const fail = (error: unknown): Error => {
-    if (error instanceof Error && scrubbed.has(error)) return error;
-    const clean = nodeError(error, { label, secrets });
-    scrubbed.add(clean);
-    return clean;
-  };
+  // nodeError passes a NodeError (one already scrubbed, here or by the hot wallet) through
+  // unchanged, so an error wrapped at several depths still carries its label once.
+  const fail = (error: unknown): Error => nodeError(error, { label, secrets });
   const client = createPublicClient({
     transport: http(settings.rpcUrl, { batch: { batchSize: 100 }, timeout: settings.timeoutMs, retryCount: 1 }),
     cacheTime: 0,
@@ -74,7 +69,8 @@ export function evmChain(options: EvmChainOptions): EvmChain {
     (chainId ??= client.getChainId().then(
       (id) => {
         if (settings.chainId !== null && id !== settings.chainId) {
-          throw new Error(`${label} is on chain ${id}, but chainId ${settings.chainId} was configured`);
+          // A NodeError (no secret in it): the callers' fail() passes it on without labelling it twice.
+          throw new NodeError(`${label} is on chain ${id}, but chainId ${settings.chainId} was configured`);
         }
         return id;
       },

@@ -1,5 +1,6 @@
 import { getAddress, isAddress, type Address, type Hex } from "viem";
 import { z } from "zod";
+import { optionsError } from "../../../options-error";
 
 /** Options of `evmChain()`. */
 export interface EvmChainOptions {
@@ -115,12 +116,7 @@ const schema = z.strictObject({
  */
 export function checkEvmOptions(options: EvmChainOptions): EvmSettings {
   const result = schema.safeParse(options ?? {});
-  if (!result.success) {
-    const problems = result.error.issues.map((issue) =>
-      issue.code === "unrecognized_keys" ? `unknown option(s) ${issue.keys.join(", ")}` : `${issue.path.map(String).join(".") || "options"} ${issue.message}`,
-    );
-    throw new TypeError(`evmChain: ${problems.join("; ")}`);
-  }
+  if (!result.success) throw optionsError("evmChain", result.error);
   const value = result.data;
   const tokens = Object.entries(value.tokens ?? {}).map(([coin, token]) => ({ coin, address: getAddress(token.address), decimals: token.decimals }));
   const nativeCoin = value.nativeCoin === undefined ? (NATIVE_COINS[value.network] ?? null) : value.nativeCoin;

@@ -1,6 +1,6 @@
 import { getAddress, parseAbiItem, type Address, type Block, type Hash, type PublicClient, type Transaction } from "viem";
 import type { ChainDeposit, ChainHost, DepositFeedPage, IssuedAddress } from "../types";
-import { rewindOnReorg } from "../block-cursor";
+import { chainedPrefix, rewindOnReorg } from "../block-cursor";
 import { decodeCursor, encodeCursor, type ScanCursor, type TrackedDeposit } from "./cursor";
 import { callFrames, parityValueFrames, type CallFrame, type ParityTrace, type ValueFrame } from "./traces";
 import { toLedgerUnits } from "../units";
@@ -151,16 +151,9 @@ export class EvmScanner {
     ]);
 
     // Keep the prefix of blocks that chains onto what was read before.
-    let parent = cursor.hashes.at(-1);
-    let usable = 0;
-    for (const block of blocks) {
-      if (parent && parent[0] === Number(block.number) - 1 && parent[1] !== block.parentHash) break;
-      parent = [Number(block.number), block.hash!];
-      usable++;
-    }
-    const read = blocks.slice(0, usable);
+    const read = chainedPrefix(blocks, cursor.hashes.at(-1), (block) => ({ height: Number(block.number), hash: block.hash!, parentHash: block.parentHash }));
     const hashByHeight = new Map(read.map((block) => [Number(block.number), block.hash!]));
-    let last = from - 1 + usable;
+    let last = from - 1 + read.length;
     for (const log of logs) {
       const height = Number(log.blockNumber);
       if (height <= last && hashByHeight.get(height) !== log.blockHash) last = Math.min(last, height - 1);

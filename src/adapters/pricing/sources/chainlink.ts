@@ -1,5 +1,6 @@
 import { BaseError, ContractFunctionZeroDataError, createPublicClient, formatUnits, getAddress, http, isAddress, type Address } from "viem";
 import { nodeError, rpcSecrets } from "../../chain/rpc-errors";
+import { abortReason } from "./http";
 import { checkTimeout, optionsRecord } from "./options";
 import { PriceSourceError, type PriceSource, type SourcePrice } from "./types";
 
@@ -88,7 +89,7 @@ export function chainlink(options: ChainlinkOptions): PriceSource {
       const wanted = new Set(bases);
       const asked = feeds.filter((feed) => wanted.has(feed.base));
       if (asked.length === 0) return [];
-      if (signal.aborted) throw new PriceSourceError(NAME, `not read: aborted (${reasonOf(signal.reason)})`);
+      if (signal.aborted) throw new PriceSourceError(NAME, `not read: aborted (${abortReason(signal.reason)})`);
       const timeout = AbortSignal.timeout(timeoutMs);
       const combined = AbortSignal.any([signal, timeout]);
       // A client per fetch: its requests carry this fetch's signal, so a timeout or the caller's
@@ -112,7 +113,7 @@ export function chainlink(options: ChainlinkOptions): PriceSource {
         } catch (error) {
           if (combined.aborted) {
             if (combined.reason === timeout.reason) throw new PriceSourceError(NAME, `${feed.key} feed got no answer within ${timeoutMs} ms (timeoutMs)`);
-            throw new PriceSourceError(NAME, `${feed.key} feed read was aborted (${reasonOf(signal.reason)})`);
+            throw new PriceSourceError(NAME, `${feed.key} feed read was aborted (${abortReason(signal.reason)})`);
           }
           const noContract = error instanceof BaseError && error.walk((inner) => inner instanceof ContractFunctionZeroDataError) !== null;
           const hint = noContract ? ": is a price feed deployed at this address on this network?" : "";
@@ -166,9 +167,4 @@ function checkFeeds(value: unknown): Feed[] {
     }
     return { key, base: match[1]!, quote: match[2]!, address: getAddress(address) };
   });
-}
-
-function reasonOf(reason: unknown): string {
-  if (reason instanceof Error) return reason.message || reason.name;
-  return reason === undefined ? "no reason given" : String(reason);
 }

@@ -151,11 +151,15 @@ function describeBody(text: string): string {
   return JSON.stringify(line.length > 160 ? `${line.slice(0, 160)}...` : line);
 }
 
-function abortReason(reason: unknown): string {
+/**
+ * Why a caller's signal was aborted, for a message: an Error's message (or name, when it has
+ * none), else the reason as text. Shared by every source that honours a caller's signal (the
+ * HTTP ones here, chainlink over JSON-RPC) so an abort reads the same from all of them.
+ */
+export function abortReason(reason: unknown): string {
   if (reason instanceof Error) return reason.message || reason.name;
   return reason === undefined ? "no reason given" : String(reason);
 }
-
 
 /** Where a redirect points, origin only: its path or query could carry anything. */
 function originOf(location: string, base: string): string {
