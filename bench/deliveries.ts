@@ -26,10 +26,9 @@
  * backlog of run 1 (default 20000; the others scale from it); BENCH_LEASE_MS the lease of run 4
  * (default: the library's); BENCH_RUNS which runs (default "1,2,3,4,5").
  */
-import { once } from "node:events";
 import autocannon from "autocannon";
 import pg from "pg";
-import { pinned, startTarget, type Target } from "./support";
+import { createOne, jsonHeaders, pinned, startTarget, stop, type Target } from "./support";
 
 const databaseUrl = process.env.DATABASE_URL || "postgres://postgres@127.0.0.1:5432/test";
 const backlog = Number(process.env.BENCH_DELIVERIES ?? 20_000);
@@ -56,34 +55,17 @@ try {
   process.exit(0);
 }
 
-async function stop(target: Target, signal: NodeJS.Signals = "SIGTERM"): Promise<void> {
-  if (target.child.exitCode !== null || target.child.signalCode !== null) return;
-  const exited = once(target.child, "exit");
-  target.child.kill(signal);
-  await exited;
-}
-
-async function call(target: RouterTarget, path: string, body: unknown): Promise<Record<string, unknown>> {
-  const response = await fetch(`http://127.0.0.1:${target.port}${path}`, {
-    method: "POST",
-    headers: { "content-type": "application/json", authorization: `Bearer ${target.key}` },
-    body: JSON.stringify(body),
-  });
-  if (!response.ok) throw new Error(`${path} answered ${response.status}: ${await response.text()}`);
-  return (await response.json()) as Record<string, unknown>;
-}
-
 const stats = async (receiver: Target): Promise<Stats> => (await fetch(`http://127.0.0.1:${receiver.port}/stats`)).json() as Promise<Stats>;
 
 /** A fresh schema with `endpoints` endpoints on `receiver` and `invoices` invoices' deliveries queued for each. */
 async function seed(schema: string, receiver: Target, endpoints: number, invoices: number): Promise<void> {
   const seeder = await startTarget<{ key: string }>("bench/delivery-target.ts", [`${databaseUrl}#${schema}`, "seed"]);
   try {
-    for (let e = 0; e < endpoints; e++) await call(seeder, "/v1/webhook-endpoints", { url: `http://127.0.0.1:${receiver.port}/hooks/${e}`, events: ["payment.created"] });
+    for (let e = 0; e < endpoints; e++) await createOne(seeder, "/v1/webhook-endpoints", { url: `http://127.0.0.1:${receiver.port}/hooks/${e}`, events: ["payment.created"] });
     const result = await autocannon({
       url: `http://127.0.0.1:${seeder.port}/api/v1/merchants/invoice/create`,
       method: "POST",
-      headers: { "content-type": "application/json", authorization: `Bearer ${seeder.key}` },
+      headers: jsonHeaders(seeder.key),
       body: JSON.stringify({ amount: 25, amountCurrency: "USD", acceptedCoins: ["USDT", "BTC"], lifeTime: 60 }),
       connections: 10,
       amount: invoices,

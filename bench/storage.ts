@@ -12,12 +12,11 @@
  * unreachable); the bench works in schemas of its own and drops them. BENCH_SEED_ROWS lowers the
  * 1M (quick runs); BENCH_SECONDS and BENCH_ROUNDS as in run.ts; BENCH_ENGINES=pg or pglite runs one.
  */
-import { once } from "node:events";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
-import { alternate, createOne, measure, median, pinned, startTarget, type Sample, type Target as SharedTarget } from "./support";
+import { alternate, createOne, measure, median, pinned, startTarget, stop, type Sample, type Target as SharedTarget } from "./support";
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 3);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -32,12 +31,6 @@ const GROWTH_LIMIT = 0.2;
 type Target = SharedTarget<{ key?: string }>;
 
 const startStorageTarget = (args: string[]): Promise<Target> => startTarget("bench/storage-target.ts", args);
-
-async function stopTarget(target: Target): Promise<void> {
-  const exited = once(target.child, "exit");
-  target.child.kill("SIGTERM");
-  await exited;
-}
 
 const createInvoice = (target: Target, path: string): Promise<string> => createOne(target, path, createBody);
 const load = (target: Target, path: string, body: unknown, duration = seconds): Promise<Sample> => measure(target, path, body, { duration, connections });
@@ -106,8 +99,8 @@ async function compare(engine: string, place: Place): Promise<void> {
       );
     }
   } finally {
-    await stopTarget(bare);
-    await stopTarget(router);
+    await stop(bare);
+    await stop(router);
   }
 }
 
@@ -139,7 +132,7 @@ async function scale(engine: string, place: Place): Promise<void> {
       }
       results.push({ rows, rps, seedSeconds });
     } finally {
-      await stopTarget(router);
+      await stop(router);
     }
   }
   const [small, large] = results as [(typeof results)[0], (typeof results)[0]];

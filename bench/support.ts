@@ -32,6 +32,14 @@ export async function startTarget<Info = Record<string, unknown>>(script: string
   return { child, ...JSON.parse(line) } as Target<Info>;
 }
 
+/** Stops a target (SIGTERM: a clean exit; SIGKILL: a crash) and waits for its exit; nothing if it is gone. */
+export async function stop(target: Target, signal: NodeJS.Signals = "SIGTERM"): Promise<void> {
+  if (target.child.exitCode !== null || target.child.signalCode !== null) return;
+  const exited = once(target.child, "exit");
+  target.child.kill(signal);
+  await exited;
+}
+
 /** The middle value (the upper middle for an even count). */
 export const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
@@ -50,7 +58,7 @@ export function jsonHeaders(key?: string): Record<string, string> {
 /** POSTs `body` once to a target and returns the created record's id (a fetch measurement's subject). */
 export async function createOne(target: Target<{ key?: string }>, path: string, body: unknown): Promise<string> {
   const response = await fetch(`http://127.0.0.1:${target.port}${path}`, { method: "POST", headers: jsonHeaders(target.key), body: JSON.stringify(body) });
-  if (!response.ok) throw new Error(`${path} answered ${response.status}`);
+  if (!response.ok) throw new Error(`${path} answered ${response.status}: ${await response.text()}`);
   return ((await response.json()) as { id: string }).id;
 }
 

@@ -50,23 +50,20 @@ if (kind === "bare") {
     if (!invoice) return void res.status(404).json({ error: 40401, message: "not found" });
     res.json(invoice);
   });
-} else if (kind === "router") {
-  // In memory, like the bare side's Map: this bench measures the router itself (bench/storage.ts
-  // measures it on PostgreSQL and PGlite against a bare route on the same database).
-  const payments = createPaymentRouter({ storage: memoryStorage(), backgroundIntervalMs: false });
-  const merchant = await payments.admin.createMerchant({ name: "Bench" });
-  const { key } = await payments.admin.issueApiKey(merchant.id, { mode: "test" });
-  app.use(payments);
-  ready = { key };
-} else if (kind === "priced-static" || kind === "priced-rates") {
-  // The same router quoting from the fixed table, or from exchangeRates() over three providers'
-  // APIs (local servers whose URLs bench/rates.ts passes): what live prices cost a quote.
+} else if (kind === "router" || kind === "priced-static" || kind === "priced-rates") {
+  // router: in memory, like the bare side's Map: this bench measures the router itself
+  // (bench/storage.ts measures it on PostgreSQL and PGlite against a bare route on the same
+  // database). priced-*: the same router quoting from the fixed table, or from exchangeRates()
+  // over three providers' APIs (local servers whose URLs bench/rates.ts passes): what live
+  // prices cost a quote.
   const urls = JSON.parse(process.argv[3] ?? "{}") as Record<string, string>;
   const pricing =
-    kind === "priced-static"
-      ? staticPricing()
-      : exchangeRates({ sources: [coinbase({ baseUrl: urls.coinbase }), kraken({ baseUrl: urls.kraken }), coingecko({ baseUrl: urls.coingecko })] });
-  const payments = createPaymentRouter({ storage: memoryStorage(), backgroundIntervalMs: false, pricing });
+    kind === "router"
+      ? undefined
+      : kind === "priced-static"
+        ? staticPricing()
+        : exchangeRates({ sources: [coinbase({ baseUrl: urls.coinbase }), kraken({ baseUrl: urls.kraken }), coingecko({ baseUrl: urls.coingecko })] });
+  const payments = createPaymentRouter({ storage: memoryStorage(), backgroundIntervalMs: false, ...(pricing ? { pricing } : {}) });
   const merchant = await payments.admin.createMerchant({ name: "Bench" });
   const { key } = await payments.admin.issueApiKey(merchant.id, { mode: "test" });
   app.use(payments);

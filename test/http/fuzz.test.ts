@@ -14,14 +14,10 @@
  *   FUZZ_RUNS=<n>   runs per route and property on every storage (nightly: FUZZ_RUNS=200)
  *   FUZZ_SEED=<n>   another seed (a failure prints the seed and path to replay it)
  */
-import pg from "pg";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { memoryStorage } from "../../src/adapters/storage/memory";
-import type { Storage } from "../../src/adapters/storage/types";
 import { apiReferenceOf } from "../../src/http/routes/docs";
-import { postgresStorage } from "../../src/postgres";
-import { uniqueSchema } from "../adapters/storage/sql-fixtures";
+import { storageBackends, type StorageBackend } from "../adapters/storage/sql-fixtures";
 import { check, PROPERTIES, storageSnapshot, type Property } from "./fuzz/oracle";
 import { describeRequest, requestArbitrary, send } from "./fuzz/requests";
 import { apiRoutes, PAGE_ROUTES, type FuzzRoute } from "./fuzz/routes";
@@ -29,47 +25,11 @@ import { fuzzWorld, type FuzzApp } from "./fuzz/world";
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20260301);
 const RUNS_OVERRIDE = Number(process.env.FUZZ_RUNS ?? "") || undefined;
-const DATABASE_URL = process.env.DATABASE_URL || undefined;
 
-interface Backend {
-  name: string;
-  enabled: boolean;
-  /** Runs per route and property unless FUZZ_RUNS says otherwise: SQL round trips cost more. */
-  runs: number;
-  open(): Promise<{ storage: Storage; dispose(): Promise<void> }>;
-}
+/** Runs per route and property on each storage unless FUZZ_RUNS says otherwise: SQL round trips cost more. */
+const RUNS: Record<StorageBackend["name"], number> = { "memory storage": 12, PGlite: 4, "PostgreSQL server": 4 };
 
-const BACKENDS: Backend[] = [
-  { name: "memory storage", enabled: true, runs: 12, open: async () => ({ storage: memoryStorage(), dispose: async () => {} }) },
-  {
-    name: "PGlite",
-    enabled: true,
-    runs: 4,
-    open: async () => {
-      const { PGlite } = await import("@electric-sql/pglite");
-      const pglite = await PGlite.create();
-      const storage = postgresStorage({ pglite: pglite as never, schema: "fuzz", cache: true });
-      return { storage, dispose: () => pglite.close() };
-    },
-  },
-  {
-    name: "PostgreSQL server",
-    enabled: DATABASE_URL !== undefined,
-    runs: 4,
-    open: async () => {
-      const schema = uniqueSchema("fuzz");
-      const storage = postgresStorage({ connectionString: DATABASE_URL!, schema });
-      return {
-        storage,
-        dispose: async () => {
-          const pool = new pg.Pool({ connectionString: DATABASE_URL });
-          await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-          await pool.end();
-        },
-      };
-    },
-  },
-];
+const BACKENDS = storageBackends("fuzz").map((backend) => ({ ...backend, runs: RUNS[backend.name] }));
 
 /** One failing route of one property: what fast-check shrank it to. */
 interface Failure {

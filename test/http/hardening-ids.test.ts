@@ -1,6 +1,6 @@
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { setup, type Harness } from "../helpers";
+import { expectErrorObject, setup, type Harness } from "../helpers";
 
 /**
  * Ids and strings are checked at the edge. An id that cannot be one of ours (NUL, control
@@ -79,13 +79,6 @@ function withControlCharacters(valid: unknown): string[] {
   const text = typeof valid === "string" ? valid : "USDT";
   const middle = Math.ceil(text.length / 2);
   return [`${text.slice(0, middle)}\u0000${text.slice(middle)}`, "\u0000", `${text.slice(0, middle)}\u0007${text.slice(middle)}`];
-}
-
-function expectErrorObject(res: request.Response, status: number, code?: number): void {
-  expect(res.status, res.text).toBe(status);
-  expect(res.headers["content-type"]).toMatch(/^application\/json/);
-  expect(Object.keys(res.body).sort()).toEqual(["error", "message"]);
-  if (code !== undefined) expect(res.body.error).toBe(code);
 }
 
 let h: Harness;

@@ -1,13 +1,10 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import express from "express";
-import pg from "pg";
 import request from "supertest";
 import { describe, expect, it } from "vitest";
-import { memoryStorage } from "../../src/adapters/storage/memory";
 import type { Storage } from "../../src/adapters/storage/types";
 import { createPaymentRouter } from "../../src/index";
-import { postgresStorage } from "../../src/postgres";
-import { uniqueSchema } from "../adapters/storage/sql-fixtures";
+import { storageBackends, type StorageBackend } from "../adapters/storage/sql-fixtures";
 import { setup, type Harness } from "../helpers";
 import { CREATING_ROUTES, funded, type CreatingRoute } from "./creating-routes";
 import { expectError } from "./support";
@@ -24,60 +21,8 @@ import { expectError } from "./support";
  */
 const LEASE_MS = 300;
 
-interface Backend {
-  name: string;
-  enabled: boolean;
-  /** The storage of the first instance, and how the second opens the same data. */
-  open(): Promise<{ storage: Storage; second: () => Storage; dispose(): Promise<void> }>;
-}
-
-const DATABASE_URL = process.env.DATABASE_URL || undefined;
-
-const BACKENDS: Backend[] = [
-  {
-    name: "memory storage",
-    enabled: true,
-    open: async () => {
-      const storage = memoryStorage();
-      return { storage, second: () => storage, dispose: async () => {} };
-    },
-  },
-  {
-    name: "PGlite",
-    enabled: true,
-    open: async () => {
-      const { PGlite } = await import("@electric-sql/pglite");
-      const pglite = await PGlite.create();
-      const storage = postgresStorage({ pglite: pglite as never, schema: "crash", cache: true });
-      return { storage, second: () => storage, dispose: () => pglite.close() };
-    },
-  },
-  {
-    // Two instances with pools of their own: the lease is measured on the server's clock.
-    name: "PostgreSQL server",
-    enabled: DATABASE_URL !== undefined,
-    open: async () => {
-      const schema = uniqueSchema("crash");
-      const opened: Storage[] = [];
-      const open = () => {
-        const storage = postgresStorage({ connectionString: DATABASE_URL!, schema });
-        opened.push(storage);
-        return storage;
-      };
-      const storage = open();
-      return {
-        storage,
-        second: open,
-        dispose: async () => {
-          for (const each of opened) await each.close();
-          const pool = new pg.Pool({ connectionString: DATABASE_URL });
-          await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-          await pool.end();
-        },
-      };
-    },
-  },
-];
+// On the server, two instances with pools of their own: the lease is measured on the server's clock.
+const BACKENDS = storageBackends("crash");
 
 /** A held transaction: `reached` resolves when the request got there; `release` lets it go on. */
 interface Hold {
@@ -148,7 +93,7 @@ function replayed(route: CreatingRoute, text: string): unknown {
   return body;
 }
 
-async function harness(backend: Backend) {
+async function harness(backend: StorageBackend) {
   const opened = await backend.open();
   const held = holdable(opened.storage);
   const context = await funded({ storage: held.storage, idempotency: { leaseMs: LEASE_MS } });

@@ -18,8 +18,8 @@ const nowSeconds = () => Math.floor(Date.now() / 1000);
 
 /** Headers signed by the peer library, timestamped now (its verify reads the real clock). */
 function peerHeaders(peer: Webhook, id: string, body: string) {
-  const timestamp = new Date(nowSeconds() * 1000);
-  return { "webhook-id": id, "webhook-timestamp": String(nowSeconds()), "webhook-signature": peer.sign(id, timestamp, body) };
+  const seconds = nowSeconds();
+  return { "webhook-id": id, "webhook-timestamp": String(seconds), "webhook-signature": peer.sign(id, new Date(seconds * 1000), body) };
 }
 
 describe("interoperability with the standardwebhooks package", () => {

@@ -1,8 +1,9 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { exchangeRates, type ExchangeRates } from "../../../src/adapters/pricing/exchange-rates";
-import { PriceSourceError, type PriceSource, type SourcePrice } from "../../../src/adapters/pricing/sources/types";
+import type { PriceSource } from "../../../src/adapters/pricing/sources/types";
 import { PriceUnavailableError } from "../../../src/adapters/pricing/types";
 import { recordingLogger } from "../../helpers";
+import { scripted } from "./scripted-source";
 
 /**
  * The rules of exchangeRates() through its public PriceSource interface: median, staleness,
@@ -10,24 +11,6 @@ import { recordingLogger } from "../../helpers";
  * background refresh. (The providers' own formats are tested in sources/, and end to end with
  * the router in rates-e2e.test.ts.)
  */
-
-/** A source whose prices and behaviour a test sets. */
-function scripted(name: string, prices: Record<string, string>, options: { quote?: string; ageSeconds?: number; timeoutMs?: number } = {}) {
-  const state = { prices: { ...prices }, fail: null as string | null, hang: false, calls: 0, ageSeconds: options.ageSeconds ?? 0 };
-  const source: PriceSource & { state: typeof state } = {
-    name,
-    timeoutMs: options.timeoutMs ?? 1000,
-    state,
-    async fetch({ bases, now, signal }): Promise<SourcePrice[]> {
-      state.calls++;
-      if (state.hang) await new Promise((_, reject) => signal.addEventListener("abort", () => reject(new PriceSourceError(name, "aborted"))));
-      if (state.fail) throw new PriceSourceError(name, state.fail);
-      const at = new Date(now().getTime() - state.ageSeconds * 1000);
-      return bases.filter((base) => state.prices[base] !== undefined).map((base) => ({ base, quote: options.quote ?? "USD", price: state.prices[base]!, at }));
-    },
-  };
-  return source;
-}
 
 let clock = 1_800_000_000_000;
 const now = () => clock;

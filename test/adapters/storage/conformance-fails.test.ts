@@ -1,47 +1,16 @@
-import { execFile } from "node:child_process";
-import { mkdtemp, readFile, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { promisify } from "node:util";
 import { beforeAll, describe, expect, it } from "vitest";
+import { runBrokenSuites, type BrokenSuiteResults } from "../../fixtures/broken-suite-run";
 
-interface AssertionResult {
-  ancestorTitles: string[];
-  title: string;
-  status: "passed" | "failed" | "skipped" | "pending" | "todo";
-}
-
-/** Failed test titles per suite name, from a child vitest run over the broken adapters. */
-let failed: Map<string, string[]>;
+/** Failed test titles and passed counts per suite name, from a child vitest run over the broken adapters. */
+let results: BrokenSuiteResults;
 let passedTotal = 0;
 
 beforeAll(async () => {
-  const dir = await mkdtemp(join(tmpdir(), "ecp-broken-"));
-  const output = join(dir, "results.json");
-  try {
-    const run = promisify(execFile)(
-      process.execPath,
-      ["node_modules/vitest/vitest.mjs", "run", "--config", "test/fixtures/vitest.config.ts", "--reporter=json", `--outputFile=${output}`],
-      { env: { ...process.env, CI: "true" }, maxBuffer: 64 * 1024 * 1024 },
-    );
-    // The run is expected to fail (exit code 1): the results file is what matters.
-    await run.catch((error: { code?: number }) => {
-      if (error.code !== 1) throw error;
-    });
-    const report = JSON.parse(await readFile(output, "utf8")) as { testResults: Array<{ assertionResults: AssertionResult[] }> };
-    failed = new Map();
-    for (const result of report.testResults.flatMap((file) => file.assertionResults)) {
-      const suite = result.ancestorTitles[0]?.split(" ")[0] ?? "?";
-      if (result.status === "passed") passedTotal++;
-      if (result.status !== "failed") continue;
-      failed.set(suite, [...(failed.get(suite) ?? []), result.title]);
-    }
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
+  results = await runBrokenSuites("test/fixtures/vitest.config.ts");
+  passedTotal = [...results.passed.values()].reduce((sum, count) => sum + count, 0);
 }, 120_000);
 
-const failures = (suite: string) => (failed.get(suite) ?? []).join("\n");
+const failures = (suite: string) => results.failures(suite);
 
 describe("the storage conformance suite can fail", () => {
   it("still passes most of its tests on each broken adapter, so each failure points at its bug", () => {

@@ -2,6 +2,7 @@ import { PGlite } from "@electric-sql/pglite";
 import { parseEther, parseUnits, type Address } from "viem";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { postgresStorage } from "../../../src/postgres";
+import { DATABASE_URL, dropSchema, uniqueSchema } from "../../adapters/storage/sql-fixtures";
 import { revertingReceiverAbi, revertingReceiverBytecode, testTokenAbi } from "../../fixtures/contracts/artifacts";
 import type { Harness } from "../../helpers";
 import { balances, get } from "../../v1/support";
@@ -165,10 +166,13 @@ describe("payouts from the hot wallet", () => {
 
 // Two app instances on one PostgreSQL server (CI sets DATABASE_URL): their payouts share one
 // hot wallet, so the nonce queue has to hold across processes' connections, not just in memory.
-describe.runIf(process.env.DATABASE_URL)("payouts from two instances on one PostgreSQL server", () => {
+describe.runIf(DATABASE_URL)("payouts from two instances on one PostgreSQL server", () => {
+  const schema = uniqueSchema("evm_payouts");
+  // After the test's afterEach has closed both instances.
+  afterAll(() => dropSchema(schema));
+
   it("gives 2 x 10 parallel payouts from one hot wallet distinct nonces, all completed", async () => {
-    const schema = `evm_payouts_${process.pid}_${Date.now()}`;
-    const serverStorage = () => postgresStorage({ connectionString: process.env.DATABASE_URL!, schema });
+    const serverStorage = () => postgresStorage({ connectionString: DATABASE_URL!, schema });
     const first = await liveHarness([ethChain(node, { tokens: tokens() })], { storage: serverStorage() });
     open.push(first);
     const second = await restart(first, [ethChain(node, { tokens: tokens() })], serverStorage());

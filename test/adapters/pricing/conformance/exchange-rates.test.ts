@@ -1,21 +1,9 @@
 import { exchangeRates, type ExchangeRates } from "../../../../src/adapters/pricing/exchange-rates";
-import type { PriceSource, SourcePrice } from "../../../../src/adapters/pricing/sources/types";
 import { runPricingAdapterTests } from "../../../../src/testing/index";
 import { recordingLogger } from "../../../helpers";
+import { scripted } from "../scripted-source";
 
 const ASSETS = ["BTC", "ETH", "USDT", "LTC", "TRX", "USD", "EUR"];
-
-/** A source that answers fixed USD prices, observed now, like a provider that is up and fresh. */
-function scripted(name: string, prices: Record<string, string>): PriceSource {
-  return {
-    name,
-    timeoutMs: 1000,
-    async fetch({ bases, now }): Promise<SourcePrice[]> {
-      const at = now();
-      return bases.filter((base) => prices[base] !== undefined).map((base) => ({ base, quote: "USD", price: prices[base]!, at }));
-    },
-  };
-}
 
 // Three providers that agree within 1%, each the median on some asset: the combined prices mix
 // them, and every rate between two assets is a cross rate through USD.

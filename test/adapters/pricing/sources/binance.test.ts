@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { binance, BINANCE_SYMBOLS } from "../../../../src/adapters/pricing/sources";
-import { ask, byBase, itFailsClearly, NOW, sourceError, startProviderServer, type ProviderServer, type Received, type Reply } from "./support";
+import { ask, byBase, itFailsClearly, NOW, sourceError, useProviderServer, type Received, type Reply } from "./support";
 
 /**
  * Binance's documented answer
@@ -11,15 +11,7 @@ import { ask, byBase, itFailsClearly, NOW, sourceError, startProviderServer, typ
  * Too many requests: 429 with Retry-After; ignoring those: 418 (banned) with Retry-After.
  */
 
-let server: ProviderServer;
-beforeAll(async () => {
-  server = await startProviderServer();
-});
-afterAll(() => server.close());
-beforeEach(() => {
-  server.requests.length = 0;
-  server.reply = documented();
-});
+const server = useProviderServer(documented);
 
 const PRICES: Record<string, string> = {
   BTCUSDT: "67187.33000000",

@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { coinbase } from "../../../../src/adapters/pricing/sources";
-import { ask, byBase, itFailsClearly, NOW, sourceError, startProviderServer, type ProviderServer, type Received, type Reply } from "./support";
+import { ask, byBase, itFailsClearly, NOW, sourceError, useProviderServer, type Received, type Reply } from "./support";
 
 /**
  * Coinbase's documented answers (https://docs.cdp.coinbase.com/coinbase-app/track-apis/prices):
@@ -9,15 +9,7 @@ import { ask, byBase, itFailsClearly, NOW, sourceError, startProviderServer, typ
  * Amounts and rates are JSON strings; rates are units of the currency per 1 USD.
  */
 
-let server: ProviderServer;
-beforeAll(async () => {
-  server = await startProviderServer();
-});
-afterAll(() => server.close());
-beforeEach(() => {
-  server.requests.length = 0;
-  server.reply = documented();
-});
+const server = useProviderServer(documented);
 
 const SPOT: Record<string, string> = { BTC: "67187.33", ETH: "3456.789", USDT: "1.0001", USDC: "1", LTC: "84.12345678901234567890" };
 const RATES: Record<string, string> = { EUR: "0.92", GBP: "0.79", CHF: "0.9", CAD: "1.35", AUD: "1.5", JPY: "151.2", BTC: "0.0000148834", AED: "3.6725" };

@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { coingecko } from "../../../../src/adapters/pricing/sources";
-import { ask, byBase, itFailsClearly, sourceError, startProviderServer, type ProviderServer, type Received, type Reply } from "./support";
+import { ask, byBase, itFailsClearly, sourceError, useProviderServer, type Received, type Reply } from "./support";
 
 /**
  * CoinGecko's documented answer (https://docs.coingecko.com/reference/simple-price):
@@ -11,15 +11,7 @@ import { ask, byBase, itFailsClearly, sourceError, startProviderServer, type Pro
  * x-cg-pro-api-key (pro-api.coingecko.com). Errors: {"status":{"error_code":10002,"error_message":"..."}}.
  */
 
-let server: ProviderServer;
-beforeAll(async () => {
-  server = await startProviderServer();
-});
-afterAll(() => server.close());
-beforeEach(() => {
-  server.requests.length = 0;
-  server.reply = documented();
-});
+const server = useProviderServer(documented);
 
 /** id -> [usd price token, last_updated_at token], as CoinGecko writes them (numbers). */
 const ANSWERS: Record<string, [string, string]> = {

@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { kraken, KRAKEN_PAIRS } from "../../../../src/adapters/pricing/sources";
-import { ask, byBase, itFailsClearly, NOW, sourceError, startProviderServer, type ProviderServer, type Received, type Reply } from "./support";
+import { ask, byBase, itFailsClearly, NOW, sourceError, useProviderServer, type Received, type Reply } from "./support";
 
 /**
  * Kraken's documented answer (https://docs.kraken.com/api/docs/rest-api/get-ticker-information):
@@ -13,15 +13,7 @@ import { ask, byBase, itFailsClearly, NOW, sourceError, startProviderServer, typ
  * Errors: {"error":["EQuery:Unknown asset pair"]}.
  */
 
-let server: ProviderServer;
-beforeAll(async () => {
-  server = await startProviderServer();
-});
-afterAll(() => server.close());
-beforeEach(() => {
-  server.requests.length = 0;
-  server.reply = documented();
-});
+const server = useProviderServer(documented);
 
 /** Kraken's answer key -> last trade price, for the pairs of the default table. */
 const LAST: Record<string, string> = {

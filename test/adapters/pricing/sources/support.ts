@@ -1,6 +1,6 @@
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, expect, it } from "vitest";
 import { PriceSourceError, type PriceSource, type SourcePrice } from "../../../../src/adapters/pricing/sources/types";
 
 /**
@@ -79,6 +79,45 @@ export async function startProviderServer(): Promise<ProviderServer> {
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   provider.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return provider;
+}
+
+/**
+ * One provider server for the test file: started before its tests, closed after them, and
+ * before each test emptied of requests and set to answer `documented()`. The object answered
+ * stands for that server (use it inside tests and hooks, once it has started).
+ */
+export function useProviderServer(documented: () => (request: Received) => Reply): ProviderServer {
+  let started: ProviderServer | undefined;
+  const server = () => {
+    if (!started) throw new Error("the provider server has not started yet: use it inside a test or hook");
+    return started;
+  };
+  beforeAll(async () => {
+    started = await startProviderServer();
+  });
+  afterAll(() => started?.close());
+  beforeEach(() => {
+    server().requests.length = 0;
+    server().reply = documented();
+  });
+  return {
+    get url() {
+      return server().url;
+    },
+    set url(url) {
+      server().url = url;
+    },
+    get requests() {
+      return server().requests;
+    },
+    get reply() {
+      return server().reply;
+    },
+    set reply(reply) {
+      server().reply = reply;
+    },
+    close: () => server().close(),
+  };
 }
 
 /** The fixed clock of the tests: answers without a time are stamped with it. */
