@@ -5,16 +5,25 @@ import { paymentEvents } from "./events";
 import { paymentFee } from "./fees";
 import { newId } from "./ids";
 import { advanceInvoice } from "./invoices";
+import { isTerminal } from "./invoice-machine";
+import { formatDecimal } from "../money";
 import { recordEvents, withOutbox } from "./outbox";
 import type { Currency } from "./currencies";
 import { convert } from "./exchanges";
 import { quoteRate } from "./rates";
-import type { AddressRecord, DepositRecord, DepositStatus, ExchangeRecord, InvoiceRecord, Mode } from "./types";
+import type { AddressRecord, DepositRecord, DepositStatus, ExchangeRecord, InvoiceRecord, Mode, PaymentEventType } from "./types";
 
 /**
  * Applies what the chain reports about one transfer. Reports are whole states, so applying the
  * same one twice changes nothing: the deposit's unique chain identity and the ledger's cause
- * key make the credit happen exactly once, whatever the invoice's state.
+ * keys make each credit and each reversal happen exactly once, whatever the invoice's state.
+ *
+ * Every confirmed transfer of a listed coin to an issued address is credited, less the fee, in
+ * the coin received. A coin other than the one the address was issued for (a stray deposit)
+ * is recorded on the invoice without counting toward it, and is never auto-converted, so it
+ * can be refunded in its own coin. A credited deposit that the chain later reports dropped (a
+ * reorg deeper than its confirmations) is REVERSED: what its credit put on the balance is taken
+ * back, even below zero. If it comes back on chain it is credited again once final.
  *
  * Order matters: the clock is applied first (an invoice whose window passed before this
  * deposit was seen expires first), then the deposit, then the machine runs again.
@@ -22,20 +31,21 @@ import type { AddressRecord, DepositRecord, DepositStatus, ExchangeRecord, Invoi
 export async function applyChainDeposit(context: CoreContext, mode: Mode, report: ChainDeposit): Promise<void> {
   const issued = await context.storage.findAddress(mode, report.network, report.address);
   if (!issued) return; // Not an address we issued: another service's business.
-  if (issued.coin !== report.coin) {
-    context.logger.warn(`ignoring a ${report.coin} transfer to ${report.address}, issued for ${issued.coin}`, { txHash: report.txHash });
-    return;
-  }
   const network = context.currencies.network(report.coin, report.network);
   if (!network) {
     context.logger.error(`deposit on ${report.coin}/${report.network}, which is no longer in the currency list`, { txHash: report.txHash });
     return;
   }
+  const stray = issued.coin !== report.coin;
+  // Confirmations after which a deposit is final and credited.
+  const required = network.minConfirm;
+  const final = !report.dropped && report.confirmations >= required;
 
   // Auto-conversion needs a live rate; it is fetched before the transaction so that no lock is
-  // held across a call to the pricing source.
-  const settlement = report.confirmations >= network.minConfirm && !report.dropped ? await settlementRate(context, mode, issued, report.coin) : null;
+  // held across a call to the pricing source. A stray coin stays in its coin (it is refundable).
+  const settlement = final && !stray ? await settlementRate(context, mode, issued, report.coin) : null;
 
+  const notices: Notice[] = [];
   await withOutbox(context, async (tx) => {
     const locked = await tx.lockInvoice(issued.invoiceId);
     if (!locked) return;
@@ -43,13 +53,10 @@ export async function applyChainDeposit(context: CoreContext, mode: Mode, report
     const before = advanceInvoice(locked, await tx.listDepositsForInvoice(locked.id), now);
     const invoice = before.invoice;
 
-    const wanted: DepositStatus = report.dropped ? "DROPPED" : report.confirmations >= network.minConfirm ? "CONFIRMED" : "PENDING";
     const existing = await tx.lockDeposit(mode, report.network, report.txHash, report.outputIndex);
+    const status = nextDepositStatus(existing, report.dropped, final);
     let deposit: DepositRecord;
     if (existing) {
-      // A confirmed deposit is final (that is what minConfirm means) and was credited: a later
-      // drop or lower confirmation count from the chain no longer changes it.
-      const status = existing.status === "CONFIRMED" ? "CONFIRMED" : wanted;
       if (status === existing.status && report.confirmations === existing.confirmations && before.steps.length === 0) return;
       deposit = { ...existing, status, confirmations: report.confirmations, updatedAt: now };
     } else {
@@ -65,17 +72,34 @@ export async function applyChainDeposit(context: CoreContext, mode: Mode, report
         outputIndex: report.outputIndex,
         amount: report.amount,
         confirmations: report.confirmations,
-        status: wanted,
-        countsTowardInvoice: countsToward(context, invoice, now),
+        status,
+        countsTowardInvoice: !stray && countsToward(context, invoice, now),
         fee: 0n,
         creditedAt: null,
+        creditedAsset: null,
+        creditedAmount: 0n,
+        reversals: 0,
         seenAt: now,
         updatedAt: now,
       };
     }
+
+    // What the deposit itself tells the merchant, besides the invoice's own moves.
+    const depositEvents: PaymentEventType[] = [];
     if (deposit.status === "CONFIRMED" && deposit.creditedAt === null) {
       deposit = await credit(tx, deposit, now);
-      if (settlement) await autoConvert(context, tx, deposit, settlement, now);
+      if (settlement) deposit = await autoConvert(context, tx, deposit, settlement, now);
+      notices.push({ kind: stray ? "stray" : "credited", deposit });
+      if (stray) depositEvents.push("payment.unexpected_deposit");
+      // Credited again after a reversal, on an invoice the machine no longer moves: say so.
+      else if (deposit.reversals > 0 && deposit.countsTowardInvoice && isTerminal(invoice.status)) depositEvents.push("payment.confirmed");
+    } else if (deposit.status === "REVERSED" && deposit.creditedAt !== null) {
+      const taken = deposit;
+      deposit = await reverse(tx, deposit, now);
+      notices.push({ kind: "reversed", deposit: taken });
+      depositEvents.push("payment.reversed");
+    } else if (deposit.status === "DROPPED" && existing?.status === "PENDING" && deposit.countsTowardInvoice) {
+      depositEvents.push("payment.deposit_dropped");
     }
 
     if (existing) await tx.updateDeposit(deposit);
@@ -92,8 +116,22 @@ export async function applyChainDeposit(context: CoreContext, mode: Mode, report
         : null;
     const after = advanceInvoice(seen?.invoice ?? received, deposits, now);
     await tx.updateInvoice(after.invoice);
-    await recordEvents(context, tx, paymentEvents(context, [...before.steps, ...(seen?.steps ?? []), ...after.steps]));
+    const steps = [...before.steps, ...(seen?.steps ?? []), ...after.steps, { invoice: after.invoice, events: depositEvents }];
+    await recordEvents(context, tx, paymentEvents(context, steps, deposits));
   });
+  for (const notice of notices) logNotice(context, notice);
+}
+
+/**
+ * The status a deposit takes from a chain report. A credited deposit stays CONFIRMED while the
+ * chain still holds its transaction, even with fewer confirmations than before (a reorg put it
+ * back in the mempool or in a newer block): only a report that it left the chain reverses it.
+ */
+function nextDepositStatus(existing: DepositRecord | null, dropped: boolean, final: boolean): DepositStatus {
+  const credited = existing !== null && existing.creditedAt !== null;
+  if (dropped) return credited ? "REVERSED" : existing?.status === "REVERSED" ? "REVERSED" : "DROPPED";
+  if (final || credited) return "CONFIRMED";
+  return "PENDING";
 }
 
 /**
@@ -105,23 +143,56 @@ function countsToward(context: CoreContext, invoice: InvoiceRecord, now: number)
   return invoice.status !== "EXPIRED" || now < invoice.expiresAt + context.lateWindowMs;
 }
 
-/** Credits a confirmed deposit, net of the fee, under a cause key that can post only once. */
+/**
+ * Credits a confirmed deposit, net of the fee, under a cause key that can post only once. The
+ * first credit's key is `deposit:<id>`; a credit after the n-th reversal is `deposit:<id>:credit:<n>`.
+ */
 async function credit(tx: StorageTransaction, deposit: DepositRecord, now: number): Promise<DepositRecord> {
   const fee = paymentFee(deposit.amount);
+  const net = deposit.amount - fee;
   const result = await tx.postLedgerEntries([
     {
       id: newId("led"),
       merchantId: deposit.merchantId,
       mode: deposit.mode,
       asset: deposit.coin,
-      amount: deposit.amount - fee,
+      amount: net,
       kind: "deposit",
-      causeKey: `deposit:${deposit.id}`,
+      causeKey: deposit.reversals === 0 ? `deposit:${deposit.id}` : `deposit:${deposit.id}:credit:${deposit.reversals}`,
       createdAt: now,
     },
   ]);
   if (result.status === "insufficient") throw new Error("a credit cannot overdraw a balance");
-  return { ...deposit, fee, creditedAt: now };
+  return { ...deposit, fee, creditedAt: now, creditedAsset: deposit.coin, creditedAmount: net };
+}
+
+/**
+ * Takes back exactly what the deposit's standing credit put on the balance (its net amount in
+ * the coin, or the converted amount in the settle currency), whatever the balance is now: a
+ * reversal may leave it below zero, and then every debit of that asset waits until credits
+ * cover the shortfall. The n-th reversal posts under `deposit:<id>:reversal:<n>`.
+ */
+async function reverse(tx: StorageTransaction, deposit: DepositRecord, now: number): Promise<DepositRecord> {
+  const reversals = deposit.reversals + 1;
+  const asset = deposit.creditedAsset ?? deposit.coin;
+  const amount = deposit.creditedAsset === null ? deposit.amount - deposit.fee : deposit.creditedAmount;
+  const result = await tx.postLedgerEntries(
+    [
+      {
+        id: newId("led"),
+        merchantId: deposit.merchantId,
+        mode: deposit.mode,
+        asset,
+        amount: -amount,
+        kind: "deposit_reversal",
+        causeKey: `deposit:${deposit.id}:reversal:${reversals}`,
+        createdAt: now,
+      },
+    ],
+    { overdraw: true },
+  );
+  if (result.status !== "posted") throw new Error(`the reversal of deposit ${deposit.id} could not post: ${result.status}`);
+  return { ...deposit, reversals, creditedAt: null, creditedAsset: asset, creditedAmount: amount };
 }
 
 /** The asset and rate a credit of `coin` on this invoice converts into, or null to keep the coin. */
@@ -140,13 +211,16 @@ async function settlementRate(context: CoreContext, mode: Mode, issued: AddressR
 
 /**
  * Converts a deposit's net credit into the invoice's settle currency at the live rate, in the
- * same transaction as the credit, recorded as a conversion linked to the invoice.
+ * same transaction as the credit, recorded as a conversion linked to the invoice. Returns the
+ * deposit with what its credit now amounts to (the converted amount in the settle currency).
+ * When the coin's balance is below zero (a reversal not yet covered), the credit stays in the
+ * coin and covers that shortfall instead: converting it would overdraw the coin.
  */
-async function autoConvert(context: CoreContext, tx: StorageTransaction, deposit: DepositRecord, settlement: { to: Currency; rate: bigint }, now: number): Promise<void> {
+async function autoConvert(context: CoreContext, tx: StorageTransaction, deposit: DepositRecord, settlement: { to: Currency; rate: bigint }, now: number): Promise<DepositRecord> {
   const from = context.currencies.crypto(deposit.coin)!;
   const net = deposit.amount - deposit.fee;
   const toAmount = convert(context, net, from, settlement.to, settlement.rate);
-  if (toAmount === 0n) return; // Dust: nothing to convert into; it stays in the coin.
+  if (toAmount === 0n) return deposit; // Dust: nothing to convert into; it stays in the coin.
   const exchange: ExchangeRecord = {
     id: newId("ex"),
     merchantId: deposit.merchantId,
@@ -165,19 +239,66 @@ async function autoConvert(context: CoreContext, tx: StorageTransaction, deposit
     { ...entry, id: newId("led"), asset: from.symbol, amount: -net, kind: "exchange_out", causeKey: `exchange:${exchange.id}:out` },
     { ...entry, id: newId("led"), asset: settlement.to.symbol, amount: toAmount, kind: "exchange_in", causeKey: `exchange:${exchange.id}:in` },
   ]);
+  if (posted.status === "insufficient") {
+    context.logger.warn(`auto-conversion of deposit ${deposit.id} skipped: the ${from.symbol} balance is below zero, and this credit covers it`);
+    return deposit;
+  }
   if (posted.status !== "posted") throw new Error(`auto-conversion of deposit ${deposit.id} could not post: ${posted.status}`);
   await tx.insertExchange(exchange);
+  return { ...deposit, creditedAsset: settlement.to.symbol, creditedAmount: toAmount };
 }
 
-/** Recomputes what the invoice shows as received: every deposit not dropped, counted or late. */
+/**
+ * Recomputes what the invoice shows: received is every deposit in the invoice's coin that is
+ * seen or confirmed (counted or late); reversed is those credited and then taken back. Stray
+ * coins are listed in the payment's deposits, never summed with its own coin.
+ */
 function withReceipts(invoice: InvoiceRecord, deposits: readonly DepositRecord[], now: number): InvoiceRecord {
-  const kept = deposits.filter((deposit) => deposit.status !== "DROPPED");
+  const own = deposits.filter((deposit) => deposit.coin === invoice.coin);
+  const kept = own.filter((deposit) => deposit.status === "PENDING" || deposit.status === "CONFIRMED");
   return {
     ...invoice,
     receivedAmount: kept.reduce((sum, deposit) => sum + deposit.amount, 0n),
+    reversedAmount: own.filter((deposit) => deposit.status === "REVERSED").reduce((sum, deposit) => sum + deposit.amount, 0n),
     txHash: kept.at(-1)?.txHash ?? null,
     updatedAt: now,
   };
+}
+
+/** A line for the operator, logged once the change it describes has committed. */
+interface Notice {
+  kind: "credited" | "stray" | "reversed";
+  deposit: DepositRecord;
+}
+
+/**
+ * One structured line per credited deposit (info), stray deposit and reversal (warn: an operator
+ * should look). Ids and amounts only: never a key or a node URL.
+ */
+function logNotice(context: CoreContext, { kind, deposit }: Notice): void {
+  const decimals = (asset: string) => context.currencies.decimalsOf(asset) ?? 0;
+  const details = {
+    depositId: deposit.id,
+    invoiceId: deposit.invoiceId,
+    merchantId: deposit.merchantId,
+    mode: deposit.mode,
+    coin: deposit.coin,
+    network: deposit.network,
+    txHash: deposit.txHash,
+    outputIndex: deposit.outputIndex,
+    amount: formatDecimal(deposit.amount, decimals(deposit.coin)),
+    fee: formatDecimal(deposit.fee, decimals(deposit.coin)),
+    creditedAsset: deposit.creditedAsset,
+    creditedAmount: deposit.creditedAsset === null ? null : formatDecimal(deposit.creditedAmount, decimals(deposit.creditedAsset)),
+  };
+  if (kind === "credited") {
+    const line = `deposit ${deposit.id} credited: ${details.creditedAmount} ${details.creditedAsset} for ${details.amount} ${deposit.coin} to invoice ${deposit.invoiceId}`;
+    if (context.logger.info) context.logger.info(line, details);
+  } else if (kind === "stray") {
+    context.logger.warn(`stray deposit ${deposit.id} credited: ${details.amount} ${deposit.coin} sent to invoice ${deposit.invoiceId}, which asked for another coin (${details.creditedAmount} ${details.creditedAsset} credited)`, details);
+  } else {
+    context.logger.warn(`deposit ${deposit.id} reversed: it left the chain after it was credited; ${details.creditedAmount} ${details.creditedAsset} taken back from merchant ${deposit.merchantId}`, { ...details, reversals: deposit.reversals + 1 });
+  }
 }
 
 /**

@@ -4,6 +4,7 @@ import { formatDecimal, mulDivDown, pow10, RATE_DECIMALS, roundDownToStep } from
 import type { CoreContext } from "./context";
 import type { CommitHook } from "./idempotency";
 import type { Currency } from "./currencies";
+import { refuseIfInDeficit } from "./deficit";
 import { newId } from "./ids";
 import { parseAmountIn } from "./invoices";
 import { quoteRate } from "./rates";
@@ -79,6 +80,7 @@ export async function createExchange(context: CoreContext, scope: Scope, input: 
       { ...entry, id: newId("led"), asset: to.symbol, amount: toAmount, kind: "exchange_in", causeKey: `exchange:${exchange.id}:in` },
     ]);
     if (posted.status === "insufficient") {
+      await refuseIfInDeficit(context, tx, scope, from.symbol);
       throw new PaymentError("insufficient_balance", `The ${from.symbol} balance does not cover ${formatDecimal(amount, from.decimals)} ${from.symbol}.`);
     }
     await tx.insertExchange(exchange);

@@ -38,7 +38,8 @@ export function isTerminal(status: InvoiceStatus): boolean {
  * deposit that arrives fully confirmed walks PENDING -> CONFIRMING -> PAID with every event.
  */
 export function nextStep(state: MachineState, deposits: readonly MachineDeposit[], now: number): Step | null {
-  const live = deposits.filter((deposit) => deposit.status !== "DROPPED" && deposit.countsTowardInvoice);
+  // A deposit that left the chain (dropped before it was final, or reversed after) no longer counts.
+  const live = deposits.filter((deposit) => (deposit.status === "PENDING" || deposit.status === "CONFIRMED") && deposit.countsTowardInvoice);
   const waiting = live.some((deposit) => deposit.status === "PENDING");
   const total = live.reduce((sum, deposit) => sum + deposit.amount, 0n);
   const windowOpen = now < state.expiresAt && !state.late;

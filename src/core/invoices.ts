@@ -131,6 +131,7 @@ export async function createInvoice(context: CoreContext, scope: Scope, input: C
     settleCurrency: await settleCurrencyFor(context, scope, input),
     paymentLinkId: input.paymentLinkId ?? null,
     receivedAmount: 0n,
+    reversedAmount: 0n,
     txHash: null,
     late: false,
     failureReason: null,

@@ -1,6 +1,6 @@
 import { formatDecimal, RATE_DECIMALS } from "../money";
 import type { CurrencyCatalog } from "./currencies";
-import type { InvoiceRecord } from "./types";
+import type { DepositRecord, InvoiceRecord } from "./types";
 
 /**
  * The payment as webhooks and the /v1 API show it: decimal strings for every amount, so that
@@ -39,10 +39,70 @@ export interface PaymentView {
   expiresAt: string;
   createdAt: string;
   updatedAt: string;
+  /**
+   * What was received in `currency` and then taken back because its deposit left the chain
+   * after it was credited (a deep reorg); no longer part of `receivedAmount`. Absent in events
+   * of older versions.
+   */
+  reversedAmount?: string;
+  /**
+   * Every deposit to the payment's address, in the order seen, counted or not (a stray coin, a
+   * transfer after the window closed). Present when the payment is retrieved and in events
+   * caused by a deposit.
+   */
+  deposits?: DepositView[];
 }
 
-/** Renders an invoice record as a `PaymentView`. */
-export function paymentView(invoice: InvoiceRecord, currencies: CurrencyCatalog): PaymentView {
+/** One transfer to a payment's address, as the /v1 API and events show it. */
+export interface DepositView {
+  id: string;
+  object: "deposit";
+  txHash: string;
+  /** Output (UTXO chains) or log index (EVM) within the transaction. */
+  outputIndex: number;
+  /** The coin received: the payment's, or another one sent to its address (a stray deposit). */
+  currency: string;
+  chain: string;
+  /** What the payer sent, in `currency`. */
+  amount: string;
+  /** The 0.5% fee taken when it was credited ("0" before). */
+  fee: string;
+  /** PENDING, CONFIRMED (credited), DROPPED (left the chain before it was final) or REVERSED (credited, then left the chain). */
+  status: DepositRecord["status"];
+  /** Whether it moves the payment's status: false for a stray coin or a transfer after the window closed. */
+  countsTowardPayment: boolean;
+  confirmations: number;
+  /** How many times it left the chain after it was credited. */
+  reversals: number;
+  /** When it was first seen. */
+  createdAt: string;
+  /** When its standing credit was posted; null while not credited. */
+  creditedAt: string | null;
+}
+
+/** Renders a deposit record as a `DepositView`. */
+export function depositView(deposit: DepositRecord, currencies: CurrencyCatalog): DepositView {
+  const decimals = currencies.decimalsOf(deposit.coin) ?? 0;
+  return {
+    id: deposit.id,
+    object: "deposit",
+    txHash: deposit.txHash,
+    outputIndex: deposit.outputIndex,
+    currency: deposit.coin,
+    chain: deposit.network,
+    amount: formatDecimal(deposit.amount, decimals),
+    fee: formatDecimal(deposit.fee, decimals),
+    status: deposit.status,
+    countsTowardPayment: deposit.countsTowardInvoice,
+    confirmations: deposit.confirmations,
+    reversals: deposit.reversals,
+    createdAt: new Date(deposit.seenAt).toISOString(),
+    creditedAt: deposit.creditedAt === null ? null : new Date(deposit.creditedAt).toISOString(),
+  };
+}
+
+/** Renders an invoice record as a `PaymentView`, with its deposits when they are given. */
+export function paymentView(invoice: InvoiceRecord, currencies: CurrencyCatalog, deposits?: readonly DepositRecord[]): PaymentView {
   const coinDecimals = invoice.coin ? currencies.crypto(invoice.coin)?.decimals ?? 0 : 0;
   return {
     id: invoice.id,
@@ -72,5 +132,7 @@ export function paymentView(invoice: InvoiceRecord, currencies: CurrencyCatalog)
     expiresAt: new Date(invoice.expiresAt).toISOString(),
     createdAt: new Date(invoice.createdAt).toISOString(),
     updatedAt: new Date(invoice.updatedAt).toISOString(),
+    reversedAmount: formatDecimal(invoice.reversedAmount, coinDecimals),
+    ...(deposits ? { deposits: deposits.map((deposit) => depositView(deposit, currencies)) } : {}),
   };
 }

@@ -3,6 +3,7 @@ import { notFound, PaymentError } from "../errors";
 import { formatDecimal } from "../money";
 import type { CoreContext } from "./context";
 import type { CommitHook } from "./idempotency";
+import { refuseIfInDeficit } from "./deficit";
 import { newId } from "./ids";
 import { parseAmountIn, resolveNetwork } from "./invoices";
 import type { Mode, PayoutRecord } from "./types";
@@ -30,6 +31,8 @@ export async function createPayout(
     refund?: {
       /** The invoice the payout refunds. */
       invoiceId: string;
+      /** The deposit it refunds, for a refund of one deposit. */
+      depositId?: string | null;
       /** Runs first inside the debit's transaction; throws to refuse (the refundable-amount check). */
       check: (tx: StorageTransaction, amount: bigint) => Promise<void>;
     };
@@ -69,6 +72,7 @@ export async function createPayout(
     amount,
     fee,
     refundOf: refund?.invoiceId ?? null,
+    refundDepositId: refund?.depositId ?? null,
     txHash: null,
     failureReason: null,
     createdAt: now,
@@ -89,6 +93,7 @@ export async function createPayout(
       },
     ]);
     if (posted.status === "insufficient") {
+      await refuseIfInDeficit(context, tx, scope, currency.symbol);
       throw new PaymentError(
         "insufficient_balance",
         `The ${currency.symbol} balance does not cover ${formatDecimal(amount + fee, currency.decimals)} (amount plus ${formatDecimal(fee, currency.decimals)} fees).`,

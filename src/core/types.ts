@@ -19,6 +19,9 @@ export const PAYMENT_EVENT_TYPES = [
   "payment.completed",
   "payment.failed",
   "payment.expired",
+  "payment.unexpected_deposit",
+  "payment.reversed",
+  "payment.deposit_dropped",
 ] as const;
 /** One payment event type. */
 export type PaymentEventType = (typeof PAYMENT_EVENT_TYPES)[number];
@@ -87,8 +90,13 @@ export interface InvoiceRecord {
   settleCurrency: string | null;
   /** The payment link this invoice was created from, if any. */
   paymentLinkId: string | null;
-  /** Sum of all deposits that are not dropped, in units of `coin`. */
+  /** Sum of the deposits in `coin` that are neither dropped nor reversed, in units of `coin`. */
   receivedAmount: bigint;
+  /**
+   * Sum of the deposits in `coin` that were credited and then left the chain (status REVERSED),
+   * in units of `coin`: taken back from the balance and no longer in `receivedAmount`.
+   */
+  reversedAmount: bigint;
   /** Hash of the most recent deposit transaction. */
   txHash: string | null;
   /** True once a deposit reopened the invoice after it had expired. */
@@ -99,8 +107,13 @@ export interface InvoiceRecord {
   updatedAt: number;
 }
 
-/** Lifecycle of one on-chain deposit as this service tracks it. */
-export type DepositStatus = "PENDING" | "CONFIRMED" | "DROPPED";
+/**
+ * Lifecycle of one on-chain deposit as this service tracks it: PENDING (seen, not final),
+ * CONFIRMED (final and credited), DROPPED (left the chain before it was final, never credited),
+ * REVERSED (credited, then left the chain in a reorg deeper than its confirmations: the credit
+ * was taken back). A DROPPED or REVERSED deposit that comes back on chain is PENDING again.
+ */
+export type DepositStatus = "PENDING" | "CONFIRMED" | "DROPPED" | "REVERSED";
 
 /** One transfer to an address this service issued. */
 export interface DepositRecord {
@@ -117,11 +130,24 @@ export interface DepositRecord {
   amount: bigint;
   confirmations: number;
   status: DepositStatus;
-  /** False for deposits that arrived after the invoice's monitoring window closed. */
+  /**
+   * False for deposits that do not move the invoice: a coin other than the invoice's (a stray
+   * deposit, credited in its own coin) or a transfer after the invoice's monitoring window closed.
+   */
   countsTowardInvoice: boolean;
   /** Fee taken when credited (0.5% of amount, rounded down). */
   fee: bigint;
+  /** When the credit that stands now was posted; null while not credited (or after a reversal). */
   creditedAt: number | null;
+  /**
+   * The asset and amount the standing credit put on the balance: the coin and the net amount,
+   * or the settle currency and the converted amount after an auto-conversion. What a reversal
+   * takes back. Null / 0 while not credited.
+   */
+  creditedAsset: string | null;
+  creditedAmount: bigint;
+  /** How many times the deposit was reversed; each re-credit and reversal has its own cause key. */
+  reversals: number;
   seenAt: number;
   updatedAt: number;
 }
@@ -145,7 +171,7 @@ export interface LedgerEntry {
   asset: string;
   /** Signed: credits positive, debits negative. */
   amount: bigint;
-  kind: "deposit" | "payout" | "payout_reversal" | "exchange_out" | "exchange_in";
+  kind: "deposit" | "deposit_reversal" | "payout" | "payout_reversal" | "exchange_out" | "exchange_in";
   /** Unique reason for the entry ("deposit:dep_..."): the same cause never posts twice. */
   causeKey: string;
   createdAt: number;
@@ -177,6 +203,8 @@ export interface PayoutRecord {
   fee: bigint;
   /** For a refund: the invoice (payment) it gives money back for; null for a plain payout. */
   refundOf: string | null;
+  /** For a refund of one deposit (a stray coin, say): that deposit; null otherwise. */
+  refundDepositId: string | null;
   txHash: string | null;
   failureReason: string | null;
   createdAt: number;

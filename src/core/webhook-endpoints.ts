@@ -140,6 +140,7 @@ function samplePayment(scope: Scope, now: number): InvoiceRecord {
     settleCurrency: null,
     paymentLinkId: null,
     receivedAmount: 0n,
+    reversedAmount: 0n,
     txHash: null,
     late: false,
     failureReason: null,

@@ -47,6 +47,11 @@ const EVENT_MEANINGS: Record<PaymentEventType, string> = {
   "payment.completed": "Final settled state: the ledger is credited. Mark the order paid here.",
   "payment.failed": "Terminal failure (e.g. underpaid when the window closed; received funds stay credited and refundable).",
   "payment.expired": "The payment window passed with nothing received.",
+  "payment.unexpected_deposit":
+    "A coin other than the payment's was sent to its address and credited to the balance in that coin, less the fee. It does not count toward the payment (see `deposits`); refund it with POST /v1/refunds and its `depositId`.",
+  "payment.reversed":
+    "A credited deposit left the chain in a reorg deeper than its confirmations: its credit was taken back (the balance may be below zero) and `reversedAmount` shows it. Hold the goods.",
+  "payment.deposit_dropped": "A deposit seen but not yet final left the chain (reorg, replaced or double-spent): it no longer counts, and the payment went back as if it had never come.",
 };
 
 const DESCRIPTION = `

@@ -1,6 +1,7 @@
 import type { Currency, CurrencyCatalog } from "../core/currencies";
 import type { ExchangePair } from "../core/exchanges";
-import type { ExchangeRecord, InvoiceRecord, PayoutRecord } from "../core/types";
+import { depositView } from "../core/payment-view";
+import type { DepositRecord, ExchangeRecord, InvoiceRecord, PayoutRecord } from "../core/types";
 import { RATE_DECIMALS, toNumber } from "../money";
 
 /**
@@ -15,8 +16,11 @@ export class Presenter {
     return this.currencies.decimalsOf(symbol) ?? 0;
   }
 
-  /** Invoice (2.1), plus `receivedAmount`, `acceptedCoins` and `metadata`. */
-  invoice(invoice: InvoiceRecord) {
+  /**
+   * Invoice (2.1), plus `receivedAmount`, `reversedAmount`, `acceptedCoins` and `metadata`; with
+   * `deposits` (a fetch), every deposit to its address, amounts as exact decimal strings.
+   */
+  invoice(invoice: InvoiceRecord, deposits?: readonly DepositRecord[]) {
     const coinDecimals = invoice.coin ? this.decimals(invoice.coin) : 0;
     return {
       id: invoice.id,
@@ -40,6 +44,8 @@ export class Presenter {
       metadata: invoice.metadata,
       expiresAt: new Date(invoice.expiresAt).toISOString(),
       createdAt: new Date(invoice.createdAt).toISOString(),
+      reversedAmount: toNumber(invoice.reversedAmount, coinDecimals),
+      ...(deposits ? { deposits: deposits.map((deposit) => depositView(deposit, this.currencies)) } : {}),
     };
   }
 

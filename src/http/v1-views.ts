@@ -37,7 +37,7 @@ export class V1Views {
   /** A refund: a payout tied to the payment it gives money back for. */
   refund(payout: PayoutRecord) {
     const { id, object: _withdrawal, livemode, ...rest } = this.withdrawal(payout);
-    return { id, object: "refund" as const, livemode, paymentId: payout.refundOf, ...rest };
+    return { id, object: "refund" as const, livemode, paymentId: payout.refundOf, depositId: payout.refundDepositId, ...rest };
   }
 
   /** A conversion (an exchange); `paymentId` is set for an auto-conversion of a payment. */

@@ -38,8 +38,37 @@ const decimal = field(z.string().regex(DECIMAL, { error: "must be a decimal stri
 const isoTime = field(z.string().regex(ISO_DATE_TIME, { error: "must be an ISO 8601 date-time" }), (value) => typeof value === "string" && ISO_DATE_TIME.test(value));
 const nullableString = nullable(string);
 const stringList = field(z.array(z.string()), (value) => Array.isArray(value) && value.every((item) => typeof item === "string"));
+const optional = <S extends z.ZodType>(inner: Field<S>) => field(inner.schema.optional(), (value) => value === undefined || inner.test(value));
+const integer = field(z.int(), (value) => Number.isSafeInteger(value));
 /** Documents a field in the OpenAPI document; the check is unchanged. */
 const described = <S extends z.ZodType>(inner: Field<S>, description: string) => field(inner.schema.meta({ description }), inner.test);
+
+const DEPOSIT_STATUSES = ["PENDING", "CONFIRMED", "DROPPED", "REVERSED"] as const;
+const DEPOSIT_STATUS_SET: ReadonlySet<unknown> = new Set(DEPOSIT_STATUSES);
+
+/** The fields of a `DepositView` (one entry of a payment's `deposits`). */
+const depositFields = {
+  id: string,
+  object: field(z.literal("deposit"), (value) => value === "deposit"),
+  txHash: string,
+  outputIndex: integer,
+  currency: described(string, "The coin received: the payment's, or another one sent to its address (a stray deposit)"),
+  chain: string,
+  amount: described(decimal, "What the payer sent, in currency"),
+  fee: described(decimal, 'The 0.5% fee taken when it was credited ("0" before)'),
+  status: described(
+    field(z.enum(DEPOSIT_STATUSES), (value) => DEPOSIT_STATUS_SET.has(value)),
+    "PENDING (seen), CONFIRMED (final and credited), DROPPED (left the chain before it was final), REVERSED (credited, then left the chain in a deep reorg: the credit was taken back)",
+  ),
+  countsTowardPayment: described(boolean, "False for a coin other than the payment's (a stray deposit) or a transfer after the payment's window closed"),
+  confirmations: integer,
+  reversals: described(integer, "How many times it left the chain after it was credited"),
+  createdAt: described(isoTime, "When it was first seen"),
+  creditedAt: described(nullable(isoTime), "When its standing credit was posted; null while not credited"),
+};
+
+// Function declarations below are hoisted: a deposit's predicate is built here, before the payment's fields use it.
+const testDeposit = testOf(depositFields);
 
 /** The fields of `PaymentView`, one by one; a compile-time check below keeps them in step. */
 const paymentDataFields = {
@@ -73,6 +102,11 @@ const paymentDataFields = {
   expiresAt: isoTime,
   createdAt: isoTime,
   updatedAt: isoTime,
+  reversedAmount: described(optional(decimal), "Received in the payment's coin, then taken back because the deposit left the chain after it was credited; not part of receivedAmount"),
+  deposits: described(
+    optional(field(z.array(z.object(shapeOf(depositFields))), (value) => Array.isArray(value) && value.every(testDeposit))),
+    "Every deposit to the payment's address, counted or not (stray coins, transfers after the window)",
+  ),
 };
 
 function shapeOf<F extends Record<string, Field<z.ZodType>>>(fields: F): { [K in keyof F]: F[K]["schema"] } {
@@ -105,8 +139,10 @@ void schemaMatchesPaymentView;
 /**
  * The statuses the payment in each event's `data` can have. An event carries the payment as it
  * stands after the step that recorded it (core/events.ts, core/invoice-machine.ts), so each
- * type has one status except `payment.confirmed`: the deposits are final and the payment is
- * PAID, short with its window still open (UNDER_PAID), or short with it closed (FAILED).
+ * type of the state machine has one status except `payment.confirmed`: the deposits are final
+ * and the payment is PAID, short with its window still open (UNDER_PAID), or short with it
+ * closed (FAILED). The deposit events (a stray coin credited, a credited deposit reversed, a
+ * deposit not yet final dropped) can come at any status.
  * test/webhooks/event-statuses.test.ts drives the state machine to keep this table honest.
  */
 export const PAYMENT_EVENT_STATUSES = {
@@ -116,6 +152,11 @@ export const PAYMENT_EVENT_STATUSES = {
   "payment.completed": ["PAID"],
   "payment.failed": ["FAILED"],
   "payment.expired": ["EXPIRED"],
+  // Sent by the deposit itself, whatever the payment's own status is (a stray coin arrives, or
+  // a deposit leaves the chain, at any point of the payment's life).
+  "payment.unexpected_deposit": INVOICE_STATUSES,
+  "payment.reversed": INVOICE_STATUSES,
+  "payment.deposit_dropped": INVOICE_STATUSES,
 } as const satisfies { readonly [K in PaymentEventType]: readonly InvoiceStatus[] };
 
 /** The statuses of the payment in a `T` event: `"PAID"` for `payment.completed`. */

@@ -27,6 +27,28 @@ export const invoiceStatus = z.enum(INVOICE_STATUSES).meta({
   description: "PENDING -> CONFIRMING -> PAID, or UNDER_PAID, FAILED (underpaid when the window closed), EXPIRED (nothing received in time).",
 });
 
+/** One transfer to an invoice's address (the /v1 payment's `deposits` entries have the same shape). */
+export const deposit = z
+  .strictObject({
+    id: z.string().meta({ examples: ["dep_..."] }),
+    object: z.literal("deposit"),
+    txHash: z.string(),
+    outputIndex: z.int().meta({ description: "Output (UTXO chains) or log index (EVM) within the transaction." }),
+    currency: z.string().meta({ description: "The coin received: the invoice's, or another one sent to its address (a stray deposit)." }),
+    chain: z.string().meta({ description: "Network code." }),
+    amount: z.string().regex(/^\d+(\.\d+)?$/).meta({ description: "What the payer sent, as an exact decimal string in currency." }),
+    fee: z.string().regex(/^\d+(\.\d+)?$/).meta({ description: 'The 0.5% fee taken when it was credited ("0" before).' }),
+    status: z.enum(["PENDING", "CONFIRMED", "DROPPED", "REVERSED"]).meta({
+      description: "PENDING (seen), CONFIRMED (final and credited), DROPPED (left the chain before it was final), REVERSED (credited, then left the chain in a deep reorg: the credit was taken back).",
+    }),
+    countsTowardPayment: z.boolean().meta({ description: "False for a coin other than the invoice's (a stray deposit) or a transfer after its window closed: credited, but the status does not move." }),
+    confirmations: z.int(),
+    reversals: z.int().meta({ description: "How many times it left the chain after it was credited." }),
+    createdAt: dateTime.meta({ description: "When it was first seen." }),
+    creditedAt: dateTime.nullable().meta({ description: "When its standing credit was posted; null while not credited." }),
+  })
+  .meta({ id: "Deposit", description: "A transfer to an issued address, as this service tracks it." });
+
 /** Invoice (spec 2.1), plus `receivedAmount`, `acceptedCoins` and `metadata`. */
 export const invoice = z
   .strictObject({
@@ -51,6 +73,11 @@ export const invoice = z
     metadata: z.record(z.string(), z.unknown()).nullable().meta({ description: "The merchant's data as given at creation; orderId flows into every event." }),
     expiresAt: dateTime,
     createdAt: dateTime,
+    reversedAmount: amount("Received in the crypto currency, then taken back because its deposit left the chain after it was credited (a deep reorg); not part of receivedAmount."),
+    deposits: z
+      .array(deposit)
+      .optional()
+      .meta({ description: "Every transfer to the invoice's address, counted or not (fetch only)." }),
   })
   .meta({ id: "Invoice", description: "A payment invoice. Amounts are JSON numbers; payAmount has at most 8 decimals." });
 

@@ -56,6 +56,7 @@ export const refund = z
     object: z.literal("refund"),
     livemode,
     paymentId: z.string().meta({ description: "The payment refunded." }),
+    depositId: z.string().nullable().meta({ description: "The one deposit refunded (in its coin), or null for a refund of the payment's own coin." }),
     ...payoutFields,
   })
   .meta({ id: "Refund", description: "Money given back for a payment, in its coin: a payout with the same statuses, the balance paying the network fee." });
@@ -81,7 +82,14 @@ export const conversion = z
 export const balance = z
   .strictObject({
     currency: coin("The currency of this balance."),
-    available: decimal("Credited and spendable: withdrawals, conversions and refunds draw on it.", "99.5"),
+    available: z
+      .string()
+      .regex(/^-?\d+(\.\d+)?$/)
+      .meta({
+        description:
+          "Credited and spendable: withdrawals, conversions and refunds draw on it. Negative when a credited deposit left the chain after some of it was spent (its credit was taken back): every debit of this currency is then refused (42202) until credits cover the shortfall.",
+        examples: ["99.5"],
+      }),
     pending: decimal("Seen on chain but not yet confirmed: gross (before the fee), not spendable yet.", "0"),
     lastSettledAt: dateTime.nullable().meta({ description: "When the ledger last changed this balance; null if it never did." }),
   })

@@ -93,8 +93,11 @@ export const plainListQuery = z.strictObject({ ...pageQuery });
 /** POST /v1/refunds */
 export const refundCreateRequest = z.strictObject({
   paymentId: recordId("payment").meta({ description: "The payment to refund." }),
+  depositId: recordId("deposit")
+    .optional()
+    .meta({ description: "One deposit of the payment to give back, in that deposit's coin and on its network (a stray coin sent to the payment's address, say; see the payment's `deposits`). Left out, the payment's own coin is refunded." }),
   /** Left out: everything still refundable. */
-  amount: decimalString.optional().meta({ description: "Amount to give back, in the payment's coin; left out, everything still refundable.", examples: ["5"] }),
+  amount: decimalString.optional().meta({ description: "Amount to give back, in the payment's coin (the deposit's with `depositId`); left out, everything still refundable.", examples: ["5"] }),
   address: address.meta({ description: "Where to send the refund, checked by the chain.", examples: ["TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7"] }),
   chain: symbol.optional().meta({ description: "Network to send on; defaults to the payment's.", examples: ["TRX"] }),
 });

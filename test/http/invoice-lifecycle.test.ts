@@ -31,8 +31,10 @@ interface InvoiceBody {
   address: string;
   payAmount: number;
   receivedAmount: number;
+  reversedAmount: number;
   txHash: string | null;
   expiresAt: string;
+  deposits?: Array<Record<string, unknown>>;
 }
 
 async function createInvoice(body: Record<string, unknown> = {}, key: string = h.testKey): Promise<InvoiceBody> {
@@ -396,7 +398,7 @@ describe("invoice lifecycle through the sandbox", () => {
       expect(await statusOf(invoice.id)).toBe("CONFIRMING");
       await drop(txHash);
       expect(await statusOf(invoice.id)).toBe("EXPIRED");
-      expect(await eventTypes(invoice.id)).toEqual(["payment.created", "payment.expired", "payment.confirming"]);
+      expect(await eventTypes(invoice.id)).toEqual(["payment.created", "payment.expired", "payment.confirming", "payment.deposit_dropped"]);
       expect(await balance()).toBe(0n);
     });
 
@@ -449,7 +451,7 @@ describe("invoice lifecycle through the sandbox", () => {
   });
 
   describe("dropped deposits", () => {
-    it("returns a CONFIRMING invoice to PENDING silently when its only deposit is dropped, and never credits it", async () => {
+    it("returns a CONFIRMING invoice to PENDING with payment.deposit_dropped when its only deposit is dropped, and never credits it", async () => {
       const invoice = await createInvoice();
       const txHash = await deposit(invoice.address, 100, 5);
       expect(await statusOf(invoice.id)).toBe("CONFIRMING");
@@ -457,7 +459,8 @@ describe("invoice lifecycle through the sandbox", () => {
       const after = await fetchInvoice(invoice.id);
       expect(after.status).toBe("PENDING");
       expect(after.receivedAmount).toBe(0);
-      expect(await eventTypes(invoice.id)).toEqual(["payment.created", "payment.confirming"]);
+      expect(await eventTypes(invoice.id)).toEqual(["payment.created", "payment.confirming", "payment.deposit_dropped"]);
+      expect(after.deposits).toMatchObject([{ txHash, status: "DROPPED", countsTowardPayment: true, amount: "100", fee: "0", creditedAt: null }]);
 
       await h.router.tick();
       expect(await balance()).toBe(0n);
@@ -472,6 +475,7 @@ describe("invoice lifecycle through the sandbox", () => {
       expect(await eventTypes(invoice.id)).toEqual([
         "payment.created",
         "payment.confirming",
+        "payment.deposit_dropped",
         "payment.confirming",
         "payment.confirmed",
         "payment.completed",
@@ -487,18 +491,29 @@ describe("invoice lifecycle through the sandbox", () => {
       expect(await statusOf(invoice.id)).toBe("CONFIRMING");
       await drop(txHash);
       expect(await statusOf(invoice.id)).toBe("EXPIRED");
-      expect(await eventTypes(invoice.id)).toEqual(["payment.created", "payment.confirming", "payment.expired"]);
+      expect(await eventTypes(invoice.id)).toEqual(["payment.created", "payment.confirming", "payment.expired", "payment.deposit_dropped"]);
       expect(await balance()).toBe(0n);
     });
 
-    it("refuses to drop a confirmed deposit with 409 and keeps it credited", async () => {
+    it("reverses a confirmed deposit that is dropped (a reorg deeper than its confirmations): the credit is taken back once, the invoice stays PAID and records it", async () => {
       const invoice = await createInvoice();
       const txHash = await deposit(invoice.address, 100, MIN_CONFIRM);
-      const res = await h.post("/api/v1/sandbox/deposit/drop", { txHash });
-      expect(res.status).toBe(409);
-      expect(res.body.error).toBe(40902);
-      expect(await statusOf(invoice.id)).toBe("PAID");
       expect(await balance()).toBe(99_500_000n);
+      await drop(txHash);
+      await drop(txHash);
+      await h.router.tick();
+      const after = await fetchInvoice(invoice.id);
+      expect(after.status).toBe("PAID");
+      expect(after.receivedAmount).toBe(0);
+      expect(after.reversedAmount).toBe(100);
+      expect(after.deposits).toMatchObject([{ txHash, status: "REVERSED", reversals: 1, creditedAt: null }]);
+      expect(await balance()).toBe(0n);
+      const entries = await h.router.storage.listLedgerEntries(scope, "USDT");
+      expect(entries.map((entry) => [entry.kind, entry.amount])).toEqual([
+        ["deposit", 99_500_000n],
+        ["deposit_reversal", -99_500_000n],
+      ]);
+      expect((await eventTypes(invoice.id)).slice(-1)).toEqual(["payment.reversed"]);
     });
 
     it("refuses to confirm a dropped deposit with 409", async () => {
@@ -527,6 +542,7 @@ describe("invoice lifecycle through the sandbox", () => {
         "payment.confirmed",
         "payment.confirming",
         "payment.confirmed",
+        "payment.deposit_dropped",
       ]);
       expect(await balance()).toBe(60n * UNITS - 300_000n);
     });
@@ -590,6 +606,10 @@ describe("invoice lifecycle through the sandbox", () => {
         if (stored!.status === "CONFIRMED") {
           expect(status).toBe("PAID");
           expect(stored!.creditedAt).not.toBeNull();
+        } else if (stored!.status === "REVERSED") {
+          // Confirmed first, then dropped: a deep reorg, the credit taken back.
+          expect(status).toBe("PAID");
+          expect(stored!.creditedAt).toBeNull();
         } else {
           expect(stored!.status).toBe("DROPPED");
           expect(status).toBe("PENDING");
@@ -597,7 +617,8 @@ describe("invoice lifecycle through the sandbox", () => {
         }
       }
       const confirmedCount = (await depositEntries()).length;
-      expect(await balance()).toBe(BigInt(confirmedCount) * 99_500_000n);
+      const reversedCount = (await h.router.storage.listLedgerEntries(scope, "USDT")).filter((entry) => entry.kind === "deposit_reversal").length;
+      expect(await balance()).toBe(BigInt(confirmedCount - reversedCount) * 99_500_000n);
     });
 
     it("credits a deposit once whichever way the deposit feed is replayed", async () => {

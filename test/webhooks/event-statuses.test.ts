@@ -21,7 +21,7 @@ const machineState: fc.Arbitrary<MachineState> = fc.record({
   failureReason: fc.constantFrom("underpaid" as const, null),
 });
 const deposit: fc.Arbitrary<MachineDeposit> = fc.record({
-  status: fc.constantFrom("PENDING" as const, "CONFIRMED" as const, "DROPPED" as const),
+  status: fc.constantFrom("PENDING" as const, "CONFIRMED" as const, "DROPPED" as const, "REVERSED" as const),
   amount: fc.bigInt({ min: 1n, max: 1_500n }),
   countsTowardInvoice: fc.boolean(),
 });
@@ -41,8 +41,11 @@ describe("the statuses each event type carries", () => {
       { numRuns: 5000 },
     );
     // Every status the table allows is one the machine produces (the table is not too wide);
-    // payment.created comes from invoice creation, always PENDING, not from a transition.
-    for (const type of PAYMENT_EVENT_TYPES.filter((name) => name !== "payment.created")) {
+    // payment.created comes from invoice creation, always PENDING, not from a transition, and
+    // the deposit events come from the deposit itself, at whatever status the payment has.
+    const fromDeposits: readonly string[] = ["payment.unexpected_deposit", "payment.reversed", "payment.deposit_dropped"];
+    for (const type of fromDeposits) expect([...PAYMENT_EVENT_STATUSES[type as PaymentEventType]].sort()).toEqual([...INVOICE_STATUSES].sort());
+    for (const type of PAYMENT_EVENT_TYPES.filter((name) => name !== "payment.created" && !fromDeposits.includes(name))) {
       expect([...(seen.get(type) ?? [])].sort()).toEqual([...PAYMENT_EVENT_STATUSES[type]].sort());
     }
     expect(PAYMENT_EVENT_STATUSES["payment.created"]).toEqual(["PENDING"]);

@@ -42,6 +42,7 @@ export function invoiceRecord(over: Partial<InvoiceRecord> = {}): InvoiceRecord 
     settleCurrency: null,
     paymentLinkId: null,
     receivedAmount: 25_000_000n,
+    reversedAmount: 0n,
     txHash: "0xfeed",
     late: false,
     failureReason: null,

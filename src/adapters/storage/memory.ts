@@ -227,6 +227,16 @@ class Tables {
         run("listDepositsForInvoice", () =>
           (this.depositIdsByInvoice.get(invoiceId) ?? []).flatMap((id) => this.deposits.get(id) ?? []).map(copy),
         ),
+      listNotableDeposits: (mode, query) =>
+        run("listNotableDeposits", () => {
+          const all = [...this.deposits.values()];
+          const start = query.after ? all.findIndex((deposit) => deposit.id === query.after) + 1 : 0;
+          return all
+            .slice(start)
+            .filter((deposit) => deposit.mode === mode && (deposit.reversals > 0 || !deposit.countsTowardInvoice))
+            .slice(0, query.limit)
+            .map(copy);
+        }),
       getBalance: (scope, asset) =>
         run("getBalance", () => this.balances.get(balanceKey(scope.merchantId, scope.mode, asset))?.amount ?? 0n),
       listBalances: (scope) =>
@@ -358,7 +368,7 @@ class Tables {
           pushIn(this.depositIdsByInvoice, deposit.invoiceId, deposit.id, undo);
         }),
       updateDeposit: (deposit) => run("updateDeposit", () => this.updateDeposit(deposit, undo)),
-      postLedgerEntries: (entries) => run("postLedgerEntries", () => this.postLedgerEntries(entries, undo)),
+      postLedgerEntries: (entries, options) => run("postLedgerEntries", () => this.postLedgerEntries(entries, undo, options?.overdraw ?? false)),
       insertPayout: (payout) =>
         run("insertPayout", () => {
           if (this.payouts.has(payout.id)) conflict(`payout ${payout.id}`);
@@ -620,7 +630,7 @@ class Tables {
     setIn(this.deposits, deposit.id, copy(deposit), undo);
   }
 
-  private postLedgerEntries(entries: LedgerEntry[], undo: Undo[]): PostLedgerResult {
+  private postLedgerEntries(entries: LedgerEntry[], undo: Undo[], overdraw: boolean): PostLedgerResult {
     if (entries.some((entry) => this.causeKeys.has(entry.causeKey))) return { status: "duplicate" };
     const batchKeys = new Set<string>();
     for (const entry of entries) {
@@ -629,8 +639,10 @@ class Tables {
       }
       batchKeys.add(entry.causeKey);
     }
-    // The balance each touched asset would end with once the whole batch is applied.
+    // The balance each touched asset would end with once the whole batch is applied, and the
+    // batch's net change to it (only a lowering may be refused).
     const next = new Map<string, BalanceRecord>();
+    const deltas = new Map<string, bigint>();
     for (const entry of entries) {
       const key = balanceKey(entry.merchantId, entry.mode, entry.asset);
       let balance = next.get(key);
@@ -640,10 +652,11 @@ class Tables {
         next.set(key, balance);
       }
       balance.amount += entry.amount;
+      deltas.set(key, (deltas.get(key) ?? 0n) + entry.amount);
       if (entry.createdAt > balance.updatedAt) balance.updatedAt = entry.createdAt;
     }
-    for (const balance of next.values()) {
-      if (balance.amount < 0n) return { status: "insufficient", asset: balance.asset };
+    for (const [key, balance] of next) {
+      if (!overdraw && deltas.get(key)! < 0n && balance.amount < 0n) return { status: "insufficient", asset: balance.asset };
     }
     for (const entry of entries) {
       this.causeKeys.add(entry.causeKey);

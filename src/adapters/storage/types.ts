@@ -76,6 +76,23 @@ export type PostLedgerResult =
   /** Posting would take the balance of `asset` below zero. */
   | { status: "insufficient"; asset: string };
 
+/** Options of `postLedgerEntries`. */
+export interface PostLedgerOptions {
+  /** Post even when a balance ends below zero (a reversal of a credit). Default false. */
+  overdraw?: boolean;
+}
+
+/**
+ * Deposits that an operator must hear about: every one reversed at least once (`reversals > 0`)
+ * or not counting toward its invoice (a stray coin, or a transfer after the invoice closed).
+ */
+export interface NotableDepositQuery {
+  /** At most this many, in the order stored. */
+  limit: number;
+  /** The id of the last deposit of the previous page; null for the first page. */
+  after?: string | null;
+}
+
 /**
  * Reads. Outside a transaction they see committed data only; inside one they also see the
  * transaction's own writes. Every `get`/`find` returns null when nothing matches, never throws
@@ -114,6 +131,12 @@ export interface StorageReads {
   findAddresses(mode: Mode, network: string, addresses: readonly string[]): Promise<AddressRecord[]>;
   /** Deposits of an invoice, in the order they were first seen. */
   listDepositsForInvoice(invoiceId: string): Promise<DepositRecord[]>;
+  /**
+   * Deposits in `mode` (every merchant) that were reversed at least once (`reversals > 0`) or
+   * do not count toward their invoice (`countsTowardInvoice` false), in the order stored; with
+   * `query.after`, those stored after that deposit. Feeds the operator report.
+   */
+  listNotableDeposits(mode: Mode, query: NotableDepositQuery): Promise<DepositRecord[]>;
   /** Balance of one asset; 0n when the merchant never held it. */
   getBalance(scope: Scope, asset: string): Promise<bigint>;
   /** Every asset the merchant has held in `scope`'s mode, ordered by asset symbol. */
@@ -201,10 +224,16 @@ export interface StorageTransaction extends StorageReads {
   /**
    * Appends ledger entries and updates the balances they touch, all or nothing: nothing is
    * written when any entry's `causeKey` was posted before (`duplicate`) or when any balance
-   * would go below zero (`insufficient`). Checking and writing are one atomic step, so
-   * concurrent debits can never overdraw a balance.
+   * the batch lowers would end below zero (`insufficient`; a batch that only raises or keeps a
+   * balance that is below zero already is posted). Checking and writing are one atomic step,
+   * so concurrent debits can never overdraw a balance.
+   *
+   * With `options.overdraw`, the balance check is skipped: the batch is posted even when a
+   * balance ends below zero. Core uses it only to take back a credit whose deposit left the
+   * chain (a "deposit_reversal"), which must be recorded whatever was spent since; every
+   * other debit is then refused until credits bring the balance back to zero.
    */
-  postLedgerEntries(entries: LedgerEntry[]): Promise<PostLedgerResult>;
+  postLedgerEntries(entries: LedgerEntry[], options?: PostLedgerOptions): Promise<PostLedgerResult>;
   /** Stores a new payout. Throws if the id exists. */
   insertPayout(payout: PayoutRecord): Promise<void>;
   /** Locks and returns the payout with this id (any merchant), or null. */

@@ -63,10 +63,13 @@ export function merchantRoutes(routes: RouteTable, context: CoreContext, present
     } },
   );
 
-  routes.post("/merchants/invoice/fetch", schemas.invoiceFetchRequest, async (body, call) =>
-    present.invoice(await getInvoice(context, call.scope, body.invoiceId)),
+  routes.post("/merchants/invoice/fetch", schemas.invoiceFetchRequest, async (body, call) => {
+    const invoice = await getInvoice(context, call.scope, body.invoiceId);
+    return present.invoice(invoice, await context.storage.listDepositsForInvoice(invoice.id));
+  },
     { docs: {
       summary: "Fetch an invoice",
+      description: "The invoice with `deposits`: every transfer to its address, counted or not (a coin other than the invoice's is credited in that coin and listed with `countsTowardPayment: false`), amounts as exact decimal strings. `reversedAmount` is what was credited and then taken back because its deposit left the chain in a deep reorg.",
       response: resources.invoice,
       tags: ["Invoices"],
       errors: [404],

@@ -65,11 +65,13 @@ export function paymentRoutes(routes: RouteTable, context: CoreContext, views: V
     } },
   );
 
-  routes.get("/payments/:id", emptyQuery, async (_query, { scope, params }) =>
-    paymentView(await getInvoice(context, scope, params.id!), context.currencies),
+  routes.get("/payments/:id", emptyQuery, async (_query, { scope, params }) => {
+    const invoice = await getInvoice(context, scope, params.id!);
+    return paymentView(invoice, context.currencies, await context.storage.listDepositsForInvoice(invoice.id));
+  },
     { docs: {
       summary: "Fetch a payment",
-      description: "Any payment of this key's merchant and mode, including one created as an `/api/v1` invoice.",
+      description: "Any payment of this key's merchant and mode, including one created as an `/api/v1` invoice, with `deposits`: every transfer to its address, counted or not. A coin other than the payment's (a stray deposit) is credited to the balance in that coin, less the 0.5% fee, and listed with `countsTowardPayment: false`; refund it with POST /v1/refunds and its `depositId`. A deposit credited and then removed by a reorg deeper than its confirmations is REVERSED: its credit was taken back and `reversedAmount` shows it.",
       response: resources.payment,
       tags: ["Payments"],
       errors: [404],
@@ -95,12 +97,12 @@ export function paymentRoutes(routes: RouteTable, context: CoreContext, views: V
     "/refunds",
     schemas.refundCreateRequest,
     async (body, { scope, commitAnswer }) => {
-      const input = { paymentId: body.paymentId, amount: body.amount ?? null, address: body.address, network: body.chain ?? null };
+      const input = { paymentId: body.paymentId, depositId: body.depositId ?? null, amount: body.amount ?? null, address: body.address, network: body.chain ?? null };
       return views.refund(await createRefund(context, scope, input, commitAnswer?.((refund: PayoutRecord) => views.refund(refund))));
     },
     { idempotent: true, docs: {
       summary: "Refund a payment",
-      description: "Gives back part of what a payment received (`amount`, a decimal string in the payment's coin) or, without `amount`, all that is left, to `address`, on the payment's network unless `chain` names another. Never more than the confirmed deposits less the refunds not FAILED: an `amount` over that is a 400 that says how much is left; leaving `amount` out when nothing is left is a 409, as is refunding a payment whose coin was never chosen. Two refunds sent at once are checked under the payment's lock. A refund is a payout: the balance is debited amount + the network's fee at once (422 and nothing debited when it does not cover that), then it goes PROCESSING -> COMPLETED, or FAILED with the debit returned and the amount refundable again.",
+      description: "Gives back part of what a payment received (`amount`, a decimal string in the payment's coin) or, without `amount`, all that is left, to `address`, on the payment's network unless `chain` names another. With `depositId`, gives back that one deposit of the payment (a stray coin sent to its address, say) in the deposit's coin and on its network: at most its credited amount (what was received less the 0.5% fee) less its refunds not FAILED; a deposit that is not CONFIRMED has nothing to refund (409). Never more than the confirmed deposits less the refunds not FAILED: an `amount` over that is a 400 that says how much is left; leaving `amount` out when nothing is left is a 409, as is refunding a payment whose coin was never chosen. Two refunds sent at once are checked under the payment's lock. A refund is a payout: the balance is debited amount + the network's fee at once (422 and nothing debited when it does not cover that), then it goes PROCESSING -> COMPLETED, or FAILED with the debit returned and the amount refundable again.",
       response: v1.refund,
       tags: ["Refunds"],
       errors: [404, 409, 422, 503],

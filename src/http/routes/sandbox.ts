@@ -81,22 +81,16 @@ export function sandboxRoutes(
   } });
 
   routes.post("/sandbox/deposit/drop", schemas.sandboxDepositDropRequest, async (body, { scope }) => {
-    const { address } = await ownedDeposit(scope, body.txHash);
-    const isFinal = async () =>
-      (await context.storage.listDepositsForInvoice(address.invoiceId)).some((deposit) => deposit.txHash === body.txHash && deposit.status === "CONFIRMED");
-    const final = () => new PaymentError("invalid_state", `Deposit ${body.txHash} reached its confirmations and is final; only unconfirmed deposits can be dropped.`);
-    if (await isFinal()) throw final();
+    await ownedDeposit(scope, body.txHash);
     chain.drop(body.txHash);
     await background.syncDeposits("test");
-    // A confirm that raced this drop may have made the deposit final first: then the drop did nothing.
-    if (await isFinal()) throw final();
     return { txHash: body.txHash, dropped: true };
   }, { guard: testOnly, docs: {
-    summary: "Drop an unconfirmed deposit",
-    description: "Simulates a reorg or a reverted transaction: the deposit stops counting and the invoice goes back to PENDING (or EXPIRED/FAILED when its window closed). 409 once the deposit is final.",
+    summary: "Drop a deposit",
+    description: "Simulates a reorg or a reverted transaction. A deposit not yet final stops counting and the invoice goes back to PENDING (or EXPIRED/FAILED when its window closed), with a `payment.deposit_dropped` event. A deposit that was final and credited is a reorg deeper than its confirmations: it becomes REVERSED, its credit is taken back (the balance may go below zero), the invoice's `reversedAmount` shows it, and `payment.reversed` is sent.",
     response: resources.sandboxDepositDrop,
     tags: ["Sandbox"],
-    errors: [404, 409],
+    errors: [404],
   } });
 
   routes.post("/sandbox/invoice/expire", schemas.sandboxInvoiceExpireRequest, async (body, { scope }) => {

@@ -3,7 +3,10 @@ import type { DepositRecord } from "../../core/types";
 import type { SuiteContext } from "./context";
 import { deposit, entry, invoice, seed, T0, TEST } from "./fixtures";
 
-/** postLedgerEntries: all or nothing, exactly once per cause, never below zero, under concurrency too. */
+/**
+ * postLedgerEntries: all or nothing, exactly once per cause, never below zero (but for a
+ * reversal posted with `overdraw`), under concurrency too; the notable-deposit list.
+ */
 export function ledgerTests(ctx: SuiteContext): void {
   describe("ledger", () => {
     it("posts entries and keeps one balance per merchant, mode and asset", async () => {
@@ -188,6 +191,58 @@ export function ledgerTests(ctx: SuiteContext): void {
       expect(await storage.getBalance(TEST, "USDT")).toBe(995n);
       expect(await storage.listLedgerEntries(TEST)).toHaveLength(2);
       expect((await storage.listDepositsForInvoice("inv_1")).map((d) => d.txHash)).toEqual(["tx_twice", "tx_race"]);
+    });
+
+    it("posts a reversal with overdraw even below zero; then refuses every debit and posts every credit until the balance is back", async () => {
+      const storage = ctx.storage();
+      await seed(storage); // BTC 100
+      await storage.transaction((tx) => tx.postLedgerEntries([entry({ id: "po", causeKey: "payout:po", amount: -80n, kind: "payout" })]));
+      const reversal = entry({ id: "rev", causeKey: "deposit:dep_1:reversal:1", amount: -100n, kind: "deposit_reversal", createdAt: T0 + 7 });
+      expect(await storage.transaction((tx) => tx.postLedgerEntries([reversal], { overdraw: true }))).toEqual({ status: "posted" });
+      expect(await storage.getBalance(TEST, "BTC")).toBe(-80n);
+      expect(await storage.listBalances(TEST)).toEqual([{ merchantId: "m_1", mode: "test", asset: "BTC", amount: -80n, updatedAt: T0 + 7 }]);
+      // The same cause never posts twice, overdraw or not.
+      expect(await storage.transaction((tx) => tx.postLedgerEntries([{ ...reversal, id: "rev2" }], { overdraw: true }))).toEqual({ status: "duplicate" });
+      // Without overdraw, any debit of a balance below zero is refused, however small.
+      expect(await storage.transaction((tx) => tx.postLedgerEntries([entry({ id: "d1", causeKey: "d1", amount: -1n, kind: "payout" })]))).toEqual({
+        status: "insufficient",
+        asset: "BTC",
+      });
+      // A credit that leaves it still below zero is posted.
+      expect(await storage.transaction((tx) => tx.postLedgerEntries([entry({ id: "c1", causeKey: "c1", amount: 30n })]))).toEqual({ status: "posted" });
+      expect(await storage.getBalance(TEST, "BTC")).toBe(-50n);
+      expect(await storage.transaction((tx) => tx.postLedgerEntries([entry({ id: "c2", causeKey: "c2", amount: 60n })]))).toEqual({ status: "posted" });
+      expect(await storage.getBalance(TEST, "BTC")).toBe(10n);
+      expect(await storage.transaction((tx) => tx.postLedgerEntries([entry({ id: "d2", causeKey: "d2", amount: -10n, kind: "payout" })]))).toEqual({ status: "posted" });
+      const entries = await storage.listLedgerEntries(TEST, "BTC");
+      expect(entries.reduce((sum, e) => sum + e.amount, 0n)).toBe(0n);
+      expect(entries.find((e) => e.id === "rev")?.kind).toBe("deposit_reversal");
+    });
+
+    it("lists notable deposits (reversed at least once, or not counting toward their invoice) of one mode, in the order stored, page by page", async () => {
+      const storage = ctx.storage();
+      await storage.transaction(async (tx) => {
+        await tx.insertInvoice(invoice());
+        await tx.insertDeposit(deposit({ id: "dep_plain", txHash: "t1", status: "CONFIRMED", creditedAt: T0 }));
+        await tx.insertDeposit(
+          deposit({ id: "dep_rev", txHash: "t2", status: "REVERSED", reversals: 1, creditedAsset: "USDT", creditedAmount: 123_456_789_012_345_678_901n }),
+        );
+        await tx.insertDeposit(deposit({ id: "dep_stray", txHash: "t3", coin: "ETH", countsTowardInvoice: false, status: "CONFIRMED", creditedAt: T0, creditedAsset: "ETH", creditedAmount: 995n }));
+        await tx.insertDeposit(deposit({ id: "dep_live", txHash: "t4", mode: "live", countsTowardInvoice: false }));
+        await tx.insertDeposit(deposit({ id: "dep_back", txHash: "t5", status: "CONFIRMED", reversals: 2, creditedAt: T0 + 3 }));
+      });
+      const first = await storage.listNotableDeposits("test", { limit: 2 });
+      expect(first.map((d) => d.id)).toEqual(["dep_rev", "dep_stray"]);
+      expect(first[0]).toEqual(deposit({ id: "dep_rev", txHash: "t2", status: "REVERSED", reversals: 1, creditedAsset: "USDT", creditedAmount: 123_456_789_012_345_678_901n }));
+      expect((await storage.listNotableDeposits("test", { limit: 2, after: "dep_stray" })).map((d) => d.id)).toEqual(["dep_back"]);
+      expect((await storage.listNotableDeposits("test", { limit: 10, after: null })).map((d) => d.id)).toEqual(["dep_rev", "dep_stray", "dep_back"]);
+      expect((await storage.listNotableDeposits("live", { limit: 10 })).map((d) => d.id)).toEqual(["dep_live"]);
+      // A deposit updated to be reversed joins the list.
+      await storage.transaction(async (tx) => {
+        const plain = await tx.lockDeposit("test", "bitcoin", "t1", 0);
+        await tx.updateDeposit({ ...plain!, status: "REVERSED", reversals: 1, creditedAt: null });
+      });
+      expect((await storage.listNotableDeposits("test", { limit: 10 })).map((d) => d.id)).toEqual(["dep_plain", "dep_rev", "dep_stray", "dep_back"]);
     });
   });
 }

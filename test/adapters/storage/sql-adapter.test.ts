@@ -197,7 +197,7 @@ function invariantTests(open: () => Promise<{ client: SqlClient; schema: string;
     expect(rows.map((row) => `${row.table_name}.${row.column_name}`)).toEqual(expect.arrayContaining(["balances.amount", "ledger_entries.amount", "invoices.amount", "payouts.fee"]));
   });
 
-  it("refuses, in the database itself, a second credit of a cause, a second deposit of a transfer, a second idempotency key, a negative balance", async () => {
+  it("refuses, in the database itself, a second credit of a cause, a second deposit of a transfer, a second idempotency key; keeps a balance whole", async () => {
     const t = (name: string) => `"${schema}".${name}`;
     await client.query(`INSERT INTO ${t("ledger_entries")} (id, merchant_id, mode, asset, amount, kind, cause_key, created_at) VALUES ('a', 'm', 'test', 'BTC', 1, 'deposit', 'c', 0)`);
     await expect(client.query(`INSERT INTO ${t("ledger_entries")} (id, merchant_id, mode, asset, amount, kind, cause_key, created_at) VALUES ('b', 'm', 'test', 'BTC', 1, 'deposit', 'c', 0)`)).rejects.toThrow(/ledger_entries_cause_once/);
@@ -207,10 +207,12 @@ function invariantTests(open: () => Promise<{ client: SqlClient; schema: string;
     const key = `INSERT INTO ${t("idempotency_keys")} (merchant_id, mode, key, request_hash, state, created_at, expires_at) VALUES ('m', 'test', 'k', 'h', 'started', 0, 1)`;
     await client.query(key);
     await expect(client.query(key)).rejects.toThrow(/idempotency_key_once/);
-    await expect(client.query(`INSERT INTO ${t("balances")} (merchant_id, mode, asset, amount, updated_at) VALUES ('m', 'test', 'BTC', -1, 0)`)).rejects.toThrow(/balances_never_negative/);
+    // A balance may be below zero: a credit taken back after a deep reorg overdraws it (the
+    // adapter's debit statement still refuses ordinary debits that would).
+    await expect(client.query(`INSERT INTO ${t("balances")} (merchant_id, mode, asset, amount, updated_at) VALUES ('m', 'test', 'ETH', -1, 0)`)).resolves.toBeDefined();
     await expect(client.query(`INSERT INTO ${t("balances")} (merchant_id, mode, asset, amount, updated_at) VALUES ('m', 'test', 'BTC', 1.5, 0)`)).resolves.toBeDefined();
     // numeric(78,0) keeps whole smallest units: a fraction is rounded away, never stored.
-    expect((await client.query(`SELECT amount::text AS amount FROM ${t("balances")}`)).rows[0]?.amount).toBe("2");
+    expect((await client.query(`SELECT amount::text AS amount FROM ${t("balances")} WHERE asset = 'BTC'`)).rows[0]?.amount).toBe("2");
   });
 }
 

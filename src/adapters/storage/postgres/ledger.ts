@@ -1,5 +1,5 @@
 import type { LedgerEntry, Mode } from "../../../core/types";
-import type { PostLedgerResult } from "../types";
+import type { PostLedgerOptions, PostLedgerResult } from "../types";
 import type { SqlQueryable } from "./client";
 import { amountParam } from "./rows";
 import type { Statements } from "./statements";
@@ -27,9 +27,10 @@ const SAVEPOINT = "ecp_post_ledger";
  *    the same balances lock them in the same order and cannot deadlock. A credit is an upsert; a
  *    debit is `UPDATE ... WHERE amount + delta >= 0` on the locked row, so concurrent debits
  *    queue on the row and each tests the balance the previous one left. No row updated means
- *    the balance does not cover the debit.
+ *    the balance does not cover the debit. With `overdraw` (a reversal of a credit) every
+ *    change is an upsert that may leave the balance below zero.
  */
-export async function postLedgerEntries(db: SqlQueryable, s: Statements, entries: readonly LedgerEntry[]): Promise<PostLedgerResult> {
+export async function postLedgerEntries(db: SqlQueryable, s: Statements, entries: readonly LedgerEntry[], options: PostLedgerOptions = {}): Promise<PostLedgerResult> {
   if (entries.length === 0) return { status: "posted" };
   const seen = new Set<string>();
   for (const entry of entries) {
@@ -48,7 +49,9 @@ export async function postLedgerEntries(db: SqlQueryable, s: Statements, entries
     }
     for (const change of changes) {
       const params = [change.merchantId, change.mode, change.asset, amountParam(change.delta), change.at];
-      if (change.delta >= 0n) {
+      if (options.overdraw) {
+        await db.query(s.overdrawBalance, params);
+      } else if (change.delta >= 0n) {
         await db.query(s.creditBalance, params);
       } else if ((await db.query(s.debitBalance, params)).rowCount === 0) {
         await undo();

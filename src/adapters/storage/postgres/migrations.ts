@@ -17,7 +17,8 @@ export interface Migration {
  * - a deposit's chain identity (mode, network, tx_hash, output_index) is unique, so is a
  *   ledger entry's `cause_key` (a cause is credited or debited once), an API key's hash, and
  *   an idempotency key per (merchant, mode);
- * - a balance row can never go below zero (CHECK);
+ * - a balance row could not go below zero (a CHECK, until step 6: a credit taken back after a
+ *   deep reorg may overdraw it; ordinary debits still test the balance in the statement);
  * - `seq` (bigserial) keeps insertion order where the contract lists "in the order stored";
  * - ids and symbols compare bytewise (COLLATE "C"), like JavaScript string comparison, so
  *   (createdAt, id) cursors page the same way on every engine.
@@ -297,6 +298,24 @@ ALTER TABLE idempotency_keys ADD COLUMN lease_token text, ADD COLUMN lease_until
 CREATE INDEX webhook_deliveries_due ON webhook_deliveries (endpoint_id, next_attempt_at, seq) WHERE status = 'pending';
 CREATE INDEX webhook_deliveries_leased ON webhook_deliveries (endpoint_id, lease_until) WHERE status = 'pending' AND lease_until IS NOT NULL;
 DROP INDEX webhook_deliveries_queue;
+`,
+  },
+  {
+    version: 6,
+    name: "deposits: reversals after deep reorgs, what each credit put on the balance; balances may go below zero",
+    // A deposit credited before this step credited its net amount in its own coin, unless the
+    // credit was auto-converted in the same transaction: then the conversion of its invoice with
+    // the same amount and time holds what the balance received.
+    sql: `
+ALTER TABLE balances DROP CONSTRAINT balances_never_negative;
+ALTER TABLE invoices ADD COLUMN reversed_amount numeric(78,0) NOT NULL DEFAULT 0;
+ALTER TABLE deposits ADD COLUMN credited_asset text, ADD COLUMN credited_amount numeric(78,0) NOT NULL DEFAULT 0,
+  ADD COLUMN reversals integer NOT NULL DEFAULT 0;
+UPDATE deposits SET credited_asset = coin, credited_amount = amount - fee WHERE credited_at IS NOT NULL;
+UPDATE deposits d SET credited_asset = e.to_coin, credited_amount = e.to_amount FROM exchanges e
+  WHERE d.credited_at IS NOT NULL AND e.invoice_id = d.invoice_id AND e.from_coin = d.coin AND e.amount = d.amount - d.fee AND e.created_at = d.credited_at;
+CREATE INDEX deposits_notable ON deposits (mode, seq) WHERE reversals > 0 OR NOT counts_toward_invoice;
+ALTER TABLE payouts ADD COLUMN refund_deposit_id text COLLATE "C";
 `,
   },
 ];

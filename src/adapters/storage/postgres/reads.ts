@@ -60,6 +60,7 @@ export function sqlReads(db: SqlQueryable, s: Statements): StorageReads {
     findAddresses: async (mode, network, addresses) =>
       addresses.length === 0 ? [] : all(db.query(s.findAddresses, [mode, network, [...addresses]]), toAddress),
     listDepositsForInvoice: (invoiceId) => all(db.query(s.listDepositsForInvoice, [invoiceId]), toDeposit),
+    listNotableDeposits: (mode, query) => all(db.query(s.listNotableDeposits, [mode, query.limit, query.after ?? null]), toDeposit),
     getBalance: async (scope, asset) => {
       const row = (await db.query(s.getBalance, [scope.merchantId, scope.mode, asset])).rows[0];
       return row === undefined ? 0n : big(row.amount);

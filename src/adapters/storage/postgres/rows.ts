@@ -75,7 +75,7 @@ export const toApiKeyMatch = (row: Row): ApiKeyMatch => ({
 export const INVOICE_COLUMNS =
   "id, merchant_id, mode, status, amount, amount_currency, accepted_coins, coin, network, address, rate, pay_amount, fee_paid_by_payer, " +
   "under_paid_cover_tenths, is_white_label, return_url, payment_url, metadata, received_amount, tx_hash, late, failure_reason, expires_at, created_at, updated_at, " +
-  "settle_currency, payment_link_id, rate_at, rate_sources";
+  "settle_currency, payment_link_id, rate_at, rate_sources, reversed_amount";
 export const toInvoice = (row: Row): InvoiceRecord => ({
   id: str(row.id),
   merchantId: str(row.merchant_id),
@@ -106,8 +106,9 @@ export const toInvoice = (row: Row): InvoiceRecord => ({
   paymentLinkId: strOrNull(row.payment_link_id),
   rateAt: numOrNull(row.rate_at),
   rateSources: jsonOrNull<string[]>(row.rate_sources),
+  reversedAmount: big(row.reversed_amount),
 });
-/** Parameters $1..$29 in INVOICE_COLUMNS order. */
+/** Parameters $1..$30 in INVOICE_COLUMNS order. */
 export const invoiceParams = (invoice: InvoiceRecord): unknown[] => [
   invoice.id,
   invoice.merchantId,
@@ -138,6 +139,7 @@ export const invoiceParams = (invoice: InvoiceRecord): unknown[] => [
   invoice.paymentLinkId,
   invoice.rateAt,
   jsonParam(invoice.rateSources),
+  amountParam(invoice.reversedAmount),
 ];
 
 export const ADDRESS_COLUMNS = "mode, network, address, coin, merchant_id, invoice_id, created_at";
@@ -152,7 +154,8 @@ export const toAddress = (row: Row): AddressRecord => ({
 });
 
 export const DEPOSIT_COLUMNS =
-  "id, merchant_id, mode, invoice_id, coin, network, address, tx_hash, output_index, amount, confirmations, status, counts_toward_invoice, fee, credited_at, seen_at, updated_at";
+  "id, merchant_id, mode, invoice_id, coin, network, address, tx_hash, output_index, amount, confirmations, status, counts_toward_invoice, fee, credited_at, seen_at, updated_at, " +
+  "credited_asset, credited_amount, reversals";
 export const toDeposit = (row: Row): DepositRecord => ({
   id: str(row.id),
   merchantId: str(row.merchant_id),
@@ -171,8 +174,11 @@ export const toDeposit = (row: Row): DepositRecord => ({
   creditedAt: numOrNull(row.credited_at),
   seenAt: num(row.seen_at),
   updatedAt: num(row.updated_at),
+  creditedAsset: strOrNull(row.credited_asset),
+  creditedAmount: big(row.credited_amount),
+  reversals: num(row.reversals),
 });
-/** Parameters $1..$17 in DEPOSIT_COLUMNS order. */
+/** Parameters $1..$20 in DEPOSIT_COLUMNS order. */
 export const depositParams = (deposit: DepositRecord): unknown[] => [
   deposit.id,
   deposit.merchantId,
@@ -191,6 +197,9 @@ export const depositParams = (deposit: DepositRecord): unknown[] => [
   deposit.creditedAt,
   deposit.seenAt,
   deposit.updatedAt,
+  deposit.creditedAsset,
+  amountParam(deposit.creditedAmount),
+  deposit.reversals,
 ];
 
 export const LEDGER_COLUMNS = "id, merchant_id, mode, asset, amount, kind, cause_key, created_at";
@@ -214,7 +223,7 @@ export const toBalance = (row: Row): BalanceRecord => ({
   updatedAt: num(row.updated_at),
 });
 
-export const PAYOUT_COLUMNS = "id, merchant_id, mode, status, coin, network, address, amount, fee, tx_hash, failure_reason, created_at, updated_at, refund_of";
+export const PAYOUT_COLUMNS = "id, merchant_id, mode, status, coin, network, address, amount, fee, tx_hash, failure_reason, created_at, updated_at, refund_of, refund_deposit_id";
 export const toPayout = (row: Row): PayoutRecord => ({
   id: str(row.id),
   merchantId: str(row.merchant_id),
@@ -230,8 +239,9 @@ export const toPayout = (row: Row): PayoutRecord => ({
   createdAt: num(row.created_at),
   updatedAt: num(row.updated_at),
   refundOf: strOrNull(row.refund_of),
+  refundDepositId: strOrNull(row.refund_deposit_id),
 });
-/** Parameters $1..$14 in PAYOUT_COLUMNS order. */
+/** Parameters $1..$15 in PAYOUT_COLUMNS order. */
 export const payoutParams = (payout: PayoutRecord): unknown[] => [
   payout.id,
   payout.merchantId,
@@ -247,6 +257,7 @@ export const payoutParams = (payout: PayoutRecord): unknown[] => [
   payout.createdAt,
   payout.updatedAt,
   payout.refundOf,
+  payout.refundDepositId,
 ];
 
 export const EXCHANGE_COLUMNS = "id, merchant_id, mode, status, from_coin, to_coin, amount, rate, to_amount, created_at, invoice_id";

@@ -47,8 +47,8 @@ function assignments(columns: string, casts: Record<number, string> = {}): strin
  */
 const CURSOR_LOCK_SEED = 7_461_737_431_373_237;
 
-const INVOICE_CASTS = { 5: "::numeric", 7: "::json", 11: "::numeric", 12: "::numeric", 18: "::json", 19: "::numeric", 29: "::json" };
-const DEPOSIT_CASTS = { 10: "::numeric", 14: "::numeric" };
+const INVOICE_CASTS = { 5: "::numeric", 7: "::json", 11: "::numeric", 12: "::numeric", 18: "::json", 19: "::numeric", 29: "::json", 30: "::numeric" };
+const DEPOSIT_CASTS = { 10: "::numeric", 14: "::numeric", 19: "::numeric" };
 const PAYOUT_CASTS = { 8: "::numeric", 9: "::numeric" };
 const PAYMENT_LINK_CASTS = { 4: "::numeric", 6: "::json", 11: "::json" };
 const EXCHANGE_CASTS = { 7: "::numeric", 8: "::numeric", 9: "::numeric" };
@@ -100,6 +100,10 @@ export function buildStatements(schema: string | undefined) {
     // key index is walked once per address. Repeats match one row once.
     findAddresses: `SELECT ${ADDRESS_COLUMNS} FROM ${t.addresses} WHERE mode = $1 AND network = $2 AND address = ANY($3::text[])`,
     listDepositsForInvoice: `SELECT ${DEPOSIT_COLUMNS} FROM ${t.deposits} WHERE invoice_id = $1 ORDER BY seq`,
+    // An `after` that names no deposit pages from the start, as if none was given.
+    listNotableDeposits:
+      `SELECT ${DEPOSIT_COLUMNS} FROM ${t.deposits} WHERE mode = $1 AND (reversals > 0 OR NOT counts_toward_invoice) ` +
+      `AND seq > coalesce((SELECT seq FROM ${t.deposits} WHERE id = $3), 0) ORDER BY seq LIMIT $2`,
     getBalance: `SELECT amount FROM ${t.balances} WHERE merchant_id = $1 AND mode = $2 AND asset = $3`,
     listBalances: `SELECT ${BALANCE_COLUMNS} FROM ${t.balances} WHERE merchant_id = $1 AND mode = $2 ORDER BY asset`,
     listLedgerEntries: `SELECT ${LEDGER_COLUMNS} FROM ${t.ledger} WHERE merchant_id = $1 AND mode = $2 ORDER BY seq`,
@@ -141,18 +145,18 @@ export function buildStatements(schema: string | undefined) {
     insertApiKey: `INSERT INTO ${t.apiKeys} (${API_KEY_COLUMNS}) VALUES (${placeholders(7)}) ON CONFLICT DO NOTHING RETURNING 1`,
     revokeApiKey: `UPDATE ${t.apiKeys} SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL`,
     // Sent deferred (a new invoice's id is random): a duplicate fails the transaction instead.
-    insertInvoice: `INSERT INTO ${t.invoices} (${INVOICE_COLUMNS}) VALUES (${placeholders(29, INVOICE_CASTS)})`,
+    insertInvoice: `INSERT INTO ${t.invoices} (${INVOICE_COLUMNS}) VALUES (${placeholders(30, INVOICE_CASTS)})`,
     lockInvoice: `SELECT ${INVOICE_COLUMNS} FROM ${t.invoices} WHERE id = $1 FOR UPDATE`,
     updateInvoice: `UPDATE ${t.invoices} SET ${assignments(INVOICE_COLUMNS, INVOICE_CASTS)} WHERE id = $1`,
     insertAddress: `INSERT INTO ${t.addresses} (${ADDRESS_COLUMNS}) VALUES (${placeholders(7)}) ON CONFLICT DO NOTHING RETURNING 1`,
     lockDeposit: `SELECT ${DEPOSIT_COLUMNS} FROM ${t.deposits} WHERE mode = $1 AND network = $2 AND tx_hash = $3 AND output_index = $4 FOR UPDATE`,
-    insertDeposit: `INSERT INTO ${t.deposits} (${DEPOSIT_COLUMNS}) VALUES (${placeholders(17, DEPOSIT_CASTS)}) ON CONFLICT DO NOTHING RETURNING 1`,
+    insertDeposit: `INSERT INTO ${t.deposits} (${DEPOSIT_COLUMNS}) VALUES (${placeholders(20, DEPOSIT_CASTS)}) ON CONFLICT DO NOTHING RETURNING 1`,
     // A changed chain identity that collides with another deposit's is refused without an error.
     updateDeposit:
       `UPDATE ${t.deposits} SET ${assignments(DEPOSIT_COLUMNS, DEPOSIT_CASTS)} WHERE id = $1 AND NOT EXISTS ` +
       `(SELECT 1 FROM ${t.deposits} o WHERE o.mode = $3 AND o.network = $6 AND o.tx_hash = $8 AND o.output_index = $9 AND o.id <> $1)`,
     depositExists: `SELECT 1 FROM ${t.deposits} WHERE id = $1`,
-    insertPayout: `INSERT INTO ${t.payouts} (${PAYOUT_COLUMNS}) VALUES (${placeholders(14, PAYOUT_CASTS)}) ON CONFLICT DO NOTHING RETURNING 1`,
+    insertPayout: `INSERT INTO ${t.payouts} (${PAYOUT_COLUMNS}) VALUES (${placeholders(15, PAYOUT_CASTS)}) ON CONFLICT DO NOTHING RETURNING 1`,
     lockPayout: `SELECT ${PAYOUT_COLUMNS} FROM ${t.payouts} WHERE id = $1 FOR UPDATE`,
     updatePayout: `UPDATE ${t.payouts} SET ${assignments(PAYOUT_COLUMNS, PAYOUT_CASTS)} WHERE id = $1`,
     insertExchange: `INSERT INTO ${t.exchanges} (${EXCHANGE_COLUMNS}) VALUES (${placeholders(11, EXCHANGE_CASTS)}) ON CONFLICT DO NOTHING RETURNING 1`,
@@ -286,6 +290,10 @@ export function buildStatements(schema: string | undefined) {
     debitBalance:
       `UPDATE ${t.balances} SET amount = amount + $4::numeric, updated_at = $5 ` +
       "WHERE merchant_id = $1 AND mode = $2 AND asset = $3 AND amount + $4::numeric >= 0 RETURNING 1",
+    // A reversal of a credit: applied whatever the balance, which may end below zero.
+    overdrawBalance:
+      `INSERT INTO ${t.balances} AS b (${BALANCE_COLUMNS}) VALUES ($1, $2, $3, $4::numeric, $5) ` +
+      "ON CONFLICT (merchant_id, mode, asset) DO UPDATE SET amount = b.amount + EXCLUDED.amount, updated_at = EXCLUDED.updated_at",
   };
 }
 

@@ -94,7 +94,7 @@ export function sqlWrites(db: SqlQueryable, s: Statements): Omit<StorageTransact
       if ((await db.query(s.depositExists, [deposit.id])).rowCount === 0) missing(`deposit ${deposit.id}`);
       conflict(`deposit ${deposit.txHash}:${deposit.outputIndex}`);
     },
-    postLedgerEntries: (entries) => postLedgerEntries(db, s, entries),
+    postLedgerEntries: (entries, options) => postLedgerEntries(db, s, entries, options),
     insertPayout: (payout) => insert(db, s.insertPayout, payoutParams(payout), () => `payout ${payout.id}`),
     lockPayout: async (id) => {
       const row = (await db.query(s.lockPayout, [id])).rows[0];
