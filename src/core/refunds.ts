@@ -41,8 +41,9 @@ async function refundable(reads: RefundReads, invoice: InvoiceRecord): Promise<b
 
 /**
  * What is left to refund of one deposit: its credited net amount (what the balance received,
- * after our fee) less the refunds of that deposit not FAILED; 0 unless it is CONFIRMED (a
- * reversed deposit gave nothing to give back).
+ * after our fee) less what the refunds of that deposit not FAILED debited (amount and network
+ * fee); 0 unless it is CONFIRMED (a reversed deposit gave nothing to give back). So refunds of
+ * a deposit never take more from the balance than the deposit put on it.
  */
 async function depositRefundable(reads: RefundReads, invoiceId: string, depositId: string): Promise<{ deposit: DepositRecord; left: bigint } | null> {
   const deposit = (await reads.listDepositsForInvoice(invoiceId)).find((entry) => entry.id === depositId);
@@ -50,7 +51,7 @@ async function depositRefundable(reads: RefundReads, invoiceId: string, depositI
   if (deposit.status !== "CONFIRMED") return { deposit, left: 0n };
   const refunded = (await reads.listRefunds(invoiceId))
     .filter((refund) => refund.status !== "FAILED" && refund.refundDepositId === deposit.id)
-    .reduce((sum, refund) => sum + refund.amount, 0n);
+    .reduce((sum, refund) => sum + refund.amount + refund.fee, 0n);
   return { deposit, left: deposit.amount - deposit.fee - refunded };
 }
 
@@ -73,10 +74,15 @@ export async function createRefund(context: CoreContext, scope: Scope, input: Cr
     network = found.deposit.network;
   }
   const decimals = context.currencies.crypto(coin)!.decimals;
+  // A deposit's refund is bounded by what it credited, network fee included: the most that can
+  // be sent is what is left less that fee. (A payment's refund is bounded by what it received.)
+  const sendOn = context.currencies.network(coin, input.network ?? network ?? "");
+  const networkFee = depositId === null || !sendOn ? 0n : sendOn.withdrawFee + sendOn.staticFixedFee;
   const leftNow = async (reads: RefundReads): Promise<bigint> => {
     if (depositId === null) return refundable(reads, invoice);
     const { left } = (await depositRefundable(reads, invoice.id, depositId))!;
-    return coin === invoice.coin ? min(left, await refundable(reads, invoice)) : left;
+    const sendable = left - networkFee;
+    return coin === invoice.coin ? min(sendable, await refundable(reads, invoice)) : sendable;
   };
   const what = depositId === null ? `payment ${invoice.id}` : `deposit ${depositId}`;
   let amount = input.amount;

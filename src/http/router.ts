@@ -1,3 +1,4 @@
+import { operatorReport, type OperatorReport, type OperatorReportOptions } from "../core/operator-report";
 import express, { type Router } from "express";
 import { sandboxChain, type SandboxChain } from "../adapters/chain/sandbox";
 import { STATIC_PRICING, staticPricing } from "../adapters/pricing/static";
@@ -49,6 +50,13 @@ export interface PaymentAdmin {
   listApiKeys(merchantId: string): Promise<merchants.ApiKeySummary[]>;
   /** Sets the asset the merchant's payments settle into (auto-conversion), or null to keep each coin. */
   setSettleCurrency(merchantId: string, symbol: string | null): Promise<MerchantRecord>;
+  /**
+   * The operator report of one mode (default "live"), across every merchant: deposits reversed
+   * by a reorg deeper than their confirmations, stray coins credited to invoices that asked for
+   * another coin, and transfers of unlisted tokens left at deposit addresses. What explains
+   * on-chain holdings that the balances alone do not.
+   */
+  operatorReport(options?: OperatorReportOptions): Promise<OperatorReport>;
 }
 
 /** The router `createPaymentRouter` returns: mount it with `app.use(router)`. */
@@ -188,6 +196,7 @@ export function createPaymentRouter(options: PaymentRouterOptions = {}): Payment
     revokeApiKey: (keyId) => merchants.revokeApiKey(context, keyId),
     listApiKeys: (merchantId) => merchants.listApiKeys(context, merchantId),
     setSettleCurrency: (merchantId, symbol) => merchants.setSettleCurrency(context, merchantId, symbol),
+    operatorReport: (reportOptions) => operatorReport(context, reportOptions),
   };
   return Object.assign(router, {
     admin,

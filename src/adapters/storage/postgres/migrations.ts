@@ -17,7 +17,7 @@ export interface Migration {
  * - a deposit's chain identity (mode, network, tx_hash, output_index) is unique, so is a
  *   ledger entry's `cause_key` (a cause is credited or debited once), an API key's hash, and
  *   an idempotency key per (merchant, mode);
- * - a balance row could not go below zero (a CHECK, until step 6: a credit taken back after a
+ * - a balance row could not go below zero (a CHECK, until step 7: a credit taken back after a
  *   deep reorg may overdraw it; ordinary debits still test the balance in the statement);
  * - `seq` (bigserial) keeps insertion order where the contract lists "in the order stored";
  * - ids and symbols compare bytewise (COLLATE "C"), like JavaScript string comparison, so
@@ -301,7 +301,7 @@ DROP INDEX webhook_deliveries_queue;
 `,
   },
   {
-    version: 6,
+    version: 7,
     name: "deposits: reversals after deep reorgs, what each credit put on the balance; balances may go below zero",
     // A deposit credited before this step credited its net amount in its own coin, unless the
     // credit was auto-converted in the same transaction: then the conversion of its invoice with

@@ -1,0 +1,264 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { Scope } from "../../src/index";
+import { setup, type Harness } from "../helpers";
+import { balances, createPayment, deposit, expectError, get, paidPayment, scopeOf } from "./support";
+
+/**
+ * Money at the edges, through the public API on the sandbox chain: stray coins (a listed coin
+ * other than the payment's, sent to its address) are credited in the coin received and can be
+ * refunded deposit by deposit; a credited deposit dropped by the chain (a reorg deeper than its
+ * confirmations) is reversed, possibly driving the balance below zero, which then refuses every
+ * debit of that asset until credits cover it. After every step the ledger sums to the balances.
+ */
+
+const ETH_ADDRESS = "0x52908400098527886E0F7030069857D2E4169EE7";
+const TRX_ADDRESS = "TCUmA2JEPuSiBFmNGRiVktBZKbLB89JnSq";
+
+let h: Harness;
+let scope: Scope;
+let infos: string[];
+
+beforeEach(async () => {
+  h = await setup();
+  // The harness's logger keeps warnings and errors; credited deposits are logged at info.
+  infos = [];
+  (h.logger as { info?: (message: string, ...details: unknown[]) => void }).info = (message, ...details) => void infos.push(`${message} ${JSON.stringify(details)}`);
+  scope = scopeOf(h);
+});
+afterEach(async () => {
+  await h.router.close();
+});
+
+/** Every balance equals the sum of its ledger entries, to the smallest unit, and no entry is orphaned. */
+async function expectLedgerMatchesBalances(): Promise<void> {
+  const entries = await h.router.storage.listLedgerEntries(scope);
+  const sums = new Map<string, bigint>();
+  for (const entry of entries) sums.set(entry.asset, (sums.get(entry.asset) ?? 0n) + entry.amount);
+  const stored = await h.router.storage.listBalances(scope);
+  expect(Object.fromEntries(stored.map((row) => [row.asset, row.amount]))).toEqual(Object.fromEntries(sums));
+}
+
+/** A transfer of `coin` (smallest units) to `address`, as a payer's wallet would send it, then a sync. */
+async function send(coin: string, network: string, address: string, amount: bigint, confirmations: number): Promise<string> {
+  const { txHash } = h.router.sandbox.createDeposit({ coin, network, address, amount, confirmations });
+  await h.router.tick();
+  return txHash;
+}
+
+async function drop(txHash: string): Promise<void> {
+  const res = await h.post("/api/v1/sandbox/deposit/drop", { txHash });
+  expect(res.status, res.text).toBe(200);
+}
+
+async function eventsOf(invoiceId: string) {
+  return h.router.storage.listEvents(scope, { invoiceId });
+}
+
+async function payment(id: string) {
+  const res = await get(h, `/v1/payments/${id}`);
+  expect(res.status, res.text).toBe(200);
+  return res.body as Record<string, unknown> & { status: string; receivedAmount: string; reversedAmount: string; deposits: Array<Record<string, unknown>> };
+}
+
+describe("stray coins", () => {
+  it("credits ETH sent to a USDT payment's address in ETH, less the fee, once; the payment stays PENDING and lists it as not counting", async () => {
+    const created = await createPayment(h, { amount: "50", currency: "USDT", chain: "ETH" });
+    const txHash = await send("ETH", "ETH", created.address!, 200_000_000_000_000_000n, 12); // 0.2 ETH
+    await h.router.tick();
+    await h.router.storage.transaction((tx) => tx.setCursor(`deposits:test:${h.router.sandbox.feedId}`, "0")); // the feed replayed
+    await h.router.tick();
+
+    const after = await payment(created.id);
+    expect(after.status).toBe("PENDING");
+    expect(after.receivedAmount).toBe("0");
+    expect(after.deposits).toEqual([
+      {
+        id: expect.stringMatching(/^dep_/),
+        object: "deposit",
+        txHash,
+        outputIndex: 0,
+        currency: "ETH",
+        chain: "ETH",
+        amount: "0.2",
+        fee: "0.001",
+        status: "CONFIRMED",
+        countsTowardPayment: false,
+        confirmations: 12,
+        reversals: 0,
+        createdAt: expect.any(String),
+        creditedAt: expect.any(String),
+      },
+    ]);
+    expect((await balances(h)).ETH).toMatchObject({ available: "0.199", pending: "0" });
+    expect((await balances(h)).USDT?.available).toBe("0");
+    const events = await eventsOf(created.id);
+    expect(events.map((event) => event.type)).toEqual(["payment.created", "payment.unexpected_deposit"]);
+    expect((events[1]!.data as { deposits: unknown[] }).deposits).toHaveLength(1);
+    expect(h.logger.lines.filter((line) => line.startsWith("warn stray deposit"))).toHaveLength(1);
+    expect(h.logger.lines.find((line) => line.startsWith("warn stray deposit"))).toMatch(/0\.2 ETH.*0\.199 ETH credited/);
+    await expectLedgerMatchesBalances();
+
+    // The merchant API's invoice lists it too.
+    const fetched = await h.post("/api/v1/merchants/invoice/fetch", { invoiceId: created.id });
+    expect(fetched.status).toBe(200);
+    expect(fetched.body.deposits).toEqual(after.deposits);
+    expect(fetched.body.receivedAmount).toBe(0);
+  });
+
+  it("credits a USDT transfer to an ETH payment's address in USDT and still lets the payment be paid in ETH", async () => {
+    const created = await createPayment(h, { amount: "0.1", currency: "ETH", chain: "ETH" });
+    await send("USDT", "ETH", created.address!, 30_000_000n, 12); // 30 USDT
+    await deposit(h, created.address!, created.payAmount!, 12);
+    const after = await payment(created.id);
+    expect(after.status).toBe("PAID");
+    expect(after.receivedAmount).toBe("0.1");
+    expect(after.deposits.map((entry) => [entry.currency, entry.countsTowardPayment, entry.status])).toEqual([
+      ["USDT", false, "CONFIRMED"],
+      ["ETH", true, "CONFIRMED"],
+    ]);
+    expect((await balances(h)).USDT?.available).toBe("29.85");
+    expect((await balances(h)).ETH?.available).toBe("0.0995");
+    expect((await eventsOf(created.id)).map((event) => event.type)).toEqual([
+      "payment.created",
+      "payment.unexpected_deposit",
+      "payment.confirming",
+      "payment.confirmed",
+      "payment.completed",
+    ]);
+    expect(infos.filter((line) => line.startsWith("deposit "))).toHaveLength(1);
+    expect(infos[0]).toMatch(/credited: 0\.0995 ETH for 0\.1 ETH/);
+    await expectLedgerMatchesBalances();
+  });
+
+  it("does not auto-convert a stray coin: it stays in the coin received, refundable", async () => {
+    const created = await createPayment(h, { amount: "20", currency: "USDT", chain: "TRX", settleCurrency: "ETH" });
+    await send("TRX", "TRX", created.address!, 100_000_000n, 19); // 100 TRX
+    expect((await balances(h)).TRX?.available).toBe("99.5");
+    expect((await balances(h)).ETH?.available).toBe("0");
+    expect((await get(h, "/v1/conversions")).body.data).toEqual([]);
+  });
+
+  it("refunds a stray deposit by depositId in its own coin: all of its credit by default (network fee included), never more", async () => {
+    const created = await createPayment(h, { amount: "50", currency: "USDT", chain: "ETH" });
+    await send("ETH", "ETH", created.address!, 200_000_000_000_000_000n, 12);
+    const [stray] = (await payment(created.id)).deposits;
+
+    const tooMuch = await h.post("/v1/refunds", { paymentId: created.id, depositId: stray!.id, address: ETH_ADDRESS, amount: "0.1985" });
+    expectError(tooMuch, 400, 40001, /deposit dep_\w+ has 0\.198 ETH left to refund/);
+    const refund = await h.post("/v1/refunds", { paymentId: created.id, depositId: stray!.id, address: ETH_ADDRESS });
+    expect(refund.status, refund.text).toBe(200);
+    // 0.199 credited: 0.198 sent and the 0.001 network fee.
+    expect(refund.body).toMatchObject({ object: "refund", paymentId: created.id, depositId: stray!.id, currency: "ETH", chain: "ETH", amount: "0.198", fee: "0.001" });
+    expect((await balances(h)).ETH?.available).toBe("0");
+    const again = await h.post("/v1/refunds", { paymentId: created.id, depositId: stray!.id, address: ETH_ADDRESS });
+    expectError(again, 409, 40902, /nothing left to refund/);
+    // The payment's own coin was never received: nothing to refund there.
+    expectError(await h.post("/v1/refunds", { paymentId: created.id, address: ETH_ADDRESS }), 409, 40902);
+    expectError(await h.post("/v1/refunds", { paymentId: created.id, depositId: "dep_doesnotexist00000000", address: ETH_ADDRESS }), 404, 40401);
+    await expectLedgerMatchesBalances();
+  });
+
+  it("bounds a refund of a payment's own coin by what it received in that coin, whatever stray coins came", async () => {
+    const paid = await paidPayment(h, "20");
+    await send("TRX", "TRX", paid.address!, 50_000_000n, 19);
+    const res = await h.post("/v1/refunds", { paymentId: paid.id, address: TRX_ADDRESS, amount: "21" });
+    expectError(res, 400, 40001, /has 20 USDT left to refund/);
+  });
+});
+
+describe("reversals", () => {
+  it("takes back a credited deposit dropped after its confirmations, even below zero, and refuses every debit of the asset until the shortfall is covered", async () => {
+    const created = await createPayment(h, { amount: "1", currency: "ETH", chain: "ETH" });
+    const txHash = await send("ETH", "ETH", created.address!, 1_000_000_000_000_000_000n, 12);
+    expect((await balances(h)).ETH?.available).toBe("0.995");
+    const out = await h.post("/v1/withdrawals", { currency: "ETH", chain: "ETH", amount: "0.5", address: ETH_ADDRESS });
+    expect(out.status, out.text).toBe(200);
+    expect((await balances(h)).ETH?.available).toBe("0.494");
+
+    await drop(txHash);
+    await drop(txHash); // a repeated report takes nothing more
+    await h.router.tick();
+    const after = await payment(created.id);
+    expect(after).toMatchObject({ status: "PAID", receivedAmount: "0", reversedAmount: "1" });
+    expect(after.deposits).toMatchObject([{ txHash, status: "REVERSED", reversals: 1, creditedAt: null }]);
+    expect((await balances(h)).ETH?.available).toBe("-0.501");
+    const events = await eventsOf(created.id);
+    expect(events.at(-1)!.type).toBe("payment.reversed");
+    expect(events.at(-1)!.data).toMatchObject({ reversedAmount: "1", receivedAmount: "0", deposits: [{ status: "REVERSED" }] });
+    expect(h.logger.lines.filter((line) => line.startsWith("warn deposit"))).toEqual([expect.stringMatching(/reversed.*0\.995 ETH taken back/)]);
+    await expectLedgerMatchesBalances();
+
+    // Every debit of ETH is refused, naming the shortfall; other assets are untouched.
+    const shortfall = /0\.501 ETH below zero/;
+    expectError(await h.post("/v1/withdrawals", { currency: "ETH", chain: "ETH", amount: "0.005", address: ETH_ADDRESS }), 422, 42202, shortfall);
+    expectError(await h.post("/v1/conversions", { fromCurrency: "ETH", toCurrency: "USDT", amount: "0.01" }), 422, 42202, shortfall);
+    const merchantPayout = await h.post("/api/v1/merchants/payout/create", { currency: "ETH", network: "ETH", amount: 0.005, address: ETH_ADDRESS });
+    expectError(merchantPayout, 422, 42202, shortfall);
+    const other = await createPayment(h, { amount: "0.2", currency: "ETH", chain: "ETH" });
+    await send("ETH", "ETH", other.address!, 200_000_000_000_000_000n, 12); // +0.199: still -0.302
+    expectError(await h.post("/v1/refunds", { paymentId: other.id, address: ETH_ADDRESS, amount: "0.01" }), 422, 42202, /0\.302 ETH below zero/);
+    expect((await balances(h)).ETH?.available).toBe("-0.302");
+    await paidPayment(h, "20"); // USDT works as ever
+    expect((await h.post("/v1/withdrawals", { currency: "USDT", chain: "TRX", amount: "5", address: TRX_ADDRESS })).status).toBe(200);
+
+    // Covered: debits work again.
+    const cover = await createPayment(h, { amount: "0.5", currency: "ETH", chain: "ETH" });
+    await send("ETH", "ETH", cover.address!, 500_000_000_000_000_000n, 12); // +0.4975
+    expect((await balances(h)).ETH?.available).toBe("0.1955");
+    expect((await h.post("/v1/withdrawals", { currency: "ETH", chain: "ETH", amount: "0.005", address: ETH_ADDRESS })).status).toBe(200);
+    await expectLedgerMatchesBalances();
+    const kinds = (await h.router.storage.listLedgerEntries(scope, "ETH")).map((entry) => entry.kind);
+    expect(kinds.filter((kind) => kind === "deposit_reversal")).toHaveLength(1);
+  });
+
+  it("takes back an auto-converted credit in the settle currency, the converted amount exactly", async () => {
+    const created = await createPayment(h, { amount: "0.01", currency: "ETH", chain: "ETH", settleCurrency: "USDT" });
+    const txHash = await send("ETH", "ETH", created.address!, 10_000_000_000_000_000n, 12);
+    const converted = (await balances(h)).USDT!.available;
+    expect(converted).toBe("29.85"); // 0.00995 ETH at 3000
+    expect((await balances(h)).ETH?.available).toBe("0");
+    await drop(txHash);
+    expect((await balances(h)).USDT?.available).toBe("0");
+    expect((await balances(h)).ETH?.available).toBe("0");
+    const reversal = (await h.router.storage.listLedgerEntries(scope)).find((entry) => entry.kind === "deposit_reversal");
+    expect(reversal).toMatchObject({ asset: "USDT", amount: -29_850_000n });
+    await expectLedgerMatchesBalances();
+  });
+
+  it("reverses a stray deposit too, and lists both in the operator report", async () => {
+    const created = await createPayment(h, { amount: "50", currency: "USDT", chain: "ETH" });
+    const strayTx = await send("ETH", "ETH", created.address!, 200_000_000_000_000_000n, 12);
+    const paid = await paidPayment(h, "10", "USDT", "TRX");
+    const [own] = (await payment(paid.id)).deposits;
+    await drop(own!.txHash as string);
+    await drop(strayTx);
+    expect((await balances(h)).ETH?.available).toBe("0");
+    expect((await balances(h)).USDT?.available).toBe("0");
+    expect((await eventsOf(created.id)).map((event) => event.type)).toEqual(["payment.created", "payment.unexpected_deposit", "payment.reversed"]);
+
+    const report = await h.router.admin.operatorReport({ mode: "test" });
+    expect(report.mode).toBe("test");
+    expect(report.strayDeposits).toEqual([
+      expect.objectContaining({ invoiceId: created.id, merchantId: h.merchant.id, coin: "ETH", invoiceCoin: "USDT", network: "ETH", amount: "0.2", txHash: strayTx, status: "REVERSED", reversals: 1 }),
+    ]);
+    expect(report.reversedDeposits.map((row) => [row.invoiceId, row.coin, row.amount, row.creditedAsset, row.creditedAmount])).toEqual([
+      [created.id, "ETH", "0.2", "ETH", "0.199"],
+      [paid.id, "USDT", "10", "USDT", "9.95"],
+    ]);
+    expect(report.unlistedTransfers).toEqual([]);
+    expect((await h.router.admin.operatorReport()).reversedDeposits).toEqual([]); // live mode: nothing
+    await expectLedgerMatchesBalances();
+  });
+
+  it("sends payment.deposit_dropped when a deposit not yet final leaves the chain, and credits nothing", async () => {
+    const created = await createPayment(h, { amount: "10", currency: "USDT", chain: "TRX" });
+    const txHash = await deposit(h, created.address!, "10", 3);
+    await drop(txHash);
+    const after = await payment(created.id);
+    expect(after.status).toBe("PENDING");
+    expect(after.deposits).toMatchObject([{ status: "DROPPED", reversals: 0, creditedAt: null }]);
+    expect((await eventsOf(created.id)).map((event) => event.type)).toEqual(["payment.created", "payment.confirming", "payment.deposit_dropped"]);
+    expect(await h.router.storage.listLedgerEntries(scope)).toEqual([]);
+    expect((await h.router.admin.operatorReport({ mode: "test" })).reversedDeposits).toEqual([]);
+  });
+});
