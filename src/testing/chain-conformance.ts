@@ -58,7 +58,8 @@ export interface ChainTestSubject {
   /**
    * A reorg: every transfer made since `mark()` leaves the chain for good (not re-mined), and
    * the chain that replaces it is longer than the one it replaces. The suite calls it while
-   * those transfers are not yet final.
+   * those transfers are not yet final, and once after they were final (a reorg deeper than the
+   * pair's minConfirm, which the adapter must still report).
    */
   dropSince(mark: unknown): Promise<void>;
   /**
@@ -98,7 +99,7 @@ export interface ChainAdapterTestOptions {
  * simulated one: addresses issued once per invoice; address validation that refuses garbage
  * without throwing; a deposit feed that reports exact amounts as whole states, follows
  * confirmations until final, repeats at most, runs dry when nothing changes and reports
- * transfers that a reorg removed as dropped; payouts that are sent once per payout id, however
+ * transfers that a reorg removed as dropped, even after they were final (a deep reorg); payouts that are sent once per payout id, however
  * often or concurrently they are asked for, and confirm.
  *
  * The suite stands in for the service: it binds the adapter to a host made by the same

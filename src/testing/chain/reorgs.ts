@@ -6,7 +6,10 @@ import { describeReport } from "./deposits";
 /** Blocks (one at a time, a poll after each) within which a transfer a reorg removed must be reported dropped. */
 const DROP_WITHIN = 3;
 
-/** Reorgs: transfers that leave the chain are reported dropped, and the feed goes on. */
+/**
+ * Reorgs: transfers that leave the chain are reported dropped, whether or not they were final
+ * (a reorg deeper than the confirmations the service waited for), and the feed goes on.
+ */
 export function reorgTests(ctx: ChainSuiteContext): void {
   describe("reorgs", () => {
     it("reports a payment that a reorg took off the chain as dropped, once the chain moves on", async () => {
@@ -28,6 +31,33 @@ export function reorgTests(ctx: ChainSuiteContext): void {
         expect(state, `${label(pair)}: the payment ${txHash} made after the reorg was never reported`).toBeDefined();
         expect(state, label(pair)).toMatchObject({ address: dropped.address, txHash, amount, dropped: false });
         if (txHash !== dropped.txHash) expect(run.feed.latestOf(dropped.address, dropped.txHash)?.dropped, `${label(pair)}: the dropped payment came back`).toBe(true);
+      }
+    });
+
+    it("reports a payment as dropped when a reorg deeper than its confirmations takes it off the chain after it was final", async () => {
+      const run = ctx.run();
+      for (const pair of run.pairs) {
+        const address = await run.issue(pair);
+        const mark = await run.subject.mark();
+        const { txHash } = await run.subject.pay(pair, address, run.amount(pair));
+        expect(await run.sighting(address, txHash), `${label(pair)}: the payment ${txHash} to ${address} was never reported`).toBeDefined();
+        const final = run.minConfirm(pair);
+        await run.subject.confirm(final);
+        await run.feed.poll();
+        const reached = run.feed.latestOf(address, txHash);
+        expect(reached?.confirmations ?? 0, `${label(pair)}: ${final} blocks after it was seen, the feed's last word on ${txHash} is ${reached ? describeReport(reached) : "nothing"}`).toBeGreaterThanOrEqual(final);
+        // Final, and credited by the service: now the branch that holds it is abandoned.
+        await run.subject.dropSince(mark);
+        for (let block = 0; block < DROP_WITHIN; block++) {
+          await run.subject.confirm(1);
+          await run.feed.poll();
+          if (run.feed.latestOf(address, txHash)?.dropped) break;
+        }
+        const state = run.feed.latestOf(address, txHash);
+        expect(
+          state?.dropped,
+          `${label(pair)}: a reorg removed ${txHash} after it had ${final} confirmations (final); after ${DROP_WITHIN} more blocks the feed's last word on it is ${state ? describeReport(state) : "nothing"}. An adapter must keep watching final deposits for as long as it can see a reorg, so the service can take the credit back.`,
+        ).toBe(true);
       }
     });
 

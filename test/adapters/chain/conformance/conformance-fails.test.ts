@@ -12,7 +12,7 @@ beforeAll(async () => {
 
 describe("the chain adapter conformance suite can fail", () => {
   it("still passes most of its tests on a broken adapter whose bug is narrow, so each failure points at its bug", () => {
-    for (const suite of ["replayingPayouts", "frozenConfirmations", "roundedAmounts", "lenientAddresses", "forgottenDrops"]) {
+    for (const suite of ["replayingPayouts", "frozenConfirmations", "roundedAmounts", "lenientAddresses", "forgottenDrops", "finalForgotten"]) {
       expect(passed.get(suite) ?? 0, suite).toBeGreaterThanOrEqual(16);
     }
   });
@@ -44,6 +44,11 @@ describe("the chain adapter conformance suite can fail", () => {
 
   it("catches a feed that ignores its cursor and reports everything again on every poll", () => {
     expect(failures("endlessFeed")).toContain("returns a string cursor and, once nothing changes on the chain, polls that report nothing");
+  });
+
+  it("catches a feed that stops watching a transfer once final, so a deeper reorg goes unreported", () => {
+    expect(failures("finalForgotten")).toContain("reports a payment as dropped when a reorg deeper than its confirmations takes it off the chain after it was final");
+    expect(failures("finalForgotten")).not.toContain("reports a payment that a reorg took off the chain as dropped, once the chain moves on");
   });
 
   it("catches a feed that never reports transfers a reorg removed", () => {
