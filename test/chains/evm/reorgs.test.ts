@@ -93,19 +93,51 @@ describe("reorgs", () => {
     expect((await balances(h, h.liveKey)).ETH?.available).toBe("0.398");
   });
 
-  it("leaves a deposit credited once it had its confirmations, whatever reorg comes later", async () => {
+  it("reverses a deposit that a reorg deeper than its confirmations removed (the credit taken back once, even below zero), and credits it again once when it is mined again", async () => {
     const h = await harness();
     const created = await livePayment(h, { amount: "0.2", currency: "ETH", chain: "ETH" });
+    const raw = await signedPayment(created.address, "0.2");
     const before = await node.test.snapshot();
-    await node.public.sendRawTransaction({ serializedTransaction: await signedPayment(created.address, "0.2") });
+    await node.public.sendRawTransaction({ serializedTransaction: raw });
     await node.mine(12);
     await settle(h);
-    expect((await payment(h, created.id)).status).toBe("PAID");
+    expect(await payment(h, created.id)).toMatchObject({ status: "PAID", receivedAmount: "0.2" });
+    expect((await balances(h, h.liveKey)).ETH?.available).toBe("0.199");
+    // Part of it is spent before the reorg: the reversal then overdraws the balance.
+    const out = await h.post("/v1/withdrawals", { currency: "ETH", chain: "ETH", amount: "0.1", address: node.account(2).address }, h.liveKey);
+    expect(out.status, out.text).toBe(200);
+    await settle(h);
+
+    // A branch without the payment replaces 12+ blocks: deeper than the 12 confirmations waited for.
     await node.test.revert({ id: before });
     await node.mine(20);
     await settle(h);
-    expect((await payment(h, created.id)).status).toBe("PAID");
-    expect((await balances(h, h.liveKey)).ETH?.available).toBe("0.199");
+    const reversed = await payment(h, created.id);
+    expect(reversed).toMatchObject({ status: "PAID", receivedAmount: "0", reversedAmount: "0.2" });
+    expect(reversed.deposits).toMatchObject([{ status: "REVERSED", reversals: 1, amount: "0.2", countsTowardPayment: true }]);
+    // 0.199 credited, 0.101 paid out (amount and fee), 0.199 taken back.
+    expect((await balances(h, h.liveKey)).ETH?.available).toBe("-0.101");
+    const scope = { merchantId: h.merchant.id, mode: "live" as const };
+    expect((await h.router.storage.listEvents(scope, { invoiceId: created.id })).at(-1)?.type).toBe("payment.reversed");
+    expect(h.logger.lines.filter((line) => /deposit dep_\w+ reversed/.test(line))).toHaveLength(1);
+    const refused = await h.post("/v1/withdrawals", { currency: "ETH", chain: "ETH", amount: "0.01", address: node.account(2).address }, h.liveKey);
+    expect(refused.status).toBe(422);
+    expect(refused.body).toMatchObject({ error: 42202, message: expect.stringMatching(/0\.101 ETH below zero/) });
+    const report = await h.router.admin.operatorReport();
+    expect(report.reversedDeposits).toEqual([expect.objectContaining({ invoiceId: created.id, coin: "ETH", amount: "0.2", status: "REVERSED", creditedAmount: "0.199" })]);
+
+    // The very same transaction is mined again on the new branch: credited again, once.
+    await node.public.sendRawTransaction({ serializedTransaction: raw });
+    await node.mine(12);
+    await settle(h);
+    await settle(h);
+    const back = await payment(h, created.id);
+    expect(back).toMatchObject({ status: "PAID", receivedAmount: "0.2", reversedAmount: "0" });
+    expect(back.deposits).toMatchObject([{ status: "CONFIRMED", reversals: 1 }]);
+    expect((await balances(h, h.liveKey)).ETH?.available).toBe("0.098");
+    const entries = await h.router.storage.listLedgerEntries(scope, "ETH");
+    expect(entries.map((entry) => entry.kind)).toEqual(["deposit", "payout", "deposit_reversal", "deposit"]);
+    expect(String(entries.reduce((sum, entry) => sum + entry.amount, 0n))).toBe(String(await h.router.storage.getBalance(scope, "ETH")));
   });
 });
 

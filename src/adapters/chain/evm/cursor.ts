@@ -14,7 +14,7 @@ export interface ScanCursor {
   height: number;
   /** [height, hash] of the newest blocks read, oldest first: how reorgs are detected. */
   hashes: Array<[number, string]>;
-  /** Deposits seen and reported whose confirmations have not reached the final count yet. */
+  /** Deposits seen and reported: not final yet, or final but still inside the reorg window. */
   tracked: TrackedDeposit[];
 }
 
@@ -32,6 +32,8 @@ export interface TrackedDeposit {
   blockHash: string;
   /** Confirmations last reported. */
   reported: number;
+  /** True once handed to `onFinal`; it is then watched only for a reorg deeper than its confirmations. */
+  settled?: boolean;
 }
 
 const cursorSchema = z.strictObject({
@@ -50,6 +52,7 @@ const cursorSchema = z.strictObject({
       block: z.int().min(0),
       blockHash: z.string(),
       reported: z.int().min(0),
+      settled: z.boolean().optional(),
     }),
   ),
 });

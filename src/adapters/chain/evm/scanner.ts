@@ -251,18 +251,27 @@ export class EvmScanner {
     }
   }
 
-  /** Reports changed confirmations of followed deposits; a final one is reported once more and let go. */
+  /**
+   * Reports changed confirmations of followed deposits until they are final. A final deposit is
+   * handed to `onFinal` once, and then still watched (silently) while its block is within the
+   * remembered hashes: a reorg deeper than its confirmations is then reported as a drop, so the
+   * service can take its credit back. Past the window it is let go.
+   */
   private async follow(cursor: ScanCursor, head: number, reports: ChainDeposit[]): Promise<void> {
     const kept: TrackedDeposit[] = [];
     const final: TrackedDeposit[] = [];
     for (const deposit of cursor.tracked) {
+      const required = this.settings.confirmations(deposit.coin);
       const confirmations = Math.max(0, head - deposit.block + 1);
-      if (confirmations !== deposit.reported) {
+      if (confirmations !== deposit.reported && (deposit.reported < required || confirmations < required)) {
         deposit.reported = confirmations;
         reports.push(this.report(deposit, confirmations, false));
       }
-      if (confirmations >= this.settings.confirmations(deposit.coin)) final.push(deposit);
-      else kept.push(deposit);
+      if (confirmations >= required && !deposit.settled) {
+        deposit.settled = true;
+        final.push(deposit);
+      }
+      if (confirmations < required || deposit.block > cursor.height - this.window) kept.push(deposit);
     }
     cursor.tracked = kept;
     if (final.length > 0) await this.settings.onFinal(final);
