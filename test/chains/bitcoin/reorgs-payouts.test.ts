@@ -73,6 +73,87 @@ describe("reorgs and double-spends", () => {
   });
 });
 
+describe("reorgs deeper than the confirmations", () => {
+  /** GET /v1/payments/:id with the live key (decimal strings and the deposits). */
+  async function v1Payment(h: Harness, id: string) {
+    const res = await get(h, `/v1/payments/${id}`, h.liveKey);
+    expect(res.status, res.text).toBe(200);
+    return res.body as { status: string; deposits: Array<Record<string, unknown>>; [key: string]: unknown };
+  }
+
+  it("keeps a final deposit credited while a deep reorg only puts it back in the mempool, reverses it once a conflict is mined instead, and credits it again once when its branch wins back", async () => {
+    const h = await harness();
+    const scope = { merchantId: h.merchant.id, mode: "live" as const };
+    const created = await ltcPayment(h, "0.5");
+    const txid = await node.pay(created.address, "0.5");
+    const [mined] = await node.mine(6); // LTC's 6 confirmations: final, credited
+    await settle(h);
+    expect(await v1Payment(h, created.id)).toMatchObject({ status: "PAID", receivedAmount: "0.5" });
+    expect((await balances(h, h.liveKey)).LTC?.available).toBe("0.4975");
+
+    // The block holding it and the five above are invalidated: the transaction waits in the
+    // mempool again. The coins still exist, so the credit stands.
+    await node.invalidate(mined!);
+    expect(await node.mempool()).toContain(txid);
+    await settle(h);
+    expect(await v1Payment(h, created.id)).toMatchObject({ status: "PAID", receivedAmount: "0.5", reversedAmount: "0" });
+    expect((await balances(h, h.liveKey)).LTC?.available).toBe("0.4975");
+
+    // A conflicting transaction spending the same inputs is mined instead (generateblock): the
+    // payment is gone for good.
+    await node.doubleSpend(txid);
+    await settle(h);
+    const reversed = await v1Payment(h, created.id);
+    expect(reversed).toMatchObject({ status: "PAID", receivedAmount: "0", reversedAmount: "0.5" });
+    expect(reversed.deposits).toMatchObject([{ txHash: txid, status: "REVERSED", reversals: 1 }]);
+    expect((await balances(h, h.liveKey)).LTC?.available).toBe("0");
+    expect((await h.router.storage.listEvents(scope, { invoiceId: created.id })).at(-1)?.type).toBe("payment.reversed");
+    expect(h.logger.lines.filter((line) => /deposit dep_\w+ reversed/.test(line))).toHaveLength(1);
+    expect((await h.router.admin.operatorReport()).reversedDeposits).toEqual([
+      expect.objectContaining({ invoiceId: created.id, coin: "LTC", network: "LTC", amount: "0.5", txHash: txid, status: "REVERSED", creditedAmount: "0.4975" }),
+    ]);
+
+    // The original branch (six blocks) is allowed back and outweighs the conflict's: the same
+    // payment is on chain again, final, and credited again exactly once.
+    await node.reconsider(mined!);
+    await settle(h);
+    await settle(h);
+    const back = await v1Payment(h, created.id);
+    expect(back).toMatchObject({ status: "PAID", receivedAmount: "0.5", reversedAmount: "0" });
+    expect(back.deposits).toMatchObject([{ txHash: txid, status: "CONFIRMED", reversals: 1 }]);
+    expect((await balances(h, h.liveKey)).LTC?.available).toBe("0.4975");
+    const entries = await h.router.storage.listLedgerEntries(scope, "LTC");
+    expect(entries.map((entry) => [entry.kind, entry.amount])).toEqual([
+      ["deposit", 49_750_000n],
+      ["deposit_reversal", -49_750_000n],
+      ["deposit", 49_750_000n],
+    ]);
+    expect(entries.reduce((sum, entry) => sum + entry.amount, 0n)).toBe(await h.router.storage.getBalance(scope, "LTC"));
+  });
+});
+
+describe("a deep reorg that brings a conflict at once", () => {
+  it("reverses a final deposit whose transaction never comes back: the branch that replaced its block mined a conflict", async () => {
+    const h = await harness();
+    const scope = { merchantId: h.merchant.id, mode: "live" as const };
+    const created = await ltcPayment(h, "0.2");
+    const txid = await node.pay(created.address, "0.2");
+    const [mined] = await node.mine(8);
+    await settle(h);
+    expect((await balances(h, h.liveKey)).LTC?.available).toBe("0.199");
+    // Between two polls: the blocks are replaced by a branch whose first block spends the same
+    // inputs elsewhere, so the payment never shows in the mempool or any block again.
+    await node.invalidate(mined!);
+    await node.doubleSpend(txid);
+    await node.mine(2);
+    await settle(h);
+    const res = await get(h, `/v1/payments/${created.id}`, h.liveKey);
+    expect(res.body).toMatchObject({ status: "PAID", receivedAmount: "0", reversedAmount: "0.2", deposits: [{ status: "REVERSED" }] });
+    expect((await balances(h, h.liveKey)).LTC?.available).toBe("0");
+    expect((await h.router.storage.listLedgerEntries(scope, "LTC")).map((entry) => entry.kind)).toEqual(["deposit", "deposit_reversal"]);
+  });
+});
+
 describe("downtime", () => {
   it("credits once a deposit that confirmed while the service was down, after a restart", async () => {
     const account = newAccount();

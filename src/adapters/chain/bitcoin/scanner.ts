@@ -67,6 +67,8 @@ const trackedSchema = z.strictObject({
   block: z.int().min(0).nullable(),
   blockHash: z.string().nullable(),
   reported: z.int().min(0),
+  /** True once handed to `onFinal`; it is then watched only for a reorg deeper than its confirmations. */
+  settled: z.boolean().optional(),
 });
 
 /** One output to an issued address, followed until it is final or dropped. */
@@ -228,8 +230,11 @@ export class BitcoinScanner {
   }
 
   /**
-   * Reports new confirmations, lets final deposits go, and drops unconfirmed ones that left the
-   * mempool without being mined (replaced or double-spent) once the read reached the head.
+   * Reports new confirmations until final, and drops unconfirmed ones that left the mempool
+   * without being mined (replaced or double-spent) once the read reached the head. A final
+   * deposit is handed to `onFinal` once and still watched (silently) while its block is within
+   * the remembered hashes: a reorg deeper than its confirmations puts it back to unconfirmed,
+   * and if a conflict then replaces it, it is reported dropped. Past the window it is let go.
    */
   private async follow(cursor: Cursor, head: number, mempool: Set<string>, minedNow: Set<string>, reports: ChainDeposit[]): Promise<void> {
     const kept: Tracked[] = [];
@@ -248,13 +253,17 @@ export class BitcoinScanner {
         kept.push(deposit);
         continue;
       }
+      const required = this.settings.confirmations;
       const confirmations = Math.max(0, head - deposit.block + 1);
-      if (confirmations !== deposit.reported) {
+      if (confirmations !== deposit.reported && (deposit.reported < required || confirmations < required)) {
         deposit.reported = confirmations;
         reports.push(this.report(deposit, confirmations, false));
       }
-      if (confirmations >= this.settings.confirmations) final.push(deposit);
-      else kept.push(deposit);
+      if (confirmations >= required && !deposit.settled) {
+        deposit.settled = true;
+        final.push(deposit);
+      }
+      if (confirmations < required || deposit.block > cursor.height - this.window) kept.push(deposit);
     }
     cursor.tracked = kept;
     if (final.length > 0) await this.settings.onFinal(final);
