@@ -189,12 +189,14 @@ describe("GET /v1/payments/:id", () => {
     const created = await createPayment(h, { amount: "10", currency: "USDT", chain: "TRX", metadata: { orderId: "o-7" } });
     const fetched = await get(h, `/v1/payments/${created.id}`);
     expect(fetched.status).toBe(200);
-    expect(fetched.body).toEqual(created);
+    // Retrieving adds the payment's deposits (none yet) to what creation answered.
+    expect(fetched.body).toEqual({ ...created, deposits: [] });
 
     h.clock.advanceMinutes(1);
     const txHash = await deposit(h, created.address!, "10", 19);
     const paid = await get(h, `/v1/payments/${created.id}`);
-    expect(paid.body).toMatchObject({ status: "PAID", receivedAmount: "10", txHash, metadata: { orderId: "o-7" } });
+    expect(paid.body).toMatchObject({ status: "PAID", receivedAmount: "10", reversedAmount: "0", txHash, metadata: { orderId: "o-7" } });
+    expect(paid.body.deposits).toEqual([expect.objectContaining({ txHash, currency: "USDT", chain: "TRX", amount: "10", fee: "0.05", status: "CONFIRMED", countsTowardPayment: true, confirmations: 19 })]);
     expect(paid.body.updatedAt).toBe(new Date(h.clock.ms).toISOString());
     expect(paid.body.createdAt).toMatch(ISO_DATE);
   });
