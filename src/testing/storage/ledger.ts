@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { DepositRecord } from "../../core/types";
 import type { SuiteContext } from "./context";
-import { deposit, entry, invoice, seed, T0, TEST } from "./fixtures";
+import { deposit, entry, invoice, payout, seed, T0, TEST } from "./fixtures";
 
 /**
  * postLedgerEntries: all or nothing, exactly once per cause, never below zero (but for a
@@ -243,6 +243,14 @@ export function ledgerTests(ctx: SuiteContext): void {
         await tx.updateDeposit({ ...plain!, status: "REVERSED", reversals: 1, creditedAt: null });
       });
       expect((await storage.listNotableDeposits("test", { limit: 10 })).map((d) => d.id)).toEqual(["dep_plain", "dep_rev", "dep_stray", "dep_back"]);
+      // A refund of one deposit keeps which deposit it gave back; the invoice keeps what was reversed.
+      await storage.transaction(async (tx) => {
+        await tx.insertPayout(payout({ id: "rf_dep", refundOf: "inv_1", refundDepositId: "dep_stray", coin: "ETH" }));
+        const locked = await tx.lockInvoice("inv_1");
+        await tx.updateInvoice({ ...locked!, reversedAmount: 15_385n });
+      });
+      expect(await storage.getPayout(TEST, "rf_dep")).toEqual(payout({ id: "rf_dep", refundOf: "inv_1", refundDepositId: "dep_stray", coin: "ETH" }));
+      expect((await storage.getInvoice(TEST, "inv_1"))?.reversedAmount).toBe(15_385n);
     });
   });
 }
