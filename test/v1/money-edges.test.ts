@@ -1,5 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { Scope } from "../../src/index";
+import { randomBytes } from "node:crypto";
+import { isPaymentEvent, verifyWebhook, webhookHeaders, type Scope } from "../../src/index";
+import { webhookPayload } from "../../src/core/outbox";
 import { setup, type Harness } from "../helpers";
 import { balances, createPayment, deposit, expectError, get, paidPayment, scopeOf } from "./support";
 
@@ -186,6 +188,11 @@ describe("reversals", () => {
     expect(events.at(-1)!.type).toBe("payment.reversed");
     expect(events.at(-1)!.data).toMatchObject({ reversedAmount: "1", receivedAmount: "0", deposits: [{ status: "REVERSED" }] });
     expect(h.logger.lines.filter((line) => line.startsWith("warn deposit"))).toEqual([expect.stringMatching(/reversed.*0\.995 ETH taken back/)]);
+    // A receiver of this version verifies the event as sent and narrows it by type.
+    const secret = `whsec_${randomBytes(24).toString("base64")}`;
+    const body = webhookPayload(events.at(-1)!);
+    const received = verifyWebhook(body, webhookHeaders({ id: "msg_1", body }, secret), secret);
+    expect(isPaymentEvent(received, "payment.reversed") && received.data.reversedAmount).toBe("1");
     await expectLedgerMatchesBalances();
 
     // Every debit of ETH is refused, naming the shortfall; other assets are untouched.
