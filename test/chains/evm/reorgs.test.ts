@@ -134,6 +134,11 @@ describe("reorgs", () => {
     const back = await payment(h, created.id);
     expect(back).toMatchObject({ status: "PAID", receivedAmount: "0.2", reversedAmount: "0" });
     expect(back.deposits).toMatchObject([{ status: "CONFIRMED", reversals: 1 }]);
+    // The PAID invoice does not move again; the re-credit is announced as the deposit confirmed again.
+    const types = (await h.router.storage.listEvents(scope, { invoiceId: created.id })).map((event) => event.type);
+    expect(types.filter((type) => type === "payment.completed")).toHaveLength(1);
+    expect(types.slice(-2)).toEqual(["payment.reversed", "payment.confirmed"]);
+    expect(h.logger.lines.join("\n")).not.toContain(node.rpcUrl);
     expect((await balances(h, h.liveKey)).ETH?.available).toBe("0.098");
     const entries = await h.router.storage.listLedgerEntries(scope, "ETH");
     expect(entries.map((entry) => entry.kind)).toEqual(["deposit", "payout", "deposit_reversal", "deposit"]);
