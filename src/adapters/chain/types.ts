@@ -116,7 +116,10 @@ export interface ChainAdapter {
   isValidAddress(coin: string, network: string, address: string): Promise<boolean>;
   /**
    * Deposits whose state changed after `cursor` (null: from the beginning). Reports every
-   * confirmation change and drop of a transfer to an address it issued; may repeat states.
+   * confirmation change and drop of a transfer to an address it issued; may repeat states. A
+   * transfer that leaves the chain after it had its confirmations (a reorg deeper than them) is
+   * reported dropped too, for as long as the adapter can see such a reorg: the service then
+   * takes its credit back.
    */
   pollDeposits(cursor: string | null, limit: number): Promise<DepositFeedPage>;
   /**
