@@ -1,12 +1,12 @@
 import type { ChainAdapter, ChainDeposit } from "../adapters/chain/types";
 import type { StorageTransaction } from "../adapters/storage/types";
 import type { CoreContext } from "./context";
+import { logDepositNotice, type DepositNotice } from "./deposit-log";
 import { paymentEvents } from "./events";
 import { paymentFee } from "./fees";
 import { newId } from "./ids";
 import { advanceInvoice } from "./invoices";
 import { isTerminal } from "./invoice-machine";
-import { formatDecimal } from "../money";
 import { recordEvents, withOutbox } from "./outbox";
 import type { Currency } from "./currencies";
 import { convert } from "./exchanges";
@@ -45,7 +45,7 @@ export async function applyChainDeposit(context: CoreContext, mode: Mode, report
   // held across a call to the pricing source. A stray coin stays in its coin (it is refundable).
   const settlement = final && !stray ? await settlementRate(context, mode, issued, report.coin) : null;
 
-  const notices: Notice[] = [];
+  const notices: DepositNotice[] = [];
   await withOutbox(context, async (tx) => {
     const locked = await tx.lockInvoice(issued.invoiceId);
     if (!locked) return;
@@ -119,7 +119,7 @@ export async function applyChainDeposit(context: CoreContext, mode: Mode, report
     const steps = [...before.steps, ...(seen?.steps ?? []), ...after.steps, { invoice: after.invoice, events: depositEvents }];
     await recordEvents(context, tx, paymentEvents(context, steps, deposits));
   });
-  for (const notice of notices) logNotice(context, notice);
+  for (const notice of notices) logDepositNotice(context, notice);
 }
 
 /**
@@ -263,42 +263,6 @@ function withReceipts(invoice: InvoiceRecord, deposits: readonly DepositRecord[]
     txHash: kept.at(-1)?.txHash ?? null,
     updatedAt: now,
   };
-}
-
-/** A line for the operator, logged once the change it describes has committed. */
-interface Notice {
-  kind: "credited" | "stray" | "reversed";
-  deposit: DepositRecord;
-}
-
-/**
- * One structured line per credited deposit (info), stray deposit and reversal (warn: an operator
- * should look). Ids and amounts only: never a key or a node URL.
- */
-function logNotice(context: CoreContext, { kind, deposit }: Notice): void {
-  const decimals = (asset: string) => context.currencies.decimalsOf(asset) ?? 0;
-  const details = {
-    depositId: deposit.id,
-    invoiceId: deposit.invoiceId,
-    merchantId: deposit.merchantId,
-    mode: deposit.mode,
-    coin: deposit.coin,
-    network: deposit.network,
-    txHash: deposit.txHash,
-    outputIndex: deposit.outputIndex,
-    amount: formatDecimal(deposit.amount, decimals(deposit.coin)),
-    fee: formatDecimal(deposit.fee, decimals(deposit.coin)),
-    creditedAsset: deposit.creditedAsset,
-    creditedAmount: deposit.creditedAsset === null ? null : formatDecimal(deposit.creditedAmount, decimals(deposit.creditedAsset)),
-  };
-  if (kind === "credited") {
-    const line = `deposit ${deposit.id} credited: ${details.creditedAmount} ${details.creditedAsset} for ${details.amount} ${deposit.coin} to invoice ${deposit.invoiceId}`;
-    if (context.logger.info) context.logger.info(line, details);
-  } else if (kind === "stray") {
-    context.logger.warn(`stray deposit ${deposit.id} credited: ${details.amount} ${deposit.coin} sent to invoice ${deposit.invoiceId}, which asked for another coin (${details.creditedAmount} ${details.creditedAsset} credited)`, details);
-  } else {
-    context.logger.warn(`deposit ${deposit.id} reversed: it left the chain after it was credited; ${details.creditedAmount} ${details.creditedAsset} taken back from merchant ${deposit.merchantId}`, { ...details, reversals: deposit.reversals + 1 });
-  }
 }
 
 /**
