@@ -232,6 +232,26 @@ describe("reversals", () => {
     await expectLedgerMatchesBalances();
   });
 
+  it("lets a credit cover a shortfall before any auto-conversion: a payment in a coin below zero stays in that coin", async () => {
+    const first = await createPayment(h, { amount: "0.1", currency: "ETH", chain: "ETH" });
+    const txHash = await send("ETH", "ETH", first.address!, 100_000_000_000_000_000n, 12); // +0.0995
+    expect((await h.post("/v1/withdrawals", { currency: "ETH", chain: "ETH", amount: "0.05", address: ETH_ADDRESS })).status).toBe(200);
+    await drop(txHash); // -0.0995: 0.0485 - 0.0995
+    expect((await balances(h)).ETH?.available).toBe("-0.051");
+    const converting = await createPayment(h, { amount: "0.1", currency: "ETH", chain: "ETH", settleCurrency: "USDT" });
+    await send("ETH", "ETH", converting.address!, 100_000_000_000_000_000n, 12);
+    expect((await balances(h)).ETH?.available).toBe("0.0485");
+    expect((await balances(h)).USDT?.available).toBe("0");
+    expect((await get(h, "/v1/conversions")).body.data).toEqual([]);
+    expect(h.logger.lines.some((line) => /auto-conversion of deposit dep_\w+ skipped: the ETH balance is below zero/.test(line))).toBe(true);
+    // Back above zero, the next payment converts as asked.
+    const next = await createPayment(h, { amount: "0.1", currency: "ETH", chain: "ETH", settleCurrency: "USDT" });
+    await send("ETH", "ETH", next.address!, 100_000_000_000_000_000n, 12);
+    expect((await balances(h)).ETH?.available).toBe("0.0485");
+    expect((await balances(h)).USDT?.available).toBe("298.5");
+    await expectLedgerMatchesBalances();
+  });
+
   it("reverses a stray deposit too, and lists both in the operator report", async () => {
     const created = await createPayment(h, { amount: "50", currency: "USDT", chain: "ETH" });
     const strayTx = await send("ETH", "ETH", created.address!, 200_000_000_000_000_000n, 12);
