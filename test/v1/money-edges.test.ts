@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { randomBytes } from "node:crypto";
-import { isPaymentEvent, verifyWebhook, webhookHeaders, type Scope } from "../../src/index";
+import { isPaymentEvent, verifyWebhook, webhookHeaders, type ChainAdapter, type ChainDeposit, type Scope } from "../../src/index";
 import { webhookPayload } from "../../src/core/outbox";
 import { setup, type Harness } from "../helpers";
 import { balances, createPayment, deposit, expectError, get, paidPayment, scopeOf } from "./support";
@@ -287,5 +287,70 @@ describe("reversals", () => {
     expect((await eventsOf(created.id)).map((event) => event.type)).toEqual(["payment.created", "payment.confirming", "payment.deposit_dropped"]);
     expect(await h.router.storage.listLedgerEntries(scope)).toEqual([]);
     expect((await h.router.admin.operatorReport({ mode: "test" })).reversedDeposits).toEqual([]);
+  });
+});
+
+describe("a deposit that leaves and comes back, again and again", () => {
+  /** A live chain adapter whose feed is a script: each report is a whole state of one transfer. */
+  function scriptedChain() {
+    const log: ChainDeposit[] = [];
+    let issued = 0;
+    const adapter: ChainAdapter = {
+      name: "scripted",
+      supports: (coin, network) => coin === "ETH" && network === "ETH",
+      createAddress: async () => `0x${(++issued).toString(16).padStart(40, "0")}`,
+      isValidAddress: async () => true,
+      pollDeposits: async (cursor, limit) => {
+        const from = Number(cursor ?? "0");
+        const deposits = log.slice(from, from + limit);
+        return { deposits, cursor: String(from + deposits.length), hasMore: from + deposits.length < log.length };
+      },
+      sendPayout: async ({ payoutId }) => ({ txHash: `0x${payoutId}` }),
+      getPayoutStatus: async () => ({ status: "confirmed" }),
+    };
+    return { adapter, report: (state: ChainDeposit) => void log.push(state) };
+  }
+
+  it("credits, reverses and credits again under a new cause key each cycle, waiting as PENDING while it is not final again", async () => {
+    const chain = scriptedChain();
+    const live = await setup({ liveChain: chain.adapter });
+    try {
+      const liveScope = scopeOf(live, "live");
+      const created = (await live.post("/v1/payments", { amount: "1", currency: "ETH", chain: "ETH" }, live.liveKey)).body as { id: string; address: string };
+      const transfer = { coin: "ETH", network: "ETH", address: created.address, txHash: `0x${"ab".repeat(32)}`, outputIndex: 0, amount: 10n ** 18n, dropped: false };
+      const state = async () => {
+        await live.router.tick();
+        const res = await get(live, `/v1/payments/${created.id}`, live.liveKey);
+        const row = (await balances(live, live.liveKey)).ETH!;
+        return { status: res.body.status, deposit: res.body.deposits[0].status, reversed: res.body.reversedAmount, available: row.available, pending: row.pending };
+      };
+      chain.report({ ...transfer, confirmations: 12 });
+      expect(await state()).toEqual({ status: "PAID", deposit: "CONFIRMED", reversed: "0", available: "0.995", pending: "0" });
+      chain.report({ ...transfer, confirmations: 0, dropped: true });
+      expect(await state()).toEqual({ status: "PAID", deposit: "REVERSED", reversed: "1", available: "0", pending: "0" });
+      chain.report({ ...transfer, confirmations: 2 });
+      expect(await state()).toEqual({ status: "PAID", deposit: "PENDING", reversed: "0", available: "0", pending: "1" });
+      chain.report({ ...transfer, confirmations: 12 });
+      chain.report({ ...transfer, confirmations: 12 });
+      expect(await state()).toEqual({ status: "PAID", deposit: "CONFIRMED", reversed: "0", available: "0.995", pending: "0" });
+      chain.report({ ...transfer, confirmations: 0, dropped: true });
+      chain.report({ ...transfer, confirmations: 13 });
+      chain.report({ ...transfer, confirmations: 0, dropped: true });
+      expect(await state()).toEqual({ status: "PAID", deposit: "REVERSED", reversed: "1", available: "0", pending: "0" });
+      const keys = (await live.router.storage.listLedgerEntries(liveScope, "ETH")).map((entry) => entry.causeKey.replace(/dep_\w+/, "dep"));
+      expect(keys).toEqual(["deposit:dep", "deposit:dep:reversal:1", "deposit:dep:credit:1", "deposit:dep:reversal:2", "deposit:dep:credit:2", "deposit:dep:reversal:3"]);
+      // A feed replayed from the start walks the same history again: states carry no block, so
+      // each past return is a return again, but every credit is paired with its reversal and
+      // the balance ends where the chain's latest word puts it.
+      await live.router.storage.transaction((tx) => tx.setCursor("deposits:live:scripted", "0"));
+      await live.router.tick();
+      const entries = await live.router.storage.listLedgerEntries(liveScope, "ETH");
+      expect(entries.filter((entry) => entry.kind === "deposit").length).toBe(entries.filter((entry) => entry.kind === "deposit_reversal").length);
+      expect(entries.reduce((sum, entry) => sum + entry.amount, 0n)).toBe(0n);
+      expect(await live.router.storage.getBalance(liveScope, "ETH")).toBe(0n);
+      expect((await get(live, `/v1/payments/${created.id}`, live.liveKey)).body.deposits[0].status).toBe("REVERSED");
+    } finally {
+      await live.router.close();
+    }
   });
 });
