@@ -28,7 +28,7 @@ interface JsonSchema {
 }
 
 /** Fields that name a record (ours, or a transaction hash): answered as an unknown id. */
-const ID_FIELDS = new Set(["id", "invoiceId", "payoutId", "paymentId", "endpointId", "cursor", "txHash"]);
+const ID_FIELDS = new Set(["id", "invoiceId", "payoutId", "paymentId", "depositId", "endpointId", "cursor", "txHash"]);
 
 /** Of our shape (prefix_ + base62), never issued: the baseline every impossible id is compared with. */
 const UNKNOWN_ID = `xx_${"0".repeat(24)}`;
