@@ -234,6 +234,30 @@ describe("database invariants on PGlite", () => {
     expect(await storage.getMerchant("m_1")).toEqual(merchant());
     expect((await client.query(`SELECT count(*)::int AS n FROM "old".schema_migrations`)).rows[0]?.n).toBe(MIGRATIONS.length);
   }, 60_000);
+
+  it("fills in what each deposit credited before reversals existed: its net coin, or what its auto-conversion credited", async () => {
+    const db = await PGlite.create();
+    const client = pgliteClient(db, { ownsDatabase: true });
+    cleanups.push(() => client.close());
+    const before = MIGRATIONS.filter((step) => step.version < 7);
+    await migrate(client, "pre", before);
+    const deposit = `INSERT INTO "pre".deposits (id, merchant_id, mode, invoice_id, coin, network, address, tx_hash, output_index, amount, confirmations, status, counts_toward_invoice, fee, credited_at, seen_at, updated_at) VALUES`;
+    await client.query(`${deposit} ('d_plain', 'm', 'test', 'i1', 'ETH', 'ETH', 'a1', 't1', 0, 1000, 12, 'CONFIRMED', true, 5, ${T0}, ${T0}, ${T0})`);
+    await client.query(`${deposit} ('d_conv', 'm', 'test', 'i2', 'ETH', 'ETH', 'a2', 't2', 0, 2000, 12, 'CONFIRMED', true, 10, ${T0 + 1}, ${T0}, ${T0})`);
+    await client.query(`${deposit} ('d_open', 'm', 'test', 'i3', 'ETH', 'ETH', 'a3', 't3', 0, 3000, 1, 'PENDING', true, 0, NULL, ${T0}, ${T0})`);
+    await client.query(
+      `INSERT INTO "pre".exchanges (id, merchant_id, mode, status, from_coin, to_coin, amount, rate, to_amount, created_at, invoice_id) VALUES ('ex_1', 'm', 'test', 'SUCCESS', 'ETH', 'USDT', 1990, 1, 5970, ${T0 + 1}, 'i2')`,
+    );
+    await migrate(client, "pre");
+    const storage = postgresStorage({ pglite: db, schema: "pre" });
+    const credited = async (invoiceId: string) => {
+      const [row] = await storage.listDepositsForInvoice(invoiceId);
+      return [row!.creditedAsset, row!.creditedAmount, row!.reversals];
+    };
+    expect(await credited("i1")).toEqual(["ETH", 995n, 0]);
+    expect(await credited("i2")).toEqual(["USDT", 5970n, 0]);
+    expect(await credited("i3")).toEqual([null, 0n, 0]);
+  }, 60_000);
 });
 
 describe.runIf(DATABASE_URL)("database invariants on a PostgreSQL server", () => {
