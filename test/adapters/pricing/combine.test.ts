@@ -36,9 +36,9 @@ describe("combine", () => {
     expect(result).toEqual({ ok: true, usd: usd("60000"), at: at(30), freshUntil: at(30) + 120_001, sources: ["a", "b", "c"], outliers: [] });
   });
 
-  it("leaves out a source far from the median and quotes from the others", () => {
+  it("leaves out a source far from the median, and quotes the median when a strict majority agrees with it", () => {
     const result = combine([candidate("a", "60010"), candidate("b", "60000"), candidate("c", "70000")], now, rules);
-    expect(result.ok && result.usd).toBe(usd("60005"));
+    expect(result).toMatchObject({ ok: true, usd: usd("60010"), sources: ["a", "b"] });
     expect(result.outliers).toEqual([{ source: "c", bps: 1665n }]);
   });
 
@@ -51,7 +51,7 @@ describe("combine", () => {
   it("refuses when the fresh sources disagree so that too few are within the deviation", () => {
     const result = combine([candidate("a", "100"), candidate("b", "110")], now, rules);
     expect(result.ok).toBe(false);
-    expect(!result.ok && result.reason).toMatch(/the sources disagree: 0 within 2% of the median, 2 needed/);
+    expect(!result.ok && result.reason).toBe("the sources disagree: 0 of the 2 that answered agree, 2 needed (within 2% of the median 105 USD): a 100, b 110");
   });
 
   it("ignores prices that are zero or negative, and treats a future time as now", () => {
