@@ -245,4 +245,14 @@ describe("exchangeRates reads each source on its own schedule", () => {
       expect(logger.lines.filter((line) => line.includes("stuck: no answer within 10000 ms"))).toHaveLength(1);
     });
   }
+
+  it("closes without waiting for a source that never answers", async () => {
+    const deaf = scripted("deaf", { BTC: "60000" }, { timeoutMs: 600_000 });
+    deaf.state.deaf = true;
+    const adapter = exchangeRates({ sources: [scripted("a", { BTC: "60000" }), deaf], now });
+    adapter.bind!({ assets: ["BTC"], logger: recordingLogger() });
+    // Resolves (the test would time out otherwise): the read under way is abandoned.
+    await adapter.close();
+    expect(deaf.state.calls).toBe(1);
+  });
 });
