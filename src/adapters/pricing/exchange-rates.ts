@@ -29,7 +29,8 @@ export interface ExchangeRatesOptions {
   refreshSeconds?: number;
   /**
    * Stablecoins and the band around 1 USD (in percent) beyond which they are not quoted and a
-   * warning is logged: a depeg. Default `{ USDT: 2, USDC: 2 }`; false turns the guard off.
+   * warning is logged: a depeg. A USDT off its peg converts no USDT-quoted price (Binance's) either.
+   * Default `{ USDT: 2, USDC: 2 }`; false turns the guard off.
    */
   stablecoins?: Record<string, number> | false;
   /**
