@@ -34,8 +34,9 @@ for (const [network, prefix] of [
   ["64:ff9b::", 96], // NAT64: an IPv4 address in disguise
   ["64:ff9b:1::", 48],
   ["100::", 64], // discard-only
-  ["2001::", 32], // Teredo: tunnels to an IPv4 address
-  ["2001:2::", 48], // benchmarking
+  // IETF protocol assignments, as 192.0.0.0/24: Teredo (2001::/32, which tunnels to an IPv4
+  // address), anycast services, benchmarking (2001:2::/48), ORCHID; no webhook receiver.
+  ["2001::", 23],
   ["2001:db8::", 32], // documentation
   ["2002::", 16], // 6to4: an IPv4 address in disguise
   ["3fff::", 20], // documentation
