@@ -15,6 +15,7 @@ export const ERROR_CATALOGUE = {
   not_found: { status: 404, code: 40401 },
   route_not_found: { status: 404, code: 40402 },
   method_not_allowed: { status: 405, code: 40501 },
+  request_timeout: { status: 408, code: 40801 },
   idempotency_conflict: { status: 409, code: 40901 },
   invalid_state: { status: 409, code: 40902 },
   payload_too_large: { status: 413, code: 41301 },

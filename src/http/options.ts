@@ -44,6 +44,12 @@ export interface PaymentRouterOptions {
   mountPath?: string;
   /** Largest accepted request body, in bytes or a string like "100kb". Default "100kb". */
   bodyLimit?: string | number;
+  /**
+   * How long the API waits for a request's whole body, in ms, before it answers 408 (40801)
+   * and closes the connection: a body that never ends, or is shorter than its Content-Length,
+   * would otherwise hold the request until the server's own timeout (Node's: 300 s). Default 30000.
+   */
+  bodyTimeoutMs?: number;
   /** How often the background loops run, in ms, or false to run them only through `tick()`. Default 5000. */
   backgroundIntervalMs?: number | false;
   /** Minutes after expiry during which a deposit reopens an invoice. Default 60. */
@@ -95,6 +101,7 @@ const optionsSchema = z.strictObject({
     .optional(),
   mountPath: z.string().regex(/^\/[\w\-./~%]*$/, { error: 'must be a path such as "/payments"' }).optional(),
   bodyLimit: z.union([z.int().positive(), z.string().regex(/^\d+(b|kb|mb)?$/i, { error: 'must be bytes or a size like "100kb"' })]).optional(),
+  bodyTimeoutMs: z.int().min(1).max(10 * 60 * 1000).optional(),
   backgroundIntervalMs: z.union([z.int().min(10), z.literal(false)]).optional(),
   lateWindowMinutes: z.number().min(0).max(7 * 24 * 60).optional(),
   now: method("now").optional(),

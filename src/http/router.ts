@@ -14,6 +14,7 @@ import { apiKeyAuthenticator } from "./auth";
 import { errorHandler, hostBodyErrorHandler } from "./error-handler";
 import { responseHeaders } from "./response-headers";
 import { jsonBodyReader } from "./json-body";
+import { DEFAULT_BODY_TIMEOUT_MS } from "../body-deadline";
 import { checkOptions, type PaymentRouterOptions } from "./options";
 import { Presenter } from "./present";
 import { RouteTable, type RouteSteps } from "./route-table";
@@ -156,7 +157,7 @@ export function createPaymentRouter(options: PaymentRouterOptions = {}): Payment
   const paymentUrl: PaymentUrlBuilder = ({ req }, invoiceId) => `${publicBase(req)}/pay/${invoiceId}`;
 
   const steps: RouteSteps = {
-    readBody: jsonBodyReader(settings.bodyLimit ?? "100kb"),
+    readBody: jsonBodyReader(settings.bodyLimit ?? "100kb", settings.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS),
     authenticate: apiKeyAuthenticator(context),
     idempotency: (scope, key, hash, work) => runIdempotent(context, scope, key, hash, work, { leaseMs: settings.idempotency?.leaseMs ?? DEFAULT_KEY_LEASE_MS }),
   };

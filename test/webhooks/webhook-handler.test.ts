@@ -5,6 +5,7 @@ import type { PaymentEvent, PaymentEventData, PaymentEventHandlers, WebhookEvent
 import { webhookHandler, type WebhookContext, type WebhookHandlerOptions, type WebhookHandlers } from "../../src/webhooks/webhook-handler";
 import { deferred, eventBody, NOW_S, OTHER_SECRET, paymentData, SECRET, signedHeaders } from "./fixtures";
 import { deliver, receiver } from "./handler-harness";
+import { sendAndWaitForClose, serveRaw } from "../raw-socket";
 
 describe("webhookHandler: dispatch", () => {
   it("answers 200 { received: true } after running the handler of the event's type", async () => {
@@ -219,6 +220,26 @@ describe("webhookHandler: status codes of rejected deliveries", () => {
     expect(ran).toBe(false);
     expect((await deliver(app, body)).status).toBe(200);
   });
+
+  it.each([
+    ["shorter than its Content-Length", (whole: string) => `Content-Length: ${whole.length}\r\n\r\n${whole.slice(0, 20)}`],
+    ["chunked and never ended", (whole: string) => `Transfer-Encoding: chunked\r\n\r\n14\r\n${whole.slice(0, 20)}\r\n`],
+  ])("answers a body %s with 408 (40801) after bodyTimeoutMs and closes the connection", async (_what, framing) => {
+    let ran = false;
+    const { app } = receiver({ bodyTimeoutMs: 200, on: { "*": () => void (ran = true) } });
+    const server = await serveRaw(app);
+    try {
+      const headers = Object.entries(signedHeaders(body)).map(([name, value]) => `${name}: ${String(value)}\r\n`).join("");
+      const res = await sendAndWaitForClose(server.port, `POST /hooks/pay HTTP/1.1\r\nHost: shop.example\r\nContent-Type: application/json\r\n${headers}${framing(body)}`);
+      expect(res.status).toBe(408);
+      expect(res.headers.connection).toBe("close");
+      expect(res.body).toEqual({ error: 40801, message: expect.stringContaining("did not arrive in full within 200 ms") });
+      expect(ran).toBe(false);
+      expect((await deliver(app, body)).status).toBe(200);
+    } finally {
+      await server.close();
+    }
+  });
 });
 
 describe("webhookHandler: where the raw body comes from", () => {
@@ -292,6 +313,8 @@ describe("webhookHandler: options are checked at creation", () => {
     ["an infinite tolerance", { secret: SECRET, on, toleranceSeconds: Number.POSITIVE_INFINITY }],
     ["an unparseable limit", { secret: SECRET, on, limit: "lots" }],
     ["a zero limit", { secret: SECRET, on, limit: 0 }],
+    ["a zero bodyTimeoutMs", { secret: SECRET, on, bodyTimeoutMs: 0 }],
+    ["a bodyTimeoutMs as text", { secret: SECRET, on, bodyTimeoutMs: "30s" }],
     ["a dedupe store without its methods", { secret: SECRET, on, dedupe: { claim() {} } }],
     ["a logger without error()", { secret: SECRET, on, logger: { warn() {} } }],
   ];
