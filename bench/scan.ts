@@ -1,7 +1,8 @@
 /**
  * `npm run bench`, chain part: how fast the EVM deposit scanner follows a real node (anvil), with
  * 1k and with 100k open invoices (issued addresses), on blocks of 100 transfers each (half ETH,
- * half an ERC-20; a tenth of them to issued addresses). Both sizes read the very same blocks in
+ * half ERC-20: a watched token, and for a quarter of the transfers a token the chain does not
+ * list, as real blocks hold many tokens; a tenth of them to issued addresses). Both sizes read the very same blocks in
  * the same run, alternating, so their ratio is fair. Targets: the cost per block grows by at
  * most 20% from 1k to 100k open invoices, and a block is processed in well under Ethereum's
  * 12 s block time.
@@ -66,11 +67,14 @@ async function main(): Promise<void> {
 async function buildBlocks(node: Anvil): Promise<{ token: Address; first: number; issued: Address[] }> {
   const deployer = node.account(0);
   const deployHash = await node.wallet.deployContract({ abi: testTokenAbi, bytecode: testTokenBytecode, args: ["Bench USDT", "USDT", 6], account: deployer, chain: null });
+  const otherHash = await node.wallet.deployContract({ abi: testTokenAbi, bytecode: testTokenBytecode, args: ["Bench unlisted", "UNL", 18], account: deployer, chain: null });
   await node.mine(1);
   const token = (await node.public.getTransactionReceipt({ hash: deployHash })).contractAddress!;
+  const unlisted = (await node.public.getTransactionReceipt({ hash: otherHash })).contractAddress!;
   const senders = [1, 2, 3, 4, 5, 6, 7, 8].map((index) => node.account(index));
   for (const sender of senders) {
     await node.wallet.writeContract({ address: token, abi: testTokenAbi, functionName: "mint", args: [sender.address, parseUnits("1000000000", 6)], account: deployer, chain: null });
+    await node.wallet.writeContract({ address: unlisted, abi: testTokenAbi, functionName: "mint", args: [sender.address, parseUnits("1000000000", 18)], account: deployer, chain: null });
   }
   await node.mine(1);
   const nonces = new Map<string, number>();
@@ -91,11 +95,13 @@ async function buildBlocks(node: Anvil): Promise<{ token: Address; first: number
       const nonce = nonces.get(sender.address)!;
       nonces.set(sender.address, nonce + 1);
       const to = i < OURS_PER_BLOCK ? issued[paid++]! : (`0x${(block * 1000 + i + 1).toString(16).padStart(40, "0")}` as Address);
+      // Past the issued ones, every other token transfer is of the unlisted token.
+      const contract = i >= OURS_PER_BLOCK && i % 4 === 3 ? unlisted : token;
       const fees = { chainId: node.chainId, nonce, maxFeePerGas: 100_000_000_000n, maxPriorityFeePerGas: 1_000_000_000n, type: "eip1559" as const };
       raws.push(
         i % 2 === 0
           ? await sender.signTransaction({ ...fees, to, value: 1_000_000_000_000_000n, gas: 21_000n })
-          : await sender.signTransaction({ ...fees, to: token, data: encodeFunctionData({ abi: testTokenAbi, functionName: "transfer", args: [to, 1_000_000n] }), gas: 80_000n }),
+          : await sender.signTransaction({ ...fees, to: contract, data: encodeFunctionData({ abi: testTokenAbi, functionName: "transfer", args: [to, 1_000_000n] }), gas: 80_000n }),
       );
     }
     for (const raw of raws) await node.public.sendRawTransaction({ serializedTransaction: raw });
