@@ -5,7 +5,10 @@
  * list, as real blocks hold many tokens; a tenth of them to issued addresses). Both sizes read the very same blocks in
  * the same run, alternating, so their ratio is fair. Targets: the cost per block grows by at
  * most 20% from 1k to 100k open invoices, and a block is processed in well under Ethereum's
- * 12 s block time.
+ * 12 s block time. Then, at 100k, the scan that also looks for unlisted tokens (every contract's
+ * Transfer logs, what the router's host asks for) against one that reads the watched token's
+ * logs only (a host without `reportUnlisted`), alternating in the same way: the cost of
+ * watching for unlisted tokens, as a ratio.
  *
  * Storage: the PostgreSQL server at DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test),
  * or PGlite when it is unreachable. BENCH_SCAN_BLOCKS (default 20) and BENCH_ROUNDS (default 3).
@@ -56,6 +59,15 @@ async function main(): Promise<void> {
     }
     console.log(`  cost per block grows ${(growth * 100).toFixed(1)}% from 1k to 100k (target <= ${GROWTH_LIMIT * 100}%): ${growth <= GROWTH_LIMIT ? "ok" : "MISSED"}`);
     console.log(`  a 100-transfer block takes ${(large / 12_000 * 100).toFixed(2)}% of Ethereum's 12 s block time`);
+
+    const big = subjects.at(-1)!;
+    const byMode = new Map<boolean, number[]>([[true, []], [false, []]]);
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const unlisted of round % 2 === 0 ? [true, false] : [false, true]) byMode.get(unlisted)!.push(await scanAll(node, token, first, big.storage, unlisted));
+    }
+    const withUnlisted = median(byMode.get(true)!);
+    const watchedOnly = median(byMode.get(false)!);
+    console.log(`  ${big.size.toLocaleString("en")} open invoices, watching for unlisted tokens too: ${withUnlisted.toFixed(1)} ms per block; watched tokens only: ${watchedOnly.toFixed(1)} ms; ratio ${(withUnlisted / watchedOnly).toFixed(2)}`);
     for (const subject of subjects) await subject.storage.close();
     await db.close();
   } finally {
@@ -112,8 +124,11 @@ async function buildBlocks(node: Anvil): Promise<{ token: Address; first: number
   return { token, first, issued };
 }
 
-/** Scans every bench block one block per poll from a fresh cursor; returns the mean ms per block. */
-async function scanAll(node: Anvil, token: Address, first: number, storage: Storage): Promise<number> {
+/**
+ * Scans every bench block one block per poll from a fresh cursor; returns the mean ms per block.
+ * `unlisted` false binds a host without `reportUnlisted`: the scan reads the watched token's logs only.
+ */
+async function scanAll(node: Anvil, token: Address, first: number, storage: Storage, unlisted = true): Promise<number> {
   const adapter = evmChain({
     network: "ETH",
     rpcUrl: node.rpcUrl,
@@ -123,7 +138,9 @@ async function scanAll(node: Anvil, token: Address, first: number, storage: Stor
     blocksPerPoll: 1,
     consolidation: false,
   });
-  adapter.bind!(chainHost({ storage, currencies: new CurrencyCatalog(DEFAULT_CURRENCIES, DEFAULT_FIAT), mode: "live", logger: silent }));
+  const host = chainHost({ storage, currencies: new CurrencyCatalog(DEFAULT_CURRENCIES, DEFAULT_FIAT), mode: "live", logger: silent });
+  const { reportUnlisted: _reportUnlisted, ...watchedOnly } = host;
+  adapter.bind!(unlisted ? host : watchedOnly);
   let cursor: string | null = null;
   let found = 0;
   const started = performance.now();
