@@ -393,9 +393,13 @@ const TRACE_METHODS: TraceMethod[] = [
   },
 ];
 
-/** Whether a node refused an eth_getLogs for the size of its answer or its block range. */
+/**
+ * Whether a node refused an eth_getLogs for the size of its answer or its block range (not for
+ * a rate limit, which fewer blocks would not cure).
+ */
 function isTooManyLogs(error: unknown): boolean {
   const text = String((error as { details?: string; message?: string })?.details ?? (error as Error)?.message ?? error);
+  if (/rate.?limit|too many requests|\b429\b/i.test(text)) return false;
   return /more than \d+ results|too many|exceed|response size|block range|range (is )?too (large|wide)|limit/i.test(text);
 }
 
