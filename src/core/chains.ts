@@ -4,6 +4,7 @@ import { PaymentError } from "../errors";
 import type { Logger } from "./context";
 import type { Currency, CurrencyCatalog, Network } from "./currencies";
 import type { Mode } from "./types";
+import { recordUnlistedTransfer } from "./unlisted";
 
 /** Marks the sandbox chain, which may serve test mode only. */
 export const SANDBOX_CHAIN = Symbol.for("express-crypto-pay.sandbox-chain");
@@ -124,11 +125,12 @@ function isSandbox(adapter: ChainAdapter): boolean {
 
 /**
  * What the service hands a chain adapter (`ChainAdapter.bind`): confirmations from the currency
- * list, lookups of issued addresses, and durable state kept in the storage's named values
- * under "chain:", locked per name across every instance on the same storage.
+ * list, lookups of issued addresses, the record of unlisted-token transfers, and durable state
+ * kept in the storage's named values under "chain:", locked per name across every instance on
+ * the same storage.
  */
-export function chainHost(options: { storage: Storage; currencies: CurrencyCatalog; mode: Mode; logger: Logger }): ChainHost {
-  const { storage, currencies, mode, logger } = options;
+export function chainHost(options: { storage: Storage; currencies: CurrencyCatalog; mode: Mode; logger: Logger; now?: () => number }): ChainHost {
+  const { storage, currencies, mode, logger, now } = options;
   const named = (key: string) => `chain:${key}`;
   const state: ChainStateStore = {
     get: (key) => storage.getCursor(named(key)),
@@ -158,5 +160,6 @@ export function chainHost(options: { storage: Storage; currencies: CurrencyCatal
       const found = await storage.findAddresses(mode, network, addresses);
       return found.map(({ address, coin, invoiceId }) => ({ address, coin, invoiceId }));
     },
+    reportUnlisted: (transfer) => recordUnlistedTransfer({ storage, logger, now }, mode, transfer),
   };
 }

@@ -137,6 +137,33 @@ export interface AddressRecord {
   createdAt: number;
 }
 
+/**
+ * A transfer of a token the chain does not list (an ERC-20 outside the currency list) to an
+ * issued address, as the chain adapter saw it once final. Never credited and never swept: kept so
+ * that the operator sees what sits at deposit addresses besides the ledger's coins.
+ */
+export interface UnlistedTransferRecord {
+  id: string;
+  mode: Mode;
+  network: string;
+  /** The token contract (checksummed on EVM networks). */
+  token: string;
+  /** The issued address it went to. */
+  address: string;
+  txHash: string;
+  /** The log's index in its block: with mode, network and txHash, the unique key. */
+  logIndex: number;
+  /** Raw on-chain units: the service does not know the token's decimals. */
+  amount: bigint;
+  blockNumber: number;
+  /** The merchant, invoice and coin the address was issued for. */
+  merchantId: string;
+  invoiceId: string;
+  coin: string;
+  /** When the service stored it (epoch ms). */
+  seenAt: number;
+}
+
 /** One append-only ledger line; a balance is the sum of its lines. */
 export interface LedgerEntry {
   id: string;

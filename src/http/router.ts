@@ -106,7 +106,7 @@ export function createPaymentRouter(options: PaymentRouterOptions = {}): Payment
   // The default table stamps its rates with the router's clock, as everything else is.
   const pricing = settings.pricing ?? staticPricing({ at: () => new Date((settings.now ?? Date.now)()) });
   refuseFixedLivePrices(pricing, liveChains.length > 0, settings.pricing !== undefined);
-  for (const chain of liveChains) chain.bind?.(chainHost({ storage, currencies, mode: "live", logger }));
+  for (const chain of liveChains) chain.bind?.(chainHost({ storage, currencies, mode: "live", logger, now: settings.now }));
   pricing.bind?.({ assets: [...currencies.currencies.map((currency) => currency.symbol), ...currencies.fiatSymbols()], logger });
   if (liveChains.length > 0 && !settings.publicUrl) {
     throw new TypeError(

@@ -66,6 +66,24 @@ export interface IssuedAddress {
 }
 
 /**
+ * A transfer of a token the service does not list (an ERC-20 contract outside the currency list)
+ * to an issued address: never credited nor swept, reported so that it is not lost from view.
+ */
+export interface UnlistedTransfer {
+  network: string;
+  /** The token contract. */
+  token: string;
+  /** The issued address it went to, as `createAddress` returned it. */
+  address: string;
+  txHash: string;
+  /** The log's index in its block. */
+  logIndex: number;
+  /** Raw on-chain units (the token's decimals are unknown). */
+  amount: bigint;
+  blockNumber: number;
+}
+
+/**
  * What the service gives a chain adapter when it takes it into use (`ChainAdapter.bind`): the
  * facts a real chain watcher needs and has no business keeping itself.
  */
@@ -85,6 +103,13 @@ export interface ChainHost {
   issuedAddresses(network: string, addresses: readonly string[]): Promise<IssuedAddress[]>;
   /** Durable state for the adapter. */
   readonly state: ChainStateStore;
+  /**
+   * Records a transfer of an unlisted token to an issued address, once it is final: the service
+   * stores it (idempotently: a repeated report changes nothing), logs it once and lists it in
+   * the operator report. Optional: a host without it is not told, and an adapter may then skip
+   * looking for such transfers.
+   */
+  reportUnlisted?(transfer: UnlistedTransfer): Promise<void>;
   /** Where the adapter reports what it does not throw (a node that is down, a skipped sweep). */
   readonly logger: { warn(message: string, ...details: unknown[]): void; error(message: string, ...details: unknown[]): void };
 }

@@ -14,6 +14,7 @@ import type {
   PaymentLinkRecord,
   PayoutRecord,
   PayoutStatus,
+  UnlistedTransferRecord,
   WebhookAttemptRecord,
   WebhookDeliveryRecord,
   WebhookDeliveryStatus,
@@ -166,6 +167,8 @@ export interface StorageReads {
   listWebhookDeliveries(scope: Scope, filter: DeliveryFilter, page: PageQuery): Promise<WebhookDeliveryRecord[]>;
   /** The attempts of one delivery, oldest first. */
   listWebhookAttempts(deliveryId: string): Promise<WebhookAttemptRecord[]>;
+  /** Every unlisted-token transfer stored in `mode`, whatever the merchant, in the order stored. */
+  listUnlistedTransfers(mode: Mode): Promise<UnlistedTransferRecord[]>;
 }
 
 /**
@@ -213,6 +216,12 @@ export interface StorageTransaction extends StorageReads {
   updatePayout(payout: PayoutRecord): Promise<void>;
   /** Stores a new exchange. Throws if the id exists. */
   insertExchange(exchange: ExchangeRecord): Promise<void>;
+  /**
+   * Stores an unlisted-token transfer unless one with the same (mode, network, txHash,
+   * logIndex) is stored already. Returns true when it stored it, false for a repeat (the stored
+   * one is kept as it was): a chain adapter may report a transfer more than once.
+   */
+  insertUnlistedTransfer(transfer: UnlistedTransferRecord): Promise<boolean>;
   /** Appends events (the event log), in the order given. */
   appendEvents(events: EventRecord[]): Promise<void>;
   /**

@@ -16,6 +16,7 @@ import {
   MERCHANT_COLUMNS,
   PAYMENT_LINK_COLUMNS,
   PAYOUT_COLUMNS,
+  UNLISTED_COLUMNS,
 } from "./rows";
 
 /** `$1, $2, ..., $n`, with casts where a column needs one. */
@@ -80,6 +81,7 @@ export function buildStatements(schema: string | undefined) {
     attempts: q("webhook_attempts"),
     paymentLinks: q("payment_links"),
     idempotency: q("idempotency_keys"),
+    unlisted: q("unlisted_transfers"),
   };
   return {
     tables: t,
@@ -152,6 +154,9 @@ export function buildStatements(schema: string | undefined) {
       `UPDATE ${t.deposits} SET ${assignments(DEPOSIT_COLUMNS, DEPOSIT_CASTS)} WHERE id = $1 AND NOT EXISTS ` +
       `(SELECT 1 FROM ${t.deposits} o WHERE o.mode = $3 AND o.network = $6 AND o.tx_hash = $8 AND o.output_index = $9 AND o.id <> $1)`,
     depositExists: `SELECT 1 FROM ${t.deposits} WHERE id = $1`,
+    // A repeated report of the same transfer inserts nothing and is no error.
+    insertUnlistedTransfer: `INSERT INTO ${t.unlisted} (${UNLISTED_COLUMNS}) VALUES (${placeholders(13, { 8: "::numeric" })}) ON CONFLICT DO NOTHING RETURNING 1`,
+    listUnlistedTransfers: `SELECT ${UNLISTED_COLUMNS} FROM ${t.unlisted} WHERE mode = $1 ORDER BY seq`,
     insertPayout: `INSERT INTO ${t.payouts} (${PAYOUT_COLUMNS}) VALUES (${placeholders(14, PAYOUT_CASTS)}) ON CONFLICT DO NOTHING RETURNING 1`,
     lockPayout: `SELECT ${PAYOUT_COLUMNS} FROM ${t.payouts} WHERE id = $1 FOR UPDATE`,
     updatePayout: `UPDATE ${t.payouts} SET ${assignments(PAYOUT_COLUMNS, PAYOUT_CASTS)} WHERE id = $1`,

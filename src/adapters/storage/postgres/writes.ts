@@ -22,6 +22,7 @@ import {
   toEndpoint,
   toInvoice,
   toPayout,
+  unlistedParams,
 } from "./rows";
 import type { Statements } from "./statements";
 
@@ -102,6 +103,7 @@ export function sqlWrites(db: SqlQueryable, s: Statements): Omit<StorageTransact
     },
     updatePayout: (payout) => update(db, s.updatePayout, payoutParams(payout), () => `payout ${payout.id}`),
     insertExchange: (exchange) => insert(db, s.insertExchange, exchangeParams(exchange), () => `exchange ${exchange.id}`),
+    insertUnlistedTransfer: async (transfer) => (await db.query(s.insertUnlistedTransfer, unlistedParams(transfer))).rowCount > 0,
     // Appends (no key to collide on) are deferred: they travel with the next statement.
     appendEvents: async (events) =>
       deferRows(db, s.insertEvent, s.insertEvents, events.map((e) => [e.id, e.merchantId, e.mode, e.type, e.invoiceId, dataJsonOf(e), e.createdAt])),

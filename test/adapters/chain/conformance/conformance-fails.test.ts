@@ -12,7 +12,7 @@ beforeAll(async () => {
 
 describe("the chain adapter conformance suite can fail", () => {
   it("still passes most of its tests on a broken adapter whose bug is narrow, so each failure points at its bug", () => {
-    for (const suite of ["replayingPayouts", "frozenConfirmations", "roundedAmounts", "lenientAddresses", "forgottenDrops"]) {
+    for (const suite of ["replayingPayouts", "frozenConfirmations", "roundedAmounts", "lenientAddresses", "forgottenDrops", "droppedStrays"]) {
       expect(passed.get(suite) ?? 0, suite).toBeGreaterThanOrEqual(16);
     }
   });
@@ -44,6 +44,12 @@ describe("the chain adapter conformance suite can fail", () => {
 
   it("catches a feed that ignores its cursor and reports everything again on every poll", () => {
     expect(failures("endlessFeed")).toContain("returns a string cursor and, once nothing changes on the chain, polls that report nothing");
+  });
+
+  it("catches a feed that drops a coin sent to an address issued for another coin of the network", () => {
+    expect(failures("droppedStrays")).toContain("reports another coin of the network sent to an address issued for one coin, as the coin sent, with its exact amount");
+    expect(failures("droppedStrays")).toContain("follows a stray coin's confirmations until it is final (the sent coin's minConfirm)");
+    expect(failures("droppedStrays")).not.toContain("reports a payment to an issued address with its exact amount, its txHash and dropped false");
   });
 
   it("catches a feed that never reports transfers a reorg removed", () => {
