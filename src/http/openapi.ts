@@ -267,7 +267,9 @@ export function buildOpenApiDocument(apis: readonly MountedApi[]): OpenApiDocume
         }
         // Resource schemas are strict so that tests catch an undocumented field, but answers may
         // gain fields in a minor version: the document must not tell clients to reject them.
-        if (io === "output" && jsonSchema.additionalProperties === false) delete jsonSchema.additionalProperties;
+        // A named resource is also the `data` of a webhook event (a request body of the document's
+        // webhooks, so read as input): open there too, so both uses share one component.
+        if ((io === "output" || z.globalRegistry.get(zodSchema)?.id !== undefined) && jsonSchema.additionalProperties === false) delete jsonSchema.additionalProperties;
         // format: date-time says it; zod's long regex only clutters the reference.
         if (jsonSchema.format === "date-time") delete jsonSchema.pattern;
       },
