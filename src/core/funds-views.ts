@@ -67,6 +67,7 @@ export function withdrawalView(payout: PayoutRecord, currencies: CurrencyCatalog
 /** Renders a refund (a payout whose `refundOf` is set). */
 export function refundView(payout: PayoutRecord, currencies: CurrencyCatalog): RefundView {
   const { id, object: _withdrawal, livemode, ...rest } = withdrawalView(payout, currencies);
+  // Every refund has its payment (refundOf); "" only if a plain payout were passed here by mistake.
   return { id, object: "refund", livemode, paymentId: payout.refundOf ?? "", ...rest };
 }
 
