@@ -75,7 +75,7 @@ const oneOf = <V extends string>(values: readonly [V, ...V[]]) => {
 /** The fields of `PaymentView`, one by one; a compile-time check below keeps them in step. */
 const paymentDataFields = {
   id: string,
-  object: literal("payment"),
+  object: field(z.literal("payment"), (value) => value === "payment"),
   livemode: boolean,
   status: field(z.enum(INVOICE_STATUSES), (value) => STATUSES.has(value)),
   amount: decimal,
