@@ -50,7 +50,7 @@ export type { TickReport } from "./core/service";
 export type { IssuedApiKey, ApiKeySummary } from "./core/merchants";
 export type { PaymentView } from "./core/payment-view";
 export type * from "./core/types";
-export { INVOICE_STATUSES, PAYMENT_EVENT_TYPES } from "./core/types";
+export { INVOICE_STATUSES, PAYMENT_EVENT_TYPES, PAYOUT_EVENT_TYPES, REFUND_EVENT_TYPES, CONVERSION_EVENT_TYPES, EVENT_TYPES } from "./core/types";
 export { verifyWebhook, DEFAULT_TOLERANCE_SECONDS } from "./webhooks/verify";
 export type { VerifyWebhookOptions, WebhookRequestHeaders } from "./webhooks/verify";
 export { WebhookVerificationError, WEBHOOK_VERIFICATION_CODES } from "./webhooks/errors";
@@ -66,11 +66,27 @@ export type { WebhookSecret } from "./webhooks/secret";
 export {
   paymentEventSchema,
   paymentEventSchemas,
+  eventSchemas,
   paymentDataSchema,
   webhookEnvelopeSchema,
   parseWebhookEvent,
   isPaymentEvent,
   isPaymentEventType,
+  isServiceEvent,
+  isServiceEventType,
   PAYMENT_EVENT_STATUSES,
+  EVENT_STATUSES,
 } from "./schemas/events";
-export type { PaymentEvent, PaymentEventData, PaymentEventStatus, PaymentEventHandlers, UnknownWebhookEvent, WebhookEvent } from "./schemas/events";
+export type {
+  PaymentEvent,
+  PaymentEventData,
+  PaymentEventStatus,
+  PaymentEventHandlers,
+  ServiceEvent,
+  EventData,
+  EventStatus,
+  ServiceEventHandlers,
+  UnknownWebhookEvent,
+  WebhookEvent,
+} from "./schemas/events";
+export type { WithdrawalView, RefundView, ConversionView } from "./core/funds-views";

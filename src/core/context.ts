@@ -3,8 +3,10 @@ import type { Storage } from "../adapters/storage/types";
 import type { ChainSet } from "./chains";
 import type { CurrencyCatalog } from "./currencies";
 
-/** A logger with the two levels the service uses; `console` fits. */
+/** A logger with the levels the service uses; `console` fits. */
 export interface Logger {
+  /** Records of money moving (a payout sent, ...): one line each; optional, skipped when absent. */
+  info?(message: string, ...details: unknown[]): void;
   warn(message: string, ...details: unknown[]): void;
   error(message: string, ...details: unknown[]): void;
 }

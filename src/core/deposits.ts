@@ -1,7 +1,7 @@
 import type { ChainAdapter, ChainDeposit } from "../adapters/chain/types";
 import type { StorageTransaction } from "../adapters/storage/types";
 import type { CoreContext } from "./context";
-import { paymentEvents } from "./events";
+import { conversionEvent, paymentEvents } from "./events";
 import { paymentFee } from "./fees";
 import { newId } from "./ids";
 import { advanceInvoice } from "./invoices";
@@ -140,7 +140,8 @@ async function settlementRate(context: CoreContext, mode: Mode, issued: AddressR
 
 /**
  * Converts a deposit's net credit into the invoice's settle currency at the live rate, in the
- * same transaction as the credit, recorded as a conversion linked to the invoice.
+ * same transaction as the credit, recorded as a conversion linked to the invoice (with its
+ * `conversion.completed` event).
  */
 async function autoConvert(context: CoreContext, tx: StorageTransaction, deposit: DepositRecord, settlement: { to: Currency; rate: bigint }, now: number): Promise<void> {
   const from = context.currencies.crypto(deposit.coin)!;
@@ -167,6 +168,7 @@ async function autoConvert(context: CoreContext, tx: StorageTransaction, deposit
   ]);
   if (posted.status !== "posted") throw new Error(`auto-conversion of deposit ${deposit.id} could not post: ${posted.status}`);
   await tx.insertExchange(exchange);
+  await recordEvents(context, tx, [conversionEvent(context, exchange)]);
 }
 
 /** Recomputes what the invoice shows as received: every deposit not dropped, counted or late. */

@@ -2,8 +2,10 @@ import type { Scope, StorageTransaction } from "../adapters/storage/types";
 import { notFound, PaymentError } from "../errors";
 import { formatDecimal } from "../money";
 import type { CoreContext } from "./context";
+import { payoutEvent } from "./events";
 import type { CommitHook } from "./idempotency";
 import { newId } from "./ids";
+import { recordEvents, withOutbox } from "./outbox";
 import { parseAmountIn, resolveNetwork } from "./invoices";
 import type { Mode, PayoutRecord } from "./types";
 
@@ -18,8 +20,8 @@ export interface CreatePayoutInput {
 
 /**
  * Creates a payout: checks the minimum and the address, then debits amount + fees and stores
- * the payout in one atomic step (so parallel payouts can never overdraw), then hands it to the
- * chain. A chain failure after the debit leaves the payout PROCESSING for the payout loop to
+ * the payout in one atomic step (so parallel payouts can never overdraw), with its
+ * `payout.processing` (or `refund.processing`) event, then hands it to the chain. A chain failure after the debit leaves the payout PROCESSING for the payout loop to
  * retry; it never loses the debit.
  */
 export async function createPayout(
@@ -74,7 +76,7 @@ export async function createPayout(
     createdAt: now,
     updatedAt: now,
   };
-  await context.storage.transaction(async (tx) => {
+  await withOutbox(context, async (tx) => {
     await refund?.check(tx, amount);
     const posted = await tx.postLedgerEntries([
       {
@@ -95,6 +97,7 @@ export async function createPayout(
       );
     }
     await tx.insertPayout(payout);
+    await recordEvents(context, tx, [payoutEvent(context, payout, "processing")]);
     await onCommit?.(tx, payout);
   });
   return (await broadcast(context, payout, onCommit)) ?? payout;
@@ -122,19 +125,43 @@ async function broadcast(context: CoreContext, payout: PayoutRecord, onCommit?: 
     context.logger.warn(`payout ${payout.id} could not be sent yet; it will be retried`, error);
     return null;
   }
-  return context.storage.transaction(async (tx) => {
+  const recorded = await context.storage.transaction(async (tx) => {
     const current = await tx.lockPayout(payout.id);
-    if (!current || current.txHash !== null || current.status !== "PROCESSING") return current;
+    if (!current || current.txHash !== null || current.status !== "PROCESSING") return { payout: current, sent: false };
     const sent = { ...current, txHash, updatedAt: context.now() };
     await tx.updatePayout(sent);
     await onCommit?.(tx, sent);
-    return sent;
+    return { payout: sent, sent: true };
+  });
+  if (recorded.sent) logPayoutSent(context, recorded.payout!);
+  return recorded.payout;
+}
+
+/**
+ * The operator's line for a payout the chain accepted: ids, amounts and the transaction, never
+ * a key or a node's URL. Logged once, after the txHash is stored.
+ */
+function logPayoutSent(context: CoreContext, payout: PayoutRecord): void {
+  const decimals = context.currencies.decimalsOf(payout.coin) ?? 0;
+  context.logger.info?.(`payout ${payout.id} sent`, {
+    event: payout.refundOf === null ? "payout.sent" : "refund.sent",
+    payoutId: payout.id,
+    merchantId: payout.merchantId,
+    mode: payout.mode,
+    refundOf: payout.refundOf,
+    coin: payout.coin,
+    network: payout.network,
+    amount: formatDecimal(payout.amount, decimals),
+    fee: formatDecimal(payout.fee, decimals),
+    address: payout.address,
+    txHash: payout.txHash,
   });
 }
 
 /**
  * Background loop body: sends payouts not yet sent and settles sent ones as the chain reports
- * them. A failed payout returns its whole debit (amount and fees) to the balance, once.
+ * them, each settlement with its event (`payout.completed`/`failed`, `refund.*` for a refund).
+ * A failed payout returns its whole debit (amount and fees) to the balance, once.
  * Returns how many payouts changed state.
  */
 export async function progressPayouts(context: CoreContext, mode: Mode, pageSize = 100): Promise<number> {
@@ -163,12 +190,14 @@ async function progressPayout(context: CoreContext, payout: PayoutRecord): Promi
     return false;
   }
   if (report.status === "pending") return false;
-  return context.storage.transaction(async (tx) => {
+  return withOutbox(context, async (tx) => {
     const current = await tx.lockPayout(payout.id);
     if (!current || current.status !== "PROCESSING") return false;
     const now = context.now();
     if (report.status === "confirmed") {
-      await tx.updatePayout({ ...current, status: "COMPLETED", updatedAt: now });
+      const completed: PayoutRecord = { ...current, status: "COMPLETED", updatedAt: now };
+      await tx.updatePayout(completed);
+      await recordEvents(context, tx, [payoutEvent(context, completed, "completed")]);
       return true;
     }
     await tx.postLedgerEntries([
@@ -183,7 +212,9 @@ async function progressPayout(context: CoreContext, payout: PayoutRecord): Promi
         createdAt: now,
       },
     ]);
-    await tx.updatePayout({ ...current, status: "FAILED", failureReason: report.reason, updatedAt: now });
+    const failed: PayoutRecord = { ...current, status: "FAILED", failureReason: report.reason, updatedAt: now };
+    await tx.updatePayout(failed);
+    await recordEvents(context, tx, [payoutEvent(context, failed, "failed")]);
     return true;
   });
 }

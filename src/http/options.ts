@@ -6,7 +6,7 @@ import type { Logger } from "../core/context";
 import type { CurrencyConfig } from "../core/currencies";
 import type { WebhookDeliveryOptions } from "../webhooks/sender";
 import type { InProcessEventHandlers } from "../webhooks/in-process";
-import { PAYMENT_EVENT_TYPES } from "../core/types";
+import { EVENT_TYPES } from "../core/types";
 import { optionsError } from "../options-error";
 
 /** Options of `createPaymentRouter`. Every one has an embedded default. */
@@ -108,7 +108,7 @@ const optionsSchema = z.strictObject({
   logger: adapter(["warn", "error"]).optional(),
   idempotency: z.strictObject({ leaseMs: z.int().min(1).max(24 * 60 * 60 * 1000) }).partial().optional(),
   on: z
-    .strictObject(Object.fromEntries(PAYMENT_EVENT_TYPES.map((type) => [type, method("call").optional()])))
+    .strictObject(Object.fromEntries(EVENT_TYPES.map((type) => [type, method("call").optional()])))
     .optional(),
   webhooks: z
     .strictObject({

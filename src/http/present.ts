@@ -1,5 +1,6 @@
 import type { Currency, CurrencyCatalog } from "../core/currencies";
 import type { ExchangePair } from "../core/exchanges";
+import { overpaidUnits } from "../core/payment-view";
 import type { ExchangeRecord, InvoiceRecord, PayoutRecord } from "../core/types";
 import { RATE_DECIMALS, toNumber } from "../money";
 
@@ -15,7 +16,7 @@ export class Presenter {
     return this.currencies.decimalsOf(symbol) ?? 0;
   }
 
-  /** Invoice (2.1), plus `receivedAmount`, `acceptedCoins` and `metadata`. */
+  /** Invoice (2.1), plus `receivedAmount`, `overpaidAmount`, `acceptedCoins` and `metadata`. */
   invoice(invoice: InvoiceRecord) {
     const coinDecimals = invoice.coin ? this.decimals(invoice.coin) : 0;
     return {
@@ -30,6 +31,7 @@ export class Presenter {
       rate: invoice.rate === null ? null : toNumber(invoice.rate, RATE_DECIMALS),
       payAmount: invoice.payAmount === null ? null : toNumber(invoice.payAmount, coinDecimals),
       receivedAmount: toNumber(invoice.receivedAmount, coinDecimals),
+      overpaidAmount: toNumber(overpaidUnits(invoice), coinDecimals),
       cryptoCurrency: invoice.coin === null ? null : { symbol: invoice.coin },
       network: invoice.network === null ? null : { network: invoice.network },
       acceptedCoins: invoice.acceptedCoins,

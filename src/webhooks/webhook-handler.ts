@@ -2,8 +2,8 @@ import type { NextFunction, Request, Response } from "express";
 import getRawBody from "raw-body";
 import { BodyTimeoutError, DEFAULT_BODY_TIMEOUT_MS, readWithinDeadline } from "../body-deadline";
 import type { Logger } from "../core/context";
-import { PAYMENT_EVENT_TYPES } from "../core/types";
-import { isPaymentEventType, type PaymentEventHandlers, type WebhookEvent } from "../schemas/events";
+import { EVENT_TYPES } from "../core/types";
+import { isServiceEventType, type ServiceEventHandlers, type WebhookEvent } from "../schemas/events";
 import { memoryDedupeStore, type WebhookDedupeStore } from "./dedupe-store";
 import { readDeliveryHeaders, type DeliveryHeaders } from "./delivery-headers";
 import { WebhookVerificationError } from "./errors";
@@ -22,10 +22,10 @@ export interface WebhookContext {
 
 /**
  * Handlers by event type, each given the event narrowed to its type (`data.status` is `"PAID"`
- * in a `payment.completed` handler); `"*"` gets every event, types this version does not know
+ * in a `payment.completed` handler, `"COMPLETED"` in a `payout.completed` one); `"*"` gets every event, types this version does not know
  * included. A handler may be async; its failure makes the answer 500, so the sender retries.
  */
-export type WebhookHandlers = PaymentEventHandlers<WebhookContext> & {
+export type WebhookHandlers = ServiceEventHandlers<WebhookContext> & {
   "*"?: (event: WebhookEvent, context: WebhookContext) => unknown;
 };
 
@@ -78,7 +78,7 @@ export const WEBHOOK_HANDLER_CODES = {
 type HandlerAnswer = keyof typeof WEBHOOK_HANDLER_CODES;
 
 const OPTION_NAMES = new Set(["secret", "on", "toleranceSeconds", "limit", "bodyTimeoutMs", "dedupe", "logger", "now"]);
-const HANDLER_NAMES: ReadonlySet<string> = new Set([...PAYMENT_EVENT_TYPES, "*"]);
+const HANDLER_NAMES: ReadonlySet<string> = new Set([...EVENT_TYPES, "*"]);
 const BYTE_UNITS: Record<string, number> = { b: 1, kb: 1024, mb: 1024 ** 2, gb: 1024 ** 3 };
 
 /** A limit as bytes; `"1mb"` style strings as body-parser reads them. */
@@ -218,7 +218,7 @@ export function webhookHandler(options: WebhookHandlerOptions): WebhookMiddlewar
   const catchAll = on["*"];
   // Each type's handler list, built once: dispatch is one map lookup.
   const byType = new Map<string, Array<(event: WebhookEvent, context: WebhookContext) => unknown>>();
-  for (const type of PAYMENT_EVENT_TYPES) {
+  for (const type of EVENT_TYPES) {
     const list = [on[type], catchAll].filter((handler) => handler !== undefined);
     byType.set(type, list);
   }
@@ -250,7 +250,7 @@ export function webhookHandler(options: WebhookHandlerOptions): WebhookMiddlewar
       return reject(res, error, delivery.id);
     }
 
-    const handlers = isPaymentEventType(event.type) ? byType.get(event.type)! : forUnknownTypes;
+    const handlers = isServiceEventType(event.type) ? byType.get(event.type)! : forUnknownTypes;
     // Forward compatible: a type with no handler (one this version does not know, say) is
     // acknowledged, so the sender does not retry what will never be handled.
     if (handlers.length === 0) return send(res, 200, RECEIVED);

@@ -121,7 +121,7 @@ export interface StorageReads {
   listBalances(scope: Scope): Promise<BalanceRecord[]>;
   /** Ledger entries of `scope`, oldest first (optionally of one asset). */
   listLedgerEntries(scope: Scope, asset?: string): Promise<LedgerEntry[]>;
-  /** Events of `scope`, oldest first, optionally those of one invoice only. */
+  /** Events of `scope`, oldest first, optionally those of one resource only (`invoiceId`: an invoice, payout or exchange id). */
   listEvents(scope: Scope, options?: { invoiceId?: string }): Promise<EventRecord[]>;
   /**
    * Invoices in `mode` that the clock alone moves once their window passes: status PENDING or
