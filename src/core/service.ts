@@ -105,7 +105,8 @@ export class BackgroundWork {
     for (const mode of MODES) {
       this.schedules.push(new Schedule(`invoice expiry (${mode})`, mode, [["invoicesExpired", () => expireDueInvoices(context, mode)]], failures));
       for (const chain of context.chains.all(mode)) {
-        const readiness = new ChainReadiness(context, chain, `${mode} chain ${chain.feedId ?? chain.name}`);
+        // Live chains by feed ("live chain evm:ETH"); the sandbox's feed id is a random token.
+        const readiness = new ChainReadiness(context, chain, `${mode} chain ${mode === "live" ? (chain.feedId ?? chain.name) : chain.name}`);
         this.readiness.set(chain, readiness);
         // A chain is scanned only once its node was reached and checked; a refused one never.
         const schedule = new Schedule(
