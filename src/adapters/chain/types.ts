@@ -76,7 +76,10 @@ export interface ChainHost {
   readonly mode: "test" | "live";
   /** Whether the currency list has `coin` on `network` (an adapter watches only those). */
   listed(coin: string, network: string): boolean;
-  /** Confirmations after which a deposit of `coin` on `network` is final (the currency list's minConfirm). */
+  /**
+   * The currency list's minConfirm for `coin` on `network`: when a deposit is final, unless the
+   * adapter has a setting of its own, which it then answers in `requiredConfirmations`.
+   */
   minConfirm(coin: string, network: string): number;
   /** Decimals of `coin` in the ledger (the currency list's), which the adapter's amounts use. */
   decimals(coin: string): number;
