@@ -44,7 +44,11 @@ export interface PaymentRouterOptions {
   mountPath?: string;
   /** Largest accepted request body, in bytes or a string like "100kb". Default "100kb". */
   bodyLimit?: string | number;
-  /** How often the background loops run, in ms, or false to run them only through `tick()`. Default 5000. */
+  /**
+   * How often the background loops run, in ms, or false to run them only through `tick()`.
+   * Each live chain, the sandbox, invoice expiry and idempotency-key cleanup run on schedules of
+   * their own at this pace, so a hung node delays only its own chain. Default 5000.
+   */
   backgroundIntervalMs?: number | false;
   /** Minutes after expiry during which a deposit reopens an invoice. Default 60. */
   lateWindowMinutes?: number;
