@@ -37,6 +37,7 @@ export type { InProcessEventContext, InProcessEventHandlers } from "./webhooks/i
 export { sandboxChain } from "./adapters/chain/sandbox";
 export type { SandboxChain } from "./adapters/chain/sandbox";
 export type { ChainAdapter, ChainDeposit, DepositFeedPage, ChainPayoutStatus, ChainHost, ChainStateStore, ChainStateView, IssuedAddress, UnlistedTransfer } from "./adapters/chain/types";
+export { ChainMismatchError } from "./adapters/chain/types";
 export { isValidAddress, isValidAddressOfFamily, addressFamily, DEFAULT_ADDRESS_FAMILIES, ANY_CHAIN } from "./adapters/chain/address-rules";
 export type { AddressFamily, AddressRuleOptions, ChainKind } from "./adapters/chain/address-rules";
 export { staticPricing, DEFAULT_USD_PRICES } from "./adapters/pricing/static";

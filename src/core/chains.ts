@@ -16,6 +16,8 @@ export const SANDBOX_CHAIN = Symbol.for("express-crypto-pay.sandbox-chain");
  */
 export class ChainSet {
   private readonly served: Record<Mode, Map<string, ChainAdapter>>;
+  /** Chains whose node serves another network than configured: why, by adapter. */
+  private readonly refused = new Map<ChainAdapter, string>();
 
   constructor(
     private readonly adapters: Record<Mode, readonly ChainAdapter[]>,
@@ -42,14 +44,43 @@ export class ChainSet {
   /**
    * The currency list as `mode` serves it: each currency with only its served networks, and
    * only currencies with one at least (live mode lists what a configured chain can take).
+   * `minConfirm` is the serving chain's: what the merchant sees is when deposits are credited.
    */
   currencies(mode: Mode, catalog: CurrencyCatalog): Currency[] {
-    return catalog.currencies.map((currency) => ({ ...currency, networks: this.networks(mode, currency) })).filter((currency) => currency.networks.length > 0);
+    return catalog.currencies
+      .map((currency) => ({
+        ...currency,
+        networks: this.networks(mode, currency).map((network) => ({ ...network, minConfirm: this.confirmations(mode, currency.symbol, network) })),
+      }))
+      .filter((currency) => currency.networks.length > 0);
   }
 
   /** The networks of `currency` that `mode` serves, in currency-list order. */
   networks(mode: Mode, currency: Currency): Network[] {
     return currency.networks.filter(({ network }) => this.serves(mode, currency.symbol, network));
+  }
+
+  /**
+   * Confirmations after which a deposit of `coin` on `network` is final and credited in `mode`:
+   * the serving chain's own setting (evmChain's or bitcoinChain's `confirmations`), else the
+   * currency list's `minConfirm`. The chain stops following a deposit there, so core credits
+   * there too: two numbers would leave deposits waiting for ever.
+   */
+  confirmations(mode: Mode, coin: string, network: Network): number {
+    return this.forPair(mode, coin, network.network)?.requiredConfirmations?.(coin, network.network) ?? network.minConfirm;
+  }
+
+  /**
+   * Takes a chain out of service for good: its node serves another network than configured.
+   * Its coins then answer 503 with `reason`, and the background work no longer scans it.
+   */
+  refuse(adapter: ChainAdapter, reason: string): void {
+    this.refused.set(adapter, reason);
+  }
+
+  /** Why `adapter` was taken out of service, or undefined while it serves. */
+  refusal(adapter: ChainAdapter): string | undefined {
+    return this.refused.get(adapter);
   }
 
   /** The pairs `mode` serves, as "COIN/NETWORK" strings in currency-list order (for messages). */
@@ -59,11 +90,13 @@ export class ChainSet {
 
   /**
    * The adapter for a pair, or the error a request gets: 503 when the mode has no chain at all
-   * (live mode before the host configured one), 400 naming what is served when only this pair
-   * is missing.
+   * (live mode before the host configured one) or when the pair's chain was refused at its
+   * start-up check, 400 naming what is served when only this pair is missing.
    */
   require(mode: Mode, coin: string, network: string): ChainAdapter {
     const adapter = this.forPair(mode, coin, network);
+    const refused = adapter && this.refused.get(adapter);
+    if (refused) throw new PaymentError("chain_unavailable", `${coin} on ${network} is out of service: ${refused}`);
     if (adapter) return adapter;
     this.requireAny(mode);
     throw new PaymentError("unsupported_currency", `${coin} on ${network} is not served in ${mode} mode; served: ${this.describe(mode)}.`);

@@ -32,9 +32,13 @@ export async function applyChainDeposit(context: CoreContext, mode: Mode, report
     return;
   }
 
+  // Final at the serving chain's confirmations (its own setting, else the list's minConfirm):
+  // the chain stops following the deposit there.
+  const required = context.chains.confirmations(mode, report.coin, network);
+
   // Auto-conversion needs a live rate; it is fetched before the transaction so that no lock is
   // held across a call to the pricing source.
-  const settlement = report.confirmations >= network.minConfirm && !report.dropped ? await settlementRate(context, mode, issued, report.coin) : null;
+  const settlement = report.confirmations >= required && !report.dropped ? await settlementRate(context, mode, issued, report.coin) : null;
 
   await withOutbox(context, async (tx) => {
     const locked = await tx.lockInvoice(issued.invoiceId);
@@ -43,11 +47,11 @@ export async function applyChainDeposit(context: CoreContext, mode: Mode, report
     const before = advanceInvoice(locked, await tx.listDepositsForInvoice(locked.id), now);
     const invoice = before.invoice;
 
-    const wanted: DepositStatus = report.dropped ? "DROPPED" : report.confirmations >= network.minConfirm ? "CONFIRMED" : "PENDING";
+    const wanted: DepositStatus = report.dropped ? "DROPPED" : report.confirmations >= required ? "CONFIRMED" : "PENDING";
     const existing = await tx.lockDeposit(mode, report.network, report.txHash, report.outputIndex);
     let deposit: DepositRecord;
     if (existing) {
-      // A confirmed deposit is final (that is what minConfirm means) and was credited: a later
+      // A confirmed deposit is final (that is what `required` means) and was credited: a later
       // drop or lower confirmation count from the chain no longer changes it.
       const status = existing.status === "CONFIRMED" ? "CONFIRMED" : wanted;
       if (status === existing.status && report.confirmations === existing.confirmations && before.steps.length === 0) return;
@@ -183,26 +187,11 @@ function withReceipts(invoice: InvoiceRecord, deposits: readonly DepositRecord[]
 }
 
 /**
- * Background loop body: reads each of the mode's chains' deposit feeds from its stored cursor
- * and applies every report. Returns how many reports were applied. One chain that fails (a node
- * that is down) does not hold back the others; the failures are thrown together at the end.
+ * Background loop body for one chain: reads its deposit feed from the stored cursor and applies
+ * every report. Returns how many reports were applied. Each chain is read on its own schedule,
+ * so a node that hangs holds back only its own feed.
  */
-export async function syncDeposits(context: CoreContext, mode: Mode, pageSize = 100): Promise<number> {
-  let applied = 0;
-  const failures: unknown[] = [];
-  for (const chain of context.chains.all(mode)) {
-    try {
-      applied += await syncFeed(context, mode, chain, pageSize);
-    } catch (error) {
-      failures.push(error);
-    }
-  }
-  if (failures.length === 1) throw failures[0];
-  if (failures.length > 1) throw new AggregateError(failures, `${failures.length} chains failed to sync`);
-  return applied;
-}
-
-async function syncFeed(context: CoreContext, mode: Mode, chain: ChainAdapter, pageSize: number): Promise<number> {
+export async function syncChainDeposits(context: CoreContext, mode: Mode, chain: ChainAdapter, pageSize = 100): Promise<number> {
   const cursorKey = `deposits:${mode}:${chain.feedId ?? chain.name}`;
   let applied = 0;
   for (;;) {

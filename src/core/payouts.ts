@@ -1,3 +1,4 @@
+import type { ChainAdapter } from "../adapters/chain/types";
 import type { Scope, StorageTransaction } from "../adapters/storage/types";
 import { notFound, PaymentError } from "../errors";
 import { formatDecimal } from "../money";
@@ -115,14 +116,17 @@ export async function getPayout(context: CoreContext, scope: Scope, id: string):
  * `onCommit` (the creating request's) runs again with the sent payout, so a replay of the
  * request answers what the request answered.
  */
-async function broadcast(context: CoreContext, payout: PayoutRecord, onCommit?: CommitHook<PayoutRecord>): Promise<PayoutRecord | null> {
+async function broadcast(context: CoreContext, payout: PayoutRecord, onCommit?: CommitHook<PayoutRecord>, failures?: unknown[]): Promise<PayoutRecord | null> {
   const chain = context.chains.forPair(payout.mode, payout.coin, payout.network);
   if (!chain) return null;
   let txHash: string;
   try {
     ({ txHash } = await chain.sendPayout({ payoutId: payout.id, coin: payout.coin, network: payout.network, address: payout.address, amount: payout.amount }));
   } catch (error) {
-    context.logger.warn(`payout ${payout.id} could not be sent yet; it will be retried`, error);
+    const message = `payout ${payout.id} could not be sent yet; it will be retried`;
+    // The background round reports its failures together (logged once, then a line a round).
+    if (failures) failures.push(retryLater(message, error));
+    else context.logger.warn(message, error);
     return null;
   }
   const recorded = await context.storage.transaction(async (tx) => {
@@ -159,34 +163,41 @@ function logPayoutSent(context: CoreContext, payout: PayoutRecord): void {
 }
 
 /**
- * Background loop body: sends payouts not yet sent and settles sent ones as the chain reports
- * them, each settlement with its event (`payout.completed`/`failed`, `refund.*` for a refund).
- * A failed payout returns its whole debit (amount and fees) to the balance, once.
- * Returns how many payouts changed state.
+ * Background loop body for one chain: sends its payouts not yet sent and settles sent ones as
+ * the chain reports them, each settlement with its event (`payout.completed`/`failed`,
+ * `refund.*` for a refund). A failed payout returns its whole debit (amount and fees) to the
+ * balance, once. Returns how many payouts changed state. A payout the chain could not send or
+ * report on is left for the next round; those failures are thrown together at the end, after
+ * every other payout had its turn.
  */
-export async function progressPayouts(context: CoreContext, mode: Mode, pageSize = 100): Promise<number> {
+export async function progressPayouts(context: CoreContext, mode: Mode, chain: ChainAdapter, pageSize = 100): Promise<number> {
   let changed = 0;
+  const failures: unknown[] = [];
   // Every PROCESSING payout is visited each round, page by page, so payouts waiting for
   // confirmations can never crowd an unsent one out of view.
   let after: string | null = null;
   for (;;) {
     const page = await context.storage.listPayoutsByStatus(mode, "PROCESSING", pageSize, after);
-    for (const payout of page) if (await progressPayout(context, payout)) changed++;
-    if (page.length < pageSize) return changed;
+    for (const payout of page) {
+      if (context.chains.forPair(mode, payout.coin, payout.network) !== chain) continue; // Another chain's schedule.
+      if (await progressPayout(context, chain, payout, failures)) changed++;
+    }
+    if (page.length < pageSize) break;
     after = page.at(-1)!.id;
   }
+  if (failures.length === 1) throw failures[0];
+  if (failures.length > 1) throw new AggregateError(failures, `${failures.length} payouts wait for the ${chain.feedId ?? chain.name} chain`);
+  return changed;
 }
 
 /** Sends one payout or settles it from the chain's report; true when its state changed. */
-async function progressPayout(context: CoreContext, payout: PayoutRecord): Promise<boolean> {
-  const chain = context.chains.forPair(payout.mode, payout.coin, payout.network);
-  if (!chain) return false;
-  if (payout.txHash === null) return (await broadcast(context, payout)) !== null;
+async function progressPayout(context: CoreContext, chain: ChainAdapter, payout: PayoutRecord, failures: unknown[]): Promise<boolean> {
+  if (payout.txHash === null) return (await broadcast(context, payout, undefined, failures)) !== null;
   let report;
   try {
     report = await chain.getPayoutStatus({ payoutId: payout.id, txHash: payout.txHash, coin: payout.coin, network: payout.network });
   } catch (error) {
-    context.logger.warn(`payout ${payout.id}: status check failed; will retry`, error);
+    failures.push(retryLater(`payout ${payout.id}: status check failed; will retry`, error));
     return false;
   }
   if (report.status === "pending") return false;
@@ -217,4 +228,9 @@ async function progressPayout(context: CoreContext, payout: PayoutRecord): Promi
     await recordEvents(context, tx, [payoutEvent(context, failed, "failed")]);
     return true;
   });
+}
+
+/** A payout failure to report and retry: says which payout, keeps the chain's error as its cause. */
+function retryLater(message: string, error: unknown): Error {
+  return new Error(`${message}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
 }

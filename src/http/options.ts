@@ -50,7 +50,11 @@ export interface PaymentRouterOptions {
    * would otherwise hold the request until the server's own timeout (Node's: 300 s). Default 30000.
    */
   bodyTimeoutMs?: number;
-  /** How often the background loops run, in ms, or false to run them only through `tick()`. Default 5000. */
+  /**
+   * How often the background loops run, in ms, or false to run them only through `tick()`.
+   * Each live chain, the sandbox, invoice expiry and idempotency-key cleanup run on schedules of
+   * their own at this pace, so a hung node delays only its own chain. Default 5000.
+   */
   backgroundIntervalMs?: number | false;
   /** Minutes after expiry during which a deposit reopens an invoice. Default 60. */
   lateWindowMinutes?: number;

@@ -69,10 +69,22 @@ export interface PaymentRouter extends Router {
    */
   readonly errorHandler: express.ErrorRequestHandler;
   /**
-   * Runs one round of background work now: deposit sync, expiry, payouts, then the webhook
-   * deliveries that are due (waiting for them to finish). Reports what it did.
+   * Runs one round of background work now: every chain's deposit sync, payouts and
+   * housekeeping, expiry, then the webhook deliveries that are due (waiting for them to finish),
+   * so every effect is visible when it resolves. Reports what it did; rejects with every failure
+   * together after the rest ran. With `{ mode: "test" }`, live chains are left out, so a hung
+   * live node never makes it wait.
    */
-  tick(): Promise<TickReport & { webhooksSent: number }>;
+  tick(options?: { mode?: Mode }): Promise<TickReport & { webhooksSent: number }>;
+  /**
+   * Resolves once every live chain's node was reached and checked: the network it is on, its
+   * chain id, and that the keys given belong to that network (a mainnet xpub on a regtest node
+   * is refused). While a node cannot be reached it is asked again (every background interval, or
+   * every second). Rejects naming the mismatch of a chain that fails the check: that chain is
+   * never scanned and its coins answer 503 (50301). Await it before `app.listen` to refuse a
+   * misconfiguration at start.
+   */
+  ready(): Promise<void>;
   /**
    * The /v1 API in process, for one merchant in one mode, without HTTP or an API key:
    * `payments.create(body)`, `payments.retrieve(id)`, `withdrawals.create`, `refunds.create`,
@@ -196,10 +208,13 @@ export function createPaymentRouter(options: PaymentRouterOptions = {}): Payment
     sandbox,
     errorHandler: hostBodyErrorHandler(),
     forMerchant: (merchantId: string, mode: Mode) => inProcessApi(providerApi, context, settings, merchantId, mode),
-    tick: async () => {
+    ready: () => background.ready(typeof settings.backgroundIntervalMs === "number" ? settings.backgroundIntervalMs : 1000),
+    tick: async (tickOptions: { mode?: Mode } = {}) => {
+      const mode = tickOptions.mode;
+      if (mode !== undefined && mode !== "test" && mode !== "live") throw new TypeError(`tick: mode must be "test" or "live", not ${JSON.stringify(mode)}`);
       // Webhooks go out even when another part of the round failed (a live chain that is down
       // must not hold back test-mode deliveries); the failure is reported after.
-      const round = await background.tick().then(
+      const round = await background.tick(mode).then(
         (report) => ({ report, error: null }),
         (error: unknown) => ({ report: null, error }),
       );

@@ -1,3 +1,5 @@
+import { NodeError } from "./rpc-errors";
+
 /**
  * Access to a blockchain (or a simulation of one). Amounts are bigint units of the coin at the
  * decimals of the currency list (an adapter for a token with other on-chain decimals converts).
@@ -92,7 +94,10 @@ export interface ChainHost {
   readonly mode: "test" | "live";
   /** Whether the currency list has `coin` on `network` (an adapter watches only those). */
   listed(coin: string, network: string): boolean;
-  /** Confirmations after which a deposit of `coin` on `network` is final (the currency list's minConfirm). */
+  /**
+   * The currency list's minConfirm for `coin` on `network`: when a deposit is final, unless the
+   * adapter has a setting of its own, which it then answers in `requiredConfirmations`.
+   */
   minConfirm(coin: string, network: string): number;
   /** Decimals of `coin` in the ledger (the currency list's), which the adapter's amounts use. */
   decimals(coin: string): number;
@@ -169,6 +174,32 @@ export interface ChainAdapter {
    * never depends on it.
    */
   maintain?(): Promise<number>;
+  /**
+   * Confirmations after which a deposit of `coin` on `network` is final: core credits it then,
+   * and the adapter follows it (for reorgs) until then. Optional: without it, the currency
+   * list's `minConfirm` (what `ChainHost.minConfirm` answers). An adapter with its own setting
+   * (`confirmations` of evmChain and bitcoinChain) answers it here, so the two never disagree.
+   */
+  requiredConfirmations?(coin: string, network: string): number;
+  /**
+   * Reaches the node and checks that it serves what the adapter was configured for (its
+   * network, chain id, keys). Resolves when it does. Rejects with a `ChainMismatchError` when
+   * it serves something else: core then never scans this chain and answers 503 for its coins.
+   * Any other rejection (the node cannot be reached yet) is tried again later. The router calls
+   * it before the chain's first scan and from `ready()`. Optional: without it, the chain is
+   * taken as ready.
+   */
+  ready?(): Promise<void>;
   /** Releases connections and timers; the router calls it from `close()`. Optional. */
   close?(): Promise<void>;
+}
+
+/**
+ * What `ChainAdapter.ready` rejects with when the node serves another network or chain than
+ * the adapter's (a mainnet key on a regtest node, a node on another chain id): no retry can
+ * mend it, the configuration must change. Its message names the mismatch and never a key or
+ * the node's URL; being a `NodeError`, it passes through the adapters' scrubbing unchanged.
+ */
+export class ChainMismatchError extends NodeError {
+  override readonly name = "ChainMismatchError";
 }

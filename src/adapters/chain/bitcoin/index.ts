@@ -1,7 +1,7 @@
 import type { HDKey } from "@scure/bip32";
 import { PaymentError } from "../../../errors";
 import { isValidAddressOfFamily, type ChainKind } from "../address-rules";
-import type { ChainAdapter, ChainHost } from "../types";
+import { ChainMismatchError, type ChainAdapter, type ChainHost } from "../types";
 import { toChainUnits } from "../units";
 import { addressOfScript, deriveAddress, parseAccountKey, sameAccount } from "./keys";
 import { checkBitcoinOptions, type BitcoinChainOptions } from "./options";
@@ -55,33 +55,38 @@ export function bitcoinChain(options: BitcoinChainOptions): BitcoinChain {
 
   // The node says which chain it is on; it is remembered in storage so that addresses can be
   // issued (offline, from the xpub) even while the node is down after the first contact.
-  let chain: Promise<ChainKind> | null = null;
-  const chainKind = (): Promise<ChainKind> => {
+  // A node that answered is checked once per process: its chain against the key's networks and
+  // against the chain this service issued addresses on before.
+  const checkNode = async (): Promise<ChainKind> => {
     const { host } = use();
-    chain ??= (async () => {
-      const remembered = await host.state.get(`${namespace}:chain`);
-      let kind: ChainKind;
-      try {
-        kind = await node.chain();
-      } catch (error) {
-        // Only a node that cannot answer falls back to what was remembered; the refusals below
-        // are outside this try, so they are never mistaken for it.
-        if (remembered) return remembered as ChainKind;
-        throw error;
-      }
-      // A testnet key on a mainnet node (or the reverse) would hand out addresses no wallet of
-      // the merchant's shows: refuse rather than derive them.
-      if (!account.chains.includes(kind)) {
-        throw new Error(`the ${settings.network} node is on ${kind}, but the xpub given is a ${account.kind} key for ${account.chains.join("/")}; export the account key of the node's network`);
-      }
-      if (remembered && remembered !== kind) throw new Error(`the ${settings.network} node is on ${kind}, but this service issued addresses on ${remembered}; point rpcUrl at the right node`);
-      if (!remembered) await host.state.withLock(`${namespace}:chain`, (state) => state.set(`${namespace}:chain`, kind));
-      return kind;
-    })().catch((error: unknown) => {
-      chain = null; // Ask again next time.
+    const kind = await node.chain();
+    // A testnet key on a mainnet node (or the reverse) would hand out addresses no wallet of
+    // the merchant's shows: refuse rather than derive them.
+    if (!account.chains.includes(kind)) {
+      throw new ChainMismatchError(`the ${settings.network} node is on ${kind}, but the xpub given is a ${account.kind} key for ${account.chains.join("/")}; export the account key of the node's network`);
+    }
+    const remembered = await host.state.get(`${namespace}:chain`);
+    if (remembered && remembered !== kind) throw new ChainMismatchError(`the ${settings.network} node is on ${kind}, but this service issued addresses on ${remembered}; point rpcUrl at the right node`);
+    if (!remembered) await host.state.withLock(`${namespace}:chain`, (state) => state.set(`${namespace}:chain`, kind));
+    return kind;
+  };
+  let checked: Promise<ChainKind> | null = null;
+  const checkedNode = (): Promise<ChainKind> =>
+    (checked ??= checkNode().catch((error: unknown) => {
+      // A node that could not answer is asked again next time; a mismatch stays refused.
+      if (!(error instanceof ChainMismatchError)) checked = null;
       throw error;
-    });
-    return chain;
+    }));
+  const chainKind = async (): Promise<ChainKind> => {
+    try {
+      return await checkedNode();
+    } catch (error) {
+      // Only a node that cannot answer falls back to what was remembered, never a mismatch.
+      if (error instanceof ChainMismatchError) throw error;
+      const remembered = await use().host.state.get(`${namespace}:chain`);
+      if (remembered) return remembered as ChainKind;
+      throw error;
+    }
   };
   const params = async () => addressParams(settings.family, await chainKind());
 
@@ -135,9 +140,25 @@ export function bitcoinChain(options: BitcoinChainOptions): BitcoinChain {
       return address;
     },
 
+    requiredConfirmations() {
+      return use().confirmations;
+    },
+
+    async ready() {
+      await checkedNode();
+    },
+
     async isValidAddress(coin, network, address) {
       if (coin !== settings.coin || network !== settings.network) return false;
-      return isValidAddressOfFamily(settings.family, address, { chain: await chainKind() });
+      let chain: ChainKind;
+      try {
+        chain = await chainKind();
+      } catch (error) {
+        // Addresses are checked against the node's chain: without it (a node never reached), a
+        // payout is refused before anything is debited, as an invoice is.
+        throw new PaymentError("chain_unavailable", `${settings.coin} addresses cannot be checked right now: ${(error as Error).message}`, { cause: error });
+      }
+      return isValidAddressOfFamily(settings.family, address, { chain });
     },
 
     async pollDeposits(cursor) {
