@@ -105,7 +105,9 @@ export function createPaymentRouter(options: PaymentRouterOptions = {}): Payment
   // The default table stamps its rates with the router's clock, as everything else is.
   const pricing = settings.pricing ?? staticPricing({ at: () => new Date((settings.now ?? Date.now)()) });
   refuseFixedLivePrices(pricing, liveChains.length > 0, settings.pricing !== undefined);
-  for (const chain of liveChains) chain.bind?.(chainHost({ storage, currencies, mode: "live", logger }));
+  const lateWindowMs = (settings.lateWindowMinutes ?? 60) * 60_000;
+  const now = settings.now ?? Date.now;
+  for (const chain of liveChains) chain.bind?.(chainHost({ storage, currencies, mode: "live", logger, now, lateWindowMs }));
   pricing.bind?.({ assets: [...currencies.currencies.map((currency) => currency.symbol), ...currencies.fiatSymbols()], logger });
   if (liveChains.length > 0 && !settings.publicUrl) {
     throw new TypeError(
@@ -117,8 +119,8 @@ export function createPaymentRouter(options: PaymentRouterOptions = {}): Payment
     pricing,
     currencies,
     chains,
-    now: settings.now ?? Date.now,
-    lateWindowMs: (settings.lateWindowMinutes ?? 60) * 60_000,
+    now,
+    lateWindowMs,
     logger,
   };
   const background = new BackgroundWork(context);
@@ -174,7 +176,7 @@ export function createPaymentRouter(options: PaymentRouterOptions = {}): Payment
   router.use(responseHeaders);
   router.use("/api/v1", merchantApi.dispatcher(), errorHandler(context.logger));
   router.use("/v1", providerApi.dispatcher(), errorHandler(context.logger));
-  router.use(payLinkRoutes(context, (req, invoiceId) => `${publicBase(req)}/pay/${invoiceId}`));
+  router.use(payLinkRoutes(context, (req, invoiceId) => `${publicBase(req)}/pay/${invoiceId}`, { ...settings.paymentLinks, secure: publicOrigin?.startsWith("https:") ?? false }));
   router.use("/pay", payPageRoutes(context, { publicUrl: settings.publicUrl }));
   mountApiReference(router, [{ prefix: "/api/v1", table: merchantApi }, { prefix: "/v1", table: providerApi }], { publicUrl: settings.publicUrl, logger: context.logger });
 
