@@ -23,6 +23,13 @@ export interface PayLinkOptions {
   secure?: boolean;
 }
 
+/** A refusal by a rate limit: the payer's message, and the seconds to send as Retry-After. */
+class RateLimitedError extends PaymentError {
+  constructor(readonly retryAfterSeconds: number) {
+    super("rate_limited", `Too many payments were started here just now. Please try again in ${waitText(retryAfterSeconds)}.`);
+  }
+}
+
 /** Statuses and one-line explanations for a link that cannot be shown or paid. */
 function refusal(error: unknown): { status: number; title: string; text: string } | null {
   if (!(error instanceof PaymentError)) return null;
@@ -41,8 +48,7 @@ function linkHandler(work: (req: Request, res: Response) => Promise<void>): Requ
     } catch (error) {
       const answer = refusal(error);
       if (!answer) return next(error);
-      const retryAfter = (error as { retryAfterSeconds?: unknown }).retryAfterSeconds;
-      if (typeof retryAfter === "number") res.setHeader("Retry-After", String(retryAfter));
+      if (error instanceof RateLimitedError) res.setHeader("Retry-After", String(error.retryAfterSeconds));
       sendPage(res, answer.status, paymentLinkRefusalPage(answer.title, answer.text));
     }
   });
@@ -81,11 +87,8 @@ export function payLinkRoutes(context: CoreContext, paymentUrlFor: (req: Request
   /** Spends one creation of this client and this link, or throws the 429 naming when to come back. */
   const admit = (req: Request, linkId: string) => {
     const client = clientKey(req.ip);
-    const refused = [perClient?.check(client), perLink?.check(linkId)].filter((decision) => decision && !decision.allowed) as Array<{ retryAfterSeconds: number }>;
-    if (refused.length > 0) {
-      const seconds = Math.max(...refused.map((decision) => decision.retryAfterSeconds));
-      throw Object.assign(new PaymentError("rate_limited", `Too many payments were started here just now. Please try again in ${waitText(seconds)}.`), { retryAfterSeconds: seconds });
-    }
+    const waits = [perClient?.check(client), perLink?.check(linkId)].map((decision) => (decision && !decision.allowed ? decision.retryAfterSeconds : 0));
+    if (Math.max(...waits) > 0) throw new RateLimitedError(Math.max(...waits));
     perClient?.take(client);
     perLink?.take(linkId);
   };
