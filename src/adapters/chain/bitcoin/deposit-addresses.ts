@@ -30,6 +30,9 @@ export interface DepositAddressSettings {
  */
 const HOLD_MS = 10 * 60_000;
 
+/** What an attempt answers when no address may go out. */
+const EXHAUSTED = Symbol("exhausted");
+
 /**
  * The deposit (receive) addresses of a Bitcoin-family account, kept within a gap limit.
  *
@@ -55,10 +58,13 @@ export class DepositAddresses {
   async issue(merchantId: string): Promise<string> {
     // The first pass may find the gap filled by another invoice meanwhile, without the
     // service's records at hand: the second pass reads them.
-    return (await this.attempt(merchantId)) ?? (await this.attempt(merchantId, true)) ?? this.exhausted();
+    const chosen = (await this.attempt(merchantId)) ?? (await this.attempt(merchantId));
+    if (chosen === null || chosen === EXHAUSTED) return this.exhausted();
+    return chosen;
   }
 
-  private async attempt(merchantId: string, lastTry = false): Promise<string | null> {
+  /** An address; EXHAUSTED when none may go out; null when the gap filled meanwhile and the service's records were not read. */
+  private async attempt(merchantId: string): Promise<string | typeof EXHAUSTED | null> {
     const { host, gapLimit } = this.settings;
     // What the service knows is read before taking the lock (the lock is a storage transaction
     // of its own). It only narrows the choice: the service checks again when it records.
@@ -78,14 +84,15 @@ export class DepositAddresses {
         await this.save(state, [...unused, { index: next, address, at: now }]);
         return address;
       }
-      if (!asked) return lastTry ? this.exhausted() : null;
+      if (!asked) return null;
       // Reusable: the service says so, or it never recorded the address at all (it was handed
       // to an invoice that was never saved, such as the loser of two choices at once).
       const chosen = unused
         .filter((entry) => now - entry.at >= HOLD_MS && askedAbout.has(entry.address) && (use.get(entry.address)?.reusable ?? true))
         .sort((a, b) => a.at - b.at || a.index - b.index)[0];
+      // Saved either way: what was learnt (addresses now used) is kept, and the list is built once.
       await this.save(state, chosen ? unused.map((entry) => (entry === chosen ? { ...entry, at: now } : entry)) : unused);
-      return chosen ? chosen.address : this.exhausted();
+      return chosen ? chosen.address : EXHAUSTED;
     });
   }
 
