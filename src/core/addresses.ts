@@ -48,7 +48,8 @@ export async function recordIssuedAddress(tx: StorageTransaction, invoice: Invoi
   };
   const existing = await tx.findAddress(record.mode, record.network, record.address);
   if (!existing) return tx.insertAddress(record);
-  const holder = existing.invoiceId === invoice.id ? null : await tx.lockInvoice(existing.invoiceId);
+  if (existing.invoiceId === invoice.id) return; // recorded for this invoice already
+  const holder = await tx.lockInvoice(existing.invoiceId);
   if (!holder || !mayReuseAddress(holder, await tx.listDepositsForInvoice(holder.id), invoice.merchantId, now, lateWindowMs)) {
     throw new AddressTakenError(record.address);
   }

@@ -32,12 +32,13 @@ afterEach(async () => {
 
 async function harness(gapLimit?: number) {
   const account = newAccount();
-  const h = await liveHarness([ltcChain(node, account, gapLimit === undefined ? {} : { gapLimit })]);
+  const chain = ltcChain(node, account, gapLimit === undefined ? {} : { gapLimit });
+  const h = await liveHarness([chain]);
   open.push(h);
   // Receive address i of the account, as a wallet restoring the tpub derives it.
   const key = HDKey.fromExtendedKey(account.xpub, { private: 0x04358394, public: 0x043587cf });
   const receive = (index: number) => deriveAddress(key, 0, index, addressParams("litecoin", "regtest"));
-  return { h, receive };
+  return { h, chain, receive };
 }
 
 /** POST /v1/payments for LTC with the live key; the whole answer. */
@@ -97,6 +98,33 @@ describe("bitcoinChain gap limit (LTC regtest)", () => {
     expect((await get(h, `/v1/payments/${previous.id}`, h.liveKey)).body).toMatchObject({ status: "EXPIRED", receivedAmount: "0" });
     // That address is used now: with one unused slot free again, the next payment gets index 4.
     expect((await created(h)).address).toBe(receive(4));
+  });
+
+  it("gives simultaneous coin choices on one invoice one address, and hands out an address never recorded again after 10 minutes", async () => {
+    const { h, chain, receive } = await harness(3);
+    const hosted = await h.post("/api/v1/merchants/invoice/create", { amount: 40, lifeTime: 60 }, h.liveKey);
+    expect(hosted.status, hosted.text).toBe(200);
+    // A script posts the same choice five times at once: each is quoted before one is saved,
+    // and each asks the adapter for an address for this invoice: it gets the same one.
+    const choices = await Promise.all(
+      Array.from({ length: 5 }, () => request(h.app).post(`/pay/${hosted.body.id}/method`).set("Sec-Fetch-Site", "same-origin").type("form").send({ coin: "LTC", network: "LTC" })),
+    );
+    expect(choices.map((res) => res.status)).toEqual([303, 303, 303, 303, 303]);
+    const addresses = [(await get(h, `/v1/payments/${hosted.body.id}`, h.liveKey)).body.address as string];
+    expect(addresses).toEqual([receive(0)]);
+
+    // An address handed to an invoice that was never saved (a crash between the two) is recorded
+    // nowhere; it still counts against the gap, and goes out again once its 10 minutes have passed.
+    const lost = await chain.createAddress({ coin: "LTC", network: "LTC", merchantId: h.merchant.id, invoiceId: "inv_neverSaved" });
+    expect(lost).toBe(receive(1));
+    addresses.push((await created(h)).address);
+    expect(addresses[1]).toBe(receive(2));
+    expect((await create(h)).status).toBe(503);
+    h.clock.advanceMinutes(9);
+    expect((await create(h)).status).toBe(503);
+    h.clock.advanceMinutes(1);
+    expect((await created(h)).address).toBe(lost);
+    expect((await create(h)).status).toBe(503);
   });
 
   it("defaults to 20, and a flood through a payment link's page stays within it", async () => {

@@ -8,6 +8,8 @@ interface Unused {
   address: string;
   /** When it was last handed to an invoice, on the service's clock. */
   at: number;
+  /** The invoice it was last handed to. */
+  invoiceId?: string;
 }
 
 /** What the deposit addresses need. */
@@ -54,17 +56,21 @@ export class DepositAddresses {
     return `${this.settings.namespace}:${name}`;
   }
 
-  /** A deposit address for a new invoice of `merchantId`: a fresh index while the gap allows, else one handed out again. */
-  async issue(merchantId: string): Promise<string> {
+  /**
+   * A deposit address for invoice `invoiceId` of `merchantId`: the one handed to that invoice
+   * already if there is one (several choices of one invoice at once get one address, not one
+   * each), else a fresh index while the gap allows, else one handed out again.
+   */
+  async issue(merchantId: string, invoiceId: string): Promise<string> {
     // The first pass may find the gap filled by another invoice meanwhile, without the
     // service's records at hand: the second pass reads them.
-    const chosen = (await this.attempt(merchantId)) ?? (await this.attempt(merchantId));
+    const chosen = (await this.attempt(merchantId, invoiceId)) ?? (await this.attempt(merchantId, invoiceId));
     if (chosen === null || chosen === EXHAUSTED) return this.exhausted();
     return chosen;
   }
 
   /** An address; EXHAUSTED when none may go out; null when the gap filled meanwhile and the service's records were not read. */
-  private async attempt(merchantId: string): Promise<string | typeof EXHAUSTED | null> {
+  private async attempt(merchantId: string, invoiceId: string): Promise<string | typeof EXHAUSTED | null> {
     const { host, gapLimit } = this.settings;
     // What the service knows is read before taking the lock (the lock is a storage transaction
     // of its own). It only narrows the choice: the service checks again when it records.
@@ -77,11 +83,13 @@ export class DepositAddresses {
       const next = Number((await state.get(this.key("next-receive"))) ?? "0");
       const unused = (await this.unused(await state.get(this.key("unused-receive")), String(next))).filter((entry) => !use.get(entry.address)?.received);
       const now = host.now();
+      const already = unused.find((entry) => entry.invoiceId === invoiceId);
+      if (already) return already.address;
       if (unused.length < gapLimit) {
         const address = await this.settings.derive(next);
         await state.set(this.key("next-receive"), String(next + 1));
         await state.set(this.key(`addr:${address}`), JSON.stringify({ branch: 0, index: next }));
-        await this.save(state, [...unused, { index: next, address, at: now }]);
+        await this.save(state, [...unused, { index: next, address, at: now, invoiceId }]);
         return address;
       }
       if (!asked) return null;
@@ -91,7 +99,7 @@ export class DepositAddresses {
         .filter((entry) => now - entry.at >= HOLD_MS && askedAbout.has(entry.address) && (use.get(entry.address)?.reusable ?? true))
         .sort((a, b) => a.at - b.at || a.index - b.index)[0];
       // Saved either way: what was learnt (addresses now used) is kept, and the list is built once.
-      await this.save(state, chosen ? unused.map((entry) => (entry === chosen ? { ...entry, at: now } : entry)) : unused);
+      await this.save(state, chosen ? unused.map((entry) => (entry === chosen ? { ...entry, at: now, invoiceId } : entry)) : unused);
       return chosen ? chosen.address : EXHAUSTED;
     });
   }

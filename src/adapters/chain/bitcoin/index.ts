@@ -133,7 +133,7 @@ export function bitcoinChain(options: BitcoinChainOptions): BitcoinChain {
       return coin === settings.coin && network === settings.network;
     },
 
-    async createAddress({ merchantId }) {
+    async createAddress({ merchantId, invoiceId }) {
       const { deposits } = use();
       try {
         await params();
@@ -141,7 +141,7 @@ export function bitcoinChain(options: BitcoinChainOptions): BitcoinChain {
         // The node's words are scrubbed of its URL and credentials by the RPC client.
         throw new PaymentError("chain_unavailable", `No ${settings.coin} address can be issued right now: ${(error as Error).message}`, { cause: error });
       }
-      return deposits.issue(merchantId);
+      return deposits.issue(merchantId, invoiceId);
     },
 
     async isValidAddress(coin, network, address) {
