@@ -201,11 +201,12 @@ async function withFreshAddress<T>(context: CoreContext, method: Pick<InvoiceRec
       return await save();
     } catch (error) {
       if (!(error instanceof AddressTakenError) || method.address === null) throw error;
-      if (attempt >= ADDRESS_ATTEMPTS) {
-        throw new PaymentError("chain_unavailable", `No ${method.coin} deposit address is free right now: other payments took the ones that could be issued. Please try again.`, { cause: error });
-      }
+      const busy = () => new PaymentError("chain_unavailable", `No ${method.coin} deposit address is free right now: other payments took the ones that could be issued. Please try again.`, { cause: error });
+      if (attempt >= ADDRESS_ATTEMPTS) throw busy();
       const chain = context.chains.require(method.mode, method.coin!, method.network!);
+      const refused = method.address;
       method.address = await chain.createAddress({ coin: method.coin!, network: method.network!, merchantId: method.merchantId, invoiceId: method.id });
+      if (method.address === refused) throw busy(); // the adapter has nothing else to offer
     }
   }
 }
@@ -229,7 +230,8 @@ export async function selectPaymentMethod(context: CoreContext, invoiceId: strin
     throw new PaymentError("unsupported_currency", `This invoice accepts ${current.acceptedCoins.join(", ")}, not ${payCurrency}.`);
   }
   // Quoting calls the pricing and chain adapters, so it happens outside the transaction; the
-  // transaction then re-checks that nobody chose first, and the loser's address goes unused.
+  // transaction then re-checks that nobody chose first. The loser's address is recorded
+  // nowhere (a Bitcoin-family adapter answers every request for one invoice with one address).
   const method = { ...(await quotePaymentMethod(context, current, payCurrency, network)), mode: current.mode, merchantId: current.merchantId, id: current.id };
   return withFreshAddress(context, method, () =>
     context.storage.transaction(async (tx) => {

@@ -14,10 +14,15 @@ import { expectError, get } from "./support";
 async function world() {
   const chain = simulatedLiveChain();
   let forced: string | null = null;
+  let once = false;
   const adapter: ChainAdapter = {
     ...chain,
     feedId: chain.feedId,
-    createAddress: async (request) => forced ?? chain.createAddress(request),
+    createAddress: async (request) => {
+      const address = forced ?? (await chain.createAddress(request));
+      if (once) forced = null;
+      return address;
+    },
   };
   const h = await setup({ liveChain: adapter });
   const otherLiveKey = (await h.router.admin.issueApiKey(h.other.id, { mode: "live" })).key;
@@ -25,7 +30,11 @@ async function world() {
     const res = await h.post("/v1/payments", { amount: "0.01", currency: "BTC", lifeTime: 10 }, key);
     return res;
   };
-  return { h, chain, otherLiveKey, pay, force: (address: string | null) => void (forced = address) };
+  const force = (address: string | null, onlyOnce = false) => {
+    forced = address;
+    once = onlyOnce;
+  };
+  return { h, chain, otherLiveKey, pay, force };
 }
 
 describe("an address handed out again", () => {
@@ -40,6 +49,17 @@ describe("an address handed out again", () => {
     expect((await get(h, `/v1/payments/${holder.id}`, h.liveKey)).body.status).toBe("EXPIRED");
     expectError(await pay(), 503, 50301); // expired 1 minute ago: a late payment may still come
     expect((await get(h, "/v1/payments", h.liveKey)).body.data).toHaveLength(1);
+    expect((await h.router.storage.findAddress("live", "BTC", holder.address))?.invoiceId).toBe(holder.id);
+  });
+
+  it("makes the service ask the adapter again when the address it handed out is held: the payment gets the next one", async () => {
+    const { h, pay, force } = await world();
+    const holder = (await pay()).body;
+    force(holder.address, true);
+    const next = await pay();
+    expect(next.status, next.text).toBe(200);
+    expect(next.body.address).not.toBe(holder.address);
+    expect((await h.router.storage.findAddress("live", "BTC", next.body.address))?.invoiceId).toBe(next.body.id);
     expect((await h.router.storage.findAddress("live", "BTC", holder.address))?.invoiceId).toBe(holder.id);
   });
 
