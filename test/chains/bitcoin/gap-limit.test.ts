@@ -1,8 +1,10 @@
+import { PGlite } from "@electric-sql/pglite";
 import { HDKey } from "@scure/bip32";
 import request from "supertest";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { deriveAddress } from "../../../src/adapters/chain/bitcoin/keys";
 import { addressParams } from "../../../src/adapters/chain/bitcoin/params";
+import { postgresStorage } from "../../../src/postgres";
 import type { Harness } from "../../helpers";
 import { get } from "../../v1/support";
 import { liveHarness, settle } from "../evm/support";
@@ -30,10 +32,10 @@ afterEach(async () => {
   for (const h of open.splice(0)) await h.router.close();
 });
 
-async function harness(gapLimit?: number) {
+async function harness(gapLimit?: number, options: Parameters<typeof liveHarness>[1] = {}) {
   const account = newAccount();
   const chain = ltcChain(node, account, gapLimit === undefined ? {} : { gapLimit });
-  const h = await liveHarness([chain]);
+  const h = await liveHarness([chain], options);
   open.push(h);
   // Receive address i of the account, as a wallet restoring the tpub derives it.
   const key = HDKey.fromExtendedKey(account.xpub, { private: 0x04358394, public: 0x043587cf });
@@ -125,6 +127,26 @@ describe("bitcoinChain gap limit (LTC regtest)", () => {
     h.clock.advanceMinutes(1);
     expect((await created(h)).address).toBe(lost);
     expect((await create(h)).status).toBe(503);
+  });
+
+  it("keeps the limit for addresses issued before the list of unused ones was kept: they are derived again and sorted out by the service's records", async () => {
+    const pglite = await PGlite.create();
+    try {
+      const { h, receive } = await harness(3, { storage: postgresStorage({ pglite, schema: "gap_earlier" }) });
+      const first = [await created(h), await created(h), await created(h)];
+      // What an earlier version left behind: the receive counter at 3, and no list.
+      await pglite.query("DELETE FROM gap_earlier.cursors WHERE key = 'chain:bitcoin:LTC:unused-receive'");
+      expect((await create(h)).status).toBe(503);
+      await node.pay(first[0]!.address, first[0]!.payAmount);
+      await settle(h);
+      expect((await created(h)).address).toBe(receive(3));
+      expect((await create(h)).status).toBe(503);
+      await h.router.close();
+      open.splice(open.indexOf(h), 1);
+    } finally {
+      for (const h of open.splice(0)) await h.router.close();
+      await pglite.close();
+    }
   });
 
   it("defaults to 20, and a flood through a payment link's page stays within it", async () => {
