@@ -21,6 +21,7 @@ export const ERROR_CATALOGUE = {
   payload_too_large: { status: 413, code: 41301 },
   unsupported_media_type: { status: 415, code: 41501 },
   insufficient_balance: { status: 422, code: 42201 },
+  rate_limited: { status: 429, code: 42901 },
   internal_error: { status: 500, code: 50001 },
   chain_unavailable: { status: 503, code: 50301 },
   pricing_unavailable: { status: 503, code: 50302 },

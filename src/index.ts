@@ -36,7 +36,7 @@ export { webhookDeliveryId, webhookPayload, fanOut, IN_PROCESS_ENDPOINT } from "
 export type { InProcessEventContext, InProcessEventHandlers } from "./webhooks/in-process";
 export { sandboxChain } from "./adapters/chain/sandbox";
 export type { SandboxChain } from "./adapters/chain/sandbox";
-export type { ChainAdapter, ChainDeposit, DepositFeedPage, ChainPayoutStatus, ChainHost, ChainStateStore, ChainStateView, IssuedAddress, UnlistedTransfer } from "./adapters/chain/types";
+export type { ChainAdapter, ChainDeposit, DepositFeedPage, ChainPayoutStatus, ChainHost, ChainStateStore, ChainStateView, IssuedAddress, UnlistedTransfer, AddressUse } from "./adapters/chain/types";
 export { ChainMismatchError } from "./adapters/chain/types";
 export { isValidAddress, isValidAddressOfFamily, addressFamily, DEFAULT_ADDRESS_FAMILIES, ANY_CHAIN } from "./adapters/chain/address-rules";
 export type { AddressFamily, AddressRuleOptions, ChainKind } from "./adapters/chain/address-rules";

@@ -1,6 +1,7 @@
 import type { ChainAdapter, ChainHost, ChainStateStore } from "../adapters/chain/types";
 import type { Storage } from "../adapters/storage/types";
 import { PaymentError } from "../errors";
+import { mayReuseAddress } from "./addresses";
 import type { Logger } from "./context";
 import type { Currency, CurrencyCatalog, Network } from "./currencies";
 import type { Mode } from "./types";
@@ -162,8 +163,10 @@ function isSandbox(adapter: ChainAdapter): boolean {
  * kept in the storage's named values under "chain:", locked per name across every instance on
  * the same storage.
  */
-export function chainHost(options: { storage: Storage; currencies: CurrencyCatalog; mode: Mode; logger: Logger; now?: () => number }): ChainHost {
-  const { storage, currencies, mode, logger, now } = options;
+export function chainHost(options: { storage: Storage; currencies: CurrencyCatalog; mode: Mode; logger: Logger; now?: () => number; lateWindowMs?: number }): ChainHost {
+  const { storage, currencies, mode, logger } = options;
+  const now = options.now ?? Date.now;
+  const lateWindowMs = options.lateWindowMs ?? 60 * 60_000;
   const named = (key: string) => `chain:${key}`;
   const state: ChainStateStore = {
     get: (key) => storage.getCursor(named(key)),
@@ -194,5 +197,21 @@ export function chainHost(options: { storage: Storage; currencies: CurrencyCatal
       return found.map(({ address, coin, invoiceId }) => ({ address, coin, invoiceId }));
     },
     reportUnlisted: (transfer) => recordUnlistedTransfer({ storage, logger, now }, mode, transfer),
+    now: () => now(),
+    async addressUse(network, addresses, merchantId) {
+      if (addresses.length === 0) return [];
+      const found = await storage.findAddresses(mode, network, addresses);
+      return Promise.all(
+        found.map(async (record) => {
+          const invoice = await storage.findInvoice(record.invoiceId);
+          const deposits = invoice ? await storage.listDepositsForInvoice(invoice.id) : [];
+          return {
+            address: record.address,
+            received: deposits.some((deposit) => deposit.address === record.address),
+            reusable: invoice !== null && mayReuseAddress(invoice, deposits, merchantId, now(), lateWindowMs),
+          };
+        }),
+      );
+    },
   };
 }

@@ -8,6 +8,7 @@ import type { WebhookDeliveryOptions } from "../webhooks/sender";
 import type { InProcessEventHandlers } from "../webhooks/in-process";
 import { EVENT_TYPES } from "../core/types";
 import { optionsError } from "../options-error";
+import type { RateLimit } from "./rate-limit";
 
 /** Options of `createPaymentRouter`. Every one has an embedded default. */
 export interface PaymentRouterOptions {
@@ -77,6 +78,19 @@ export interface PaymentRouterOptions {
    * listed in the delivery log (endpoint `we_in_process`). Make them idempotent on `id`.
    */
   on?: InProcessEventHandlers;
+  /**
+   * Abuse limits of public payment links (`POST /pay/link/:id`, which needs no key): how many
+   * invoices one client (`perClient`, by `req.ip`, so set Express's `trust proxy` behind a proxy)
+   * and one link (`perLink`, all clients together) may create, each `{ limit, windowSeconds }`
+   * or false for none. Defaults: 10 per client and 100 per link per 600 s. Past a limit the
+   * payer gets a 429 page with Retry-After. Limits are counted per process. A visitor who
+   * comes back while their invoice is still open is sent to it and counts nothing
+   * (docs/payment-links.md).
+   */
+  paymentLinks?: {
+    perClient?: RateLimit | false;
+    perLink?: RateLimit | false;
+  };
   /** Webhook delivery: retry schedule, timeouts, concurrency (in all and per endpoint), leases, private-address policy and host lookup, rotation overlap. */
   webhooks?: WebhookDeliveryOptions & {
     /** How long a rotated-out endpoint secret keeps signing, in minutes. Default 1440 (24 h). */
@@ -90,6 +104,10 @@ const adapter = (methods: string[]) =>
   z.looseObject(Object.fromEntries(methods.map((name) => [name, method(name)])));
 
 const chainAdapter = adapter(["supports", "createAddress", "isValidAddress", "pollDeposits", "sendPayout", "getPayoutStatus"]);
+
+const rateLimit = z.union([z.strictObject({ limit: z.int().min(1).max(1_000_000), windowSeconds: z.number().positive().max(7 * 24 * 3600) }), z.literal(false)], {
+  error: "must be { limit, windowSeconds } (a whole number from 1, and seconds up to a week) or false",
+});
 
 const optionsSchema = z.strictObject({
   storage: adapter(["transaction", "getInvoice", "findApiKeyByHash", "close"]).optional(),
@@ -113,6 +131,13 @@ const optionsSchema = z.strictObject({
   idempotency: z.strictObject({ leaseMs: z.int().min(1).max(24 * 60 * 60 * 1000) }).partial().optional(),
   on: z
     .strictObject(Object.fromEntries(EVENT_TYPES.map((type) => [type, method("call").optional()])))
+    .optional(),
+  paymentLinks: z
+    .strictObject({
+      perClient: rateLimit,
+      perLink: rateLimit,
+    })
+    .partial()
     .optional(),
   webhooks: z
     .strictObject({

@@ -116,9 +116,11 @@ export function createPaymentRouter(options: PaymentRouterOptions = {}): Payment
   const storage = settings.storage ?? embeddedStorage(settings.dataDir);
   const logger = settings.logger ?? console;
   // The default table stamps its rates with the router's clock, as everything else is.
-  const pricing = settings.pricing ?? staticPricing({ at: () => new Date((settings.now ?? Date.now)()) });
+  const now = settings.now ?? Date.now;
+  const pricing = settings.pricing ?? staticPricing({ at: () => new Date(now()) });
   refuseFixedLivePrices(pricing, liveChains.length > 0, settings.pricing !== undefined);
-  for (const chain of liveChains) chain.bind?.(chainHost({ storage, currencies, mode: "live", logger, now: settings.now }));
+  const lateWindowMs = (settings.lateWindowMinutes ?? 60) * 60_000;
+  for (const chain of liveChains) chain.bind?.(chainHost({ storage, currencies, mode: "live", logger, now, lateWindowMs }));
   pricing.bind?.({ assets: [...currencies.currencies.map((currency) => currency.symbol), ...currencies.fiatSymbols()], logger });
   if (liveChains.length > 0 && !settings.publicUrl) {
     throw new TypeError(
@@ -130,8 +132,8 @@ export function createPaymentRouter(options: PaymentRouterOptions = {}): Payment
     pricing,
     currencies,
     chains,
-    now: settings.now ?? Date.now,
-    lateWindowMs: (settings.lateWindowMinutes ?? 60) * 60_000,
+    now,
+    lateWindowMs,
     logger,
   };
   const background = new BackgroundWork(context);
@@ -187,7 +189,7 @@ export function createPaymentRouter(options: PaymentRouterOptions = {}): Payment
   router.use(responseHeaders);
   router.use("/api/v1", merchantApi.dispatcher(), errorHandler(context.logger));
   router.use("/v1", providerApi.dispatcher(), errorHandler(context.logger));
-  router.use(payLinkRoutes(context, (req, invoiceId) => `${publicBase(req)}/pay/${invoiceId}`));
+  router.use(payLinkRoutes(context, (req, invoiceId) => `${publicBase(req)}/pay/${invoiceId}`, { ...settings.paymentLinks, secure: publicOrigin?.startsWith("https:") ?? false }));
   router.use("/pay", payPageRoutes(context, { publicUrl: settings.publicUrl }));
   mountApiReference(router, [{ prefix: "/api/v1", table: merchantApi }, { prefix: "/v1", table: providerApi }], { publicUrl: settings.publicUrl, logger: context.logger });
 

@@ -67,6 +67,15 @@ export interface IssuedAddress {
   invoiceId: string;
 }
 
+/** What `ChainHost.addressUse` says of one issued address. */
+export interface AddressUse {
+  address: string;
+  /** Something was sent to it (any deposit, a dropped one included): it is used on chain. */
+  received: boolean;
+  /** It may be returned by `createAddress` for a new invoice of the merchant asked about. */
+  reusable: boolean;
+}
+
 /**
  * A transfer of a token the service does not list (an ERC-20 contract outside the currency list)
  * to an issued address: never credited nor swept, reported so that it is not lost from view.
@@ -115,6 +124,16 @@ export interface ChainHost {
    * looking for such transfers.
    */
   reportUnlisted?(transfer: UnlistedTransfer): Promise<void>;
+  /**
+   * For an adapter that hands addresses out again (a Bitcoin-family wallet and its gap limit):
+   * of `addresses` on `network`, those the service issued, each with whether anything was ever
+   * received at it (then it is used for good) and whether it may now go to a new invoice of
+   * `merchantId` (its invoice is that merchant's, was never paid and its late-payment window
+   * has passed). Returning a reusable address from `createAddress` moves it to the new invoice.
+   */
+  addressUse(network: string, addresses: readonly string[], merchantId: string): Promise<AddressUse[]>;
+  /** The service's clock, epoch ms (the router's `now` option): what the adapter should time its own records by. */
+  now(): number;
   /** Where the adapter reports what it does not throw (a node that is down, a skipped sweep). */
   readonly logger: { warn(message: string, ...details: unknown[]): void; error(message: string, ...details: unknown[]): void };
 }
@@ -140,7 +159,11 @@ export interface ChainAdapter {
   bind?(host: ChainHost): void;
   /** Whether this adapter can serve `coin` on `network`. */
   supports(coin: string, network: string): boolean;
-  /** Issues a fresh deposit address for one invoice. Never returns an address twice. */
+  /**
+   * Issues a deposit address for one invoice: a fresh one, or one that `ChainHost.addressUse`
+   * says is reusable for this merchant (the service then points it at this invoice). Never an
+   * address another open invoice holds.
+   */
   createAddress(request: { coin: string; network: string; merchantId: string; invoiceId: string }): Promise<string>;
   /** Whether `address` is a well-formed destination for `coin` on `network`. */
   isValidAddress(coin: string, network: string, address: string): Promise<boolean>;

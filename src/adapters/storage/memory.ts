@@ -346,6 +346,12 @@ class Tables {
           if (this.addresses.has(key)) conflict(`address ${address.address} on ${address.network} (${address.mode})`);
           setIn(this.addresses, key, copy(address), undo);
         }),
+      updateAddress: (address) =>
+        run("updateAddress", () => {
+          const key = addressKey(address.mode, address.network, address.address);
+          if (!this.addresses.has(key)) missing(`address ${address.address} on ${address.network} (${address.mode})`);
+          setIn(this.addresses, key, copy(address), undo);
+        }),
       lockDeposit: (mode, network, txHash, outputIndex) =>
         run("lockDeposit", () => {
           const id = this.depositIdByChainKey.get(depositKey(mode, network, txHash, outputIndex));

@@ -195,6 +195,12 @@ export interface StorageTransaction extends StorageReads {
   updateInvoice(invoice: InvoiceRecord): Promise<void>;
   /** Stores an issued address. Throws if (mode, network, address) exists. */
   insertAddress(address: AddressRecord): Promise<void>;
+  /**
+   * Replaces the stored address with the same (mode, network, address), which must exist: an
+   * address handed out again points at its new invoice (and merchant), so that what is sent to
+   * it from then on is credited there.
+   */
+  updateAddress(address: AddressRecord): Promise<void>;
   /** Locks and returns the deposit with this chain identity in `mode`, or null. */
   lockDeposit(mode: Mode, network: string, txHash: string, outputIndex: number): Promise<DepositRecord | null>;
   /** Stores a new deposit. Throws if its (mode, network, txHash, outputIndex) exists. */

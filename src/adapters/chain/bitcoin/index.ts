@@ -9,6 +9,7 @@ import { addressParams } from "./params";
 import { bitcoinNode } from "./node";
 import { BitcoinScanner } from "./scanner";
 import { BitcoinWallet } from "./wallet";
+import { DepositAddresses } from "./deposit-addresses";
 
 export type { BitcoinChainOptions } from "./options";
 
@@ -29,9 +30,11 @@ export interface BitcoinChain extends ChainAdapter {
  * A live chain adapter for one Bitcoin-family coin (BTC or LTC) through a Bitcoin Core
  * compatible node's JSON-RPC, with no wallet on the node.
  *
- * - Deposit addresses are the account's BIP84 receive addresses 0/i, each handed out once (the
- *   index lives in the service's storage, shared by every instance); the node is asked which
- *   chain it is on and addresses are encoded for it (bc1/tb1/bcrt1, ltc1/tltc1/rltc1).
+ * - Deposit addresses are the account's BIP84 receive addresses 0/i (the index lives in the
+ *   service's storage, shared by every instance), at most `gapLimit` of them unused at once: past
+ *   that, an unpaid address of an expired payment is handed out again (see DepositAddresses);
+ *   the node is asked which chain it is on and addresses are encoded for it (bc1/tb1/bcrt1,
+ *   ltc1/tltc1/rltc1).
  * - Deposits are found in blocks and in the mempool by script (see BitcoinScanner).
  * - With `hotWallet`, payouts spend the account's confirmed outputs, with change to 1/i, signed
  *   in process, stored under the payout id, then broadcast.
@@ -90,7 +93,7 @@ export function bitcoinChain(options: BitcoinChainOptions): BitcoinChain {
   };
   const params = async () => addressParams(settings.family, await chainKind());
 
-  let bound: { host: ChainHost; scanner: BitcoinScanner; wallet: BitcoinWallet; confirmations: number } | null = null;
+  let bound: { host: ChainHost; scanner: BitcoinScanner; wallet: BitcoinWallet; deposits: DepositAddresses; confirmations: number } | null = null;
   const use = () => {
     if (!bound) throw new Error(`bitcoinChain(${settings.coin}) is not bound: pass it to createPaymentRouter({ chains: [...] })`);
     return bound;
@@ -120,24 +123,30 @@ export function bitcoinChain(options: BitcoinChainOptions): BitcoinChain {
         onFinal: (deposits) => wallet.receive(deposits),
         onBlocks: (blocks) => wallet.sawBlocks(blocks),
       });
-      bound = { host, scanner, wallet, confirmations };
+      const deposits = new DepositAddresses({
+        host,
+        namespace,
+        coin: settings.coin,
+        network: settings.network,
+        gapLimit: settings.gapLimit,
+        derive: async (index) => deriveAddress(account.key, 0, index, await params()),
+      });
+      bound = { host, scanner, wallet, deposits, confirmations };
     },
 
     supports(coin, network) {
       return coin === settings.coin && network === settings.network;
     },
 
-    async createAddress() {
-      const { wallet } = use();
-      let encoding;
+    async createAddress({ merchantId, invoiceId }) {
+      const { deposits } = use();
       try {
-        encoding = await params();
+        await params();
       } catch (error) {
         // The node's words are scrubbed of its URL and credentials by the RPC client.
         throw new PaymentError("chain_unavailable", `No ${settings.coin} address can be issued right now: ${(error as Error).message}`, { cause: error });
       }
-      const { address } = await wallet.issue(0, async (index) => deriveAddress(account.key, 0, index, encoding));
-      return address;
+      return deposits.issue(merchantId, invoiceId);
     },
 
     requiredConfirmations() {

@@ -77,18 +77,6 @@ export class BitcoinWallet {
     return `${this.settings.namespace}:${name}`;
   }
 
-  /** Remembers the derivation of an issued address (for signing its coins later). */
-  async issue(branch: 0 | 1, derive: (index: number) => Promise<string>): Promise<{ address: string; index: number }> {
-    const counter = this.key(branch === 0 ? "next-receive" : "next-change");
-    return this.settings.host.state.withLock(counter, async (state) => {
-      const index = Number((await state.get(counter)) ?? "0");
-      const address = await derive(index);
-      await state.set(counter, String(index + 1));
-      await state.set(this.key(`addr:${address}`), JSON.stringify({ branch, index }));
-      return { address, index };
-    });
-  }
-
   /** Takes the outputs of deposits that just became final as spendable coins. */
   async receive(outputs: ReadonlyArray<{ txid: string; vout: number; sats: string; address: string }>): Promise<void> {
     await this.settings.host.state.withLock(this.key("coins"), async (state) => {

@@ -147,6 +147,7 @@ export function buildStatements(schema: string | undefined) {
     lockInvoice: `SELECT ${INVOICE_COLUMNS} FROM ${t.invoices} WHERE id = $1 FOR UPDATE`,
     updateInvoice: `UPDATE ${t.invoices} SET ${assignments(INVOICE_COLUMNS, INVOICE_CASTS)} WHERE id = $1`,
     insertAddress: `INSERT INTO ${t.addresses} (${ADDRESS_COLUMNS}) VALUES (${placeholders(7)}) ON CONFLICT DO NOTHING RETURNING 1`,
+    updateAddress: `UPDATE ${t.addresses} SET coin = $4, merchant_id = $5, invoice_id = $6, created_at = $7 WHERE mode = $1 AND network = $2 AND address = $3`,
     lockDeposit: `SELECT ${DEPOSIT_COLUMNS} FROM ${t.deposits} WHERE mode = $1 AND network = $2 AND tx_hash = $3 AND output_index = $4 FOR UPDATE`,
     insertDeposit: `INSERT INTO ${t.deposits} (${DEPOSIT_COLUMNS}) VALUES (${placeholders(17, DEPOSIT_CASTS)}) ON CONFLICT DO NOTHING RETURNING 1`,
     // A changed chain identity that collides with another deposit's is refused without an error.

@@ -84,6 +84,8 @@ export function sqlWrites(db: SqlQueryable, s: Statements): Omit<StorageTransact
     updateInvoice: (invoice) => update(db, s.updateInvoice, invoiceParams(invoice), () => `invoice ${invoice.id}`),
     insertAddress: (a) =>
       insert(db, s.insertAddress, [a.mode, a.network, a.address, a.coin, a.merchantId, a.invoiceId, a.createdAt], () => `address ${a.address} on ${a.network} (${a.mode})`),
+    updateAddress: (a) =>
+      update(db, s.updateAddress, [a.mode, a.network, a.address, a.coin, a.merchantId, a.invoiceId, a.createdAt], () => `address ${a.address} on ${a.network} (${a.mode})`),
     lockDeposit: async (mode, network, txHash, outputIndex) => {
       const row = (await db.query(s.lockDeposit, [mode, network, txHash, outputIndex])).rows[0];
       return row === undefined ? null : toDeposit(row);
