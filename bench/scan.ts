@@ -1,10 +1,14 @@
 /**
  * `npm run bench`, chain part: how fast the EVM deposit scanner follows a real node (anvil), with
  * 1k and with 100k open invoices (issued addresses), on blocks of 100 transfers each (half ETH,
- * half an ERC-20; a tenth of them to issued addresses). Both sizes read the very same blocks in
+ * half ERC-20: a watched token, and for a quarter of the transfers a token the chain does not
+ * list, as real blocks hold many tokens; a tenth of them to issued addresses). Both sizes read the very same blocks in
  * the same run, alternating, so their ratio is fair. Targets: the cost per block grows by at
  * most 20% from 1k to 100k open invoices, and a block is processed in well under Ethereum's
- * 12 s block time.
+ * 12 s block time. Then, at 100k, the scan that also looks for unlisted tokens (every contract's
+ * Transfer logs, what the router's host asks for) against one that reads the watched token's
+ * logs only (a host without `reportUnlisted`), alternating in the same way: the cost of
+ * watching for unlisted tokens, as a ratio.
  *
  * Storage: the PostgreSQL server at DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test),
  * or PGlite when it is unreachable. BENCH_SCAN_BLOCKS (default 20) and BENCH_ROUNDS (default 3).
@@ -55,6 +59,15 @@ async function main(): Promise<void> {
     }
     console.log(`  cost per block grows ${(growth * 100).toFixed(1)}% from 1k to 100k (target <= ${GROWTH_LIMIT * 100}%): ${growth <= GROWTH_LIMIT ? "ok" : "MISSED"}`);
     console.log(`  a 100-transfer block takes ${(large / 12_000 * 100).toFixed(2)}% of Ethereum's 12 s block time`);
+
+    const big = subjects.at(-1)!;
+    const byMode = new Map<boolean, number[]>([[true, []], [false, []]]);
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const unlisted of round % 2 === 0 ? [true, false] : [false, true]) byMode.get(unlisted)!.push(await scanAll(node, token, first, big.storage, unlisted));
+    }
+    const withUnlisted = median(byMode.get(true)!);
+    const watchedOnly = median(byMode.get(false)!);
+    console.log(`  ${big.size.toLocaleString("en")} open invoices, watching for unlisted tokens too: ${withUnlisted.toFixed(1)} ms per block; watched tokens only: ${watchedOnly.toFixed(1)} ms; ratio ${(withUnlisted / watchedOnly).toFixed(2)}`);
     for (const subject of subjects) await subject.storage.close();
     await db.close();
   } finally {
@@ -66,11 +79,14 @@ async function main(): Promise<void> {
 async function buildBlocks(node: Anvil): Promise<{ token: Address; first: number; issued: Address[] }> {
   const deployer = node.account(0);
   const deployHash = await node.wallet.deployContract({ abi: testTokenAbi, bytecode: testTokenBytecode, args: ["Bench USDT", "USDT", 6], account: deployer, chain: null });
+  const otherHash = await node.wallet.deployContract({ abi: testTokenAbi, bytecode: testTokenBytecode, args: ["Bench unlisted", "UNL", 18], account: deployer, chain: null });
   await node.mine(1);
   const token = (await node.public.getTransactionReceipt({ hash: deployHash })).contractAddress!;
+  const unlisted = (await node.public.getTransactionReceipt({ hash: otherHash })).contractAddress!;
   const senders = [1, 2, 3, 4, 5, 6, 7, 8].map((index) => node.account(index));
   for (const sender of senders) {
     await node.wallet.writeContract({ address: token, abi: testTokenAbi, functionName: "mint", args: [sender.address, parseUnits("1000000000", 6)], account: deployer, chain: null });
+    await node.wallet.writeContract({ address: unlisted, abi: testTokenAbi, functionName: "mint", args: [sender.address, parseUnits("1000000000", 18)], account: deployer, chain: null });
   }
   await node.mine(1);
   const nonces = new Map<string, number>();
@@ -91,11 +107,13 @@ async function buildBlocks(node: Anvil): Promise<{ token: Address; first: number
       const nonce = nonces.get(sender.address)!;
       nonces.set(sender.address, nonce + 1);
       const to = i < OURS_PER_BLOCK ? issued[paid++]! : (`0x${(block * 1000 + i + 1).toString(16).padStart(40, "0")}` as Address);
+      // Past the issued ones, every other token transfer is of the unlisted token.
+      const contract = i >= OURS_PER_BLOCK && i % 4 === 3 ? unlisted : token;
       const fees = { chainId: node.chainId, nonce, maxFeePerGas: 100_000_000_000n, maxPriorityFeePerGas: 1_000_000_000n, type: "eip1559" as const };
       raws.push(
         i % 2 === 0
           ? await sender.signTransaction({ ...fees, to, value: 1_000_000_000_000_000n, gas: 21_000n })
-          : await sender.signTransaction({ ...fees, to: token, data: encodeFunctionData({ abi: testTokenAbi, functionName: "transfer", args: [to, 1_000_000n] }), gas: 80_000n }),
+          : await sender.signTransaction({ ...fees, to: contract, data: encodeFunctionData({ abi: testTokenAbi, functionName: "transfer", args: [to, 1_000_000n] }), gas: 80_000n }),
       );
     }
     for (const raw of raws) await node.public.sendRawTransaction({ serializedTransaction: raw });
@@ -106,8 +124,11 @@ async function buildBlocks(node: Anvil): Promise<{ token: Address; first: number
   return { token, first, issued };
 }
 
-/** Scans every bench block one block per poll from a fresh cursor; returns the mean ms per block. */
-async function scanAll(node: Anvil, token: Address, first: number, storage: Storage): Promise<number> {
+/**
+ * Scans every bench block one block per poll from a fresh cursor; returns the mean ms per block.
+ * `unlisted` false binds a host without `reportUnlisted`: the scan reads the watched token's logs only.
+ */
+async function scanAll(node: Anvil, token: Address, first: number, storage: Storage, unlisted = true): Promise<number> {
   const adapter = evmChain({
     network: "ETH",
     rpcUrl: node.rpcUrl,
@@ -117,7 +138,9 @@ async function scanAll(node: Anvil, token: Address, first: number, storage: Stor
     blocksPerPoll: 1,
     consolidation: false,
   });
-  adapter.bind!(chainHost({ storage, currencies: new CurrencyCatalog(DEFAULT_CURRENCIES, DEFAULT_FIAT), mode: "live", logger: silent }));
+  const host = chainHost({ storage, currencies: new CurrencyCatalog(DEFAULT_CURRENCIES, DEFAULT_FIAT), mode: "live", logger: silent });
+  const { reportUnlisted: _reportUnlisted, ...watchedOnly } = host;
+  adapter.bind!(unlisted ? host : watchedOnly);
   let cursor: string | null = null;
   let found = 0;
   const started = performance.now();

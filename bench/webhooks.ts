@@ -57,6 +57,7 @@ function eventOfSize(size: number, filler: "lines" | "text" = "lines"): Buffer {
     rateSources: ["coinbase", "kraken"],
     payAmount: "25",
     receivedAmount: "25",
+    overpaidAmount: "0",
     txHash: "0x5f2c8e1a9b7d3c6e4f0a2b8d1c7e9f3a5b6c4d2e8f1a0b9c7d3e5f2a4b6c8d0e",
     feePaidByPayer: false,
     underPaidCover: "0.5",

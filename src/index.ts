@@ -36,7 +36,8 @@ export { webhookDeliveryId, webhookPayload, fanOut, IN_PROCESS_ENDPOINT } from "
 export type { InProcessEventContext, InProcessEventHandlers } from "./webhooks/in-process";
 export { sandboxChain } from "./adapters/chain/sandbox";
 export type { SandboxChain } from "./adapters/chain/sandbox";
-export type { ChainAdapter, ChainDeposit, DepositFeedPage, ChainPayoutStatus, ChainHost, ChainStateStore, ChainStateView, IssuedAddress } from "./adapters/chain/types";
+export type { ChainAdapter, ChainDeposit, DepositFeedPage, ChainPayoutStatus, ChainHost, ChainStateStore, ChainStateView, IssuedAddress, UnlistedTransfer, AddressUse } from "./adapters/chain/types";
+export { ChainMismatchError } from "./adapters/chain/types";
 export { isValidAddress, isValidAddressOfFamily, addressFamily, DEFAULT_ADDRESS_FAMILIES, ANY_CHAIN } from "./adapters/chain/address-rules";
 export type { AddressFamily, AddressRuleOptions, ChainKind } from "./adapters/chain/address-rules";
 export { staticPricing, DEFAULT_USD_PRICES } from "./adapters/pricing/static";
@@ -50,9 +51,9 @@ export type { TickReport } from "./core/service";
 export type { IssuedApiKey, ApiKeySummary } from "./core/merchants";
 export type { PaymentView, DepositView } from "./core/payment-view";
 export type { OperatorReport, OperatorReportOptions, ReportedDeposit } from "./core/operator-report";
-export type { ReportedUnlistedTransfer } from "./core/operator-report-unlisted";
+export type { ReportedUnlistedTransfer } from "./core/unlisted";
 export type * from "./core/types";
-export { INVOICE_STATUSES, PAYMENT_EVENT_TYPES } from "./core/types";
+export { INVOICE_STATUSES, PAYMENT_EVENT_TYPES, PAYOUT_EVENT_TYPES, REFUND_EVENT_TYPES, CONVERSION_EVENT_TYPES, EVENT_TYPES } from "./core/types";
 export { verifyWebhook, DEFAULT_TOLERANCE_SECONDS } from "./webhooks/verify";
 export type { VerifyWebhookOptions, WebhookRequestHeaders } from "./webhooks/verify";
 export { WebhookVerificationError, WEBHOOK_VERIFICATION_CODES } from "./webhooks/errors";
@@ -68,11 +69,27 @@ export type { WebhookSecret } from "./webhooks/secret";
 export {
   paymentEventSchema,
   paymentEventSchemas,
+  eventSchemas,
   paymentDataSchema,
   webhookEnvelopeSchema,
   parseWebhookEvent,
   isPaymentEvent,
   isPaymentEventType,
+  isServiceEvent,
+  isServiceEventType,
   PAYMENT_EVENT_STATUSES,
+  EVENT_STATUSES,
 } from "./schemas/events";
-export type { PaymentEvent, PaymentEventData, PaymentEventStatus, PaymentEventHandlers, UnknownWebhookEvent, WebhookEvent } from "./schemas/events";
+export type {
+  PaymentEvent,
+  PaymentEventData,
+  PaymentEventStatus,
+  PaymentEventHandlers,
+  ServiceEvent,
+  EventData,
+  EventStatus,
+  ServiceEventHandlers,
+  UnknownWebhookEvent,
+  WebhookEvent,
+} from "./schemas/events";
+export type { WithdrawalView, RefundView, ConversionView } from "./core/funds-views";

@@ -1,7 +1,8 @@
 /**
  * express-crypto-pay/rates: live exchange rates. `exchangeRates()` combines several price
- * sources (the median of the fresh ones that agree), and refuses to quote rather than quote from
- * a stale or lone source. See the README, "Exchange rates".
+ * sources (the median of the fresh prices, agreed by a strict majority of the sources that
+ * answered), and refuses to quote rather than quote from a stale, lone or outvoted source. See
+ * docs/exchange-rates.md.
  */
 export { exchangeRates } from "./adapters/pricing/exchange-rates";
 export type { ExchangeRates, ExchangeRatesOptions } from "./adapters/pricing/exchange-rates";

@@ -53,7 +53,7 @@ export function createOrderSystem(options: OrderSystemOptions) {
           order.completions += 1;
           if (order.status === "paid") return;
           order.status = "paid";
-          order.paidAt = event.timestamp;
+          order.paidAt = event.timestamp ?? new Date().toISOString(); // an older sender may not stamp its events
         },
         "payment.failed": (event) => {
           const order = orders.get(String(event.data.metadata?.orderId));

@@ -105,6 +105,10 @@ const payments = createPaymentRouter({
     ...(retrySchedule ? { retrySchedule } : {}),
   },
 });
+// Every live chain's node is reached and checked (its network, chain id, and that the keys are
+// of that network) before the server listens: a mismatch stops the start here, naming it. A node
+// that does not answer yet is asked again; the background log says why it waits.
+await payments.ready();
 const merchant = await demoMerchant(payments, process.env.DEMO_MERCHANT_ID || "mch_demo");
 const key = await demoApiKey(payments, merchant);
 // A live key only when a live chain is configured; it is never taken from the environment.

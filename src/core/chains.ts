@@ -1,9 +1,11 @@
 import type { ChainAdapter, ChainHost, ChainStateStore } from "../adapters/chain/types";
 import type { Storage } from "../adapters/storage/types";
 import { PaymentError } from "../errors";
+import { mayReuseAddress } from "./addresses";
 import type { Logger } from "./context";
 import type { Currency, CurrencyCatalog, Network } from "./currencies";
 import type { Mode } from "./types";
+import { recordUnlistedTransfer } from "./unlisted";
 
 /** Marks the sandbox chain, which may serve test mode only. */
 export const SANDBOX_CHAIN = Symbol.for("express-crypto-pay.sandbox-chain");
@@ -15,6 +17,8 @@ export const SANDBOX_CHAIN = Symbol.for("express-crypto-pay.sandbox-chain");
  */
 export class ChainSet {
   private readonly served: Record<Mode, Map<string, ChainAdapter>>;
+  /** Chains whose node serves another network than configured: why, by adapter. */
+  private readonly refused = new Map<ChainAdapter, string>();
 
   constructor(
     private readonly adapters: Record<Mode, readonly ChainAdapter[]>,
@@ -41,14 +45,43 @@ export class ChainSet {
   /**
    * The currency list as `mode` serves it: each currency with only its served networks, and
    * only currencies with one at least (live mode lists what a configured chain can take).
+   * `minConfirm` is the serving chain's: what the merchant sees is when deposits are credited.
    */
   currencies(mode: Mode, catalog: CurrencyCatalog): Currency[] {
-    return catalog.currencies.map((currency) => ({ ...currency, networks: this.networks(mode, currency) })).filter((currency) => currency.networks.length > 0);
+    return catalog.currencies
+      .map((currency) => ({
+        ...currency,
+        networks: this.networks(mode, currency).map((network) => ({ ...network, minConfirm: this.confirmations(mode, currency.symbol, network) })),
+      }))
+      .filter((currency) => currency.networks.length > 0);
   }
 
   /** The networks of `currency` that `mode` serves, in currency-list order. */
   networks(mode: Mode, currency: Currency): Network[] {
     return currency.networks.filter(({ network }) => this.serves(mode, currency.symbol, network));
+  }
+
+  /**
+   * Confirmations after which a deposit of `coin` on `network` is final and credited in `mode`:
+   * the serving chain's own setting (evmChain's or bitcoinChain's `confirmations`), else the
+   * currency list's `minConfirm`. The chain stops following a deposit there, so core credits
+   * there too: two numbers would leave deposits waiting for ever.
+   */
+  confirmations(mode: Mode, coin: string, network: Network): number {
+    return this.forPair(mode, coin, network.network)?.requiredConfirmations?.(coin, network.network) ?? network.minConfirm;
+  }
+
+  /**
+   * Takes a chain out of service for good: its node serves another network than configured.
+   * Its coins then answer 503 with `reason`, and the background work no longer scans it.
+   */
+  refuse(adapter: ChainAdapter, reason: string): void {
+    this.refused.set(adapter, reason);
+  }
+
+  /** Why `adapter` was taken out of service, or undefined while it serves. */
+  refusal(adapter: ChainAdapter): string | undefined {
+    return this.refused.get(adapter);
   }
 
   /** The pairs `mode` serves, as "COIN/NETWORK" strings in currency-list order (for messages). */
@@ -58,11 +91,13 @@ export class ChainSet {
 
   /**
    * The adapter for a pair, or the error a request gets: 503 when the mode has no chain at all
-   * (live mode before the host configured one), 400 naming what is served when only this pair
-   * is missing.
+   * (live mode before the host configured one) or when the pair's chain was refused at its
+   * start-up check, 400 naming what is served when only this pair is missing.
    */
   require(mode: Mode, coin: string, network: string): ChainAdapter {
     const adapter = this.forPair(mode, coin, network);
+    const refused = adapter && this.refused.get(adapter);
+    if (refused) throw new PaymentError("chain_unavailable", `${coin} on ${network} is out of service: ${refused}`);
     if (adapter) return adapter;
     this.requireAny(mode);
     throw new PaymentError("unsupported_currency", `${coin} on ${network} is not served in ${mode} mode; served: ${this.describe(mode)}.`);
@@ -124,11 +159,14 @@ function isSandbox(adapter: ChainAdapter): boolean {
 
 /**
  * What the service hands a chain adapter (`ChainAdapter.bind`): confirmations from the currency
- * list, lookups of issued addresses, and durable state kept in the storage's named values
- * under "chain:", locked per name across every instance on the same storage.
+ * list, lookups of issued addresses, the record of unlisted-token transfers, and durable state
+ * kept in the storage's named values under "chain:", locked per name across every instance on
+ * the same storage.
  */
-export function chainHost(options: { storage: Storage; currencies: CurrencyCatalog; mode: Mode; logger: Logger }): ChainHost {
+export function chainHost(options: { storage: Storage; currencies: CurrencyCatalog; mode: Mode; logger: Logger; now?: () => number; lateWindowMs?: number }): ChainHost {
   const { storage, currencies, mode, logger } = options;
+  const now = options.now ?? Date.now;
+  const lateWindowMs = options.lateWindowMs ?? 60 * 60_000;
   const named = (key: string) => `chain:${key}`;
   const state: ChainStateStore = {
     get: (key) => storage.getCursor(named(key)),
@@ -157,6 +195,23 @@ export function chainHost(options: { storage: Storage; currencies: CurrencyCatal
       if (addresses.length === 0) return [];
       const found = await storage.findAddresses(mode, network, addresses);
       return found.map(({ address, coin, invoiceId }) => ({ address, coin, invoiceId }));
+    },
+    reportUnlisted: (transfer) => recordUnlistedTransfer({ storage, logger, now }, mode, transfer),
+    now: () => now(),
+    async addressUse(network, addresses, merchantId) {
+      if (addresses.length === 0) return [];
+      const found = await storage.findAddresses(mode, network, addresses);
+      return Promise.all(
+        found.map(async (record) => {
+          const invoice = await storage.findInvoice(record.invoiceId);
+          const deposits = invoice ? await storage.listDepositsForInvoice(invoice.id) : [];
+          return {
+            address: record.address,
+            received: deposits.some((deposit) => deposit.address === record.address),
+            reusable: invoice !== null && mayReuseAddress(invoice, deposits, merchantId, now(), lateWindowMs),
+          };
+        }),
+      );
     },
   };
 }

@@ -2,7 +2,7 @@ import type { ChainAdapter, ChainDeposit } from "../adapters/chain/types";
 import type { StorageTransaction } from "../adapters/storage/types";
 import type { CoreContext } from "./context";
 import { logDepositNotice, type DepositNotice } from "./deposit-log";
-import { paymentEvents } from "./events";
+import { conversionEvent, paymentEvents } from "./events";
 import { paymentFee } from "./fees";
 import { newId } from "./ids";
 import { advanceInvoice } from "./invoices";
@@ -37,8 +37,9 @@ export async function applyChainDeposit(context: CoreContext, mode: Mode, report
     return;
   }
   const stray = issued.coin !== report.coin;
-  // Confirmations after which a deposit is final and credited.
-  const required = network.minConfirm;
+  // Final, and credited, at the serving chain's confirmations (its own setting, else the list's
+  // minConfirm): the chain stops counting the deposit's confirmations there.
+  const required = context.chains.confirmations(mode, report.coin, network);
   const final = !report.dropped && report.confirmations >= required;
 
   // Auto-conversion needs a live rate; it is fetched before the transaction so that no lock is
@@ -211,7 +212,8 @@ async function settlementRate(context: CoreContext, mode: Mode, issued: AddressR
 
 /**
  * Converts a deposit's net credit into the invoice's settle currency at the live rate, in the
- * same transaction as the credit, recorded as a conversion linked to the invoice. Returns the
+ * same transaction as the credit, recorded as a conversion linked to the invoice (with its
+ * `conversion.completed` event). Returns the
  * deposit with what its credit now amounts to (the converted amount in the settle currency).
  * When the coin's balance is below zero (a reversal not yet covered), the credit stays in the
  * coin and covers that shortfall instead: converting it would overdraw the coin.
@@ -245,6 +247,7 @@ async function autoConvert(context: CoreContext, tx: StorageTransaction, deposit
   }
   if (posted.status !== "posted") throw new Error(`auto-conversion of deposit ${deposit.id} could not post: ${posted.status}`);
   await tx.insertExchange(exchange);
+  await recordEvents(context, tx, [conversionEvent(context, exchange)]);
   return { ...deposit, creditedAsset: settlement.to.symbol, creditedAmount: toAmount };
 }
 
@@ -266,26 +269,11 @@ function withReceipts(invoice: InvoiceRecord, deposits: readonly DepositRecord[]
 }
 
 /**
- * Background loop body: reads each of the mode's chains' deposit feeds from its stored cursor
- * and applies every report. Returns how many reports were applied. One chain that fails (a node
- * that is down) does not hold back the others; the failures are thrown together at the end.
+ * Background loop body for one chain: reads its deposit feed from the stored cursor and applies
+ * every report. Returns how many reports were applied. Each chain is read on its own schedule,
+ * so a node that hangs holds back only its own feed.
  */
-export async function syncDeposits(context: CoreContext, mode: Mode, pageSize = 100): Promise<number> {
-  let applied = 0;
-  const failures: unknown[] = [];
-  for (const chain of context.chains.all(mode)) {
-    try {
-      applied += await syncFeed(context, mode, chain, pageSize);
-    } catch (error) {
-      failures.push(error);
-    }
-  }
-  if (failures.length === 1) throw failures[0];
-  if (failures.length > 1) throw new AggregateError(failures, `${failures.length} chains failed to sync`);
-  return applied;
-}
-
-async function syncFeed(context: CoreContext, mode: Mode, chain: ChainAdapter, pageSize: number): Promise<number> {
+export async function syncChainDeposits(context: CoreContext, mode: Mode, chain: ChainAdapter, pageSize = 100): Promise<number> {
   const cursorKey = `deposits:${mode}:${chain.feedId ?? chain.name}`;
   let applied = 0;
   for (;;) {

@@ -1,7 +1,8 @@
 import type { CoreContext } from "./context";
 import { newId } from "./ids";
+import { conversionView, refundView, withdrawalView } from "./funds-views";
 import { paymentView } from "./payment-view";
-import type { DepositRecord, EventRecord, InvoiceRecord, PaymentEventType } from "./types";
+import type { DepositRecord, EventRecord, ExchangeRecord, InvoiceRecord, PaymentEventType, PayoutRecord } from "./types";
 
 /**
  * Builds the event records for an invoice change. Each event carries the payment as it stood
@@ -31,4 +32,36 @@ export function paymentEvents(
     }
   }
   return records;
+}
+
+/**
+ * The event of a payout's step: `payout.*` for a withdrawal, `refund.*` for a refund (instead of,
+ * not besides, the payout event: the two /v1 lists are disjoint, so each movement of money is
+ * told once, under the resource it is). `data` is the withdrawal or refund view.
+ */
+export function payoutEvent(context: CoreContext, payout: PayoutRecord, step: "processing" | "completed" | "failed"): EventRecord {
+  const refund = payout.refundOf !== null;
+  const data = refund ? refundView(payout, context.currencies) : withdrawalView(payout, context.currencies);
+  return {
+    id: newId("evt"),
+    merchantId: payout.merchantId,
+    mode: payout.mode,
+    type: refund ? (`refund.${step}` as const) : (`payout.${step}` as const),
+    invoiceId: payout.id,
+    data: data as unknown as Record<string, unknown>,
+    createdAt: payout.updatedAt,
+  };
+}
+
+/** The `conversion.completed` event of an exchange, asked for or an auto-conversion; `data` is the conversion view. */
+export function conversionEvent(context: CoreContext, exchange: ExchangeRecord): EventRecord {
+  return {
+    id: newId("evt"),
+    merchantId: exchange.merchantId,
+    mode: exchange.mode,
+    type: "conversion.completed",
+    invoiceId: exchange.id,
+    data: conversionView(exchange, context.currencies) as unknown as Record<string, unknown>,
+    createdAt: exchange.createdAt,
+  };
 }

@@ -5,7 +5,9 @@ import type { CoreContext } from "./context";
 import type { CommitHook } from "./idempotency";
 import type { Currency } from "./currencies";
 import { refuseIfInDeficit } from "./deficit";
+import { conversionEvent } from "./events";
 import { newId } from "./ids";
+import { recordEvents, withOutbox } from "./outbox";
 import { parseAmountIn } from "./invoices";
 import { quoteRate } from "./rates";
 import type { ExchangeRecord, Mode } from "./types";
@@ -43,7 +45,8 @@ export function convert(context: CoreContext, amount: bigint, from: Currency, to
 
 /**
  * Exchanges between two of the merchant's balances at the pricing adapter's rate, no spread.
- * The debit and the credit post together or not at all: SUCCESS, or an error and no change.
+ * The debit and the credit post together or not at all, with the `conversion.completed` event:
+ * SUCCESS, or an error and no change.
  */
 export async function createExchange(context: CoreContext, scope: Scope, input: CreateExchangeInput, onCommit?: CommitHook<ExchangeRecord>): Promise<ExchangeRecord> {
   const from = crypto(context, input.fromCurrency, "fromCurrency");
@@ -74,7 +77,7 @@ export async function createExchange(context: CoreContext, scope: Scope, input: 
     createdAt: now,
   };
   const entry = { merchantId: scope.merchantId, mode: scope.mode, createdAt: now };
-  await context.storage.transaction(async (tx) => {
+  await withOutbox(context, async (tx) => {
     const posted = await tx.postLedgerEntries([
       { ...entry, id: newId("led"), asset: from.symbol, amount: -amount, kind: "exchange_out", causeKey: `exchange:${exchange.id}:out` },
       { ...entry, id: newId("led"), asset: to.symbol, amount: toAmount, kind: "exchange_in", causeKey: `exchange:${exchange.id}:in` },
@@ -84,6 +87,7 @@ export async function createExchange(context: CoreContext, scope: Scope, input: 
       throw new PaymentError("insufficient_balance", `The ${from.symbol} balance does not cover ${formatDecimal(amount, from.decimals)} ${from.symbol}.`);
     }
     await tx.insertExchange(exchange);
+    await recordEvents(context, tx, [conversionEvent(context, exchange)]);
     await onCommit?.(tx, exchange);
   });
   return exchange;

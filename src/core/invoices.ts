@@ -1,6 +1,7 @@
 import type { Scope, StorageTransaction } from "../adapters/storage/types";
 import { notFound, PaymentError } from "../errors";
 import { AmountFormatError, formatDecimal, mulDivUp, parseDecimal, pow10, RATE_DECIMALS, roundUpToStep } from "../money";
+import { AddressTakenError, recordIssuedAddress } from "./addresses";
 import type { CoreContext } from "./context";
 import type { Currency, Network } from "./currencies";
 import { paymentEvents } from "./events";
@@ -146,12 +147,14 @@ export async function createInvoice(context: CoreContext, scope: Scope, input: C
     invoice.acceptedCoins = checkAcceptedCoins(context, scope.mode, input.acceptedCoins);
   }
 
-  await withOutbox(context, async (tx) => {
-    await tx.insertInvoice(invoice);
-    if (invoice.address) await insertIssuedAddress(tx, invoice, now);
-    await recordEvents(context, tx, paymentEvents(context, [{ invoice, events: ["payment.created"] }]));
-    await onCommit?.(tx, invoice);
-  });
+  await withFreshAddress(context, invoice, () =>
+    withOutbox(context, async (tx) => {
+      await tx.insertInvoice(invoice);
+      if (invoice.address) await recordIssuedAddress(tx, invoice, now, context.lateWindowMs);
+      await recordEvents(context, tx, paymentEvents(context, [{ invoice, events: ["payment.created"] }]));
+      await onCommit?.(tx, invoice);
+    }),
+  );
   return invoice;
 }
 
@@ -185,16 +188,28 @@ async function quotePaymentMethod(
   return { coin: currency.symbol, network: networkCode, rate, rateAt, rateSources, payAmount, address };
 }
 
-async function insertIssuedAddress(tx: StorageTransaction, invoice: InvoiceRecord, now: number): Promise<void> {
-  await tx.insertAddress({
-    mode: invoice.mode,
-    network: invoice.network!,
-    address: invoice.address!,
-    coin: invoice.coin!,
-    merchantId: invoice.merchantId,
-    invoiceId: invoice.id,
-    createdAt: now,
-  });
+/** How often an address handed out again is asked for anew when another invoice took it first. */
+const ADDRESS_ATTEMPTS = 3;
+
+/**
+ * Runs `save` (which records `method.address`), asking the chain adapter for another address
+ * when the one it handed out again went to another invoice meanwhile (two payers at once, the
+ * adapter reusing the same expired address for both): the loser gets the adapter's next choice.
+ */
+async function withFreshAddress<T>(context: CoreContext, method: Pick<InvoiceRecord, "id" | "merchantId" | "mode" | "coin" | "network" | "address">, save: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await save();
+    } catch (error) {
+      if (!(error instanceof AddressTakenError) || method.address === null) throw error;
+      const busy = () => new PaymentError("chain_unavailable", `No ${method.coin} deposit address is free right now: other payments took the ones that could be issued. Please try again.`, { cause: error });
+      if (attempt >= ADDRESS_ATTEMPTS) throw busy();
+      const chain = context.chains.require(method.mode, method.coin!, method.network!);
+      const refused = method.address;
+      method.address = await chain.createAddress({ coin: method.coin!, network: method.network!, merchantId: method.merchantId, invoiceId: method.id });
+      if (method.address === refused) throw busy(); // the adapter has nothing else to offer
+    }
+  }
 }
 
 /**
@@ -216,21 +231,25 @@ export async function selectPaymentMethod(context: CoreContext, invoiceId: strin
     throw new PaymentError("unsupported_currency", `This invoice accepts ${current.acceptedCoins.join(", ")}, not ${payCurrency}.`);
   }
   // Quoting calls the pricing and chain adapters, so it happens outside the transaction; the
-  // transaction then re-checks that nobody chose first, and the loser's address goes unused.
-  const method = await quotePaymentMethod(context, current, payCurrency, network);
-  return context.storage.transaction(async (tx) => {
-    const invoice = await tx.lockInvoice(invoiceId);
-    if (!invoice) throw notFound("invoice", invoiceId);
-    if (invoice.coin !== null) {
-      if (invoice.coin === method.coin && invoice.network === method.network) return invoice;
-      throw new PaymentError("invalid_state", "A payment method was chosen for this invoice already.");
-    }
-    const now = context.now();
-    const chosen: InvoiceRecord = { ...invoice, ...method, updatedAt: now };
-    await tx.updateInvoice(chosen);
-    await insertIssuedAddress(tx, chosen, now);
-    return chosen;
-  });
+  // transaction then re-checks that nobody chose first. The loser's address is recorded
+  // nowhere (a Bitcoin-family adapter answers every request for one invoice with one address).
+  const method = { ...(await quotePaymentMethod(context, current, payCurrency, network)), mode: current.mode, merchantId: current.merchantId, id: current.id };
+  return withFreshAddress(context, method, () =>
+    context.storage.transaction(async (tx) => {
+      const invoice = await tx.lockInvoice(invoiceId);
+      if (!invoice) throw notFound("invoice", invoiceId);
+      if (invoice.coin !== null) {
+        if (invoice.coin === method.coin && invoice.network === method.network) return invoice;
+        throw new PaymentError("invalid_state", "A payment method was chosen for this invoice already.");
+      }
+      const now = context.now();
+      const { coin, network: chosenNetwork, rate, rateAt, rateSources, payAmount, address } = method;
+      const chosen: InvoiceRecord = { ...invoice, coin, network: chosenNetwork, rate, rateAt, rateSources, payAmount, address, updatedAt: now };
+      await tx.updateInvoice(chosen);
+      await recordIssuedAddress(tx, chosen, now, context.lateWindowMs);
+      return chosen;
+    }),
+  );
 }
 
 /** The asset an invoice settles into: the one asked for, else the merchant's default. */

@@ -1,6 +1,6 @@
 import { formatDecimal } from "../money";
 import type { CoreContext } from "./context";
-import { readUnlistedTransfers, type ReportedUnlistedTransfer } from "./operator-report-unlisted";
+import { reportedUnlistedTransfers, type ReportedUnlistedTransfer } from "./unlisted";
 import type { DepositRecord, Mode } from "./types";
 
 /** One deposit the operator must know about, amounts as exact decimal strings. */
@@ -85,7 +85,7 @@ export async function operatorReport(context: CoreContext, options: OperatorRepo
     generatedAt: new Date(context.now()).toISOString(),
     reversedDeposits,
     strayDeposits,
-    unlistedTransfers: await readUnlistedTransfers(context, mode),
+    unlistedTransfers: await reportedUnlistedTransfers(context, mode),
   };
 }
 

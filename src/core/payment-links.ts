@@ -106,3 +106,15 @@ export async function payThroughPaymentLink(context: CoreContext, id: string, pa
     },
   );
 }
+
+/**
+ * The invoice a returning visitor of link `linkId` may be sent back to instead of a new one:
+ * `invoiceId` (what the visitor's browser remembers) when it was made by this link, is still
+ * PENDING (nothing received) and its payment window has not ended. Null otherwise: an invoice
+ * that is being paid, was paid, expired or belongs elsewhere is never handed out again.
+ */
+export async function openInvoiceOfLink(context: CoreContext, linkId: string, invoiceId: string): Promise<InvoiceRecord | null> {
+  const invoice = await context.storage.findInvoice(invoiceId);
+  if (!invoice || invoice.paymentLinkId !== linkId || invoice.status !== "PENDING") return null;
+  return context.now() < invoice.expiresAt ? invoice : null;
+}

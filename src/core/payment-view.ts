@@ -26,6 +26,8 @@ export interface PaymentView {
   rateSources: string[] | null;
   payAmount: string | null;
   receivedAmount: string;
+  /** What was received beyond `payAmount`, in the coin; "0" unless the payer sent too much. */
+  overpaidAmount: string;
   txHash: string | null;
   feePaidByPayer: boolean;
   underPaidCover: string;
@@ -51,6 +53,14 @@ export interface PaymentView {
    * caused by a deposit.
    */
   deposits?: DepositView[];
+}
+
+/**
+ * What an invoice received beyond what it asked the payer for, in smallest units of its coin:
+ * 0 unless the deposits it counts (`receivedAmount`) exceed `payAmount`.
+ */
+export function overpaidUnits(invoice: Pick<InvoiceRecord, "payAmount" | "receivedAmount">): bigint {
+  return invoice.payAmount !== null && invoice.receivedAmount > invoice.payAmount ? invoice.receivedAmount - invoice.payAmount : 0n;
 }
 
 /** One transfer to a payment's address, as the /v1 API and events show it. */
@@ -120,6 +130,7 @@ export function paymentView(invoice: InvoiceRecord, currencies: CurrencyCatalog,
     rateSources: invoice.rateSources,
     payAmount: invoice.payAmount === null ? null : formatDecimal(invoice.payAmount, coinDecimals),
     receivedAmount: formatDecimal(invoice.receivedAmount, coinDecimals),
+    overpaidAmount: formatDecimal(overpaidUnits(invoice), coinDecimals),
     txHash: invoice.txHash,
     feePaidByPayer: invoice.feePaidByPayer,
     underPaidCover: formatDecimal(BigInt(invoice.underPaidCoverTenths), 1),

@@ -1,10 +1,13 @@
+import type { ChainAdapter } from "../adapters/chain/types";
 import type { Scope, StorageTransaction } from "../adapters/storage/types";
 import { notFound, PaymentError } from "../errors";
 import { formatDecimal } from "../money";
 import type { CoreContext } from "./context";
+import { payoutEvent } from "./events";
 import type { CommitHook } from "./idempotency";
 import { refuseIfInDeficit } from "./deficit";
 import { newId } from "./ids";
+import { recordEvents, withOutbox } from "./outbox";
 import { parseAmountIn, resolveNetwork } from "./invoices";
 import type { Mode, PayoutRecord } from "./types";
 
@@ -19,8 +22,8 @@ export interface CreatePayoutInput {
 
 /**
  * Creates a payout: checks the minimum and the address, then debits amount + fees and stores
- * the payout in one atomic step (so parallel payouts can never overdraw), then hands it to the
- * chain. A chain failure after the debit leaves the payout PROCESSING for the payout loop to
+ * the payout in one atomic step (so parallel payouts can never overdraw), with its
+ * `payout.processing` (or `refund.processing`) event, then hands it to the chain. A chain failure after the debit leaves the payout PROCESSING for the payout loop to
  * retry; it never loses the debit.
  */
 export async function createPayout(
@@ -78,7 +81,7 @@ export async function createPayout(
     createdAt: now,
     updatedAt: now,
   };
-  await context.storage.transaction(async (tx) => {
+  await withOutbox(context, async (tx) => {
     await refund?.check(tx, amount);
     const posted = await tx.postLedgerEntries([
       {
@@ -100,6 +103,7 @@ export async function createPayout(
       );
     }
     await tx.insertPayout(payout);
+    await recordEvents(context, tx, [payoutEvent(context, payout, "processing")]);
     await onCommit?.(tx, payout);
   });
   return (await broadcast(context, payout, onCommit)) ?? payout;
@@ -117,63 +121,99 @@ export async function getPayout(context: CoreContext, scope: Scope, id: string):
  * `onCommit` (the creating request's) runs again with the sent payout, so a replay of the
  * request answers what the request answered.
  */
-async function broadcast(context: CoreContext, payout: PayoutRecord, onCommit?: CommitHook<PayoutRecord>): Promise<PayoutRecord | null> {
+async function broadcast(context: CoreContext, payout: PayoutRecord, onCommit?: CommitHook<PayoutRecord>, failures?: unknown[]): Promise<PayoutRecord | null> {
   const chain = context.chains.forPair(payout.mode, payout.coin, payout.network);
   if (!chain) return null;
   let txHash: string;
   try {
     ({ txHash } = await chain.sendPayout({ payoutId: payout.id, coin: payout.coin, network: payout.network, address: payout.address, amount: payout.amount }));
   } catch (error) {
-    context.logger.warn(`payout ${payout.id} could not be sent yet; it will be retried`, error);
+    const message = `payout ${payout.id} could not be sent yet; it will be retried`;
+    // The background round reports its failures together (logged once, then a line a round).
+    if (failures) failures.push(retryLater(message, error));
+    else context.logger.warn(message, error);
     return null;
   }
-  return context.storage.transaction(async (tx) => {
+  const recorded = await context.storage.transaction(async (tx) => {
     const current = await tx.lockPayout(payout.id);
-    if (!current || current.txHash !== null || current.status !== "PROCESSING") return current;
+    if (!current || current.txHash !== null || current.status !== "PROCESSING") return { payout: current, sent: false };
     const sent = { ...current, txHash, updatedAt: context.now() };
     await tx.updatePayout(sent);
     await onCommit?.(tx, sent);
-    return sent;
+    return { payout: sent, sent: true };
+  });
+  if (recorded.sent) logPayoutSent(context, recorded.payout!);
+  return recorded.payout;
+}
+
+/**
+ * The operator's line for a payout the chain accepted: ids, amounts and the transaction, never
+ * a key or a node's URL. Logged once, after the txHash is stored.
+ */
+function logPayoutSent(context: CoreContext, payout: PayoutRecord): void {
+  const decimals = context.currencies.decimalsOf(payout.coin) ?? 0;
+  context.logger.info?.(`payout ${payout.id} sent`, {
+    event: payout.refundOf === null ? "payout.sent" : "refund.sent",
+    payoutId: payout.id,
+    merchantId: payout.merchantId,
+    mode: payout.mode,
+    refundOf: payout.refundOf,
+    coin: payout.coin,
+    network: payout.network,
+    amount: formatDecimal(payout.amount, decimals),
+    fee: formatDecimal(payout.fee, decimals),
+    address: payout.address,
+    txHash: payout.txHash,
   });
 }
 
 /**
- * Background loop body: sends payouts not yet sent and settles sent ones as the chain reports
- * them. A failed payout returns its whole debit (amount and fees) to the balance, once.
- * Returns how many payouts changed state.
+ * Background loop body for one chain: sends its payouts not yet sent and settles sent ones as
+ * the chain reports them, each settlement with its event (`payout.completed`/`failed`,
+ * `refund.*` for a refund). A failed payout returns its whole debit (amount and fees) to the
+ * balance, once. Returns how many payouts changed state. A payout the chain could not send or
+ * report on is left for the next round; those failures are thrown together at the end, after
+ * every other payout had its turn.
  */
-export async function progressPayouts(context: CoreContext, mode: Mode, pageSize = 100): Promise<number> {
+export async function progressPayouts(context: CoreContext, mode: Mode, chain: ChainAdapter, pageSize = 100): Promise<number> {
   let changed = 0;
+  const failures: unknown[] = [];
   // Every PROCESSING payout is visited each round, page by page, so payouts waiting for
   // confirmations can never crowd an unsent one out of view.
   let after: string | null = null;
   for (;;) {
     const page = await context.storage.listPayoutsByStatus(mode, "PROCESSING", pageSize, after);
-    for (const payout of page) if (await progressPayout(context, payout)) changed++;
-    if (page.length < pageSize) return changed;
+    for (const payout of page) {
+      if (context.chains.forPair(mode, payout.coin, payout.network) !== chain) continue; // Another chain's schedule.
+      if (await progressPayout(context, chain, payout, failures)) changed++;
+    }
+    if (page.length < pageSize) break;
     after = page.at(-1)!.id;
   }
+  if (failures.length === 1) throw failures[0];
+  if (failures.length > 1) throw new AggregateError(failures, `${failures.length} payouts wait for the ${chain.feedId ?? chain.name} chain`);
+  return changed;
 }
 
 /** Sends one payout or settles it from the chain's report; true when its state changed. */
-async function progressPayout(context: CoreContext, payout: PayoutRecord): Promise<boolean> {
-  const chain = context.chains.forPair(payout.mode, payout.coin, payout.network);
-  if (!chain) return false;
-  if (payout.txHash === null) return (await broadcast(context, payout)) !== null;
+async function progressPayout(context: CoreContext, chain: ChainAdapter, payout: PayoutRecord, failures: unknown[]): Promise<boolean> {
+  if (payout.txHash === null) return (await broadcast(context, payout, undefined, failures)) !== null;
   let report;
   try {
     report = await chain.getPayoutStatus({ payoutId: payout.id, txHash: payout.txHash, coin: payout.coin, network: payout.network });
   } catch (error) {
-    context.logger.warn(`payout ${payout.id}: status check failed; will retry`, error);
+    failures.push(retryLater(`payout ${payout.id}: status check failed; will retry`, error));
     return false;
   }
   if (report.status === "pending") return false;
-  return context.storage.transaction(async (tx) => {
+  return withOutbox(context, async (tx) => {
     const current = await tx.lockPayout(payout.id);
     if (!current || current.status !== "PROCESSING") return false;
     const now = context.now();
     if (report.status === "confirmed") {
-      await tx.updatePayout({ ...current, status: "COMPLETED", updatedAt: now });
+      const completed: PayoutRecord = { ...current, status: "COMPLETED", updatedAt: now };
+      await tx.updatePayout(completed);
+      await recordEvents(context, tx, [payoutEvent(context, completed, "completed")]);
       return true;
     }
     await tx.postLedgerEntries([
@@ -188,7 +228,14 @@ async function progressPayout(context: CoreContext, payout: PayoutRecord): Promi
         createdAt: now,
       },
     ]);
-    await tx.updatePayout({ ...current, status: "FAILED", failureReason: report.reason, updatedAt: now });
+    const failed: PayoutRecord = { ...current, status: "FAILED", failureReason: report.reason, updatedAt: now };
+    await tx.updatePayout(failed);
+    await recordEvents(context, tx, [payoutEvent(context, failed, "failed")]);
     return true;
   });
+}
+
+/** A payout failure to report and retry: says which payout, keeps the chain's error as its cause. */
+function retryLater(message: string, error: unknown): Error {
+  return new Error(`${message}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
 }

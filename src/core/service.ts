@@ -1,7 +1,10 @@
+import type { ChainAdapter } from "../adapters/chain/types";
 import type { CoreContext } from "./context";
-import { syncDeposits } from "./deposits";
+import { syncChainDeposits } from "./deposits";
+import { FailureLog } from "./failure-log";
 import { expireDueInvoices } from "./invoices";
 import { progressPayouts } from "./payouts";
+import { ChainReadiness } from "./readiness";
 import type { Mode } from "./types";
 
 const MODES: readonly Mode[] = ["test", "live"];
@@ -16,76 +19,191 @@ export interface TickReport {
   chainTasks: number;
 }
 
+type Part = keyof TickReport;
+
 /**
- * The background work of the service: deposit sync, expiry and payout progress, for both modes.
- * Rounds never overlap within a process (a round asked for while one runs waits for it and
- * then runs again), so a test can call `tick()` at any moment and see every effect after it.
+ * One schedule of the background work: its rounds run one at a time and in order, and never
+ * wait for another schedule's. A round asked for while one runs waits for it, then runs.
  */
-export class BackgroundWork {
-  private running: Promise<unknown> = Promise.resolve();
-  private timer: NodeJS.Timeout | null = null;
+class Schedule {
+  private tail: Promise<unknown> = Promise.resolve();
+  private waiting = 0;
 
-  constructor(private readonly context: CoreContext) {}
+  constructor(
+    /** How logs name it ("live chain evm:ETH", "expiry (test)"). */
+    readonly name: string,
+    /** The mode it works for; null for work of both (idempotency keys). */
+    readonly mode: Mode | null,
+    /** The parts of one round, each run even when another failed. */
+    private readonly parts: ReadonlyArray<readonly [Part, () => Promise<number>]>,
+    private readonly failures: FailureLog,
+    /** Asked before each round: false skips it; a rejection is the round's failure. */
+    readonly gate: () => Promise<boolean> = async () => true,
+  ) {}
 
-  /** Runs one full round now, after any round in progress. */
-  tick(): Promise<TickReport> {
-    return this.exclusive(() => this.round());
+  /** True when no round runs or waits (the timer starts one only then: rounds never pile up). */
+  get idle(): boolean {
+    return this.waiting === 0;
   }
 
-  /** Syncs one mode's deposits now, after any round in progress (the sandbox endpoints use it). */
-  syncDeposits(mode: Mode): Promise<number> {
-    return this.exclusive(() => syncDeposits(this.context, mode));
-  }
-
-  /** Progresses one mode's payouts now, after any round in progress. */
-  progressPayouts(mode: Mode): Promise<number> {
-    return this.exclusive(() => progressPayouts(this.context, mode));
-  }
-
-  private exclusive<T>(work: () => Promise<T>): Promise<T> {
-    const result = this.running.then(work);
-    this.running = result.catch(() => undefined);
+  /** Runs `work` after the round in progress, as part of this schedule. */
+  exclusive<T>(work: () => Promise<T>): Promise<T> {
+    this.waiting++;
+    const result = this.tail.then(work).finally(() => this.waiting--);
+    this.tail = result.catch(() => undefined);
     return result;
   }
 
-  /** Starts running a round every `intervalMs`; the timer never keeps the process alive. */
+  /** Runs one round; resolves with what it did and what failed (logged as it happens). */
+  round(): Promise<{ report: Partial<TickReport>; failures: unknown[] }> {
+    return this.exclusive(async () => {
+      const report: Partial<TickReport> = {};
+      const failures: unknown[] = [];
+      let open = false;
+      try {
+        open = await this.gate();
+      } catch (error) {
+        failures.push(error);
+      }
+      for (const [part, work] of open ? this.parts : []) {
+        try {
+          report[part] = (report[part] ?? 0) + (await work());
+        } catch (error) {
+          failures.push(error);
+        }
+      }
+      this.failures.record(this.name, failures);
+      return { report, failures };
+    });
+  }
+}
+
+/**
+ * The background work of the service: deposit sync, payouts and housekeeping of each chain,
+ * invoice expiry and idempotency-key cleanup, each on a schedule of its own. Every chain of each
+ * mode has its own, so a slow or hung node delays only its own chain's rounds: never another
+ * chain, never test mode (the sandbox), never expiry or the key cleanup.
+ *
+ * `tick()` runs one round of every schedule now (each after its round in progress) and resolves
+ * when all are done, so a caller sees every effect after it; `tick("test")` leaves live chains
+ * out, so it never waits for a live node.
+ */
+export class BackgroundWork {
+  private readonly schedules: Schedule[] = [];
+  /** Each chain's schedule, to run one part of it on request (the sandbox endpoints). */
+  private readonly chainSchedules = new Map<ChainAdapter, Schedule>();
+  private readonly readiness = new Map<ChainAdapter, ChainReadiness>();
+  private timer: NodeJS.Timeout | null = null;
+  private closed = false;
+
+  constructor(private readonly context: CoreContext) {
+    const failures = new FailureLog(context.logger);
+    const { storage } = context;
+    this.schedules.push(
+      new Schedule("idempotency-key cleanup", null, [["idempotencyKeysExpired", () => storage.transaction((tx) => tx.deleteExpiredIdempotencyKeys(context.now(), 1000))]], failures),
+    );
+    for (const mode of MODES) {
+      this.schedules.push(new Schedule(`invoice expiry (${mode})`, mode, [["invoicesExpired", () => expireDueInvoices(context, mode)]], failures));
+      for (const chain of context.chains.all(mode)) {
+        // Live chains by feed ("live chain evm:ETH"); the sandbox's feed id is a random token.
+        const readiness = new ChainReadiness(context, chain, `${mode} chain ${mode === "live" ? (chain.feedId ?? chain.name) : chain.name}`);
+        this.readiness.set(chain, readiness);
+        // A chain is scanned only once its node was reached and checked; a refused one never.
+        const schedule = new Schedule(
+          readiness.label,
+          mode,
+          [
+            ["depositsApplied", () => syncChainDeposits(context, mode, chain)],
+            ["payoutsProgressed", () => progressPayouts(context, mode, chain)],
+            ...(chain.maintain ? [["chainTasks", () => chain.maintain!()] as const] : []),
+          ],
+          failures,
+          () => readiness.check(),
+        );
+        this.schedules.push(schedule);
+        this.chainSchedules.set(chain, schedule);
+      }
+    }
+  }
+
+  /**
+   * Runs one round of every schedule now (of `mode`'s and the cleanup only, when given), each
+   * after its round in progress, and resolves when all are done. Rejects with every failure
+   * together once all rounds ended: one failing part never stops the others.
+   */
+  async tick(mode?: Mode): Promise<TickReport> {
+    const rounds = await Promise.all(this.schedules.filter((schedule) => mode === undefined || schedule.mode === null || schedule.mode === mode).map((schedule) => schedule.round()));
+    const report: TickReport = { depositsApplied: 0, invoicesExpired: 0, payoutsProgressed: 0, idempotencyKeysExpired: 0, chainTasks: 0 };
+    const failures: unknown[] = [];
+    for (const round of rounds) {
+      for (const [part, count] of Object.entries(round.report) as Array<[Part, number]>) report[part] += count;
+      failures.push(...round.failures);
+    }
+    if (failures.length > 0) throw new AggregateError(failures, `${failures.length} part(s) of the background round failed`);
+    return report;
+  }
+
+  /** Syncs the deposits of `mode`'s chains now, each on its own schedule (the sandbox endpoints use it). */
+  syncDeposits(mode: Mode): Promise<number> {
+    return this.eachChain(mode, (chain) => syncChainDeposits(this.context, mode, chain));
+  }
+
+  /** Progresses the payouts of `mode`'s chains now, each on its own schedule. */
+  progressPayouts(mode: Mode): Promise<number> {
+    return this.eachChain(mode, (chain) => progressPayouts(this.context, mode, chain));
+  }
+
+  private async eachChain(mode: Mode, work: (chain: ChainAdapter) => Promise<number>): Promise<number> {
+    const results = await Promise.allSettled(
+      this.context.chains.all(mode).map((chain) => {
+        const schedule = this.chainSchedules.get(chain)!;
+        return schedule.exclusive(async () => ((await schedule.gate()) ? work(chain) : 0));
+      }),
+    );
+    const failures = results.flatMap((result) => (result.status === "rejected" ? [result.reason as unknown] : []));
+    if (failures.length === 1) throw failures[0];
+    if (failures.length > 1) throw new AggregateError(failures, `${failures.length} chains failed`);
+    return results.reduce((sum, result) => sum + (result.status === "fulfilled" ? result.value : 0), 0);
+  }
+
+  /**
+   * Resolves once every live chain's node was reached and checked (`ChainAdapter.ready`),
+   * asking again every `retryMs` while one cannot be reached; rejects naming the mismatch of a
+   * chain that was refused (its coins then answer 503), or when the work is stopped first.
+   */
+  async ready(retryMs: number): Promise<void> {
+    const live = this.context.chains.all("live").map((chain) => this.readiness.get(chain)!);
+    for (;;) {
+      if (this.closed) throw new Error("the payment router was closed before its chains were ready");
+      const outcomes = await Promise.allSettled(live.map((readiness) => readiness.check()));
+      const refused = live.flatMap((readiness) => (readiness.refusal ? [readiness.refusal] : []));
+      if (refused.length === 1) throw refused[0];
+      if (refused.length > 1) throw new AggregateError(refused, `${refused.length} chains were refused: ${refused.map((error) => error.message).join("; ")}`);
+      if (outcomes.every((outcome) => outcome.status === "fulfilled")) return;
+      await new Promise((resolve) => setTimeout(resolve, retryMs));
+    }
+  }
+
+  /**
+   * Starts each schedule's rounds every `intervalMs`; a schedule still in its round skips the
+   * beat (a hung node never piles rounds up). The timer never keeps the process alive.
+   */
   start(intervalMs: number): void {
     if (this.timer) return;
     this.timer = setInterval(() => {
-      this.tick().catch((error) => this.context.logger.error("background round failed; it will run again", error));
+      for (const schedule of this.schedules) {
+        // Failures are logged by the round itself.
+        if (schedule.idle) void schedule.round();
+      }
     }, intervalMs);
     this.timer.unref();
   }
 
-  /** Stops the timer and waits for the round in progress. */
+  /** Stops the timer and waits for the rounds in progress. */
   async stop(): Promise<void> {
+    this.closed = true;
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
-    await this.running;
-  }
-
-  private async round(): Promise<TickReport> {
-    const report: TickReport = { depositsApplied: 0, invoicesExpired: 0, payoutsProgressed: 0, idempotencyKeysExpired: 0, chainTasks: 0 };
-    // One failing part (a live chain that is down) must not starve the others, so each runs
-    // and the failures are reported together at the end.
-    const failures: unknown[] = [];
-    const run = async (part: keyof TickReport, work: () => Promise<number>) => {
-      try {
-        report[part] += await work();
-      } catch (error) {
-        failures.push(error);
-      }
-    };
-    await run("idempotencyKeysExpired", () => this.context.storage.transaction((tx) => tx.deleteExpiredIdempotencyKeys(this.context.now(), 1000)));
-    for (const mode of MODES) {
-      await run("depositsApplied", () => syncDeposits(this.context, mode));
-      await run("invoicesExpired", () => expireDueInvoices(this.context, mode));
-      await run("payoutsProgressed", () => progressPayouts(this.context, mode));
-      for (const chain of this.context.chains.all(mode)) {
-        if (chain.maintain) await run("chainTasks", () => chain.maintain!());
-      }
-    }
-    if (failures.length > 0) throw new AggregateError(failures, `${failures.length} part(s) of the background round failed`);
-    return report;
+    await Promise.all(this.schedules.map((schedule) => schedule.exclusive(async () => undefined)));
   }
 }

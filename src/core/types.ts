@@ -26,6 +26,29 @@ export const PAYMENT_EVENT_TYPES = [
 /** One payment event type. */
 export type PaymentEventType = (typeof PAYMENT_EVENT_TYPES)[number];
 
+/**
+ * Withdrawal event types (a payout that is not a refund): sent when it is debited, when the
+ * chain confirms it, and when it fails (the debit is then credited back).
+ */
+export const PAYOUT_EVENT_TYPES = ["payout.processing", "payout.completed", "payout.failed"] as const;
+/** One withdrawal event type. */
+export type PayoutEventType = (typeof PAYOUT_EVENT_TYPES)[number];
+
+/** Refund event types: the same lifecycle as a withdrawal, sent instead of its events for a refund. */
+export const REFUND_EVENT_TYPES = ["refund.processing", "refund.completed", "refund.failed"] as const;
+/** One refund event type. */
+export type RefundEventType = (typeof REFUND_EVENT_TYPES)[number];
+
+/** Conversion event types: a conversion is atomic, so it only ever completes. */
+export const CONVERSION_EVENT_TYPES = ["conversion.completed"] as const;
+/** One conversion event type. */
+export type ConversionEventType = (typeof CONVERSION_EVENT_TYPES)[number];
+
+/** Every event type the service sends: payments, withdrawals, refunds and conversions. */
+export const EVENT_TYPES = [...PAYMENT_EVENT_TYPES, ...PAYOUT_EVENT_TYPES, ...REFUND_EVENT_TYPES, ...CONVERSION_EVENT_TYPES] as const;
+/** One event type. */
+export type EventType = (typeof EVENT_TYPES)[number];
+
 /** A merchant: the owner of keys, invoices, balances and everything else. */
 export interface MerchantRecord {
   id: string;
@@ -163,6 +186,33 @@ export interface AddressRecord {
   createdAt: number;
 }
 
+/**
+ * A transfer of a token the chain does not list (an ERC-20 outside the currency list) to an
+ * issued address, as the chain adapter saw it once final. Never credited and never swept: kept so
+ * that the operator sees what sits at deposit addresses besides the ledger's coins.
+ */
+export interface UnlistedTransferRecord {
+  id: string;
+  mode: Mode;
+  network: string;
+  /** The token contract (checksummed on EVM networks). */
+  token: string;
+  /** The issued address it went to. */
+  address: string;
+  txHash: string;
+  /** The log's index in its block: with mode, network and txHash, the unique key. */
+  logIndex: number;
+  /** Raw on-chain units: the service does not know the token's decimals. */
+  amount: bigint;
+  blockNumber: number;
+  /** The merchant, invoice and coin the address was issued for. */
+  merchantId: string;
+  invoiceId: string;
+  coin: string;
+  /** When the service stored it (epoch ms). */
+  seenAt: number;
+}
+
 /** One append-only ledger line; a balance is the sum of its lines. */
 export interface LedgerEntry {
   id: string;
@@ -233,9 +283,13 @@ export interface EventRecord {
   id: string;
   merchantId: string;
   mode: Mode;
-  type: PaymentEventType;
+  type: EventType;
+  /**
+   * The resource the event is about: the invoice of a payment event, the payout of a withdrawal
+   * or refund event, the exchange of a conversion event.
+   */
   invoiceId: string;
-  /** The invoice as it was right after the change, in the /v1 payment shape. */
+  /** The resource as it was right after the change, in its /v1 shape (payment, withdrawal, refund, conversion). */
   data: Record<string, unknown>;
   createdAt: number;
 }
@@ -256,7 +310,7 @@ export interface WebhookEndpointRecord {
   mode: Mode;
   url: string;
   /** Event types it receives; null for all. */
-  events: PaymentEventType[] | null;
+  events: EventType[] | null;
   secrets: WebhookSecretRecord[];
   /** Disabled endpoints get no new deliveries (a 410 answer disables one). */
   status: "enabled" | "disabled";

@@ -7,7 +7,7 @@ import { newId } from "./ids";
 import type { CommitHook } from "./idempotency";
 import { IN_PROCESS_ENDPOINT, newDelivery, withOutbox } from "./outbox";
 import { paymentView } from "./payment-view";
-import type { InvoiceRecord, PaymentEventType, WebhookDeliveryRecord, WebhookEndpointRecord } from "./types";
+import type { EventType, InvoiceRecord, WebhookDeliveryRecord, WebhookEndpointRecord } from "./types";
 
 /** Limits and rules for webhook endpoints: where they may point (in both modes), and rotation. */
 export interface WebhookEndpointPolicy extends WebhookAddressOptions {
@@ -20,7 +20,7 @@ export async function createWebhookEndpoint(
   context: CoreContext,
   policy: WebhookEndpointPolicy,
   scope: Scope,
-  input: { url: string; events: PaymentEventType[] | null },
+  input: { url: string; events: EventType[] | null },
   onCommit?: CommitHook<WebhookEndpointRecord>,
 ): Promise<WebhookEndpointRecord> {
   const url = parseWebhookUrl(input.url);

@@ -1,6 +1,7 @@
 import bodyParser from "body-parser";
 import type { Request, Response } from "express";
 import { getUnsafeNumberReason, parse as parseLossless } from "lossless-json";
+import { BodyTimeoutError, readWithinDeadline } from "../body-deadline";
 import { PaymentError } from "../errors";
 import { METADATA_MAX_DEPTH } from "../schemas/fields";
 
@@ -32,8 +33,11 @@ export const MAX_BODY_DEPTH = 64;
  * (express.raw, express.text) parsed here, losslessly. The host parser's own failures
  * (malformed JSON, its size limit) never reach this router: Express hands them to error
  * handlers only, which is what `PaymentRouter.errorHandler` is for.
+ *
+ * A body that has not arrived in full after `timeoutMs` is answered 408 (and its connection
+ * closed) rather than left to the server's own timeout.
  */
-export function jsonBodyReader(limit: string | number): (req: Request, res: Response) => Promise<void> {
+export function jsonBodyReader(limit: string | number, timeoutMs: number): (req: Request, res: Response) => Promise<void> {
   // body-parser's text reader reads the bytes: size limit, Content-Encoding (gzip, deflate, br)
   // and charset. Our own body-parser 2, not the host's express.text: Express 4's (body-parser 1)
   // cannot read br, and the API must read the same bodies on either major.
@@ -50,7 +54,11 @@ export function jsonBodyReader(limit: string | number): (req: Request, res: Resp
       throw new PaymentError("unsupported_media_type", "The request body must be UTF-8 JSON (Content-Type: application/json).");
     }
     if (!hostRead(req, hasBody)) {
-      await new Promise<void>((resolve, reject) => read(req, res, (error?: unknown) => (error ? reject(bodyReadError(error, req)) : resolve())));
+      const reading = new Promise<void>((resolve, reject) => read(req, res, (error?: unknown) => (error ? reject(bodyReadError(error, req)) : resolve())));
+      await readWithinDeadline(req, res, timeoutMs, reading).catch((error: unknown) => {
+        if (error instanceof BodyTimeoutError) throw new PaymentError("request_timeout", error.message, { cause: error });
+        throw error;
+      });
     }
     req.body = parsedBody(req.body);
   };

@@ -1,9 +1,9 @@
 import { z } from "zod";
 import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObject, type ZodOpenApiResponseObject, type oas31 } from "zod-openapi";
-import { PAYMENT_EVENT_TYPES, type PaymentEventType } from "../core/types";
+import { EVENT_TYPES, PAYMENT_EVENT_TYPES, PAYOUT_EVENT_TYPES, REFUND_EVENT_TYPES, type EventType } from "../core/types";
 import { ERROR_CATALOGUE } from "../errors";
-import { paymentEventSchema } from "../schemas/events";
 import { errorObject, payment } from "../schemas/resources";
+import { conversion, refund, withdrawal } from "../schemas/v1-resources";
 import type { RouteOperation, RouteTable } from "./route-table";
 
 /**
@@ -40,7 +40,7 @@ const TAGS: Record<string, string> = {
   Events: "Webhook events sent to registered endpoints.",
 };
 
-const EVENT_MEANINGS: Record<PaymentEventType, string> = {
+const EVENT_MEANINGS: Record<EventType, string> = {
   "payment.created": "The payment was created and awaits a deposit.",
   "payment.confirming": "A deposit was detected; waiting for confirmations.",
   "payment.confirmed": "The deposits are confirmed on-chain (the payment may still be short: see `status`).",
@@ -52,7 +52,22 @@ const EVENT_MEANINGS: Record<PaymentEventType, string> = {
   "payment.reversed":
     "A credited deposit left the chain in a reorg deeper than its confirmations: its credit was taken back (the balance may be below zero) and `reversedAmount` shows it. Hold the goods.",
   "payment.deposit_dropped": "A deposit seen but not yet final left the chain (reorg, replaced or double-spent): it no longer counts, and the payment went back as if it had never come.",
+  "payout.processing": "A withdrawal was created: amount and fee are debited from the balance; it is on its way to the chain.",
+  "payout.completed": "The withdrawal is confirmed on-chain (`txHash`).",
+  "payout.failed": "The chain refused the withdrawal (`failureReason`); amount and fee are credited back.",
+  "refund.processing": "A refund of a payment was created: amount and fee are debited from the balance; it is on its way to the chain.",
+  "refund.completed": "The refund is confirmed on-chain (`txHash`).",
+  "refund.failed": "The chain refused the refund (`failureReason`); amount and fee are credited back and the payment can be refunded again.",
+  "conversion.completed": "A conversion between two balances was made (through the API, or an auto-conversion of a payment: `paymentId`).",
 };
+
+/** What each event's `data` is, by the list its type is in: the resource's /v1 schema and name. */
+function dataOf(type: EventType): { schema: z.ZodType; what: string } {
+  if ((PAYMENT_EVENT_TYPES as readonly string[]).includes(type)) return { schema: payment, what: "the payment right after the change, with `metadata.orderId` when one was given" };
+  if ((PAYOUT_EVENT_TYPES as readonly string[]).includes(type)) return { schema: withdrawal, what: "the withdrawal right after the change" };
+  if ((REFUND_EVENT_TYPES as readonly string[]).includes(type)) return { schema: refund, what: "the refund right after the change (`paymentId` is the payment refunded)" };
+  return { schema: conversion, what: "the conversion" };
+}
 
 const DESCRIPTION = `
 Crypto payments as an Express router: invoices, payouts, exchanges and reference lists under \`/api/v1\`
@@ -161,7 +176,7 @@ function operationOf(prefix: string, route: RouteOperation): ZodOpenApiOperation
   return operation;
 }
 
-/** The OpenAPI 3.1 `webhooks`: one entry per payment event type, each a POST to the merchant's endpoint. */
+/** The OpenAPI 3.1 `webhooks`: one entry per event type, each a POST to the merchant's endpoint. */
 function webhookEntries(): ZodOpenApiPathsObject {
   const headers = z.object({
     "webhook-id": z.string().meta({ description: "Delivery id: the same on every retry; dedupe on it." }),
@@ -169,19 +184,30 @@ function webhookEntries(): ZodOpenApiPathsObject {
     "webhook-signature": z.string().meta({ description: "`v1,<base64 HMAC-SHA256 of id.timestamp.body>`, space-separated when several secrets sign." }),
   });
   return Object.fromEntries(
-    PAYMENT_EVENT_TYPES.map((type) => [
+    EVENT_TYPES.map((type) => [
       type,
       {
         post: {
           operationId: `event${type.split(".").map((word) => word[0]!.toUpperCase() + word.slice(1)).join("")}`,
           summary: type,
           description:
-            `${EVENT_MEANINGS[type]}\n\nThe body's \`data\` is the payment right after the change, with \`metadata.orderId\` when one was given. ` +
-            "Each delivery is retried on its own schedule, so events (of one payment too) can arrive in any order: `timestamp` and the payment's `status` and `updatedAt` tell which came first.",
+            `${EVENT_MEANINGS[type]}\n\nThe body's \`data\` is ${dataOf(type).what}. ` +
+            "Each delivery is retried on its own schedule, so events (of one payment too) can arrive in any order: `timestamp` and the resource's `status` and `updatedAt` tell which came first.",
           tags: ["Events"],
           security: [],
           requestParams: { header: headers },
-          requestBody: { required: true, content: { "application/json": { schema: paymentEventSchema.extend({ type: z.literal(type), data: payment }) } } },
+          requestBody: {
+            required: true,
+            content: {
+              "application/json": {
+                schema: z.object({
+                  type: z.literal(type),
+                  timestamp: z.iso.datetime().meta({ description: "When the change happened; not the delivery time, which is webhook-timestamp." }),
+                  data: dataOf(type).schema,
+                }),
+              },
+            },
+          },
           responses: {
             "2XX": { description: "Received. Answer only after the event is handled: anything else (or no answer in 15 s) is retried with backoff, after at least a `Retry-After` if you send one. Any other answer with the header `webhook-delivery: abort-message` stops the retries of this one message." },
             "410": { description: "Gone: disables the endpoint; no more deliveries are sent to it." },
@@ -246,7 +272,9 @@ export function buildOpenApiDocument(apis: readonly MountedApi[]): OpenApiDocume
         }
         // Resource schemas are strict so that tests catch an undocumented field, but answers may
         // gain fields in a minor version: the document must not tell clients to reject them.
-        if (io === "output" && jsonSchema.additionalProperties === false) delete jsonSchema.additionalProperties;
+        // A named resource is also the `data` of a webhook event (a request body of the document's
+        // webhooks, so read as input): open there too, so both uses share one component.
+        if ((io === "output" || z.globalRegistry.get(zodSchema)?.id !== undefined) && jsonSchema.additionalProperties === false) delete jsonSchema.additionalProperties;
         // format: date-time says it; zod's long regex only clutters the reference.
         if (jsonSchema.format === "date-time") delete jsonSchema.pattern;
       },

@@ -6,8 +6,9 @@ import type { Logger } from "../core/context";
 import type { CurrencyConfig } from "../core/currencies";
 import type { WebhookDeliveryOptions } from "../webhooks/sender";
 import type { InProcessEventHandlers } from "../webhooks/in-process";
-import { PAYMENT_EVENT_TYPES } from "../core/types";
+import { EVENT_TYPES } from "../core/types";
 import { optionsError } from "../options-error";
+import type { RateLimit } from "./rate-limit";
 
 /** Options of `createPaymentRouter`. Every one has an embedded default. */
 export interface PaymentRouterOptions {
@@ -44,7 +45,17 @@ export interface PaymentRouterOptions {
   mountPath?: string;
   /** Largest accepted request body, in bytes or a string like "100kb". Default "100kb". */
   bodyLimit?: string | number;
-  /** How often the background loops run, in ms, or false to run them only through `tick()`. Default 5000. */
+  /**
+   * How long the API waits for a request's whole body, in ms, before it answers 408 (40801)
+   * and closes the connection: a body that never ends, or is shorter than its Content-Length,
+   * would otherwise hold the request until the server's own timeout (Node's: 300 s). Default 30000.
+   */
+  bodyTimeoutMs?: number;
+  /**
+   * How often the background loops run, in ms, or false to run them only through `tick()`.
+   * Each live chain, the sandbox, invoice expiry and idempotency-key cleanup run on schedules of
+   * their own at this pace, so a hung node delays only its own chain. Default 5000.
+   */
   backgroundIntervalMs?: number | false;
   /** Minutes after expiry during which a deposit reopens an invoice. Default 60. */
   lateWindowMinutes?: number;
@@ -67,6 +78,19 @@ export interface PaymentRouterOptions {
    * listed in the delivery log (endpoint `we_in_process`). Make them idempotent on `id`.
    */
   on?: InProcessEventHandlers;
+  /**
+   * Abuse limits of public payment links (`POST /pay/link/:id`, which needs no key): how many
+   * invoices one client (`perClient`, by `req.ip`, so set Express's `trust proxy` behind a proxy)
+   * and one link (`perLink`, all clients together) may create, each `{ limit, windowSeconds }`
+   * or false for none. Defaults: 10 per client and 100 per link per 600 s. Past a limit the
+   * payer gets a 429 page with Retry-After. Limits are counted per process. A visitor who
+   * comes back while their invoice is still open is sent to it and counts nothing
+   * (docs/payment-links.md).
+   */
+  paymentLinks?: {
+    perClient?: RateLimit | false;
+    perLink?: RateLimit | false;
+  };
   /** Webhook delivery: retry schedule, timeouts, concurrency (in all and per endpoint), leases, private-address policy and host lookup, rotation overlap. */
   webhooks?: WebhookDeliveryOptions & {
     /** How long a rotated-out endpoint secret keeps signing, in minutes. Default 1440 (24 h). */
@@ -80,6 +104,10 @@ const adapter = (methods: string[]) =>
   z.looseObject(Object.fromEntries(methods.map((name) => [name, method(name)])));
 
 const chainAdapter = adapter(["supports", "createAddress", "isValidAddress", "pollDeposits", "sendPayout", "getPayoutStatus"]);
+
+const rateLimit = z.union([z.strictObject({ limit: z.int().min(1).max(1_000_000), windowSeconds: z.number().positive().max(7 * 24 * 3600) }), z.literal(false)], {
+  error: "must be { limit, windowSeconds } (a whole number from 1, and seconds up to a week) or false",
+});
 
 const optionsSchema = z.strictObject({
   storage: adapter(["transaction", "getInvoice", "findApiKeyByHash", "close"]).optional(),
@@ -95,13 +123,21 @@ const optionsSchema = z.strictObject({
     .optional(),
   mountPath: z.string().regex(/^\/[\w\-./~%]*$/, { error: 'must be a path such as "/payments"' }).optional(),
   bodyLimit: z.union([z.int().positive(), z.string().regex(/^\d+(b|kb|mb)?$/i, { error: 'must be bytes or a size like "100kb"' })]).optional(),
+  bodyTimeoutMs: z.int().min(1).max(10 * 60 * 1000).optional(),
   backgroundIntervalMs: z.union([z.int().min(10), z.literal(false)]).optional(),
   lateWindowMinutes: z.number().min(0).max(7 * 24 * 60).optional(),
   now: method("now").optional(),
   logger: adapter(["warn", "error"]).optional(),
   idempotency: z.strictObject({ leaseMs: z.int().min(1).max(24 * 60 * 60 * 1000) }).partial().optional(),
   on: z
-    .strictObject(Object.fromEntries(PAYMENT_EVENT_TYPES.map((type) => [type, method("call").optional()])))
+    .strictObject(Object.fromEntries(EVENT_TYPES.map((type) => [type, method("call").optional()])))
+    .optional(),
+  paymentLinks: z
+    .strictObject({
+      perClient: rateLimit,
+      perLink: rateLimit,
+    })
+    .partial()
     .optional(),
   webhooks: z
     .strictObject({

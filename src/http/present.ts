@@ -1,6 +1,6 @@
 import type { Currency, CurrencyCatalog } from "../core/currencies";
 import type { ExchangePair } from "../core/exchanges";
-import { depositView } from "../core/payment-view";
+import { depositView, overpaidUnits } from "../core/payment-view";
 import type { DepositRecord, ExchangeRecord, InvoiceRecord, PayoutRecord } from "../core/types";
 import { RATE_DECIMALS, toNumber } from "../money";
 
@@ -17,7 +17,7 @@ export class Presenter {
   }
 
   /**
-   * Invoice (2.1), plus `receivedAmount`, `reversedAmount`, `acceptedCoins` and `metadata`; with
+   * Invoice (2.1), plus `receivedAmount`, `overpaidAmount`, `reversedAmount`, `acceptedCoins` and `metadata`; with
    * `deposits` (a fetch), every deposit to its address, amounts as exact decimal strings.
    */
   invoice(invoice: InvoiceRecord, deposits?: readonly DepositRecord[]) {
@@ -34,6 +34,7 @@ export class Presenter {
       rate: invoice.rate === null ? null : toNumber(invoice.rate, RATE_DECIMALS),
       payAmount: invoice.payAmount === null ? null : toNumber(invoice.payAmount, coinDecimals),
       receivedAmount: toNumber(invoice.receivedAmount, coinDecimals),
+      overpaidAmount: toNumber(overpaidUnits(invoice), coinDecimals),
       cryptoCurrency: invoice.coin === null ? null : { symbol: invoice.coin },
       network: invoice.network === null ? null : { network: invoice.network },
       acceptedCoins: invoice.acceptedCoins,

@@ -15,6 +15,7 @@ import { apiKeyAuthenticator } from "./auth";
 import { errorHandler, hostBodyErrorHandler } from "./error-handler";
 import { responseHeaders } from "./response-headers";
 import { jsonBodyReader } from "./json-body";
+import { DEFAULT_BODY_TIMEOUT_MS } from "../body-deadline";
 import { checkOptions, type PaymentRouterOptions } from "./options";
 import { Presenter } from "./present";
 import { RouteTable, type RouteSteps } from "./route-table";
@@ -76,10 +77,22 @@ export interface PaymentRouter extends Router {
    */
   readonly errorHandler: express.ErrorRequestHandler;
   /**
-   * Runs one round of background work now: deposit sync, expiry, payouts, then the webhook
-   * deliveries that are due (waiting for them to finish). Reports what it did.
+   * Runs one round of background work now: every chain's deposit sync, payouts and
+   * housekeeping, expiry, then the webhook deliveries that are due (waiting for them to finish),
+   * so every effect is visible when it resolves. Reports what it did; rejects with every failure
+   * together after the rest ran. With `{ mode: "test" }`, live chains are left out, so a hung
+   * live node never makes it wait.
    */
-  tick(): Promise<TickReport & { webhooksSent: number }>;
+  tick(options?: { mode?: Mode }): Promise<TickReport & { webhooksSent: number }>;
+  /**
+   * Resolves once every live chain's node was reached and checked: the network it is on, its
+   * chain id, and that the keys given belong to that network (a mainnet xpub on a regtest node
+   * is refused). While a node cannot be reached it is asked again (every background interval, or
+   * every second). Rejects naming the mismatch of a chain that fails the check: that chain is
+   * never scanned and its coins answer 503 (50301). Await it before `app.listen` to refuse a
+   * misconfiguration at start.
+   */
+  ready(): Promise<void>;
   /**
    * The /v1 API in process, for one merchant in one mode, without HTTP or an API key:
    * `payments.create(body)`, `payments.retrieve(id)`, `withdrawals.create`, `refunds.create`,
@@ -111,9 +124,11 @@ export function createPaymentRouter(options: PaymentRouterOptions = {}): Payment
   const storage = settings.storage ?? embeddedStorage(settings.dataDir);
   const logger = settings.logger ?? console;
   // The default table stamps its rates with the router's clock, as everything else is.
-  const pricing = settings.pricing ?? staticPricing({ at: () => new Date((settings.now ?? Date.now)()) });
+  const now = settings.now ?? Date.now;
+  const pricing = settings.pricing ?? staticPricing({ at: () => new Date(now()) });
   refuseFixedLivePrices(pricing, liveChains.length > 0, settings.pricing !== undefined);
-  for (const chain of liveChains) chain.bind?.(chainHost({ storage, currencies, mode: "live", logger }));
+  const lateWindowMs = (settings.lateWindowMinutes ?? 60) * 60_000;
+  for (const chain of liveChains) chain.bind?.(chainHost({ storage, currencies, mode: "live", logger, now, lateWindowMs }));
   pricing.bind?.({ assets: [...currencies.currencies.map((currency) => currency.symbol), ...currencies.fiatSymbols()], logger });
   if (liveChains.length > 0 && !settings.publicUrl) {
     throw new TypeError(
@@ -125,8 +140,8 @@ export function createPaymentRouter(options: PaymentRouterOptions = {}): Payment
     pricing,
     currencies,
     chains,
-    now: settings.now ?? Date.now,
-    lateWindowMs: (settings.lateWindowMinutes ?? 60) * 60_000,
+    now,
+    lateWindowMs,
     logger,
   };
   const background = new BackgroundWork(context);
@@ -164,7 +179,7 @@ export function createPaymentRouter(options: PaymentRouterOptions = {}): Payment
   const paymentUrl: PaymentUrlBuilder = ({ req }, invoiceId) => `${publicBase(req)}/pay/${invoiceId}`;
 
   const steps: RouteSteps = {
-    readBody: jsonBodyReader(settings.bodyLimit ?? "100kb"),
+    readBody: jsonBodyReader(settings.bodyLimit ?? "100kb", settings.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS),
     authenticate: apiKeyAuthenticator(context),
     idempotency: (scope, key, hash, work) => runIdempotent(context, scope, key, hash, work, { leaseMs: settings.idempotency?.leaseMs ?? DEFAULT_KEY_LEASE_MS }),
   };
@@ -182,7 +197,7 @@ export function createPaymentRouter(options: PaymentRouterOptions = {}): Payment
   router.use(responseHeaders);
   router.use("/api/v1", merchantApi.dispatcher(), errorHandler(context.logger));
   router.use("/v1", providerApi.dispatcher(), errorHandler(context.logger));
-  router.use(payLinkRoutes(context, (req, invoiceId) => `${publicBase(req)}/pay/${invoiceId}`));
+  router.use(payLinkRoutes(context, (req, invoiceId) => `${publicBase(req)}/pay/${invoiceId}`, { ...settings.paymentLinks, secure: publicOrigin?.startsWith("https:") ?? false }));
   router.use("/pay", payPageRoutes(context, { publicUrl: settings.publicUrl }));
   mountApiReference(router, [{ prefix: "/api/v1", table: merchantApi }, { prefix: "/v1", table: providerApi }], { publicUrl: settings.publicUrl, logger: context.logger });
 
@@ -204,10 +219,13 @@ export function createPaymentRouter(options: PaymentRouterOptions = {}): Payment
     sandbox,
     errorHandler: hostBodyErrorHandler(),
     forMerchant: (merchantId: string, mode: Mode) => inProcessApi(providerApi, context, settings, merchantId, mode),
-    tick: async () => {
+    ready: () => background.ready(typeof settings.backgroundIntervalMs === "number" ? settings.backgroundIntervalMs : 1000),
+    tick: async (tickOptions: { mode?: Mode } = {}) => {
+      const mode = tickOptions.mode;
+      if (mode !== undefined && mode !== "test" && mode !== "live") throw new TypeError(`tick: mode must be "test" or "live", not ${JSON.stringify(mode)}`);
       // Webhooks go out even when another part of the round failed (a live chain that is down
       // must not hold back test-mode deliveries); the failure is reported after.
-      const round = await background.tick().then(
+      const round = await background.tick(mode).then(
         (report) => ({ report, error: null }),
         (error: unknown) => ({ report: null, error }),
       );

@@ -1,10 +1,12 @@
 import type { AssetBalance } from "../core/balances";
 import type { CurrencyCatalog } from "../core/currencies";
+import { conversionView, refundView, withdrawalView, type ConversionView, type RefundView, type WithdrawalView } from "../core/funds-views";
 import type { ExchangeRecord, PaymentLinkRecord, PayoutRecord } from "../core/types";
 import { formatDecimal, RATE_DECIMALS } from "../money";
 
 /**
- * The /v1 shapes of payouts, exchanges, payment links and balances. Amounts are decimal
+ * The /v1 shapes of payouts, exchanges, payment links and balances (payouts and exchanges
+ * rendered by core/funds-views.ts, as their events carry them). Amounts are decimal
  * strings (exact), times ISO 8601, every object says what it is (`object`) and which mode
  * (`livemode`), Stripe-style. Payments use `paymentView` from core, as webhooks do.
  */
@@ -16,45 +18,18 @@ export class V1Views {
   }
 
   /** A withdrawal (a payout that is not a refund). */
-  withdrawal(payout: PayoutRecord) {
-    return {
-      id: payout.id,
-      object: "withdrawal" as const,
-      livemode: payout.mode === "live",
-      status: payout.status,
-      currency: payout.coin,
-      chain: payout.network,
-      amount: this.amount(payout.amount, payout.coin),
-      fee: this.amount(payout.fee, payout.coin),
-      address: payout.address,
-      txHash: payout.txHash,
-      failureReason: payout.failureReason,
-      createdAt: new Date(payout.createdAt).toISOString(),
-      updatedAt: new Date(payout.updatedAt).toISOString(),
-    };
+  withdrawal(payout: PayoutRecord): WithdrawalView {
+    return withdrawalView(payout, this.currencies);
   }
 
   /** A refund: a payout tied to the payment it gives money back for. */
-  refund(payout: PayoutRecord) {
-    const { id, object: _withdrawal, livemode, ...rest } = this.withdrawal(payout);
-    return { id, object: "refund" as const, livemode, paymentId: payout.refundOf, depositId: payout.refundDepositId, ...rest };
+  refund(payout: PayoutRecord): RefundView {
+    return refundView(payout, this.currencies);
   }
 
   /** A conversion (an exchange); `paymentId` is set for an auto-conversion of a payment. */
-  conversion(exchange: ExchangeRecord) {
-    return {
-      id: exchange.id,
-      object: "conversion" as const,
-      livemode: exchange.mode === "live",
-      status: exchange.status,
-      fromCurrency: exchange.fromCoin,
-      toCurrency: exchange.toCoin,
-      amount: this.amount(exchange.amount, exchange.fromCoin),
-      rate: formatDecimal(exchange.rate, RATE_DECIMALS),
-      toAmount: this.amount(exchange.toAmount, exchange.toCoin),
-      paymentId: exchange.invoiceId,
-      createdAt: new Date(exchange.createdAt).toISOString(),
-    };
+  conversion(exchange: ExchangeRecord): ConversionView {
+    return conversionView(exchange, this.currencies);
   }
 
   /** A payment link with its public URL. */

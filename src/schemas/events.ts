@@ -1,11 +1,33 @@
 import { z } from "zod";
+import type { ConversionView, RefundView, WithdrawalView } from "../core/funds-views";
 import type { PaymentView } from "../core/payment-view";
-import { INVOICE_STATUSES, PAYMENT_EVENT_TYPES, type InvoiceStatus, type PaymentEventType } from "../core/types";
+import {
+  CONVERSION_EVENT_TYPES,
+  EVENT_TYPES,
+  INVOICE_STATUSES,
+  PAYMENT_EVENT_TYPES,
+  PAYOUT_EVENT_TYPES,
+  REFUND_EVENT_TYPES,
+  type ConversionEventType,
+  type EventType,
+  type InvoiceStatus,
+  type PaymentEventType,
+  type PayoutEventType,
+  type PayoutStatus,
+  type RefundEventType,
+} from "../core/types";
 
 /**
  * Schemas of webhook event bodies, as a receiver checks them: `{ type, timestamp, data }`.
  * Objects are loose on purpose: a newer sender may add fields, and an older receiver must keep
  * accepting its events (unlike request schemas, where an unknown field is a caller's typo).
+ *
+ * And the other way round, a receiver of this version accepts the events of an older sender:
+ * only what the service interface names is required. That is `type`, and `data` with its `id`
+ * and `status` (what a handler is chosen and narrowed by); `timestamp` and every other field of
+ * `data` (`metadata` with its `orderId` included) may be missing, and are checked when present,
+ * so a field of the wrong type is still a broken event. What the sender writes today, every
+ * field present, is `paymentDataSchema` and the /v1 resource schemas (the OpenAPI document's).
  */
 
 /**
@@ -22,6 +44,8 @@ interface Field<S extends z.ZodType> {
 
 const field = <S extends z.ZodType>(schema: S, test: (value: unknown) => boolean): Field<S> => ({ schema, test });
 const nullable = <S extends z.ZodType>(inner: Field<S>) => field(inner.schema.nullable(), (value) => value === null || inner.test(value));
+/** A field an older sender may have left out: absent passes, present is checked. */
+const optional = <S extends z.ZodType>(inner: Field<S>) => field(inner.schema.optional(), (value) => value === undefined || inner.test(value));
 /** A JSON object; zod's object and record checks accept exactly these among parsed JSON values. */
 const isJsonObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 
@@ -29,7 +53,8 @@ const isJsonObject = (value: unknown): value is Record<string, unknown> => typeo
 const DECIMAL = /^-?\d+(?:\.\d+)?$/;
 const ISO_DATE_TIME = /^\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])T(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d(?:\.\d{1,9})?(?:Z|[+-](?:[01]\d|2[0-3]):[0-5]\d)$/;
 const STATUSES: ReadonlySet<unknown> = new Set(INVOICE_STATUSES);
-const KNOWN_TYPES: ReadonlySet<string> = new Set(PAYMENT_EVENT_TYPES);
+const PAYMENT_TYPES: ReadonlySet<string> = new Set(PAYMENT_EVENT_TYPES);
+const KNOWN_TYPES: ReadonlySet<string> = new Set(EVENT_TYPES);
 
 const string = field(z.string(), (value) => typeof value === "string");
 const boolean = field(z.boolean(), (value) => typeof value === "boolean");
@@ -38,10 +63,15 @@ const decimal = field(z.string().regex(DECIMAL, { error: "must be a decimal stri
 const isoTime = field(z.string().regex(ISO_DATE_TIME, { error: "must be an ISO 8601 date-time" }), (value) => typeof value === "string" && ISO_DATE_TIME.test(value));
 const nullableString = nullable(string);
 const stringList = field(z.array(z.string()), (value) => Array.isArray(value) && value.every((item) => typeof item === "string"));
-const optional = <S extends z.ZodType>(inner: Field<S>) => field(inner.schema.optional(), (value) => value === undefined || inner.test(value));
 const integer = field(z.int(), (value) => Number.isSafeInteger(value));
 /** Documents a field in the OpenAPI document; the check is unchanged. */
 const described = <S extends z.ZodType>(inner: Field<S>, description: string) => field(inner.schema.meta({ description }), inner.test);
+
+const literal = <V extends string>(value: V) => field(z.literal(value), (candidate) => candidate === value);
+const oneOf = <V extends string>(values: readonly [V, ...V[]]) => {
+  const allowed: ReadonlySet<unknown> = new Set(values);
+  return field(z.enum(values), (value) => allowed.has(value));
+};
 
 const DEPOSIT_STATUSES = ["PENDING", "CONFIRMED", "DROPPED", "REVERSED"] as const;
 const DEPOSIT_STATUS_SET: ReadonlySet<unknown> = new Set(DEPOSIT_STATUSES);
@@ -90,6 +120,7 @@ const paymentDataFields = {
   ),
   payAmount: nullable(decimal),
   receivedAmount: decimal,
+  overpaidAmount: described(decimal, "What was received beyond payAmount, in the coin; \"0\" unless the payer sent too much"),
   txHash: nullableString,
   feePaidByPayer: boolean,
   underPaidCover: decimal,
@@ -107,6 +138,48 @@ const paymentDataFields = {
     optional(field(z.array(z.object(shapeOf(depositFields))), (value) => Array.isArray(value) && value.every(testDeposit))),
     "Every deposit to the payment's address, counted or not (stray coins, transfers after the window)",
   ),
+};
+
+const PAYOUT_STATUSES = ["PROCESSING", "COMPLETED", "FAILED"] as const satisfies readonly PayoutStatus[];
+
+/** The fields of `WithdrawalView` (a withdrawal event's data). */
+const withdrawalDataFields = {
+  id: string,
+  object: literal("withdrawal"),
+  livemode: boolean,
+  status: oneOf(PAYOUT_STATUSES),
+  currency: string,
+  chain: string,
+  amount: decimal,
+  fee: decimal,
+  address: string,
+  txHash: nullableString,
+  failureReason: nullableString,
+  createdAt: isoTime,
+  updatedAt: isoTime,
+};
+
+/** The fields of `RefundView`: a withdrawal's, with the payment refunded. */
+const refundDataFields = {
+  ...withdrawalDataFields,
+  object: literal("refund"),
+  paymentId: string,
+  depositId: described(nullableString, "The deposit this refund gives back (a stray coin, say); null for a refund of the payment"),
+};
+
+/** The fields of `ConversionView`. */
+const conversionDataFields = {
+  id: string,
+  object: literal("conversion"),
+  livemode: boolean,
+  status: literal("SUCCESS"),
+  fromCurrency: string,
+  toCurrency: string,
+  amount: decimal,
+  rate: decimal,
+  toAmount: decimal,
+  paymentId: nullableString,
+  createdAt: isoTime,
 };
 
 function shapeOf<F extends Record<string, Field<z.ZodType>>>(fields: F): { [K in keyof F]: F[K]["schema"] } {
@@ -131,10 +204,16 @@ function testOf(fields: Record<string, Field<z.ZodType>>): (value: unknown) => b
 
 const paymentDataShape = shapeOf(paymentDataFields);
 
-// If PaymentView gains, loses or retypes a field, this stops compiling until the schema follows.
+// If a view gains, loses or retypes a field, this stops compiling until its schema follows.
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
-const schemaMatchesPaymentView: Same<z.output<z.ZodObject<typeof paymentDataShape>>, PaymentView> = true;
-void schemaMatchesPaymentView;
+type OutputOf<F extends Record<string, Field<z.ZodType>>> = z.output<z.ZodObject<{ [K in keyof F]: F[K]["schema"] }>>;
+const schemasMatchViews: [
+  Same<OutputOf<typeof paymentDataFields>, PaymentView>,
+  Same<OutputOf<typeof withdrawalDataFields>, WithdrawalView>,
+  Same<OutputOf<typeof refundDataFields>, RefundView>,
+  Same<OutputOf<typeof conversionDataFields>, ConversionView>,
+] = [true, true, true, true];
+void schemasMatchViews;
 
 /**
  * The statuses the payment in each event's `data` can have. An event carries the payment as it
@@ -159,108 +238,196 @@ export const PAYMENT_EVENT_STATUSES = {
   "payment.deposit_dropped": INVOICE_STATUSES,
 } as const satisfies { readonly [K in PaymentEventType]: readonly InvoiceStatus[] };
 
-/** The statuses of the payment in a `T` event: `"PAID"` for `payment.completed`. */
-export type PaymentEventStatus<T extends PaymentEventType = PaymentEventType> = (typeof PAYMENT_EVENT_STATUSES)[T][number];
-
-/**
- * The `data` of a `T` event: a PaymentView whose `status` is one that `T` can carry. For a union
- * of types, the union of their data (each its own object type, so a check of `status` narrows).
- */
-export type PaymentEventData<T extends PaymentEventType = PaymentEventType> = {
-  // Mapped over PaymentView's keys (not `Omit & {}`) so editors show one plain object type.
-  [K in T]: { [F in keyof PaymentView]: F extends "status" ? PaymentEventStatus<K> : PaymentView[F] };
-}[T];
-
-/** The fields of a `T` event's data: PaymentView's, with `status` limited to what `T` carries. */
-function dataFieldsOf<T extends PaymentEventType>(type: T) {
-  const statuses: readonly PaymentEventStatus<T>[] = PAYMENT_EVENT_STATUSES[type];
-  const allowed: ReadonlySet<unknown> = new Set(statuses);
-  const schema = z.enum(statuses as unknown as readonly [PaymentEventStatus<T>, ...PaymentEventStatus<T>[]], {
-    error: `a ${type} event carries a payment whose status is ${statuses.join(" or ")}`,
-  });
-  return { ...paymentDataFields, status: field(schema, (value) => allowed.has(value)) };
+/** `payout.completed` -> `"COMPLETED"`: a withdrawal or refund event is named after the status it carries. */
+type StepStatus<T extends string> = T extends `${string}.${infer Step}` ? Uppercase<Step> : never;
+function stepStatuses<T extends PayoutEventType | RefundEventType>(types: readonly T[]): { readonly [K in T]: readonly [StepStatus<K>] } {
+  return Object.fromEntries(types.map((type) => [type, [type.slice(type.indexOf(".") + 1).toUpperCase()]])) as unknown as { readonly [K in T]: readonly [StepStatus<K>] };
 }
 
+/** The status the conversion of a conversion event has (conversions are atomic: SUCCESS). */
+const CONVERSION_EVENT_STATUSES = { "conversion.completed": ["SUCCESS"] } as const satisfies { readonly [K in ConversionEventType]: readonly ConversionView["status"][] };
+
+/**
+ * The statuses the resource in each event's `data` can have, by type: PAYMENT_EVENT_STATUSES
+ * for payments; a withdrawal or refund event's step is its status (`refund.failed` carries a
+ * FAILED refund); a conversion is SUCCESS. What verification narrows and checks `data.status` by.
+ */
+export const EVENT_STATUSES = {
+  ...PAYMENT_EVENT_STATUSES,
+  ...stepStatuses(PAYOUT_EVENT_TYPES),
+  ...stepStatuses(REFUND_EVENT_TYPES),
+  ...CONVERSION_EVENT_STATUSES,
+} as const satisfies {
+  readonly [K in EventType]: readonly (K extends PaymentEventType ? InvoiceStatus : K extends ConversionEventType ? ConversionView["status"] : PayoutStatus)[];
+};
+
+/** The statuses of the resource in a `T` event: `"COMPLETED"` for `payout.completed`. */
+export type EventStatus<T extends EventType = EventType> = (typeof EVENT_STATUSES)[T][number];
+
+/** The statuses of the payment in a `T` event: `"PAID"` for `payment.completed`. */
+export type PaymentEventStatus<T extends PaymentEventType = PaymentEventType> = EventStatus<T>;
+
+/** The /v1 view each event type carries as its `data`, by the list the type is in. */
+interface ViewOf {
+  payment: PaymentView;
+  withdrawal: WithdrawalView;
+  refund: RefundView;
+  conversion: ConversionView;
+}
+type ResourceOf<T extends EventType> = T extends PaymentEventType ? "payment" : T extends PayoutEventType ? "withdrawal" : T extends RefundEventType ? "refund" : "conversion";
+
+const RESOURCE_FIELDS: { readonly [R in keyof ViewOf]: Record<string, Field<z.ZodType>> } = {
+  payment: paymentDataFields,
+  withdrawal: withdrawalDataFields,
+  refund: refundDataFields,
+  conversion: conversionDataFields,
+};
+const RESOURCE_LISTS: ReadonlyArray<[keyof ViewOf, readonly string[]]> = [
+  ["payment", PAYMENT_EVENT_TYPES],
+  ["withdrawal", PAYOUT_EVENT_TYPES],
+  ["refund", REFUND_EVENT_TYPES],
+  ["conversion", CONVERSION_EVENT_TYPES],
+];
+function resourceOf(type: EventType): keyof ViewOf {
+  return RESOURCE_LISTS.find(([, types]) => types.includes(type))![0];
+}
+
+/** One plain object type from an intersection, so editors show the fields. */
+type Flat<T> = { [K in keyof T]: T[K] };
+
+/**
+ * The `data` of a `T` event: its resource's /v1 view (a PaymentView for `payment.*`, a
+ * WithdrawalView for `payout.*`, a RefundView for `refund.*`, a ConversionView for
+ * `conversion.*`), with `status` one that `T` carries. Only `id` and `status` are sure to be
+ * there: an older sender may have left the other fields out (each is the view's type when
+ * present). For a union of types, the union of their data, so a check of `status` narrows.
+ */
+export type EventData<T extends EventType = EventType> = {
+  [K in T]: Flat<{ id: string; status: EventStatus<K> } & { [F in Exclude<keyof ViewOf[ResourceOf<K>], "id" | "status">]?: ViewOf[ResourceOf<K>][F] }>;
+}[T];
+
+/** The `data` of a payment event `T`: a PaymentView whose `status` is one `T` carries (see EventData). */
+export type PaymentEventData<T extends PaymentEventType = PaymentEventType> = EventData<T>;
+
+/** The fields of a `T` event's data as a receiver checks them: id and status required, the rest when present. */
+function dataFieldsOf(type: EventType): Record<string, Field<z.ZodType>> {
+  const resource = resourceOf(type);
+  const statuses: readonly string[] = EVENT_STATUSES[type];
+  const allowed: ReadonlySet<unknown> = new Set(statuses);
+  const status = field(z.enum(statuses as [string, ...string[]], { error: `a ${type} event carries a ${resource} whose status is ${statuses.join(" or ")}` }), (value) =>
+    allowed.has(value),
+  );
+  const fields = Object.fromEntries(Object.entries(RESOURCE_FIELDS[resource]).map(([name, inner]) => [name, optional(inner)]));
+  return { ...fields, id: string, status };
+}
+
+/** The fields of an event body: `type`, `data`, and `timestamp` when the sender wrote one. */
+const bodyFields = (type: Field<z.ZodType>, data: Record<string, Field<z.ZodType>>) => ({
+  type,
+  timestamp: optional(isoTime),
+  data: field(z.looseObject(shapeOf(data)), testOf(data)),
+});
+
 /** The zod schema and predicate of a `T` event body. */
-function eventOf<T extends PaymentEventType>(type: T) {
-  const dataFields = dataFieldsOf(type);
-  const fields = {
-    type: field(z.literal(type), (value) => value === type),
-    timestamp: isoTime,
-    data: field(z.looseObject(shapeOf(dataFields)), testOf(dataFields)),
-  };
+function eventOf(type: EventType) {
+  const fields = bodyFields(literal(type), dataFieldsOf(type));
   return { schema: z.looseObject(shapeOf(fields)), test: testOf(fields) };
 }
 
-type EventOf<T extends PaymentEventType> = ReturnType<typeof eventOf<T>>;
-
-// The guard above, per type: each schema's data is exactly the PaymentEventData of its type.
-type DataShapeOf<T extends PaymentEventType> = EventOf<T>["schema"]["shape"]["data"]["shape"];
-const schemasMatchEventData: { readonly [K in PaymentEventType]: true } = {} as { [K in PaymentEventType]: Same<z.output<z.ZodObject<DataShapeOf<K>>>, PaymentEventData<K>> };
-void schemasMatchEventData;
-// Built in a loop, typed per key: TypeScript cannot follow a type through Object.fromEntries.
-const events = Object.fromEntries(PAYMENT_EVENT_TYPES.map((type) => [type, eventOf(type)])) as unknown as { readonly [K in PaymentEventType]: EventOf<K> };
+// Built in a loop from the type lists, so a type appended to one of them gets its schema.
+const events = Object.fromEntries(EVENT_TYPES.map((type) => [type, eventOf(type)])) as unknown as {
+  readonly [K in EventType]: { schema: z.ZodType<ServiceEvent<K>>; test: (value: unknown) => boolean };
+};
 
 const paymentData = field(z.looseObject(paymentDataShape), testOf(paymentDataFields));
-const envelopeFields = { type: field(z.string().min(1, { error: "must not be empty" }), (value) => typeof value === "string" && value.length > 0), timestamp: isoTime, data: field(z.unknown(), (value) => value !== undefined) };
-const paymentEventFields = { type: field(z.enum(PAYMENT_EVENT_TYPES), (value) => KNOWN_TYPES.has(value as string)), timestamp: isoTime, data: paymentData };
+const envelopeFields = {
+  type: field(z.string().min(1, { error: "must not be empty" }), (value) => typeof value === "string" && value.length > 0),
+  timestamp: optional(isoTime),
+  data: field(z.unknown(), (value) => value !== undefined),
+};
+const anyPaymentFields = bodyFields(oneOf(PAYMENT_EVENT_TYPES), {
+  ...dataFieldsOf("payment.created"),
+  status: paymentDataFields.status,
+});
 
-/** The `data` of every payment event: a `PaymentView`, extra fields kept. */
+/**
+ * The payment of today's events as the sender writes it: a `PaymentView`, every field present,
+ * extra fields kept. (A receiver checks less: see `eventSchemas`.)
+ */
 export const paymentDataSchema = paymentData.schema;
 
 /** Any event body: the envelope only, for types this version does not know. */
 export const webhookEnvelopeSchema = z.looseObject(shapeOf(envelopeFields));
 
 /**
- * What every payment event body has in common: `type` one of PAYMENT_EVENT_TYPES and a
- * PaymentView of any status. Verification checks the stricter `paymentEventSchemas[type]`.
+ * What every payment event body has in common, as a receiver checks it: `type` one of
+ * PAYMENT_EVENT_TYPES and a payment of any status with at least `id` and `status`.
+ * Verification checks the stricter `eventSchemas[type]`.
  */
-export const paymentEventSchema = z.looseObject(shapeOf(paymentEventFields));
+export const paymentEventSchema = z.looseObject(shapeOf(anyPaymentFields));
 
 /**
- * The schema of each payment event body, by type: `data.status` limited to
- * PAYMENT_EVENT_STATUSES[type]. What verifyWebhook and webhookHandler check a known type against.
+ * The schema of each event body, by type, as verifyWebhook and webhookHandler check it: `data`
+ * the type's resource with `status` limited to EVENT_STATUSES[type], `id` and `status`
+ * required, every other field checked when present.
  */
+export const eventSchemas = Object.fromEntries(EVENT_TYPES.map((type) => [type, events[type].schema])) as {
+  readonly [K in EventType]: z.ZodType<ServiceEvent<K>>;
+};
+
+/** `eventSchemas` of the payment event types. */
 export const paymentEventSchemas = Object.fromEntries(PAYMENT_EVENT_TYPES.map((type) => [type, events[type].schema])) as {
-  readonly [K in PaymentEventType]: EventOf<K>["schema"];
+  readonly [K in PaymentEventType]: z.ZodType<ServiceEvent<K>>;
 };
 
 /** The predicate twin of webhookEnvelopeSchema (see Field). @internal */
 export const matchesEnvelope = testOf(envelopeFields);
 
 /**
- * The predicate twin of `paymentEventSchemas[json.type]`: false for a type this version does
- * not know (see Field). @internal
+ * The predicate twin of `eventSchemas[json.type]`: false for a type this version does not know
+ * (see Field). @internal
  */
-export function matchesPaymentEvent(json: unknown): boolean {
+export function matchesKnownEvent(json: unknown): boolean {
   return knownEvent(json)?.test(json) ?? false;
 }
 
-/** The schema and predicate of a body's type, when it is a payment event type this version knows. */
-function knownEvent(json: unknown): (typeof events)[PaymentEventType] | undefined {
+/** The schema and predicate of a body's type, when it is an event type this version knows. */
+function knownEvent(json: unknown): (typeof events)[EventType] | undefined {
   const type = isJsonObject(json) ? json.type : undefined;
-  return typeof type === "string" && isPaymentEventType(type) ? events[type] : undefined;
+  return typeof type === "string" && isServiceEventType(type) ? events[type] : undefined;
 }
 
 /**
- * A payment event, narrowed by its type: `PaymentEvent<"payment.completed">` has `data.status`
- * `"PAID"`. Without an argument, the union of all six, discriminated by `type`.
+ * An event this service sends, narrowed by its type: `ServiceEvent<"payout.completed">` has a
+ * WithdrawalView `data` with `status` `"COMPLETED"`. Without an argument, the union of all
+ * types, discriminated by `type`.
  */
-export type PaymentEvent<T extends PaymentEventType = PaymentEventType> = {
+export type ServiceEvent<T extends EventType = EventType> = {
   [K in T]: {
     type: K;
-    /** When the change happened (ISO 8601); not the delivery time, which is `webhook-timestamp`. */
-    timestamp: string;
-    /** The payment right after the change. Fields added by a newer sender are kept but untyped. */
-    data: PaymentEventData<K>;
+    /** When the change happened (ISO 8601); not the delivery time, which is `webhook-timestamp`. Absent from an older sender's events. */
+    timestamp?: string;
+    /** The resource right after the change. Fields added by a newer sender are kept but untyped. */
+    data: EventData<K>;
   };
 }[T];
 
 /**
- * Handlers by payment event type, each given the event narrowed to its type and a context `C`
- * (whatever the caller passes besides the event). webhookHandler's `on` is this with
- * WebhookContext plus a `"*"`; an in-process subscriber can use it with its own context.
+ * A payment event, narrowed by its type: `PaymentEvent<"payment.completed">` has `data.status`
+ * `"PAID"`. Without an argument, the union of all payment event types.
  */
+export type PaymentEvent<T extends PaymentEventType = PaymentEventType> = ServiceEvent<T>;
+
+/**
+ * Handlers by event type, each given the event narrowed to its type and a context `C`
+ * (whatever the caller passes besides the event). webhookHandler's `on` is this with
+ * WebhookContext plus a `"*"`; `createPaymentRouter({ on })` is this with its own context.
+ */
+export type ServiceEventHandlers<C> = {
+  [K in EventType]?: (event: ServiceEvent<K>, context: C) => unknown;
+};
+
+/** ServiceEventHandlers of the payment event types only. */
 export type PaymentEventHandlers<C> = {
   [K in PaymentEventType]?: (event: PaymentEvent<K>, context: C) => unknown;
 };
@@ -268,28 +435,39 @@ export type PaymentEventHandlers<C> = {
 /** An event of a type this version does not know (a newer sender): the envelope, data unchecked. */
 export interface UnknownWebhookEvent {
   type: string;
-  timestamp: string;
+  timestamp?: string;
   data: unknown;
 }
 
 /**
- * What verification returns. Narrow with `isPaymentEvent(event, "payment.completed")`: a
- * comparison of `event.type` cannot narrow, since an unknown type is any string.
+ * What verification returns. Narrow with `isServiceEvent(event, "payout.completed")` or
+ * `isPaymentEvent(event, "payment.completed")`: a comparison of `event.type` cannot narrow,
+ * since an unknown type is any string.
  */
-export type WebhookEvent = PaymentEvent | UnknownWebhookEvent;
+export type WebhookEvent = ServiceEvent | UnknownWebhookEvent;
 
 /** True when `type` is one of PAYMENT_EVENT_TYPES. */
 export function isPaymentEventType(type: string): type is PaymentEventType {
+  return PAYMENT_TYPES.has(type);
+}
+
+/** True when `type` is one of EVENT_TYPES (payments, withdrawals, refunds, conversions). */
+export function isServiceEventType(type: string): type is EventType {
   return KNOWN_TYPES.has(type);
 }
 
 /** Narrows a verified event to a payment event, optionally of one type. */
 export function isPaymentEvent<T extends PaymentEventType = PaymentEventType>(event: WebhookEvent, type?: T): event is PaymentEvent<T> {
+  return type === undefined ? PAYMENT_TYPES.has(event.type) : event.type === type;
+}
+
+/** Narrows a verified event to an event of a type this version knows, optionally of one type. */
+export function isServiceEvent<T extends EventType = EventType>(event: WebhookEvent, type?: T): event is ServiceEvent<T> {
   return type === undefined ? KNOWN_TYPES.has(event.type) : event.type === type;
 }
 
 /**
- * Checks a parsed body: its type's schema for a known type (`data` a PaymentView with a status
+ * Checks a parsed body: its type's schema for a known type (`data` its resource, with a status
  * that type carries), the envelope alone for any other, so a known event with broken data is an
  * error and an unknown one passes untouched.
  */

@@ -16,8 +16,18 @@ export const lifeTime = z
   .min(1, { error: "must be at least 1 minute" })
   .max(1440, { error: "must be at most 1440 minutes" });
 
-/** Where the payer goes after paying: absolute http(s) only, never `javascript:` and the like. */
-export const returnUrl = plainText(z.url({ protocol: /^https?$/, error: "must be an absolute http(s) URL" }).max(2048));
+/**
+ * Where the payer goes after paying: absolute http(s) only, never `javascript:` and the like.
+ * Control characters are refused before the URL is parsed: the URL parser strips tabs and line
+ * breaks (as browsers do), which would store another URL than the one sent, without a word.
+ */
+export const returnUrl = z
+  .string({ error: "must be an absolute http(s) URL" })
+  .check(
+    z.refine(isPlainText, { error: "must not contain control characters", abort: true }),
+    z.url({ protocol: /^https?$/, error: "must be an absolute http(s) URL" }),
+  )
+  .max(2048);
 
 /** How deep metadata may nest: the object itself is level 1, `{ "a": { "b": 1 } }` is 2. */
 export const METADATA_MAX_DEPTH = 32;

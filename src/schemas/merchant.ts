@@ -96,6 +96,10 @@ export const sandboxDepositCreateRequest = z.strictObject({
   address: plainText(z.string({ error: "must be a string" }).min(1).max(256)).meta({ description: "A deposit address issued to this merchant in test mode (an invoice's `address`)." }),
   amount: amountNumber.meta({ description: "Amount sent, in the coin of the address (an invoice's `payAmount` pays it in full).", examples: [25] }),
   confirmations: confirmations.default(0).meta({ description: "Confirmations the deposit starts with; the network's `minConfirm` makes it final." }),
+  coin: symbol.optional().meta({
+    description: "The coin sent. Default: the coin the address was issued for. Another coin of the address's network (ETH to a USDT invoice's address) makes a stray deposit, as a payer's mistake would.",
+    examples: ["ETH"],
+  }),
 });
 
 /** POST /api/v1/sandbox/deposit/confirm */

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { INVOICE_STATUSES, PAYMENT_EVENT_TYPES } from "../core/types";
+import { EVENT_TYPES, INVOICE_STATUSES } from "../core/types";
 import { paymentDataSchema } from "./events";
 
 /**
@@ -49,7 +49,7 @@ export const deposit = z
   })
   .meta({ id: "Deposit", description: "A transfer to an issued address, as this service tracks it." });
 
-/** Invoice (spec 2.1), plus `receivedAmount`, `acceptedCoins` and `metadata`. */
+/** Invoice (spec 2.1), plus `receivedAmount`, `overpaidAmount`, `reversedAmount`, `deposits`, `acceptedCoins` and `metadata`. */
 export const invoice = z
   .strictObject({
     id: z.string().meta({ description: "Invoice identifier (the same id is the /v1 payment)." }),
@@ -63,6 +63,7 @@ export const invoice = z
     rate: z.number().nullable().meta({ description: "Price of 1 unit of the crypto currency in amountCurrency; null until a coin is chosen." }),
     payAmount: z.number().nullable().meta({ description: "Crypto amount to pay (amount / rate, rounded up; grossed up by the 0.5% fee when feePaidByPayer)." }),
     receivedAmount: amount("Sum of the deposits seen so far, in the crypto currency."),
+    overpaidAmount: amount("What was received beyond payAmount, in the crypto currency; 0 unless the payer sent too much (the merchant keeps it, refundable)."),
     cryptoCurrency: symbolRef.nullable().meta({ description: "The coin to pay in; null on a hosted invoice until the payer picks one." }),
     network: networkRef.nullable(),
     acceptedCoins: z.array(z.string()).nullable().meta({ description: "Coins the payer may choose from (hosted mode); null for every supported coin." }),
@@ -181,7 +182,7 @@ export const webhookEndpoint = z
     object: z.literal("webhook_endpoint"),
     livemode: z.boolean(),
     url: z.string(),
-    events: z.array(z.enum(PAYMENT_EVENT_TYPES)).nullable().meta({ description: "Event types it receives; null for all." }),
+    events: z.array(z.enum(EVENT_TYPES)).nullable().meta({ description: "Event types it receives; null for all." }),
     status: z.enum(["enabled", "disabled"]),
     disabledReason: z.string().nullable(),
     secret: z.string().optional().meta({ description: "The whsec_ signing secret: shown only by creation and rotation, keep it." }),

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { PAYMENT_EVENT_TYPES } from "../core/types";
+import { EVENT_TYPES } from "../core/types";
 import { cursor, filterId, plainText } from "./fields";
 
 /**
@@ -7,7 +7,7 @@ import { cursor, filterId, plainText } from "./fields";
  * merchant endpoints: an unknown field is an error.
  */
 
-const eventType = z.enum(PAYMENT_EVENT_TYPES, { error: `must be one of ${PAYMENT_EVENT_TYPES.join(", ")}` });
+const eventType = z.enum(EVENT_TYPES, { error: `must be one of ${EVENT_TYPES.join(", ")}` });
 
 /** POST /v1/webhook-endpoints */
 export const webhookEndpointCreateRequest = z.strictObject({

@@ -8,6 +8,7 @@ import { ChainTestRun, recordingLogger, type ChainSuiteContext } from "./chain/c
 import { depositTests } from "./chain/deposits";
 import { payoutTests } from "./chain/payouts";
 import { reorgTests } from "./chain/reorgs";
+import { strayTests } from "./chain/strays";
 
 /** A coin on a network, as the currency list names them ("USDT" on "ETH"). */
 export interface ChainTestPair {
@@ -27,7 +28,11 @@ export interface ChainTestSubject {
    * `createSubject` even when the chain behind it lives per file.
    */
   adapter: ChainAdapter;
-  /** The coin/network pairs to exercise. Each must be supported by the adapter and be in the currency list. */
+  /**
+   * The coin/network pairs to exercise. Each must be supported by the adapter and be in the
+   * currency list. Two coins of one network (ETH and USDT on ETH) also run the stray-coin tests:
+   * each coin sent to an address issued for the other.
+   */
   pairs: ChainTestPair[];
   /**
    * Well-formed payout destinations, per network (at least one for each network of `pairs`).
@@ -99,7 +104,9 @@ export interface ChainAdapterTestOptions {
  * simulated one: addresses issued once per invoice; address validation that refuses garbage
  * without throwing; a deposit feed that reports exact amounts as whole states, follows
  * confirmations until final, repeats at most, runs dry when nothing changes and reports
- * transfers that a reorg removed as dropped, even after they were final (a deep reorg); payouts that are sent once per payout id, however
+ * transfers that a reorg removed as dropped, even after they were final (a deep reorg); a coin sent to an address issued for another coin
+ * of the same network, reported as the coin sent (skipped, with the reason in the output, for
+ * a subject whose pairs have one coin per network); payouts that are sent once per payout id, however
  * often or concurrently they are asked for, and confirm.
  *
  * The suite stands in for the service: it binds the adapter to a host made by the same
@@ -166,6 +173,7 @@ export function runChainAdapterTests(options: ChainAdapterTestOptions): void {
 
     addressTests(context);
     depositTests(context);
+    strayTests(context);
     reorgTests(context);
     payoutTests(context);
   });

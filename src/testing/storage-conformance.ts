@@ -7,6 +7,7 @@ import { ledgerTests } from "./storage/ledger";
 import { listTests } from "./storage/lists";
 import { readTests } from "./storage/reads";
 import { transactionTests } from "./storage/transactions";
+import { unlistedTransferTests } from "./storage/unlisted";
 import { webhookTests } from "./storage/webhooks";
 import { writeTests } from "./storage/writes";
 
@@ -72,5 +73,6 @@ export function runStorageAdapterTests(options: StorageAdapterTestOptions): void
     ledgerTests(context);
     idempotencyTests(context);
     webhookTests(context);
+    unlistedTransferTests(context);
   });
 }

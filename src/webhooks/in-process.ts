@@ -1,5 +1,5 @@
 import type { Mode } from "../core/types";
-import { parseWebhookEvent, type PaymentEventHandlers } from "../schemas/events";
+import { parseWebhookEvent, type ServiceEventHandlers } from "../schemas/events";
 import type { AttemptVerdict } from "./delivery-policy";
 
 /**
@@ -25,7 +25,7 @@ export interface InProcessEventContext {
 }
 
 /** `createPaymentRouter({ on })`: handlers by event type, each given the event narrowed to its type. */
-export type InProcessEventHandlers = PaymentEventHandlers<InProcessEventContext>;
+export type InProcessEventHandlers = ServiceEventHandlers<InProcessEventContext>;
 
 /**
  * Runs the handler of one in-process delivery. Never throws: a throw is an attempt to retry, and

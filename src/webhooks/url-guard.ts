@@ -30,11 +30,13 @@ for (const [network, prefix] of [
 }
 for (const [network, prefix] of [
   ["::", 96], // unspecified, loopback and the deprecated IPv4-compatible form (::127.0.0.1)
+  ["::ffff:0:0:0", 96], // IPv4-translated (::ffff:0:127.0.0.1): a translator we cannot see picks the IPv4 host
   ["64:ff9b::", 96], // NAT64: an IPv4 address in disguise
   ["64:ff9b:1::", 48],
   ["100::", 64], // discard-only
-  ["2001::", 32], // Teredo: tunnels to an IPv4 address
-  ["2001:2::", 48], // benchmarking
+  // IETF protocol assignments, as 192.0.0.0/24: Teredo (2001::/32, which tunnels to an IPv4
+  // address), anycast services, benchmarking (2001:2::/48), ORCHID; no webhook receiver.
+  ["2001::", 23],
   ["2001:db8::", 32], // documentation
   ["2002::", 16], // 6to4: an IPv4 address in disguise
   ["3fff::", 20], // documentation
@@ -49,13 +51,53 @@ for (const [network, prefix] of [
 
 /**
  * Whether an IP address is in a range a webhook may not reach. IPv4-mapped IPv6 addresses
- * (::ffff:127.0.0.1, which the URL parser writes ::ffff:7f00:1) are judged by their IPv4
- * address: BlockList checks them against the IPv4 ranges.
+ * (::ffff:127.0.0.1, which the URL parser writes ::ffff:7f00:1) are the IPv4 address itself to
+ * the kernel, so they are judged by it: BlockList checks them against the IPv4 ranges. Every
+ * other IPv6 form that carries an IPv4 address is refused whole (the ranges above), except an
+ * ISATAP interface id, which may follow any prefix and is judged by the IPv4 address it embeds.
+ * An address with a zone (fe80::1%eth0, from a resolver) is refused: a zone belongs to a local
+ * link, and BlockList finds no rule for a long zoned address its parser cannot read.
  */
 export function isPrivateAddress(address: string): boolean {
   const family = isIP(address);
-  if (family === 0) return true; // Not an address at all: refuse rather than guess.
-  return BLOCKED.check(address, family === 4 ? "ipv4" : "ipv6");
+  if (family === 0 || address.includes("%")) return true; // Not a plain address: refuse rather than guess.
+  if (family === 4) return BLOCKED.check(address, "ipv4");
+  if (BLOCKED.check(address, "ipv6")) return true;
+  const isatap = isatapIPv4(address);
+  return isatap !== null && BLOCKED.check(isatap, "ipv4");
+}
+
+/**
+ * The IPv4 address in an ISATAP interface id (`…:0:5efe:a.b.c.d`, or `200:5efe` for a global
+ * IPv4 address, with the group bit either way), or null. A host on an ISATAP link sends such
+ * an address straight to that IPv4 address in its own network, whatever the prefix.
+ */
+function isatapIPv4(address: string): string | null {
+  const groups = ipv6Groups(address);
+  if (!groups || (groups[4]! & 0xfcff) !== 0 || groups[5] !== 0x5efe) return null;
+  return [groups[6]! >> 8, groups[6]! & 0xff, groups[7]! >> 8, groups[7]! & 0xff].join(".");
+}
+
+/**
+ * The eight 16-bit groups of an IPv6 address that `isIP` accepted (any case, leading zeros,
+ * `::` anywhere, a dotted IPv4 tail), or null if it is not one (a zone included). Exported for
+ * the fuzz test, which checks it against Node's own parser.
+ */
+export function ipv6Groups(address: string): number[] | null {
+  if (isIP(address) !== 6 || address.includes("%")) return null;
+  let text = address;
+  const dotted = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  if (dotted) {
+    const [a, b, c, d] = dotted.slice(1).map(Number) as [number, number, number, number];
+    text = `${text.slice(0, dotted.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const [head, tail, ...rest] = text.split("::");
+  if (rest.length > 0) return null;
+  const parse = (part: string | undefined) => (part ? part.split(":").map((group) => Number.parseInt(group, 16)) : []);
+  const before = parse(head);
+  const after = parse(tail);
+  const groups = tail === undefined ? before : [...before, ...Array<number>(8 - before.length - after.length).fill(0), ...after];
+  return groups.length === 8 && groups.every((group) => group >= 0 && group <= 0xffff) ? groups : null;
 }
 
 /** Thrown when an endpoint's host is, or resolves to, a blocked address. */

@@ -263,10 +263,11 @@ function cachedKeys(secrets: WebhookSecret | readonly WebhookSecret[]): readonly
  * Checks, in order: the three headers are present (`missing_header`) and well formed
  * (`malformed_header`); the timestamp is within the tolerance (`stale`, `future`); a v1
  * signature matches in constant time (`no_matching_signature`); the body is JSON
- * (`invalid_json`) and an event (`invalid_event`; a known type with data that is not a payment,
- * or whose status that type never carries: see PAYMENT_EVENT_STATUSES).
+ * (`invalid_json`) and an event (`invalid_event`; a known type whose data lacks `id` or
+ * `status`, has a field of the wrong type, or a status that type never carries: see
+ * EVENT_STATUSES). Fields a newer version added may be missing: an older sender's events pass.
  * A failure throws `WebhookVerificationError` with that `reason`. Events of a type this version
- * does not know pass with their envelope checked: narrow with `isPaymentEvent`.
+ * does not know pass with their envelope checked: narrow with `isServiceEvent` or `isPaymentEvent`.
  *
  * A secret that does not decode, or a bad option, throws a `TypeError`: that is a bug to fix,
  * not a delivery to reject.

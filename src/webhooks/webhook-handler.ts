@@ -1,8 +1,9 @@
 import type { NextFunction, Request, Response } from "express";
 import getRawBody from "raw-body";
+import { BodyTimeoutError, DEFAULT_BODY_TIMEOUT_MS, readWithinDeadline } from "../body-deadline";
 import type { Logger } from "../core/context";
-import { PAYMENT_EVENT_TYPES } from "../core/types";
-import { isPaymentEventType, type PaymentEventHandlers, type WebhookEvent } from "../schemas/events";
+import { EVENT_TYPES } from "../core/types";
+import { isServiceEventType, type ServiceEventHandlers, type WebhookEvent } from "../schemas/events";
 import { memoryDedupeStore, type WebhookDedupeStore } from "./dedupe-store";
 import { readDeliveryHeaders, type DeliveryHeaders } from "./delivery-headers";
 import { WebhookVerificationError } from "./errors";
@@ -21,10 +22,10 @@ export interface WebhookContext {
 
 /**
  * Handlers by event type, each given the event narrowed to its type (`data.status` is `"PAID"`
- * in a `payment.completed` handler); `"*"` gets every event, types this version does not know
+ * in a `payment.completed` handler, `"COMPLETED"` in a `payout.completed` one); `"*"` gets every event, types this version does not know
  * included. A handler may be async; its failure makes the answer 500, so the sender retries.
  */
-export type WebhookHandlers = PaymentEventHandlers<WebhookContext> & {
+export type WebhookHandlers = ServiceEventHandlers<WebhookContext> & {
   "*"?: (event: WebhookEvent, context: WebhookContext) => unknown;
 };
 
@@ -38,6 +39,12 @@ export interface WebhookHandlerOptions {
   toleranceSeconds?: number;
   /** Largest body, bytes or a string like `"512kb"`. Default `"1mb"`; 413 past it. */
   limit?: string | number;
+  /**
+   * How long the body may take to arrive in full, in ms: past it the answer is 408 (40801) and
+   * the connection is closed, instead of a request held until the server's own timeout.
+   * Default 30000.
+   */
+  bodyTimeoutMs?: number;
   /** Where processed ids are kept. Default: `memoryDedupeStore()`; `false` to run every delivery. */
   dedupe?: WebhookDedupeStore | false;
   /** Gets rejected deliveries (warn) and failures (error). Default `console`. */
@@ -60,6 +67,7 @@ export type WebhookMiddleware = (req: Request, res: Response, next?: NextFunctio
  */
 export const WEBHOOK_HANDLER_CODES = {
   unreadable_body: { status: 400, code: 40015 },
+  request_timeout: { status: 408, code: 40801 },
   in_progress: { status: 409, code: 40911 },
   payload_too_large: { status: 413, code: 41301 },
   handler_failed: { status: 500, code: 50011 },
@@ -69,8 +77,8 @@ export const WEBHOOK_HANDLER_CODES = {
 
 type HandlerAnswer = keyof typeof WEBHOOK_HANDLER_CODES;
 
-const OPTION_NAMES = new Set(["secret", "on", "toleranceSeconds", "limit", "dedupe", "logger", "now"]);
-const HANDLER_NAMES: ReadonlySet<string> = new Set([...PAYMENT_EVENT_TYPES, "*"]);
+const OPTION_NAMES = new Set(["secret", "on", "toleranceSeconds", "limit", "bodyTimeoutMs", "dedupe", "logger", "now"]);
+const HANDLER_NAMES: ReadonlySet<string> = new Set([...EVENT_TYPES, "*"]);
 const BYTE_UNITS: Record<string, number> = { b: 1, kb: 1024, mb: 1024 ** 2, gb: 1024 ** 3 };
 
 /** A limit as bytes; `"1mb"` style strings as body-parser reads them. */
@@ -104,11 +112,16 @@ function validated(options: WebhookHandlerOptions) {
   if (typeof logger?.warn !== "function" || typeof logger.error !== "function") throw new TypeError("webhookHandler: `logger` needs warn and error methods");
   const now = options.now ?? Date.now;
   if (typeof now !== "function") throw new TypeError("webhookHandler: `now` must be a function returning epoch milliseconds");
+  const bodyTimeoutMs = options.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS;
+  if (!Number.isInteger(bodyTimeoutMs) || bodyTimeoutMs < 1 || bodyTimeoutMs > 600_000) {
+    throw new TypeError(`webhookHandler: bodyTimeoutMs must be a whole number of milliseconds from 1 to 600000, got ${JSON.stringify(bodyTimeoutMs)}`);
+  }
   return {
     keys,
     on: on as Record<string, ((event: WebhookEvent, context: WebhookContext) => unknown) | undefined>,
     toleranceSeconds: toleranceOption(options.toleranceSeconds),
     limit: byteLimit(options.limit ?? "1mb"),
+    bodyTimeoutMs,
     dedupe,
     logger,
     now,
@@ -139,7 +152,7 @@ const ALREADY_PARSED =
  * The raw body: from express.raw() (a Buffer req.body), from a body-parser `verify` hook
  * (req.rawBody), or read from the stream. Undefined when it has answered already.
  */
-async function rawBody(req: Request, res: Response, limit: number, logger: Logger): Promise<Buffer | string | undefined> {
+async function rawBody(req: Request, res: Response, limit: number, timeoutMs: number, logger: Logger): Promise<Buffer | string | undefined> {
   const parsed: unknown = req.body;
   if (Buffer.isBuffer(parsed)) return parsed;
   const saved = (req as { rawBody?: unknown }).rawBody;
@@ -152,8 +165,12 @@ async function rawBody(req: Request, res: Response, limit: number, logger: Logge
     return undefined;
   }
   try {
-    return await getRawBody(req, { length: req.headers["content-length"] ?? null, limit });
+    return await readWithinDeadline(req, res, timeoutMs, getRawBody(req, { length: req.headers["content-length"] ?? null, limit }));
   } catch (error) {
+    if (error instanceof BodyTimeoutError) {
+      fail(res, "request_timeout", error.message);
+      return undefined;
+    }
     const status = (error as { status?: number }).status;
     const type = (error as { type?: string }).type;
     if (type === "request.aborted") return undefined; // the sender hung up: nobody to answer
@@ -187,7 +204,8 @@ async function runAll(
  * Reads the raw body itself (so mount it before, or instead of, express.json()), verifies it
  * with verifyWebhook's rules (`webhook-*` or Svix's `svix-*` headers), and calls the handlers
  * of the event's type and `"*"`. Answers 200 `{ received: true }` only after every handler
- * succeeded; 400/401 for a delivery that fails verification, 413 past `limit`, 500 when a
+ * succeeded; 400/401 for a delivery that fails verification, 413 past `limit`, 408 for a body
+ * that has not arrived in full after `bodyTimeoutMs` (the connection is closed), 500 when a
  * handler threw (the sender retries), 200 for an event type without handlers. Each
  * `webhook-id` (or `svix-id`) is processed once: a duplicate of a
  * processed id gets 200 without running anything, one still being processed gets 409 (the
@@ -196,11 +214,11 @@ async function runAll(
  * Options are checked here: a bad secret or an unknown event name throws at start-up.
  */
 export function webhookHandler(options: WebhookHandlerOptions): WebhookMiddleware {
-  const { keys, on, toleranceSeconds, limit, dedupe, logger, now } = validated(options);
+  const { keys, on, toleranceSeconds, limit, bodyTimeoutMs, dedupe, logger, now } = validated(options);
   const catchAll = on["*"];
   // Each type's handler list, built once: dispatch is one map lookup.
   const byType = new Map<string, Array<(event: WebhookEvent, context: WebhookContext) => unknown>>();
-  for (const type of PAYMENT_EVENT_TYPES) {
+  for (const type of EVENT_TYPES) {
     const list = [on[type], catchAll].filter((handler) => handler !== undefined);
     byType.set(type, list);
   }
@@ -222,7 +240,7 @@ export function webhookHandler(options: WebhookHandlerOptions): WebhookMiddlewar
     } catch (error) {
       return reject(res, error);
     }
-    const body = await rawBody(req, res, limit, logger);
+    const body = await rawBody(req, res, limit, bodyTimeoutMs, logger);
     if (body === undefined) return;
     let event: WebhookEvent;
     try {
@@ -232,7 +250,7 @@ export function webhookHandler(options: WebhookHandlerOptions): WebhookMiddlewar
       return reject(res, error, delivery.id);
     }
 
-    const handlers = isPaymentEventType(event.type) ? byType.get(event.type)! : forUnknownTypes;
+    const handlers = isServiceEventType(event.type) ? byType.get(event.type)! : forUnknownTypes;
     // Forward compatible: a type with no handler (one this version does not know, say) is
     // acknowledged, so the sender does not retry what will never be handled.
     if (handlers.length === 0) return send(res, 200, RECEIVED);

@@ -1,4 +1,5 @@
 import { mkdir } from "node:fs/promises";
+import express from "express";
 import { join } from "node:path";
 import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -240,7 +241,77 @@ describe.skipIf(!haveChromium)("hosted payment page in Chromium", () => {
     const payments = await paymentsOf(link.id as string);
     expect(payments).toHaveLength(1);
     expect(page.url()).toBe(`${base}/pay/${payments[0]!.id}`);
+
+    // The payer goes back and presses the button again: the same payment, not a second one.
+    await page.goto(link.url as string);
+    await page.locator("[data-start-payment]").click();
+    await page.waitForURL(`${base}/pay/${payments[0]!.id}`);
+    await expect(paymentsOf(link.id as string)).resolves.toHaveLength(1);
+    // The browser's own form post is a real choice: it carries Sec-Fetch-Site: same-origin.
+    await page.locator('[data-option="USDT/TRX"]').click();
+    await page.waitForURL(`${base}/pay/${payments[0]!.id}`);
+    await expect(textOf(page, "h1")).resolves.toBe("Pay with Tether (USDT)");
     expect(problems).toEqual([]);
     await page.close();
+  });
+
+  it("refuses a coin choice posted by another site's page: no address is issued", async () => {
+    const invoice = await api("/api/v1/merchants/invoice/create", { amount: 25, acceptedCoins: ["USDT"], lifeTime: 30 });
+    // Another origin (localhost is another site than 127.0.0.1) whose page posts our form.
+    const evil = express();
+    evil.get("/", (_req, res) =>
+      res.type("html").send(`<!doctype html><form method="post" action="${String(invoice.paymentUrl)}/method"><input type="hidden" name="coin" value="USDT"><input type="hidden" name="network" value="TRX"><button id="go">Win a prize</button></form>`),
+    );
+    const other = await listen(evil);
+    try {
+      const page = await browser.newPage();
+      await page.goto(other.base.replace("127.0.0.1", "localhost"));
+      await page.locator("#go").click();
+      await page.waitForURL(`${String(invoice.paymentUrl)}/method`);
+      await expect(page.locator(".notice").first().innerText()).resolves.toContain("Your choice was not sent from this page");
+      await expect(textOf(page, "h1")).resolves.toBe("Choose how to pay");
+      const fetched = await api("/api/v1/merchants/invoice/fetch", { invoiceId: invoice.id });
+      expect(fetched.address ?? null).toBeNull();
+      await page.close();
+    } finally {
+      await other.close();
+    }
+  });
+
+  it("shows the rate limit as a page with Retry-After, on a phone and a desktop", async () => {
+    const limited = await setup({ paymentLinks: { perClient: { limit: 1, windowSeconds: 120 } } });
+    const served = await listen(limited.app);
+    try {
+      const res = await fetch(`${served.base}/v1/payment-links`, {
+        method: "POST",
+        headers: { Authorization: `Bearer ${limited.testKey}`, "Content-Type": "application/json" },
+        body: JSON.stringify({ amount: "25" }),
+      });
+      const link = (await res.json()) as { url: string };
+      // Two visitors from the same address: the first gets its payment, the second (no cookie) the limit.
+      for (const [context, size] of [[browser, "phone"], [noScript, "desktop"]] as const) {
+        const { page } = await open(context, link.url.replace(base, served.base));
+        if (size === "desktop") await page.setViewportSize({ width: 1280, height: 900 });
+        const answer = page.waitForResponse((response) => response.request().method() === "POST");
+        await page.locator("[data-start-payment]").click();
+        const response = await answer;
+        if (context === browser) {
+          expect(response.status()).toBe(303);
+        } else {
+          expect(response.status()).toBe(429);
+          expect(response.headers()["retry-after"]).toBe("120");
+          await page.waitForLoadState();
+          await expect(textOf(page, "h1")).resolves.toBe("Too many payments started");
+          await expect(textOf(page, ".sub")).resolves.toBe("Too many payments were started here just now. Please try again in 2 minutes.");
+          await shot(page, "15-link-rate-limited-desktop");
+          await page.setViewportSize(PHONE);
+          await shot(page, "15-link-rate-limited-phone");
+        }
+        await page.close();
+      }
+    } finally {
+      await served.close();
+      await limited.router.close();
+    }
   });
 });

@@ -54,6 +54,10 @@ export interface Anvil {
   privateKey(index: number): Hex;
   /** Mines `blocks` blocks now. */
   mine(blocks?: number): Promise<void>;
+  /** Freezes the process (SIGSTOP): it keeps its port, and every request hangs unanswered, as a hung node's. */
+  pause(): void;
+  /** Lets a paused process run again (SIGCONT); requests that waited are answered. */
+  resume(): void;
   /** Stops the node. */
   stop(): Promise<void>;
 }
@@ -101,10 +105,13 @@ export async function startAnvil(options: { chainId?: number; automine?: boolean
     account,
     privateKey: (index) => `0x${Buffer.from(account(index).getHdKey().privateKey!).toString("hex")}`,
     mine: (blocks = 1) => testClient.mine({ blocks }),
+    pause: () => void child.kill("SIGSTOP"),
+    resume: () => void child.kill("SIGCONT"),
     stop: () =>
       new Promise<void>((resolve) => {
         if (child.exitCode !== null) return resolve();
         child.once("exit", () => resolve());
+        child.kill("SIGCONT"); // A paused node would never see the SIGTERM.
         child.kill("SIGTERM");
       }),
   };

@@ -3,7 +3,8 @@ import type { AddressInfo } from "node:net";
 
 /**
  * A JSON-RPC pass-through in front of a real node, on 127.0.0.1, that can refuse chosen methods
- * the way a node going away does (the connection is cut). Tests use it to stop a process
+ * the way a node going away does (the connection is cut), or answer them as a node without them
+ * or a provider capping eth_getLogs does. Tests use it to stop a process
  * between signing a payout and broadcasting it, against the real node behind.
  */
 export interface RpcProxy {
@@ -14,12 +15,18 @@ export interface RpcProxy {
   unsupported: Set<string>;
   /** How many requests of each method went through or were refused. */
   seen: Map<string, number>;
+  /**
+   * Most blocks one eth_getLogs may span: a wider one is answered with Infura's error for too
+   * many results (-32005), as providers that cap eth_getLogs answer. Default: no limit.
+   */
+  logBlockLimit: number;
   close(): Promise<void>;
 }
 
 interface RpcCall {
   id: number | string;
   method: string;
+  params?: unknown[];
 }
 
 /** Starts a proxy to `target` (an http URL of a node). */
@@ -28,15 +35,26 @@ export async function startRpcProxy(target: string): Promise<RpcProxy> {
   const refuse = new Set<string>();
   const unsupported = new Set<string>();
   const seen = new Map<string, number>();
+  const limits = { logBlocks: Number.POSITIVE_INFINITY };
+  /** An eth_getLogs wider than the limit, answered here with the provider's error. */
+  const tooWide = (call: RpcCall): boolean => {
+    if (call.method !== "eth_getLogs") return false;
+    const filter = (call.params?.[0] ?? {}) as { fromBlock?: string; toBlock?: string };
+    if (!filter.fromBlock?.startsWith("0x") || !filter.toBlock?.startsWith("0x")) return false;
+    return Number(filter.toBlock) - Number(filter.fromBlock) + 1 > limits.logBlocks;
+  };
+  const answeredHere = (call: RpcCall): boolean => unsupported.has(call.method) || tooWide(call);
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (chunk: Buffer) => chunks.push(chunk));
     req.on("end", () => {
       const body = Buffer.concat(chunks);
       let methods: string[] = [];
+      let calls: RpcCall[] = [];
       try {
-        const parsed = JSON.parse(body.toString("utf8")) as { method?: string } | Array<{ method?: string }>;
-        methods = (Array.isArray(parsed) ? parsed : [parsed]).map((call) => String(call.method));
+        const parsed = JSON.parse(body.toString("utf8")) as RpcCall | RpcCall[];
+        calls = Array.isArray(parsed) ? parsed : [parsed];
+        methods = calls.map((call) => String(call.method));
       } catch {
         // Not JSON: pass it on and let the node answer.
       }
@@ -45,7 +63,7 @@ export async function startRpcProxy(target: string): Promise<RpcProxy> {
         req.socket.destroy();
         return;
       }
-      if (methods.some((method) => unsupported.has(method))) {
+      if (calls.some(answeredHere)) {
         void answerEach(JSON.parse(body.toString("utf8")) as RpcCall | RpcCall[]).then((answer) => {
           res.writeHead(200, { "content-type": "application/json" });
           res.end(JSON.stringify(answer));
@@ -77,6 +95,8 @@ export async function startRpcProxy(target: string): Promise<RpcProxy> {
     for (const call of calls) {
       if (unsupported.has(call.method)) {
         answers.push({ jsonrpc: "2.0", id: call.id, error: { code: -32601, message: `the method ${call.method} does not exist/is not available` } });
+      } else if (tooWide(call)) {
+        answers.push({ jsonrpc: "2.0", id: call.id, error: { code: -32005, message: "query returned more than 10000 results" } });
       } else {
         const response = await fetch(target, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(call) });
         answers.push(await response.json());
@@ -91,6 +111,12 @@ export async function startRpcProxy(target: string): Promise<RpcProxy> {
     refuse,
     unsupported,
     seen,
+    get logBlockLimit() {
+      return limits.logBlocks;
+    },
+    set logBlockLimit(blocks: number) {
+      limits.logBlocks = blocks;
+    },
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

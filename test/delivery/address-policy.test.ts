@@ -1,6 +1,9 @@
+import { BlockList } from "node:net";
+import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
 import { createPaymentRouter, memoryStorage, type StorageTransaction } from "../../src/index";
 import { generateWebhookSecret } from "../../src/webhooks/secret";
+import { ipv6Groups, isPrivateAddress } from "../../src/webhooks/url-guard";
 import { expectErrorObject, type Harness } from "../helpers";
 import { closeDeliveryTests, createEndpoint, drain, getDelivery, harness, startReceiver } from "./receiver";
 
@@ -38,6 +41,10 @@ const ZONE: Zone = {
   "loopback6.test": ["::1"],
   "mapped.test": ["::ffff:127.0.0.1"],
   "ula.test": ["fd12:3456::1"],
+  "translated.test": ["0:0:0:0:FFFF:0:7F00:0001"],
+  "scoped.test": ["fe80::1%eth0"],
+  // BlockList cannot read this one (it finds no rule for it): a zone is refused outright.
+  "scoped-long.test": ["0000:0000:0000:0000:0000:ffff:10.100.100.100%eth0"],
   "mixed.test": ["93.184.215.14", "10.0.0.1"],
   "public.test": ["93.184.215.14", "2606:2800:21f:cb07:6820:80da:af6b:8b2c"],
 };
@@ -53,6 +60,13 @@ const BLOCKED: Array<[string, string]> = [
   ["loopback written short", "http://127.1/hook"],
   ["loopback with a trailing dot", "http://127.0.0.1./hook"],
   ["'this network'", "http://0.0.0.0/hook"],
+  ["'this network' written 0", "http://0/hook"],
+  ["'this network' written in hex", "http://0x0/hook"],
+  ["loopback written in octal as one number", "http://017700000001/hook"],
+  ["loopback written in hex parts, all four", "http://0x7f.0x0.0x0.0x1/hook"],
+  ["loopback written with zero-padded parts", "http://127.000.000.001/hook"],
+  ["loopback written in full-width digits", "http://\uff11\uff12\uff17.\uff10.\uff10.\uff11/hook"],
+  ["loopback written percent-encoded", "http://%31%32%37.0.0.1/hook"],
   ["10/8", "http://10.1.2.3/hook"],
   ["172.16/12", "http://172.31.255.1/hook"],
   ["192.168/16", "http://192.168.1.10/hook"],
@@ -69,13 +83,36 @@ const BLOCKED: Array<[string, string]> = [
   ["broadcast written in decimal", "http://4294967295/hook"],
   ["IPv6 loopback", "http://[::1]/hook"],
   ["IPv6 unspecified", "http://[::]/hook"],
+  ["IPv6 unspecified, uncompressed", "http://[0:0:0:0:0:0:0:0]/hook"],
+  ["IPv6 loopback, zero-padded", "http://[0000::0001]/hook"],
   ["IPv4-mapped loopback", "http://[::ffff:127.0.0.1]/hook"],
   ["IPv4-mapped, written in hex", "http://[0:0:0:0:0:ffff:a9fe:a9fe]/hook"],
+  ["IPv4-mapped, uncompressed, zero-padded, upper case", "http://[0000:0000:0000:0000:0000:FFFF:7F00:0001]/hook"],
+  ["IPv4-mapped, uncompressed with a dotted tail", "http://[0:0:0:0:0:ffff:10.0.0.1]/hook"],
   ["IPv4-compatible loopback", "http://[::127.0.0.1]/hook"],
+  ["IPv4-compatible, uncompressed in hex", "http://[0:0:0:0:0:0:a9fe:a9fe]/hook"],
+  ["IPv4-compatible of a public address", "http://[::93.184.215.14]/hook"],
+  ["IPv4-translated loopback", "http://[::ffff:0:127.0.0.1]/hook"],
+  ["IPv4-translated, in hex", "http://[::ffff:0:7f00:1]/hook"],
+  ["IPv4-translated, uncompressed, zero-padded, upper case", "http://[0000:0000:0000:0000:FFFF:0000:7F00:0001]/hook"],
+  ["IPv4-translated, partly compressed with a dotted tail", "http://[0::FFFF:0:169.254.169.254]/hook"],
+  ["IPv4-translated of a public address", "http://[::ffff:0:93.184.215.14]/hook"],
   ["NAT64 of loopback", "http://[64:ff9b::7f00:1]/hook"],
+  ["NAT64 with a dotted tail", "http://[64:ff9b::127.0.0.1]/hook"],
+  ["NAT64, uncompressed, zero-padded, upper case", "http://[0064:FF9B:0000:0000:0000:0000:A9FE:A9FE]/hook"],
+  ["NAT64 of a public address", "http://[64:ff9b::93.184.215.14]/hook"],
+  ["local-use NAT64", "http://[64:ff9b:1:2::10.0.0.1]/hook"],
   ["6to4 of loopback", "http://[2002:7f00:1::1]/hook"],
+  ["6to4, uncompressed, upper case", "http://[2002:A9FE:A9FE:0:0:0:0:1]/hook"],
+  ["6to4 of a public address", "http://[2002:5db8:d70e::1]/hook"],
   ["Teredo", "http://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/hook"],
+  ["Teredo, compressed, upper case", "http://[2001::4136:E378:8000:63BF:3FFF:FDD2]/hook"],
+  ["ISATAP interface id of a private address", "http://[2606:2800:21f:cb07:0:5efe:10.0.0.1]/hook"],
+  ["ISATAP interface id (global bit) of loopback, in hex", "http://[2606:2800:21f:cb07:200:5EFE:7F00:1]/hook"],
   ["IPv6 documentation", "http://[2001:db8::1]/hook"],
+  ["IPv6 benchmarking", "http://[2001:2::1]/hook"],
+  ["IETF protocol assignment (PCP anycast)", "http://[2001:1::1]/hook"],
+  ["IETF protocol assignment (ORCHIDv2)", "http://[2001:20::1]/hook"],
   ["IPv6 unique local", "http://[fd00::1]/hook"],
   ["IPv6 link-local", "http://[fe80::1]/hook"],
   ["IPv6 multicast", "http://[ff02::1]/hook"],
@@ -84,6 +121,9 @@ const BLOCKED: Array<[string, string]> = [
   ["a name that resolves to IPv6 loopback", "http://loopback6.test:8080/hook"],
   ["a name that resolves to an IPv4-mapped loopback", "http://mapped.test/hook"],
   ["a name that resolves to IPv6 unique local", "http://ula.test/hook"],
+  ["a name that resolves to an IPv4-translated loopback, spelt long", "http://translated.test/hook"],
+  ["a name that resolves to a scoped link-local address", "http://scoped.test/hook"],
+  ["a name that resolves to a long scoped IPv4-mapped address", "http://scoped-long.test/hook"],
   ["a name with one private address among public ones", "https://mixed.test/hook"],
 ];
 
@@ -149,6 +189,8 @@ describe("registering an endpoint", () => {
     it.each([
       ["a public IPv4 address", "https://93.184.215.14/hook"],
       ["a public IPv6 address", "https://[2606:2800:21f:cb07:6820:80da:af6b:8b2c]/hook"],
+      ["a public IPv4 address written IPv4-mapped (the same address to the kernel), in hex", "https://[::ffff:5db8:d70e]/hook"],
+      ["an ISATAP interface id of a public address, in hex", "https://[2606:2800:21f:cb07:200:5efe:5db8:d70e]/hook"],
       ["a name whose every address is public", "https://public.test/hook"],
     ])("accepts %s", async (_what, url) => {
       const h = await router(false);
@@ -246,5 +288,63 @@ describe("sending", () => {
 describe("options", () => {
   it("refuses a lookup that is not a function at start-up", () => {
     expect(() => createPaymentRouter({ storage: memoryStorage(), backgroundIntervalMs: false, webhooks: { lookup: "8.8.8.8" as never } })).toThrow(/webhooks\.lookup: must be a function/);
+  });
+});
+
+/**
+ * The guard reads IPv6 groups itself only to find an ISATAP interface id; Node's BlockList
+ * (which parses addresses natively) is the oracle for every spelling it may meet.
+ */
+describe("reading an IPv6 address", () => {
+  const group = fc.oneof(fc.constant(0), fc.constant(0xffff), fc.constant(0x5efe), fc.integer({ min: 0, max: 0xffff }));
+  /** Eight groups and one way of writing them: zero-padded or not, upper case or not, a dotted tail or not, any zero run compressed. */
+  const spelt = fc
+    .record({ groups: fc.array(group, { minLength: 8, maxLength: 8 }), pad: fc.boolean(), upper: fc.boolean(), dotted: fc.boolean(), run: fc.nat(), length: fc.nat() })
+    .map(({ groups, pad, upper, dotted, run, length }) => {
+      const hex = groups.map((g) => (pad ? g.toString(16).padStart(4, "0") : g.toString(16)));
+      const parts = dotted ? [...hex.slice(0, 6), [groups[6]! >> 8, groups[6]! & 0xff, groups[7]! >> 8, groups[7]! & 0xff].join(".")] : hex;
+      // Compress a run of zero groups that starts at `run`, if there is one there.
+      const width = dotted ? 6 : 8;
+      const start = run % width;
+      let end = start;
+      while (end < width && end - start < 1 + (length % 8) && groups[end] === 0) end += 1;
+      let text = parts.join(":");
+      if (end > start) text = `${parts.slice(0, start).join(":")}::${parts.slice(end).join(":")}`;
+      return { groups, text: upper ? text.toUpperCase() : text };
+    });
+
+  it("reads every spelling as the address Node reads", () => {
+    fc.assert(
+      fc.property(spelt, ({ groups, text }) => {
+        const node = new BlockList();
+        node.addAddress(groups.map((g) => g.toString(16)).join(":"), "ipv6");
+        expect(node.check(text, "ipv6"), text).toBe(true); // the spelling is right, by Node's parser
+        expect(ipv6Groups(text), text).toEqual(groups);
+      }),
+      { seed: 18, numRuns: 2000 },
+    );
+  });
+
+  it("reads fast-check's IPv6 addresses as Node and the URL parser do", () => {
+    fc.assert(
+      fc.property(fc.ipV6(), (text) => {
+        const groups = ipv6Groups(text);
+        expect(groups, text).not.toBeNull();
+        const node = new BlockList();
+        node.addAddress(groups!.map((g) => g.toString(16)).join(":"), "ipv6");
+        expect(node.check(text, "ipv6"), text).toBe(true);
+        expect(ipv6Groups(new URL(`http://[${text}]/`).hostname.slice(1, -1)), text).toEqual(groups);
+      }),
+      { seed: 18, numRuns: 2000 },
+    );
+  });
+
+  it("refuses an ISATAP interface id exactly when its IPv4 address is refused", () => {
+    fc.assert(
+      fc.property(fc.ipV4(), fc.constantFrom("0", "100", "200", "300"), (ipv4, flags) => {
+        expect(isPrivateAddress(`2606:2800:21f:cb07:${flags}:5efe:${ipv4}`), ipv4).toBe(isPrivateAddress(ipv4));
+      }),
+      { seed: 18, numRuns: 500 },
+    );
   });
 });

@@ -63,4 +63,21 @@ describe("examples/server with a live EVM chain", { timeout: 90_000 }, () => {
     }, 60_000, "the payment to be PAID");
     expect(paid.receivedAmount).toBe("12");
   });
+
+  it("refuses to start on a node of another chain than EVM_CHAIN_ID, naming the mismatch (it awaits payments.ready())", async () => {
+    const otherDir = await mkdtemp(join(tmpdir(), "ecp-example-wrong-chain-"));
+    try {
+      const start = startExample({
+        DATA_DIR: otherDir,
+        PUBLIC_URL: "https://shop.example",
+        EVM_RPC_URL: node.rpcUrl,
+        EVM_HOT_KEY: node.privateKey(HOT),
+        EVM_CHAIN_ID: "1",
+        PRICE_SOURCES: `coinbase=${market.coinbase.url},kraken=${market.kraken.url}`,
+      });
+      await expect(start).rejects.toThrow(/exited before listening[\s\S]*ETH node is on chain 31337, but chainId 1 was configured/);
+    } finally {
+      await rm(otherDir, { recursive: true, force: true });
+    }
+  });
 });

@@ -106,7 +106,7 @@ describe(`on Express ${MAJOR}`, () => {
       expect(page.status).toBe(500);
       expect(page.headers["content-type"]).toMatch(/^text\/html/);
       expectErrorObject(await request(h.app).get(`/pay/${created.body.id}/status`), 500, 50001);
-      expect((await request(h.app).post(`/pay/${created.body.id}/method`).type("form").send({ coin: "USDT" })).status).toBe(500);
+      expect((await request(h.app).post(`/pay/${created.body.id}/method`).set("Sec-Fetch-Site", "same-origin").type("form").send({ coin: "USDT" })).status).toBe(500);
       expect((await request(h.app).get(new URL(link.body.url as string).pathname)).status).toBe(500);
       expect(h.logger.lines.filter((line) => line.startsWith("error ")).length).toBeGreaterThanOrEqual(6);
     } finally {

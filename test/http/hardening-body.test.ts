@@ -3,6 +3,7 @@ import express from "express";
 import request from "supertest";
 import { describe, expect, it } from "vitest";
 import { expectErrorObject, setup, type Harness } from "../helpers";
+import { sendAndWaitForClose, serveRaw } from "../raw-socket";
 
 const CREATE = "/api/v1/merchants/invoice/create";
 
@@ -267,5 +268,46 @@ describe("deeply nested metadata", () => {
     const h = await setup();
     const res = await postText(h, CREATE, JSON.stringify({ amount: 10, metadata: { note: "[{".repeat(100) + '\\"[' } }));
     expect(res.status).toBe(200);
+  });
+});
+
+describe("a body that does not arrive in time", () => {
+  /** A request head for `path` with the test key; the caller adds the framing headers. */
+  const head = (h: Harness, path: string, framing: string) =>
+    `POST ${h.prefix}${path} HTTP/1.1\r\nHost: shop.example\r\nAuthorization: Bearer ${h.testKey}\r\nContent-Type: application/json\r\n${framing}\r\n\r\n`;
+
+  it.each([
+    ["shorter than its Content-Length on /api/v1", CREATE, "Content-Length: 40", '{"amount": 1'],
+    ["shorter than its Content-Length on /v1", "/v1/payments", "Content-Length: 80", '{"amount": "10", "curr'],
+    ["chunked and never ended", CREATE, "Transfer-Encoding: chunked", '5\r\n{"amo\r\n'],
+    ["announced and never sent", "/v1/payment-links", "Content-Length: 20", ""],
+  ])("answers a body %s with 408 (40801) and closes the connection", async (_what, path, framing, part) => {
+    const h = await setup({ bodyTimeoutMs: 200 });
+    const server = await serveRaw(h.app);
+    try {
+      const res = await sendAndWaitForClose(server.port, head(h, path, framing) + part);
+      expectErrorObject(res, 408, 40801);
+      expect(res.body.message).toMatch(/did not arrive in full within 200 ms/);
+      expect(res.headers.connection).toBe("close");
+      expect(h.logger.lines).toEqual([]);
+      // The router goes on serving.
+      const ok = await h.post(CREATE, { amount: 10 });
+      expect(ok.status).toBe(200);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("still reads a whole body that arrives within the time", async () => {
+    const h = await setup({ bodyTimeoutMs: 60_000 });
+    const server = await serveRaw(h.app);
+    try {
+      const body = '{"amount": 12.5}';
+      const res = await sendAndWaitForClose(server.port, `${head(h, CREATE, `Content-Length: ${body.length}\r\nConnection: close`)}${body}`);
+      expect(res.status).toBe(200);
+      expect(res.body.amount).toBe(12.5);
+    } finally {
+      await server.close();
+    }
   });
 });

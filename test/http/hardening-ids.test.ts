@@ -78,7 +78,8 @@ function textKind(schema: JsonSchema): "string" | "array" | null {
 function withControlCharacters(valid: unknown): string[] {
   const text = typeof valid === "string" ? valid : "USDT";
   const middle = Math.ceil(text.length / 2);
-  return [`${text.slice(0, middle)}\u0000${text.slice(middle)}`, "\u0000", `${text.slice(0, middle)}\u0007${text.slice(middle)}`];
+  const inside = (c: string) => `${text.slice(0, middle)}${c}${text.slice(middle)}`;
+  return [inside("\u0000"), "\u0000", inside("\u0007"), inside("\t"), inside("\r\n"), inside("\u0085")];
 }
 
 let h: Harness;
@@ -246,6 +247,31 @@ describe("body fields", () => {
         "/v1/payment-links acceptedCoins",
       ]),
     );
+  });
+
+  // A URL parser strips tabs and line breaks anywhere, and trims C0 characters at the ends: each
+  // of these would have been stored as https://shop.example/orders/1042, without a word.
+  const REWRITTEN_URLS = [
+    "https://shop.example/orders/10\r\n42",
+    "https://shop.example/orders/10\n42",
+    "https://shop.example/orders/10\r42",
+    "https://shop.example/orders/10\t42",
+    "https://shop.\nexample/orders/1042",
+    "\thttps://shop.example/orders/1042",
+    "https://shop.example/orders/1042\r\n",
+    "\u0001https://shop.example/orders/1042",
+  ];
+  const WITH_RETURN_URL = ["/api/v1/merchants/invoice/create", "/api/v1/merchants/whitelabel/create", "/v1/payments", "/v1/payment-links"];
+
+  it.each(WITH_RETURN_URL)("refuses a returnUrl with a tab, CR or LF on %s with 400 naming the field", async (path) => {
+    for (const returnUrl of REWRITTEN_URLS) {
+      const res = await h.post(path, { ...BASE_BODIES[path], returnUrl });
+      expectErrorObject(res, 400, 40001);
+      expect(res.body.message, JSON.stringify(returnUrl)).toContain("returnUrl: must not contain control characters");
+    }
+    const created = await h.post(path, BASE_BODIES[path]);
+    expect(created.status, created.text).toBe(200);
+    expect(created.body.returnUrl ?? created.body.return_url).toBe(URL_OK);
   });
 
   it("refuses a returnUrl that is a valid URL but for a NUL", async () => {

@@ -1,7 +1,7 @@
 import { Validator } from "@seriousme/openapi-schema-validator";
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { PAYMENT_EVENT_TYPES } from "../../src/core/types";
+import { EVENT_TYPES, PAYMENT_EVENT_TYPES, PAYOUT_EVENT_TYPES, REFUND_EVENT_TYPES } from "../../src/core/types";
 import { ERROR_CATALOGUE } from "../../src/errors";
 import { apiReferenceOf } from "../../src/http/routes/docs";
 import { setup, type Harness } from "../helpers";
@@ -179,17 +179,24 @@ describe("GET /api/openapi", () => {
     expect([whitelabel.amount.examples, whitelabel.payCurrency.examples, whitelabel.network.examples]).toEqual([[25], ["USDT"], ["TRX"]]);
   });
 
-  it("documents every payment event as an OpenAPI 3.1 webhook, signed and carrying a Payment", () => {
-    expect(Object.keys(document.webhooks)).toEqual([...PAYMENT_EVENT_TYPES]);
-    for (const type of PAYMENT_EVENT_TYPES) {
+  it("documents every event as an OpenAPI 3.1 webhook, signed and carrying its resource", () => {
+    expect(Object.keys(document.webhooks)).toEqual([...EVENT_TYPES]);
+    const resourceOf = (type: string) =>
+      (PAYMENT_EVENT_TYPES as readonly string[]).includes(type) ? "Payment" : (PAYOUT_EVENT_TYPES as readonly string[]).includes(type) ? "Withdrawal" : (REFUND_EVENT_TYPES as readonly string[]).includes(type) ? "Refund" : "Conversion";
+    for (const type of EVENT_TYPES) {
       const operation = document.webhooks[type].post;
       expect(operation.security).toEqual([]);
       expect(operation.parameters.map((parameter: Json) => parameter.name)).toEqual(["webhook-id", "webhook-timestamp", "webhook-signature"]);
       const schema = operation.requestBody.content["application/json"].schema;
       expect(schema.required).toEqual(["type", "timestamp", "data"]);
       expect(schema.properties.type.const).toBe(type);
-      expect(schema.properties.data).toEqual({ $ref: "#/components/schemas/Payment" });
+      expect(schema.properties.data).toEqual({ $ref: `#/components/schemas/${resourceOf(type)}` });
+      expect(operation.description.length).toBeGreaterThan(40);
     }
+    expect(resourceOf("conversion.completed")).toBe("Conversion");
+    // One component per resource, whether an answer or an event carries it.
+    expect(Object.keys(document.components.schemas).filter((name) => name.endsWith("Output"))).toEqual([]);
+    expect(document.components.schemas.Payment.properties.overpaidAmount.type).toBe("string");
     expect(document.components.schemas.Payment.required).toContain("metadata");
   });
 

@@ -51,6 +51,9 @@ describe("createPaymentRouter options", () => {
     expect(() => createPaymentRouter({ backgroundIntervalMs: 0 })).toThrow(/backgroundIntervalMs/);
     expect(() => createPaymentRouter({ lateWindowMinutes: -1 })).toThrow(/lateWindowMinutes/);
     expect(() => createPaymentRouter({ bodyLimit: "lots" })).toThrow(/bodyLimit/);
+    expect(() => createPaymentRouter({ bodyTimeoutMs: 0 })).toThrow(/bodyTimeoutMs/);
+    expect(() => createPaymentRouter({ bodyTimeoutMs: 1.5 })).toThrow(/bodyTimeoutMs/);
+    expect(() => createPaymentRouter({ bodyTimeoutMs: "30s" as never })).toThrow(/bodyTimeoutMs/);
   });
 
   it("throws at boot on a currency list with a mistake, naming the entry", () => {

@@ -40,7 +40,14 @@ async function createWhitelabel(body: Record<string, unknown> = {}) {
 
 const page = (id: string) => request(h.app).get(`/pay/${id}`);
 const status = (id: string) => request(h.app).get(`/pay/${id}/status`);
-const choose = (id: string, form: Record<string, string>) => request(h.app).post(`/pay/${id}/method`).type("form").send(form);
+/** The page's form post, as a current browser sends it from the page. */
+const choose = (id: string, form: Record<string, string>) => request(h.app).post(`/pay/${id}/method`).set("Sec-Fetch-Site", "same-origin").type("form").send(form);
+/** The same post with only the headers given (no Sec-Fetch-Site unless among them). */
+const chooseWith = (id: string, headers: Record<string, string>) => {
+  const req = request(h.app).post(`/pay/${id}/method`);
+  for (const [name, value] of Object.entries(headers)) req.set(name, value);
+  return req.type("form").send({ coin: "BTC", network: "BTC" });
+};
 
 async function deposit(address: string, amount: number, confirmations = 0): Promise<string> {
   const res = await h.post("/api/v1/sandbox/deposit/create", { address, amount, confirmations });
@@ -142,16 +149,34 @@ describe("hosted invoice: choosing a coin", () => {
     expect((await fetchInvoice(invoice.id)).cryptoCurrency).toBeNull();
   });
 
-  it("refuses a choice posted from another site", async () => {
+  it.each([
+    ["Sec-Fetch-Site: cross-site", { "Sec-Fetch-Site": "cross-site" }],
+    ["Sec-Fetch-Site: same-site (a sibling subdomain)", { "Sec-Fetch-Site": "same-site" }],
+    ["Sec-Fetch-Site: none", { "Sec-Fetch-Site": "none" }],
+    ["a foreign Origin", { Origin: "https://evil.example" }],
+    ["Origin: null", { Origin: "null" }],
+    ["a malformed Origin", { Origin: "not a url" }],
+    ["neither header (a script, not a browser form)", {}],
+  ])("refuses a choice with %s: no rate is locked and no address is issued", async (_name, headers) => {
     const invoice = await createHosted();
-    const crossSite = await choose(invoice.id, { coin: "BTC", network: "BTC" }).set("Sec-Fetch-Site", "cross-site");
-    expect(crossSite.status).toBe(403);
-    const foreignOrigin = await choose(invoice.id, { coin: "BTC", network: "BTC" }).set("Origin", "https://evil.example");
-    expect(foreignOrigin.status).toBe(403);
-    expect((await fetchInvoice(invoice.id)).cryptoCurrency).toBeNull();
-    // Under Referrer-Policy: no-referrer a same-origin form post may carry Origin: null.
-    const sameSite = await choose(invoice.id, { coin: "BTC", network: "BTC" }).set("Sec-Fetch-Site", "same-origin").set("Origin", "null");
-    expect(sameSite.status).toBe(303);
+    const res = await chooseWith(invoice.id, headers);
+    expect(res.status).toBe(403);
+    expect(res.headers["content-type"]).toMatch(/^text\/html/);
+    expect(textOf(res.text)).toContain("Your choice was not sent from this page");
+    const after = await fetchInvoice(invoice.id);
+    expect(after.cryptoCurrency).toBeNull();
+    expect(after.address ?? null).toBeNull();
+  });
+
+  it("takes a choice whose Sec-Fetch-Site is same-origin, or, without it, whose Origin is this host", async () => {
+    const first = await createHosted();
+    // Sec-Fetch-Site decides when both are sent (a browser sends our page's real origin under Referrer-Policy: same-origin).
+    expect((await chooseWith(first.id, { "Sec-Fetch-Site": "same-origin", Origin: "null" })).status).toBe(303);
+    const second = await createHosted();
+    expect((await chooseWith(second.id, { Host: "shop.example", Origin: "http://shop.example" })).status).toBe(303);
+    expect((await fetchInvoice(second.id)).cryptoCurrency).toEqual({ symbol: "BTC" });
+    const third = await createHosted();
+    expect((await chooseWith(third.id, { Host: "shop.example", Origin: "http://other.example" })).status).toBe(403);
   });
 
   it("answers an oversized form with a 413 page, not JSON", async () => {
@@ -172,7 +197,7 @@ describe("hosted invoice: choosing a coin", () => {
       const res = await request(app).get(`/pay/${created.body.id}`);
       expect(res.status).toBe(200);
       expect(res.text).not.toContain("Test mode");
-      const chosen = await request(app).post(`/pay/${created.body.id}/method`).type("form").send({ coin: "BTC", network: "BTC" });
+      const chosen = await request(app).post(`/pay/${created.body.id}/method`).set("Sec-Fetch-Site", "same-origin").type("form").send({ coin: "BTC", network: "BTC" });
       expect(chosen.status).toBe(503);
       expect(chosen.headers["content-type"]).toMatch(/^text\/html/);
       expect(textOf(chosen.text)).toContain("cannot be taken right now");
@@ -278,13 +303,13 @@ describe("payment states", () => {
     const res = await request(h.app).get(`/payments/pay/${invoice.id}`);
     expect(res.text).toContain(`action="/payments/pay/${invoice.id}/method"`);
     expect(res.text).toContain(`data-status-url="/payments/pay/${invoice.id}/status"`);
-    const chosen = await request(h.app).post(`/payments/pay/${invoice.id}/method`).type("form").send({ coin: "LTC", network: "LTC" });
+    const chosen = await request(h.app).post(`/payments/pay/${invoice.id}/method`).set("Sec-Fetch-Site", "same-origin").type("form").send({ coin: "LTC", network: "LTC" });
     expect(chosen.headers.location).toBe(`/payments/pay/${invoice.id}`);
   });
 });
 
 describe("safety", () => {
-  it("sends a strict CSP whose nonce is on the inline style and script, and no-framing, no-referrer, no-store", async () => {
+  it("sends a strict CSP whose nonce is on the inline style and script, and no-framing, no referrer to other sites, no-store", async () => {
     const invoice = await createHosted();
     const res = await page(invoice.id);
     const csp = res.headers["content-security-policy"] as string;
@@ -297,7 +322,8 @@ describe("safety", () => {
     expect(res.text).toContain(`<style nonce="${nonce}">`);
     expect(res.text).toContain(`<script nonce="${nonce}">`);
     expect(res.headers["x-frame-options"]).toBe("DENY");
-    expect(res.headers["referrer-policy"]).toBe("no-referrer");
+    expect(res.headers["referrer-policy"]).toBe("same-origin");
+    expect(res.text).toContain('<meta name="referrer" content="same-origin">');
     expect(res.headers["cache-control"]).toBe("no-store");
     expect(/script-src 'nonce-([^']+)'/.exec((await page(invoice.id)).headers["content-security-policy"] as string)?.[1]).not.toBe(nonce);
     expect(res.text).not.toMatch(/https?:\/\/(?!www\.w3\.org\/2000\/svg)/); // no outside requests

@@ -261,3 +261,93 @@ describe("GET /v1/balances", () => {
     expectError(await get(h, "/v1/balances?currency=USDT"), 400, 40001, /unknown field/);
   });
 });
+
+/** The events of one resource (a withdrawal, refund or conversion), oldest first, as storage recorded them. */
+async function eventsOf(h: Harness, id: string) {
+  return (await h.router.storage.listEvents(scopeOf(h), { invoiceId: id })).map(({ type, data }) => ({ type, data }));
+}
+
+describe("withdrawal and conversion events", () => {
+  it("records payout.processing with the debit and payout.completed with the settlement, each carrying the withdrawal as /v1 shows it", async () => {
+    const h = await setup();
+    await fund(h);
+    const created = (await withdraw(h, { amount: "10.5" })).body;
+    // Recorded in the debit's unit of work, before the chain took it: no txHash yet.
+    expect(await eventsOf(h, created.id)).toEqual([{ type: "payout.processing", data: { ...created, txHash: null } }]);
+    h.clock.advanceMinutes(1);
+    await h.router.tick();
+    const completed = (await get(h, `/v1/withdrawals/${created.id}`)).body;
+    expect(completed.status).toBe("COMPLETED");
+    expect(await eventsOf(h, created.id)).toEqual([
+      { type: "payout.processing", data: { ...created, txHash: null } },
+      { type: "payout.completed", data: completed },
+    ]);
+    // Settled payouts record nothing more.
+    await h.router.tick();
+    expect(await eventsOf(h, created.id)).toHaveLength(2);
+  });
+
+  it("records payout.failed with the failure reason when the chain refuses it", async () => {
+    const h = await setup();
+    await fund(h);
+    const created = (await withdraw(h)).body;
+    await h.post("/api/v1/sandbox/payout/fail", { payoutId: created.id, reason: "node rejected it" });
+    const failed = (await get(h, `/v1/withdrawals/${created.id}`)).body;
+    expect((await eventsOf(h, created.id)).map((event) => event.type)).toEqual(["payout.processing", "payout.failed"]);
+    expect((await eventsOf(h, created.id))[1]!.data).toEqual(failed);
+    expect(failed).toMatchObject({ status: "FAILED", failureReason: "node rejected it" });
+  });
+
+  it("records no event for a refused withdrawal or conversion", async () => {
+    const h = await setup();
+    await fund(h, "10");
+    expect((await withdraw(h, { amount: "1000" })).status).toBe(422);
+    expect((await convert(h, { amount: "1000" })).status).toBe(422);
+    const types = (await h.router.storage.listEvents(scopeOf(h))).map((event) => event.type);
+    expect(types.filter((type) => !type.startsWith("payment."))).toEqual([]);
+  });
+
+  it("records conversion.completed for a conversion asked for and for an auto-conversion, carrying the conversion as /v1 shows it", async () => {
+    const h = await setup();
+    await fund(h);
+    const made = (await convert(h)).body;
+    expect(await eventsOf(h, made.id)).toEqual([{ type: "conversion.completed", data: made }]);
+    const settled = await paidPayment(h, "10", "USDT", "TRX", { settleCurrency: "TRX" });
+    const [auto] = (await get(h, "/v1/conversions")).body.data.filter((row: { paymentId: string | null }) => row.paymentId === settled.id);
+    expect(auto).toBeDefined();
+    expect(await eventsOf(h, auto.id)).toEqual([{ type: "conversion.completed", data: auto }]);
+  });
+
+  it("logs one line per sent payout through the logger's info, with ids, amount and txHash and no node URL or key", async () => {
+    const lines: Array<{ message: string; details: unknown[] }> = [];
+    const logger = { info: (message: string, ...details: unknown[]) => void lines.push({ message, details }), warn: () => undefined, error: () => undefined };
+    const h = await setup({ logger });
+    await fund(h);
+    const created = (await withdraw(h, { amount: "10.5" })).body;
+    h.clock.advanceMinutes(1);
+    await h.router.tick();
+    await h.router.tick();
+    const sent = lines.filter((line) => line.message.includes(created.id));
+    expect(sent).toEqual([
+      {
+        message: `payout ${created.id} sent`,
+        details: [
+          {
+            event: "payout.sent",
+            payoutId: created.id,
+            merchantId: h.merchant.id,
+            mode: "test",
+            refundOf: null,
+            coin: "USDT",
+            network: "TRX",
+            amount: "10.5",
+            fee: "2",
+            address: ADDRESS,
+            txHash: created.txHash,
+          },
+        ],
+      },
+    ]);
+    expect(JSON.stringify(lines)).not.toMatch(/sk_test_|https?:\/\//);
+  });
+});

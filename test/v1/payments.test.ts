@@ -177,7 +177,7 @@ describe("GET /v1/payments/:id", () => {
     expect((await get(h, `/v1/payments/${created.id}`)).body).toMatchObject({ rate: null, rateAt: null, rateSources: null });
 
     h.clock.advanceMinutes(3);
-    const chosen = await request(h.app).post(`/pay/${created.id}/method`).type("form").send({ coin: "USDT", network: "TRX" });
+    const chosen = await request(h.app).post(`/pay/${created.id}/method`).set("Sec-Fetch-Site", "same-origin").type("form").send({ coin: "USDT", network: "TRX" });
     expect(chosen.status, chosen.text).toBe(303);
     const picked = (await get(h, `/v1/payments/${created.id}`)).body;
     expect(picked).toMatchObject({ chain: "TRX", rate: "1", rateAt: new Date(h.clock.ms).toISOString(), rateSources: ["static"] });

@@ -230,3 +230,39 @@ describe("GET /v1/refunds", () => {
     expect(await h.router.storage.listLedgerEntries(scopeOf(h, "test", h.other.id))).toEqual([]);
   });
 });
+
+describe("refund events", () => {
+  const eventsOf = async (h: Harness, id: string) => (await h.router.storage.listEvents(scopeOf(h), { invoiceId: id })).map(({ type, data }) => ({ type, data }));
+
+  it("records refund.processing and refund.completed, carrying the refund as /v1 shows it, and never a payout event for it", async () => {
+    const h = await setup();
+    const payment = await refundable(h);
+    const created = (await refund(h, { paymentId: payment.id, amount: "30" })).body;
+    h.clock.advanceMinutes(1);
+    await h.router.tick();
+    const completed = (await get(h, `/v1/refunds/${created.id}`)).body;
+    expect(completed).toMatchObject({ status: "COMPLETED", paymentId: payment.id });
+    expect(await eventsOf(h, created.id)).toEqual([
+      { type: "refund.processing", data: { ...created, txHash: null } },
+      { type: "refund.completed", data: completed },
+    ]);
+    const all = (await h.router.storage.listEvents(scopeOf(h))).map((event) => event.type);
+    expect(all.filter((type) => type.startsWith("payout."))).toEqual([]);
+    // The payment's own events are unchanged by its refund.
+    expect((await eventsOf(h, payment.id)).every((event) => event.type.startsWith("payment."))).toBe(true);
+  });
+
+  it("records refund.failed when the chain refuses it; the amount is refundable again", async () => {
+    const h = await setup();
+    const payment = await refundable(h);
+    const created = (await refund(h, { paymentId: payment.id, amount: "100" })).body;
+    await h.post("/api/v1/sandbox/payout/fail", { payoutId: created.id, reason: "node rejected it" });
+    const failed = (await get(h, `/v1/refunds/${created.id}`)).body;
+    expect(await eventsOf(h, created.id)).toEqual([
+      { type: "refund.processing", data: { ...created, txHash: null } },
+      { type: "refund.failed", data: failed },
+    ]);
+    expect(failed).toMatchObject({ status: "FAILED", failureReason: "node rejected it" });
+    expect((await refund(h, { paymentId: payment.id, amount: "100" })).status).toBe(200);
+  });
+});

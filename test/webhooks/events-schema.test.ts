@@ -1,22 +1,29 @@
 import fc from "fast-check";
 import { describe, expect, expectTypeOf, it } from "vitest";
+import type { ConversionView, WithdrawalView } from "../../src/core/funds-views";
 import type { PaymentView } from "../../src/core/payment-view";
-import { INVOICE_STATUSES, PAYMENT_EVENT_TYPES } from "../../src/core/types";
+import { EVENT_TYPES, INVOICE_STATUSES, PAYMENT_EVENT_TYPES, type EventType } from "../../src/core/types";
 import {
+  EVENT_STATUSES,
+  eventSchemas,
   isPaymentEvent,
+  isServiceEvent,
   matchesEnvelope,
-  matchesPaymentEvent,
+  matchesKnownEvent,
   parseWebhookEvent,
   PAYMENT_EVENT_STATUSES,
+  paymentDataSchema,
   paymentEventSchema,
   paymentEventSchemas,
   webhookEnvelopeSchema,
+  type EventData,
   type PaymentEvent,
   type PaymentEventData,
   type PaymentEventStatus,
+  type ServiceEvent,
   type WebhookEvent,
 } from "../../src/schemas/events";
-import { paymentData } from "./fixtures";
+import { eventData, paymentData } from "./fixtures";
 
 const event = (type: string, data: unknown = paymentData()) => ({ type, timestamp: "2026-03-01T11:55:00.000Z", data });
 
@@ -51,22 +58,60 @@ describe("event schemas", () => {
         expect(result.error.issues[0]!.message).toBe(`a ${type} event carries a payment whose status is ${allowed.join(" or ")}`);
       }
     }
-    // The shared schema of all payment events (the OpenAPI document's) still takes any status.
+    // The shared schema of all payment events still takes any status.
     expect(paymentEventSchema.safeParse(event("payment.completed", paymentData({ status: "PENDING" }))).success).toBe(true);
   });
 
-  it("type each event's data by its type: status narrowed, every other field a PaymentView's", () => {
+  it("accept every withdrawal, refund and conversion view, for each event type and the status it carries, and refuse the others", () => {
+    const otherStatuses = ["PROCESSING", "COMPLETED", "FAILED", "SUCCESS", "PAID"];
+    for (const type of EVENT_TYPES.filter((name) => !(PAYMENT_EVENT_TYPES as readonly string[]).includes(name))) {
+      const allowed: readonly string[] = EVENT_STATUSES[type];
+      for (const status of allowed) {
+        const body = JSON.parse(JSON.stringify(event(type, eventData(type, status))));
+        expect(eventSchemas[type].safeParse(body).success, `${type} ${status}`).toBe(true);
+        expect(parseWebhookEvent(body)).toEqual({ success: true, data: body });
+      }
+      for (const status of otherStatuses.filter((candidate) => !allowed.includes(candidate))) {
+        const result = parseWebhookEvent(event(type, { ...eventData(type, allowed[0]!), status }));
+        expect(result.success, `${type} ${status}`).toBe(false);
+        if (!result.success) expect(result.error.issues[0]!.path).toEqual(["data", "status"]);
+      }
+    }
+    // A payout event's data is a withdrawal: a payment under that type is refused.
+    expect(parseWebhookEvent(event("payout.completed", paymentData())).success).toBe(false);
+    expect(parseWebhookEvent(event("refund.completed", eventData("payout.completed", "COMPLETED"))).success).toBe(false);
+  });
+
+  it("derive each table from the type lists: every type has its statuses and schema", () => {
+    expect(Object.keys(EVENT_STATUSES).sort()).toEqual([...EVENT_TYPES].sort());
+    expect(Object.keys(eventSchemas).sort()).toEqual([...EVENT_TYPES].sort());
+    expect(EVENT_STATUSES["payout.failed"]).toEqual(["FAILED"]);
+    expect(EVENT_STATUSES["refund.processing"]).toEqual(["PROCESSING"]);
+    expect(EVENT_STATUSES["conversion.completed"]).toEqual(["SUCCESS"]);
+  });
+
+  it("type each event's data by its type: status narrowed, id sure, every other field a view's when present", () => {
     expectTypeOf<PaymentEvent<"payment.completed">["data"]["status"]>().toEqualTypeOf<"PAID">();
     expectTypeOf<PaymentEvent<"payment.created">["data"]["status"]>().toEqualTypeOf<"PENDING">();
     expectTypeOf<PaymentEvent<"payment.confirming">["data"]["status"]>().toEqualTypeOf<"CONFIRMING">();
     expectTypeOf<PaymentEvent<"payment.confirmed">["data"]["status"]>().toEqualTypeOf<"PAID" | "UNDER_PAID" | "FAILED">();
     expectTypeOf<PaymentEvent<"payment.failed">["data"]["status"]>().toEqualTypeOf<"FAILED">();
     expectTypeOf<PaymentEvent<"payment.expired">["data"]["status"]>().toEqualTypeOf<"EXPIRED">();
-    expectTypeOf<PaymentEvent<"payment.completed">>().toEqualTypeOf<{ type: "payment.completed"; timestamp: string; data: PaymentEventData<"payment.completed"> }>();
-    expectTypeOf<Omit<PaymentEventData<"payment.completed">, "status">>().toEqualTypeOf<Omit<PaymentView, "status">>();
-    // Each event's data is assignable where a PaymentView is expected, not the other way round.
-    expectTypeOf<PaymentEventData>().toExtend<PaymentView>();
+    expectTypeOf<PaymentEvent<"payment.completed">>().toEqualTypeOf<{ type: "payment.completed"; timestamp?: string; data: PaymentEventData<"payment.completed"> }>();
+    // An older sender may leave any field out but id and status: the rest are a PaymentView's, optional.
+    expectTypeOf<Omit<PaymentEventData<"payment.completed">, "status" | "id">>().toEqualTypeOf<Partial<Omit<PaymentView, "status" | "id">>>();
+    expectTypeOf<PaymentEventData<"payment.completed">["id"]>().toEqualTypeOf<string>();
+    // Today's payment of the right status is an event's data; one of any status is not.
+    expectTypeOf<PaymentView & { status: "PAID" }>().toExtend<PaymentEventData<"payment.completed">>();
     expectTypeOf<PaymentView>().not.toExtend<PaymentEventData<"payment.completed">>();
+    // The new event types, narrowed the same way, each with its resource's view.
+    expectTypeOf<ServiceEvent<"payout.completed">["data"]["status"]>().toEqualTypeOf<"COMPLETED">();
+    expectTypeOf<ServiceEvent<"refund.failed">["data"]["status"]>().toEqualTypeOf<"FAILED">();
+    expectTypeOf<ServiceEvent<"refund.failed">["data"]["paymentId"]>().toEqualTypeOf<string | undefined>();
+    expectTypeOf<ServiceEvent<"conversion.completed">["data"]["status"]>().toEqualTypeOf<"SUCCESS">();
+    expectTypeOf<Omit<EventData<"payout.processing">, "status" | "id">>().toEqualTypeOf<Partial<Omit<WithdrawalView, "status" | "id">>>();
+    expectTypeOf<Omit<EventData<"conversion.completed">, "status" | "id">>().toEqualTypeOf<Partial<Omit<ConversionView, "status" | "id">>>();
+    expectTypeOf<ServiceEvent["type"]>().toEqualTypeOf<EventType>();
     expectTypeOf<PaymentEventStatus<"payment.confirmed">>().toEqualTypeOf<(typeof PAYMENT_EVENT_STATUSES)["payment.confirmed"][number]>();
     expectTypeOf<PaymentEvent["type"]>().toEqualTypeOf<(typeof PAYMENT_EVENT_TYPES)[number]>();
   });
@@ -81,17 +126,49 @@ describe("event schemas", () => {
     const verified = event("payment.failed", paymentData({ status: "FAILED", failureReason: "underpaid" })) as WebhookEvent;
     if (isPaymentEvent(verified, "payment.failed")) {
       expectTypeOf(verified.data.status).toEqualTypeOf<"FAILED">();
-      expectTypeOf(verified.data.failureReason).toEqualTypeOf<string | null>();
+      expectTypeOf(verified.data.failureReason).toEqualTypeOf<string | null | undefined>();
     }
     if (isPaymentEvent(verified)) expectTypeOf(verified.type).toEqualTypeOf<(typeof PAYMENT_EVENT_TYPES)[number]>();
+    const payout = event("payout.failed", eventData("payout.failed", "FAILED")) as WebhookEvent;
+    expect(isPaymentEvent(payout)).toBe(false);
+    expect(isServiceEvent(payout)).toBe(true);
+    if (isServiceEvent(payout, "payout.failed")) {
+      expectTypeOf(payout.data.status).toEqualTypeOf<"FAILED">();
+      expectTypeOf(payout.data.object).toEqualTypeOf<"withdrawal" | undefined>();
+    }
+    if (isServiceEvent(payout)) expectTypeOf(payout.type).toEqualTypeOf<EventType>();
   });
 
-  it("reject a known type whose data misses a field or has one of the wrong type", () => {
-    const { txHash: _dropped, ...withoutTxHash } = paymentData();
-    for (const data of [withoutTxHash, { ...paymentData(), livemode: "false" }, { ...paymentData(), status: "paid" }, { ...paymentData(), expiresAt: "yesterday" }, { ...paymentData(), metadata: [] }]) {
+  it("reject a known type whose data misses its id or status, or has a field of the wrong type", () => {
+    const { id: _id, ...withoutId } = paymentData();
+    const { status: _status, ...withoutStatus } = paymentData();
+    for (const data of [
+      withoutId,
+      withoutStatus,
+      { ...paymentData(), id: 42 },
+      { ...paymentData(), livemode: "false" },
+      { ...paymentData(), status: "paid" },
+      { ...paymentData(), expiresAt: "yesterday" },
+      { ...paymentData(), metadata: [] },
+      { ...paymentData(), rateAt: 1772366400 },
+      { ...paymentData(), txHash: 7 },
+    ]) {
       const result = parseWebhookEvent(event("payment.completed", data));
       expect(result.success).toBe(false);
     }
+    expect(parseWebhookEvent({ type: "payment.completed", timestamp: "yesterday", data: paymentData() }).success).toBe(false);
+  });
+
+  it("accept a known type whose data lacks fields a newer version added, checking the ones present", () => {
+    const { rateAt: _at, rateSources: _sources, txHash: _hash, ...older } = paymentData();
+    expect(parseWebhookEvent(event("payment.completed", older)).success).toBe(true);
+    const { timestamp: _timestamp, ...unstamped } = event("payment.completed");
+    expect(parseWebhookEvent(unstamped).success).toBe(true);
+    expect(parseWebhookEvent({ type: "payment.completed", data: { id: "inv_1", status: "PAID" } }).success).toBe(true);
+    expect(parseWebhookEvent({ type: "payout.completed", data: { id: "po_1", status: "COMPLETED" } }).success).toBe(true);
+    // The full shape the sender writes today is still required where the service documents it.
+    expect(paymentDataSchema.safeParse(older).success).toBe(false);
+    expect(paymentDataSchema.safeParse(paymentData()).success).toBe(true);
   });
 
   it("accept extra fields anywhere, for forward compatibility", () => {
@@ -102,7 +179,10 @@ describe("event schemas", () => {
 
   it("check only the envelope of an unknown type", () => {
     expect(parseWebhookEvent(event("invoice.refunded", "anything")).success).toBe(true);
-    expect(parseWebhookEvent({ type: "invoice.refunded", data: {} }).success).toBe(false);
+    // The interface names no timestamp in the body: an event without one is still an event.
+    expect(parseWebhookEvent({ type: "invoice.refunded", data: {} }).success).toBe(true);
+    expect(parseWebhookEvent({ type: "invoice.refunded", timestamp: "today", data: {} }).success).toBe(false);
+    expect(parseWebhookEvent({ type: "invoice.refunded", timestamp: "2026-03-01T11:55:00Z" }).success).toBe(false);
     expect(parseWebhookEvent({ type: "", timestamp: "2026-03-01T11:55:00Z", data: {} }).success).toBe(false);
   });
 });
@@ -128,7 +208,12 @@ const edgeValues = fc.oneof(
     "Payment",
     ...INVOICE_STATUSES,
     "paid",
-    ...PAYMENT_EVENT_TYPES,
+    ...EVENT_TYPES,
+    "PROCESSING",
+    "COMPLETED",
+    "SUCCESS",
+    "withdrawal",
+    "refund",
     "2026-03-01T12:00:00Z",
     "2026-03-01T12:00:00.123456789+05:30",
     "2026-13-01T12:00:00Z",
@@ -142,7 +227,7 @@ const edgeValues = fc.oneof(
   ),
   fc.jsonValue({ maxDepth: 2 }),
 );
-const fieldNames = [...Object.keys(paymentData()), "extra"];
+const fieldNames = [...new Set([...EVENT_TYPES.flatMap((type) => Object.keys(eventData(type, EVENT_STATUSES[type][0]))), "extra"])];
 const mutation = fc.record({
   where: fc.constantFrom("type", "timestamp", "data", "extra", ...fieldNames.map((name) => `data.${name}`)),
   value: fc.option(edgeValues, { nil: undefined }),
@@ -160,22 +245,22 @@ function mutate(base: Record<string, unknown>, changes: Array<{ where: string; v
   return JSON.parse(JSON.stringify(body));
 }
 
-/** What zod says of a body: its type's schema for a known type; no payment event otherwise. */
-function zodAcceptsAsPaymentEvent(body: unknown): boolean {
+/** What zod says of a body: its type's schema for a known type; no known event otherwise. */
+function zodAcceptsAsKnownEvent(body: unknown): boolean {
   const type = (body as { type?: unknown } | null)?.type;
-  return typeof type === "string" && Object.hasOwn(paymentEventSchemas, type) && paymentEventSchemas[type as PaymentEvent["type"]].safeParse(body).success;
+  return typeof type === "string" && Object.hasOwn(eventSchemas, type) && eventSchemas[type as EventType].safeParse(body).success;
 }
 
 describe("the fast predicates", () => {
   it("agree with the zod schemas on generated bodies", () => {
     // One valid body per type and status it carries, and one of a type this version does not know.
-    const bases = PAYMENT_EVENT_TYPES.flatMap((type) => PAYMENT_EVENT_STATUSES[type].map((status) => event(type, paymentData({ status })))).concat(
+    const bases = EVENT_TYPES.flatMap((type) => EVENT_STATUSES[type].map((status: string) => event(type, eventData(type, status)))).concat(
       event("some.future.type", { any: 1 }),
     );
     fc.assert(
       fc.property(fc.constantFrom(...bases), fc.array(mutation, { minLength: 0, maxLength: 3 }), (base, changes) => {
         const body = mutate(base, changes);
-        expect(matchesPaymentEvent(body)).toBe(zodAcceptsAsPaymentEvent(body));
+        expect(matchesKnownEvent(body)).toBe(zodAcceptsAsKnownEvent(body));
         expect(matchesEnvelope(body)).toBe(webhookEnvelopeSchema.safeParse(body).success);
       }),
       { numRuns: 3000 },

@@ -1,6 +1,16 @@
 import { CurrencyCatalog, DEFAULT_CURRENCIES, DEFAULT_FIAT } from "../../src/core/currencies";
+import { conversionView, refundView, withdrawalView } from "../../src/core/funds-views";
 import { paymentView, type PaymentView } from "../../src/core/payment-view";
-import type { InvoiceRecord, PaymentEventType } from "../../src/core/types";
+import {
+  CONVERSION_EVENT_TYPES,
+  PAYMENT_EVENT_TYPES,
+  PAYOUT_EVENT_TYPES,
+  type EventType,
+  type ExchangeRecord,
+  type InvoiceRecord,
+  type PaymentEventType,
+  type PayoutRecord,
+} from "../../src/core/types";
 import type { WebhookDedupeStore } from "../../src/webhooks/dedupe-store";
 import type { WebhookSecret } from "../../src/webhooks/secret";
 import { webhookHeaders, type WebhookHeaders } from "../../src/webhooks/sign";
@@ -60,8 +70,60 @@ export function paymentData(over: Partial<InvoiceRecord> = {}): PaymentView {
   return paymentView(invoiceRecord(over), catalog);
 }
 
+/** A payout as core keeps it (a refund when `refundOf` is set). */
+export function payoutRecord(over: Partial<PayoutRecord> = {}): PayoutRecord {
+  return {
+    id: "po_4Hk2m9XkLp0RtY4sW1cE3vBn",
+    merchantId: "mch_1",
+    mode: "test",
+    status: "COMPLETED",
+    coin: "USDT",
+    network: "TRX",
+    address: "TXo4FqVvF4YZ9r4hV5qT4M2r8p6fM3kZxQ",
+    amount: 10_000_000n,
+    fee: 1_000_000n,
+    refundOf: null,
+    refundDepositId: null,
+    txHash: "0xbeef",
+    failureReason: null,
+    createdAt: T0,
+    updatedAt: T0 + 60_000,
+    ...over,
+  };
+}
+
+/** An exchange as core keeps it. */
+export function exchangeRecord(over: Partial<ExchangeRecord> = {}): ExchangeRecord {
+  return {
+    id: "ex_9Lk2m9XkLp0RtY4sW1cE3vBn",
+    merchantId: "mch_1",
+    mode: "test",
+    status: "SUCCESS",
+    fromCoin: "USDT",
+    toCoin: "TRX",
+    amount: 10_000_000n,
+    rate: 8_333_333_333_333_333_333n,
+    toAmount: 83_333_333n,
+    invoiceId: null,
+    createdAt: T0,
+    ...over,
+  };
+}
+
+/**
+ * The `data` of a `type` event whose resource has `status`, rendered by the service's own views:
+ * a payment, a withdrawal, a refund or a conversion, by the list the type is in.
+ */
+export function eventData(type: EventType, status: string): Record<string, unknown> {
+  if ((PAYMENT_EVENT_TYPES as readonly string[]).includes(type)) return { ...paymentData({ status: status as InvoiceRecord["status"] }) };
+  if ((CONVERSION_EVENT_TYPES as readonly string[]).includes(type)) return { ...conversionView(exchangeRecord(), catalog) };
+  const payout = payoutRecord({ status: status as PayoutRecord["status"], failureReason: status === "FAILED" ? "reverted" : null });
+  if ((PAYOUT_EVENT_TYPES as readonly string[]).includes(type)) return { ...withdrawalView(payout, catalog) };
+  return { ...refundView({ ...payout, refundOf: "inv_7Qm2a9XkLp0RtY4sW1cE3vBn" }, catalog) };
+}
+
 /** An event body as the sender writes it (core/outbox: `{ type, timestamp, data }`). */
-export function eventBody(type: PaymentEventType | string = "payment.completed", data: unknown = paymentData()): string {
+export function eventBody(type: PaymentEventType | EventType | string = "payment.completed", data: unknown = paymentData()): string {
   return JSON.stringify({ type, timestamp: new Date(T0 + 5 * 60_000).toISOString(), data });
 }
 

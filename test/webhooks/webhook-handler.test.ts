@@ -1,10 +1,12 @@
 import express from "express";
 import { describe, expect, expectTypeOf, it } from "vitest";
 import type { PaymentView } from "../../src/core/payment-view";
-import type { PaymentEvent, PaymentEventData, PaymentEventHandlers, WebhookEvent } from "../../src/schemas/events";
+import type { RefundView } from "../../src/core/funds-views";
+import type { PaymentEvent, PaymentEventData, PaymentEventHandlers, ServiceEvent, WebhookEvent } from "../../src/schemas/events";
 import { webhookHandler, type WebhookContext, type WebhookHandlerOptions, type WebhookHandlers } from "../../src/webhooks/webhook-handler";
-import { deferred, eventBody, NOW_S, OTHER_SECRET, paymentData, SECRET, signedHeaders } from "./fixtures";
+import { deferred, eventBody, eventData, NOW_S, OTHER_SECRET, paymentData, SECRET, signedHeaders } from "./fixtures";
 import { deliver, receiver } from "./handler-harness";
+import { sendAndWaitForClose, serveRaw } from "../raw-socket";
 
 describe("webhookHandler: dispatch", () => {
   it("answers 200 { received: true } after running the handler of the event's type", async () => {
@@ -38,13 +40,45 @@ describe("webhookHandler: dispatch", () => {
           expectTypeOf(event.type).toEqualTypeOf<"payment.failed">();
           expectTypeOf(event.data).toEqualTypeOf<PaymentEventData<"payment.failed">>();
           expectTypeOf(event.data.status).toEqualTypeOf<"FAILED">();
-          expectTypeOf(event.data).toExtend<PaymentView>();
+          expectTypeOf(event.data).toExtend<Partial<PaymentView>>();
         },
+        "payout.completed": (event) => {
+          expectTypeOf(event).toEqualTypeOf<ServiceEvent<"payout.completed">>();
+          expectTypeOf(event.data.status).toEqualTypeOf<"COMPLETED">();
+          expectTypeOf(event.data.txHash).toEqualTypeOf<string | null | undefined>();
+          // @ts-expect-error -- a withdrawal has no paymentId
+          return event.data.paymentId;
+        },
+        "refund.failed": (event) => {
+          expectTypeOf(event.data.status).toEqualTypeOf<"FAILED">();
+          expectTypeOf(event.data).toExtend<Partial<RefundView>>();
+        },
+        "conversion.completed": (event) => expectTypeOf(event.data.status).toEqualTypeOf<"SUCCESS">(),
         "payment.confirmed": (event) => expectTypeOf(event.data.status).toEqualTypeOf<"PAID" | "UNDER_PAID" | "FAILED">(),
         "*": (event) => expectTypeOf(event).toEqualTypeOf<WebhookEvent>(),
       },
     });
     expectTypeOf<WebhookHandlers>().toExtend<PaymentEventHandlers<WebhookContext>>();
+  });
+
+  it("runs the handlers of withdrawal, refund and conversion events, and refuses their data under the wrong type", async () => {
+    const seen: string[] = [];
+    const { app } = receiver({
+      on: {
+        "payout.failed": (event) => void seen.push(`${event.type} ${event.data.id} ${event.data.failureReason}`),
+        "refund.completed": (event) => void seen.push(`${event.type} ${event.data.paymentId}`),
+        "conversion.completed": (event) => void seen.push(`${event.type} ${event.data.toAmount}`),
+      },
+    });
+    for (const [type, status] of [["payout.failed", "FAILED"], ["refund.completed", "COMPLETED"], ["conversion.completed", "SUCCESS"]] as const) {
+      const body = eventBody(type, eventData(type, status));
+      expect((await deliver(app, body, signedHeaders(body, { id: `msg_${type}` }))).body).toEqual({ received: true });
+    }
+    expect(seen).toEqual(["payout.failed po_4Hk2m9XkLp0RtY4sW1cE3vBn reverted", "refund.completed inv_7Qm2a9XkLp0RtY4sW1cE3vBn", "conversion.completed 83.333333"]);
+    const wrong = eventBody("payout.failed", eventData("payout.completed", "COMPLETED"));
+    const answer = await deliver(app, wrong, signedHeaders(wrong, { id: "msg_wrong" }));
+    expect(answer.status).toBe(400);
+    expect(answer.body.error).toBe(40014);
   });
 
   it("runs the specific handler and the catch-all for one event", async () => {
@@ -219,6 +253,26 @@ describe("webhookHandler: status codes of rejected deliveries", () => {
     expect(ran).toBe(false);
     expect((await deliver(app, body)).status).toBe(200);
   });
+
+  it.each([
+    ["shorter than its Content-Length", (whole: string) => `Content-Length: ${whole.length}\r\n\r\n${whole.slice(0, 20)}`],
+    ["chunked and never ended", (whole: string) => `Transfer-Encoding: chunked\r\n\r\n14\r\n${whole.slice(0, 20)}\r\n`],
+  ])("answers a body %s with 408 (40801) after bodyTimeoutMs and closes the connection", async (_what, framing) => {
+    let ran = false;
+    const { app } = receiver({ bodyTimeoutMs: 200, on: { "*": () => void (ran = true) } });
+    const server = await serveRaw(app);
+    try {
+      const headers = Object.entries(signedHeaders(body)).map(([name, value]) => `${name}: ${String(value)}\r\n`).join("");
+      const res = await sendAndWaitForClose(server.port, `POST /hooks/pay HTTP/1.1\r\nHost: shop.example\r\nContent-Type: application/json\r\n${headers}${framing(body)}`);
+      expect(res.status).toBe(408);
+      expect(res.headers.connection).toBe("close");
+      expect(res.body).toEqual({ error: 40801, message: expect.stringContaining("did not arrive in full within 200 ms") });
+      expect(ran).toBe(false);
+      expect((await deliver(app, body)).status).toBe(200);
+    } finally {
+      await server.close();
+    }
+  });
 });
 
 describe("webhookHandler: where the raw body comes from", () => {
@@ -292,6 +346,8 @@ describe("webhookHandler: options are checked at creation", () => {
     ["an infinite tolerance", { secret: SECRET, on, toleranceSeconds: Number.POSITIVE_INFINITY }],
     ["an unparseable limit", { secret: SECRET, on, limit: "lots" }],
     ["a zero limit", { secret: SECRET, on, limit: 0 }],
+    ["a zero bodyTimeoutMs", { secret: SECRET, on, bodyTimeoutMs: 0 }],
+    ["a bodyTimeoutMs as text", { secret: SECRET, on, bodyTimeoutMs: "30s" }],
     ["a dedupe store without its methods", { secret: SECRET, on, dedupe: { claim() {} } }],
     ["a logger without error()", { secret: SECRET, on, logger: { warn() {} } }],
   ];

@@ -1,3 +1,5 @@
+import { NodeError } from "./rpc-errors";
+
 /**
  * Access to a blockchain (or a simulation of one). Amounts are bigint units of the coin at the
  * decimals of the currency list (an adapter for a token with other on-chain decimals converts).
@@ -65,6 +67,33 @@ export interface IssuedAddress {
   invoiceId: string;
 }
 
+/** What `ChainHost.addressUse` says of one issued address. */
+export interface AddressUse {
+  address: string;
+  /** Something was sent to it (any deposit, a dropped one included): it is used on chain. */
+  received: boolean;
+  /** It may be returned by `createAddress` for a new invoice of the merchant asked about. */
+  reusable: boolean;
+}
+
+/**
+ * A transfer of a token the service does not list (an ERC-20 contract outside the currency list)
+ * to an issued address: never credited nor swept, reported so that it is not lost from view.
+ */
+export interface UnlistedTransfer {
+  network: string;
+  /** The token contract. */
+  token: string;
+  /** The issued address it went to, as `createAddress` returned it. */
+  address: string;
+  txHash: string;
+  /** The log's index in its block. */
+  logIndex: number;
+  /** Raw on-chain units (the token's decimals are unknown). */
+  amount: bigint;
+  blockNumber: number;
+}
+
 /**
  * What the service gives a chain adapter when it takes it into use (`ChainAdapter.bind`): the
  * facts a real chain watcher needs and has no business keeping itself.
@@ -74,7 +103,10 @@ export interface ChainHost {
   readonly mode: "test" | "live";
   /** Whether the currency list has `coin` on `network` (an adapter watches only those). */
   listed(coin: string, network: string): boolean;
-  /** Confirmations after which a deposit of `coin` on `network` is final (the currency list's minConfirm). */
+  /**
+   * The currency list's minConfirm for `coin` on `network`: when a deposit is final, unless the
+   * adapter has a setting of its own, which it then answers in `requiredConfirmations`.
+   */
   minConfirm(coin: string, network: string): number;
   /** Decimals of `coin` in the ledger (the currency list's), which the adapter's amounts use. */
   decimals(coin: string): number;
@@ -85,6 +117,23 @@ export interface ChainHost {
   issuedAddresses(network: string, addresses: readonly string[]): Promise<IssuedAddress[]>;
   /** Durable state for the adapter. */
   readonly state: ChainStateStore;
+  /**
+   * Records a transfer of an unlisted token to an issued address, once it is final: the service
+   * stores it (idempotently: a repeated report changes nothing), logs it once and lists it in
+   * the operator report. Optional: a host without it is not told, and an adapter may then skip
+   * looking for such transfers.
+   */
+  reportUnlisted?(transfer: UnlistedTransfer): Promise<void>;
+  /**
+   * For an adapter that hands addresses out again (a Bitcoin-family wallet and its gap limit):
+   * of `addresses` on `network`, those the service issued, each with whether anything was ever
+   * received at it (then it is used for good) and whether it may now go to a new invoice of
+   * `merchantId` (its invoice is that merchant's, was never paid and its late-payment window
+   * has passed). Returning a reusable address from `createAddress` moves it to the new invoice.
+   */
+  addressUse(network: string, addresses: readonly string[], merchantId: string): Promise<AddressUse[]>;
+  /** The service's clock, epoch ms (the router's `now` option): what the adapter should time its own records by. */
+  now(): number;
   /** Where the adapter reports what it does not throw (a node that is down, a skipped sweep). */
   readonly logger: { warn(message: string, ...details: unknown[]): void; error(message: string, ...details: unknown[]): void };
 }
@@ -110,7 +159,11 @@ export interface ChainAdapter {
   bind?(host: ChainHost): void;
   /** Whether this adapter can serve `coin` on `network`. */
   supports(coin: string, network: string): boolean;
-  /** Issues a fresh deposit address for one invoice. Never returns an address twice. */
+  /**
+   * Issues a deposit address for one invoice: a fresh one, or one that `ChainHost.addressUse`
+   * says is reusable for this merchant (the service then points it at this invoice). Never an
+   * address another open invoice holds.
+   */
   createAddress(request: { coin: string; network: string; merchantId: string; invoiceId: string }): Promise<string>;
   /** Whether `address` is a well-formed destination for `coin` on `network`. */
   isValidAddress(coin: string, network: string, address: string): Promise<boolean>;
@@ -147,6 +200,32 @@ export interface ChainAdapter {
    * never depends on it.
    */
   maintain?(): Promise<number>;
+  /**
+   * Confirmations after which a deposit of `coin` on `network` is final: core credits it then,
+   * and the adapter follows it (for reorgs) until then. Optional: without it, the currency
+   * list's `minConfirm` (what `ChainHost.minConfirm` answers). An adapter with its own setting
+   * (`confirmations` of evmChain and bitcoinChain) answers it here, so the two never disagree.
+   */
+  requiredConfirmations?(coin: string, network: string): number;
+  /**
+   * Reaches the node and checks that it serves what the adapter was configured for (its
+   * network, chain id, keys). Resolves when it does. Rejects with a `ChainMismatchError` when
+   * it serves something else: core then never scans this chain and answers 503 for its coins.
+   * Any other rejection (the node cannot be reached yet) is tried again later. The router calls
+   * it before the chain's first scan and from `ready()`. Optional: without it, the chain is
+   * taken as ready.
+   */
+  ready?(): Promise<void>;
   /** Releases connections and timers; the router calls it from `close()`. Optional. */
   close?(): Promise<void>;
+}
+
+/**
+ * What `ChainAdapter.ready` rejects with when the node serves another network or chain than
+ * the adapter's (a mainnet key on a regtest node, a node on another chain id): no retry can
+ * mend it, the configuration must change. Its message names the mismatch and never a key or
+ * the node's URL; being a `NodeError`, it passes through the adapters' scrubbing unchanged.
+ */
+export class ChainMismatchError extends NodeError {
+  override readonly name = "ChainMismatchError";
 }

@@ -1,18 +1,35 @@
 /**
  * The rules that turn several sources' prices of one asset into one price, or into a reason
- * why there is none: only fresh, positive prices count; the median of them is the price; a source
- * further than the allowed deviation from that median is left out (and named, so it can be
- * logged) and the median taken again; fewer sources than the minimum left: no price. Pure and
- * exact: prices are bigints at 18 decimals.
+ * why there is none. Only fresh prices count. The price is the median of the fresh prices, and it
+ * stands only when a strict majority of the sources that answered agree with it (are within the
+ * allowed deviation of it), and at least the minimum number of sources: so sources that are half
+ * or fewer of those answering can never make a price on their own, whatever they say. A source
+ * further than the deviation is left out (and named, so it can be logged). Pure and exact:
+ * prices are bigints at 18 decimals.
  */
+import { formatDecimal, RATE_DECIMALS } from "../../money";
 
-/** One source's price of an asset in USD, at 18 decimals, with when it was observed. */
+/** One source's answer for an asset, in USD at 18 decimals, with when it was observed. */
 export interface Candidate {
   source: string;
-  /** USD per unit, scaled by 10^18. */
-  usd: bigint;
+  /**
+   * USD per unit, scaled by 10^18; null when the source answered but its price cannot be counted
+   * in USD (a USDT price while USDT/USD has no usable price): it then counts as having answered,
+   * and as not agreeing.
+   */
+  usd: bigint | null;
+  /**
+   * The other USD values the same answer may stand for (a USDT price converted at each source's
+   * USDT/USD, not only at the combined one): the answer agrees only when every one of them does,
+   * so that sources lying about USDT/USD cannot lend their lie to an honest USDT-quoted source.
+   */
+  alternatives?: readonly bigint[];
   /** Observation time, epoch ms. */
   at: number;
+  /** What the source said, for messages, when it is not `usd` itself ("3000 USDT"). */
+  said?: string;
+  /** Why `usd` is null, for messages. */
+  why?: string;
 }
 
 /** Limits applied when combining. */
@@ -21,26 +38,38 @@ export interface CombineRules {
   maxAgeMs: number;
   /** Fewer fresh, agreeing sources than this: no price. */
   minSources: number;
-  /** A source further than this from the median, in basis points (1% = 100), is left out. */
+  /** A source further than this from the median, in basis points (1% = 100), does not agree. */
   maxDeviationBps: bigint;
+}
+
+/** A source left out for being too far from the median, with its distance in basis points. */
+export interface Outlier {
+  source: string;
+  bps: bigint;
 }
 
 /** A combined price, or why there is none. */
 export type Combined =
   | {
       ok: true;
-      /** USD per unit, scaled by 10^18. */
+      /** USD per unit, scaled by 10^18: the median of the fresh prices. */
       usd: bigint;
-      /** The oldest observation among the sources used. */
+      /** The oldest observation among the agreeing sources. */
       at: number;
-      /** Until when every price used stays fresh (epoch ms): the result holds until then. */
+      /** Until when every fresh price stays fresh (epoch ms): the result holds until then. */
       freshUntil: number;
-      /** The sources used, by name, sorted. */
+      /** The agreeing sources, by name, sorted. */
       sources: string[];
-      /** Sources left out for deviating from the others, with their distance in basis points. */
-      outliers: Array<{ source: string; bps: bigint }>;
+      /** Sources left out for deviating from the median. */
+      outliers: Outlier[];
     }
-  | { ok: false; reason: string; outliers: Array<{ source: string; bps: bigint }> };
+  | {
+      ok: false;
+      reason: string;
+      outliers: Outlier[];
+      /** Set when the sources answered but too few agree: the case of a lie or a broken source. */
+      disagreement?: true;
+    };
 
 /** The median of a non-empty list: the middle value, or the mean of the two middle ones (rounded down). */
 export function median(values: readonly bigint[]): bigint {
@@ -56,6 +85,11 @@ export function deviationBps(value: bigint, reference: bigint): bigint {
   return scaled % reference === 0n ? scaled / reference : scaled / reference + 1n;
 }
 
+/** How many of `answered` sources make a strict majority. */
+export function strictMajority(answered: number): number {
+  return Math.floor(answered / 2) + 1;
+}
+
 /**
  * Combines the candidates at `now`. `unavailable` lists sources that gave no price at all (down,
  * or an answer refused), so that the reason can name them.
@@ -64,32 +98,40 @@ export function combine(candidates: readonly Candidate[], now: number, rules: Co
   const stale: string[] = [];
   const fresh: Candidate[] = [];
   for (const candidate of candidates) {
-    if (candidate.usd <= 0n) continue;
+    if (candidate.usd !== null && candidate.usd <= 0n) continue;
     // A time in the future is a clock problem of the source's: it is not fresher than now.
     if (now - Math.min(candidate.at, now) > rules.maxAgeMs) stale.push(`${candidate.source} (${Math.round((now - candidate.at) / 1000)} s old)`);
     else fresh.push(candidate);
   }
+  const priced = fresh.filter((candidate): candidate is Candidate & { usd: bigint } => candidate.usd !== null);
   const why = () => {
-    const parts = [`${fresh.length} fresh source${fresh.length === 1 ? "" : "s"}, ${rules.minSources} needed`];
+    const parts = [`${priced.length} fresh source${priced.length === 1 ? "" : "s"}, ${rules.minSources} needed`];
     // Sorted, so that the same situation always reads the same.
     if (stale.length > 0) parts.push(`stale: ${[...stale].sort().join(", ")}`);
-    if (unavailable.length > 0) parts.push(`down: ${[...unavailable].sort().join(", ")}`);
+    const down = [...unavailable, ...fresh.filter((candidate) => candidate.usd === null).map(describe)];
+    if (down.length > 0) parts.push(`down: ${down.sort().join(", ")}`);
     return parts.join("; ");
   };
-  if (fresh.length < rules.minSources || fresh.length === 0) return { ok: false, reason: why(), outliers: [] };
+  if (priced.length < rules.minSources || priced.length === 0) return { ok: false, reason: why(), outliers: [] };
 
-  const middle = median(fresh.map((candidate) => candidate.usd));
-  const outliers: Array<{ source: string; bps: bigint }> = [];
-  const agreeing = fresh.filter((candidate) => {
-    const bps = deviationBps(candidate.usd, middle);
+  const middle = median(priced.map((candidate) => candidate.usd));
+  const outliers: Outlier[] = [];
+  const agreeing = priced.filter((candidate) => {
+    const bps = [candidate.usd, ...(candidate.alternatives ?? [])].reduce((far, value) => {
+      const off = deviationBps(value, middle);
+      return off > far ? off : far;
+    }, 0n);
     if (bps <= rules.maxDeviationBps) return true;
     outliers.push({ source: candidate.source, bps });
     return false;
   });
-  if (agreeing.length < rules.minSources || agreeing.length === 0) {
+  const needed = Math.max(rules.minSources, strictMajority(fresh.length));
+  if (agreeing.length < needed) {
+    const said = [...fresh].sort((a, b) => (a.source < b.source ? -1 : 1)).map(describe);
     return {
       ok: false,
-      reason: `the sources disagree: ${agreeing.length} within ${formatBps(rules.maxDeviationBps)} of the median, ${rules.minSources} needed (left out: ${outliers.map((entry) => `${entry.source} ${formatBps(entry.bps)} off`).join(", ")})`,
+      disagreement: true,
+      reason: `the sources disagree: ${agreeing.length} of the ${fresh.length} that answered agree, ${needed} needed (within ${formatBps(rules.maxDeviationBps)} of the median ${formatDecimal(middle, RATE_DECIMALS)} USD): ${said.join(", ")}`,
       outliers,
     };
   }
@@ -97,12 +139,18 @@ export function combine(candidates: readonly Candidate[], now: number, rules: Co
   // change with a new read, which the caller watches for itself.
   return {
     ok: true,
-    usd: median(agreeing.map((candidate) => candidate.usd)),
+    usd: middle,
     at: Math.min(...agreeing.map((candidate) => candidate.at)),
     freshUntil: Math.min(...fresh.map((candidate) => Math.min(candidate.at, now) + rules.maxAgeMs)) + 1,
     sources: agreeing.map((candidate) => candidate.source).sort(),
     outliers,
   };
+}
+
+/** "kraken 3300", "binance 3000 USDT (not counted: ...)", for messages. */
+function describe(candidate: Candidate): string {
+  const said = candidate.said ?? (candidate.usd === null ? "no price" : formatDecimal(candidate.usd, RATE_DECIMALS));
+  return `${candidate.source} ${said}${candidate.why ? ` (not counted: ${candidate.why})` : ""}`;
 }
 
 /** Basis points as a percentage for messages ("2.5%"). */

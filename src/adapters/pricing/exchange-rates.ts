@@ -3,6 +3,8 @@ import { DEFAULT_CURRENCIES, DEFAULT_FIAT } from "../../core/currencies";
 import { AmountFormatError, formatDecimal, mulDivDown, parseDecimal, pow10, RATE_DECIMALS } from "../../money";
 import { optionsError } from "../../options-error";
 import { combine, deviationBps, formatBps, type Candidate, type Combined, type CombineRules } from "./combine";
+import { Notices } from "./notices";
+import { scheduleSource } from "./schedule";
 import { PriceSourceError, type PriceSource, type SourcePrice } from "./sources/types";
 import { PriceUnavailableError, type PricingAdapter, type PricingHost, type Rate } from "./types";
 
@@ -12,15 +14,23 @@ export interface ExchangeRatesOptions {
   sources: PriceSource[];
   /** A price older than this is not used. Default 120. */
   maxAgeSeconds?: number;
-  /** Fewer fresh sources that agree than this: no quote (503). Default 2 (1 when only one source is given). */
+  /**
+   * Fewer fresh sources that agree than this: no quote (503). Default 2 (1 when only one source
+   * is given). A quote needs, besides, a strict majority of the sources that answered.
+   */
   minSources?: number;
-  /** A source further than this from the median is left out, and logged. Default 2. */
+  /** A source further than this from the median does not agree: it is left out, and logged. Default 2. */
   maxDeviationPercent?: number;
-  /** How often every source is read, in the background. Default 30. Quoting never waits for it (but for the very first read). */
+  /**
+   * How often each source is read, in the background, each on its own schedule: the next read of
+   * a source starts this long after its last one ended. Default 30. Quoting never waits for it
+   * (but for the very first read).
+   */
   refreshSeconds?: number;
   /**
    * Stablecoins and the band around 1 USD (in percent) beyond which they are not quoted and a
-   * warning is logged: a depeg. Default `{ USDT: 2, USDC: 2 }`; false turns the guard off.
+   * warning is logged: a depeg. A USDT off its peg converts no USDT-quoted price (Binance's) either.
+   * Default `{ USDT: 2, USDC: 2 }`; false turns the guard off.
    */
   stablecoins?: Record<string, number> | false;
   /**
@@ -34,9 +44,9 @@ export interface ExchangeRatesOptions {
 
 /** The adapter `exchangeRates()` returns. */
 export interface ExchangeRates extends PricingAdapter {
-  /** Reads every source now and waits for them (start-up, tests); the background refresh does this on its own. */
+  /** Reads every source now and waits for them (start-up, tests); the background schedules do this on their own. */
   refresh(): Promise<void>;
-  /** Stops the background refresh. */
+  /** Stops the background reads, abandoning those under way. */
   close(): Promise<void>;
 }
 
@@ -56,19 +66,22 @@ const optionsSchema = z.strictObject({
 const ONE = pow10(RATE_DECIMALS);
 
 /**
- * Live exchange rates from several sources, combined so that one source down, stale or wrong
- * never sets a price: every asset is priced in USD from the median of the sources that are
- * fresh (younger than `maxAgeSeconds`) and agree (within `maxDeviationPercent` of the median),
- * and only when at least `minSources` of them do; any other pair is a cross rate through USD
+ * Live exchange rates from several sources, combined so that sources which are half or fewer of
+ * those answering never set a price, whatever they say: every asset is priced in USD from the
+ * median of the fresh prices (younger than `maxAgeSeconds`), and only when a strict majority of
+ * the sources that answered with a fresh price agree with it (are within `maxDeviationPercent`
+ * of it), and at least `minSources` of them; any other pair is a cross rate through USD
  * (ETH/BTC = ETH/USD / BTC/USD, EUR/USDT = EUR/USD / USDT/USD). Binance's prices are in USDT and
- * count as USD prices after multiplying by the combined USDT/USD price of the other sources.
+ * count as USD prices only through a USDT/USD price that passes the same rules and the peg guard;
+ * when there is none, Binance counts as having answered, and as not agreeing.
  *
- * Sources are read in the background every `refreshSeconds`: creating an invoice reads the last
- * prices from memory and never waits for a slow source (only the very first quote waits for the
- * first read). When there is no usable price, `getRate` throws a `PriceUnavailableError` naming
- * the pair and why (the service answers 503), never a stale or fixed price; quoting resumes by
- * itself when the sources recover. Every rate carries its time (the oldest of the prices used)
- * and the names of its sources.
+ * Each source is read in the background on its own schedule (every `refreshSeconds`, each read
+ * ending after the source's `timeoutMs`), so a slow or hanging source never delays the others:
+ * creating an invoice reads the last prices from memory and never waits for a source (only the
+ * very first quote waits for the first read). When there is no usable price, `getRate` throws a
+ * `PriceUnavailableError` naming the pair and why (the service answers 503), never a stale or
+ * fixed price; quoting resumes by itself when the sources recover. Every rate carries its time
+ * (the oldest of the prices used) and the names of its sources.
  */
 export function exchangeRates(options: ExchangeRatesOptions): ExchangeRates {
   const checked = optionsSchema.safeParse(options);
@@ -81,8 +94,9 @@ export function exchangeRates(options: ExchangeRatesOptions): ExchangeRates {
   if (minSources > sources.length) {
     throw new TypeError(`exchangeRates: minSources is ${minSources} but only ${sources.length} source(s) are given, so no price could ever be quoted`);
   }
+  const maxAgeSeconds = options.maxAgeSeconds ?? 120;
   const rules: CombineRules = {
-    maxAgeMs: (options.maxAgeSeconds ?? 120) * 1000,
+    maxAgeMs: maxAgeSeconds * 1000,
     minSources,
     maxDeviationBps: BigInt(Math.round((options.maxDeviationPercent ?? 2) * 100)),
   };
@@ -91,102 +105,140 @@ export function exchangeRates(options: ExchangeRatesOptions): ExchangeRates {
   const refreshMs = (options.refreshSeconds ?? 30) * 1000;
   let assets = new Set(options.assets ?? [...DEFAULT_CURRENCIES.map((currency) => currency.symbol), ...Object.keys(DEFAULT_FIAT)]);
   let logger: PricingHost["logger"] = console;
+  const warn = (message: string) => logger.warn(message);
 
   /** Each source's last answer, by base; and why each failing source failed. */
   const latest = new Map<string, Map<string, SourcePrice>>();
   const failing = new Map<string, string>();
+  /** What is logged once per episode: stale sources, outliers, depegs, disagreements. */
+  const notices = { stale: new Notices(warn), outliers: new Notices(warn), depegs: new Notices(warn), disagreements: new Notices(warn) };
   /**
-   * Quotes already worked out, by "BASE/QUOTE", each until the next read of the sources or until
-   * its oldest price would go stale, whichever comes first: quoting on the request path is then
+   * Quotes already worked out, by "BASE/QUOTE", each until the next read of a source or until
+   * one of its prices would go stale, whichever comes first: quoting on the request path is then
    * a map lookup, not a median over every source.
    */
   const quotes = new Map<string, { rate: Rate | PriceUnavailableError | null; until: number }>();
-  let timer: NodeJS.Timeout | null = null;
   let first: Promise<void> | null = null;
   let ready = false;
-  let running: Promise<void> | null = null;
+  let started = false;
 
-  const readSource = async (source: PriceSource): Promise<void> => {
-    const signal = AbortSignal.timeout(source.timeoutMs);
-    try {
-      // A source that ignores its signal still cannot hold the refresh past its time.
-      const prices = await Promise.race([
-        source.fetch({ bases: [...assets], signal, now: () => new Date(now()) }),
-        new Promise<never>((_, reject) => signal.addEventListener("abort", () => reject(new PriceSourceError(source.name, `no answer within ${source.timeoutMs} ms`)), { once: true })),
-      ]);
-      latest.set(source.name, new Map(prices.map((price) => [price.base, price])));
-      if (failing.delete(source.name)) logger.warn(`price source ${source.name} answers again`);
-    } catch (error) {
-      const reason = error instanceof PriceSourceError ? error.message : `${source.name}: ${(error as Error)?.message ?? String(error)}`;
-      if (failing.get(source.name) !== reason) logger.warn(`price source left out until it recovers: ${reason}`);
-      failing.set(source.name, reason);
+  const schedules = sources.map((source) =>
+    scheduleSource(source, refreshMs, {
+      request: () => ({ bases: [...assets], now: () => new Date(now()) }),
+      answered(prices) {
+        latest.set(source.name, new Map(prices.map((price) => [price.base, price])));
+        if (failing.delete(source.name)) warn(`price source ${source.name} answers again`);
+      },
+      failed(error) {
+        const reason = error instanceof PriceSourceError ? error.message : `${source.name}: ${(error as Error)?.message ?? String(error)}`;
+        if (failing.get(source.name) !== reason) warn(`price source left out until it recovers: ${reason}`);
+        failing.set(source.name, reason);
+      },
+      settled() {
+        quotes.clear();
+        review(now());
+      },
+    }),
+  );
+
+  /** Reads every source now (joining reads under way) and waits for all of them. */
+  const readAll = (): Promise<void> => Promise.all(schedules.map((schedule) => schedule.read())).then(() => undefined);
+
+  /**
+   * Logs, once per episode, what the rules leave out after a read: sources whose prices went
+   * stale, outliers, stablecoins off their peg, sources that disagree.
+   */
+  const review = (at: number): void => {
+    const stale = new Map<string, string>();
+    for (const [source, prices] of latest) {
+      const old = [...prices.values()].filter((price) => at - price.at.getTime() > rules.maxAgeMs);
+      if (old.length === 0) continue;
+      const age = Math.round((at - Math.max(...old.map((price) => price.at.getTime()))) / 1000);
+      const which = old.length === prices.size ? "its prices are" : `its prices of ${old.map((price) => price.base).join(", ")} are`;
+      stale.set(source, `price source ${source} left out until its prices are fresh again: ${which} ${age} s old or more, older than maxAgeSeconds (${maxAgeSeconds})`);
     }
-  };
+    notices.stale.update(stale, (source) => `price source ${source} has fresh prices again`);
 
-  const refresh = (): Promise<void> => {
-    running ??= Promise.all(sources.map(readSource))
-      .then(() => quotes.clear())
-      .then(() => report())
-      .finally(() => (running = null));
-    return running;
-  };
-
-  /** Logs what the rules leave out after a read: outliers and stablecoins off their peg. */
-  const report = (): void => {
-    const at = now();
+    const outliers = new Map<string, string>();
+    const depegs = new Map<string, string>();
+    const disagreements = new Map<string, string>();
     for (const asset of assets) {
       const combined = usdOf(asset, at);
-      for (const outlier of combined.outliers) logger.warn(`price source ${outlier.source} left out for ${asset}/USD: ${formatBps(outlier.bps)} from the median of the others`);
-      if (!combined.ok && combined.depeg) logger.warn(combined.reason);
+      for (const outlier of combined.outliers) outliers.set(`${outlier.source} ${asset}`, `price source ${outlier.source} left out for ${asset}/USD: ${formatBps(outlier.bps)} from the median`);
+      if (!combined.ok && combined.depeg) depegs.set(asset, combined.reason);
+      if (!combined.ok && combined.disagreement) disagreements.set(asset, `no price for ${asset}/USD: ${combined.reason}`);
     }
+    notices.outliers.update(outliers);
+    notices.depegs.update(depegs);
+    notices.disagreements.update(disagreements);
   };
 
   /**
    * The first read of the sources, made once: quoting waits for it (`ready`), whether it was
    * started by binding, by the first quote or by an explicit refresh().
    */
-  const firstRead = (): Promise<void> => (first ??= refresh().then(() => void (ready = true)));
+  const firstRead = (): Promise<void> => (first ??= readAll().then(() => void (ready = true)));
 
   const start = (): Promise<void> => {
     const read = firstRead();
-    if (!timer) {
-      timer = setInterval(() => void refresh(), refreshMs);
-      timer.unref();
+    if (!started) {
+      started = true;
+      for (const schedule of schedules) schedule.start();
     }
     return read;
   };
 
   /**
-   * The combined USD price of `asset` at `at`. With `guarded` (quotes), a stablecoin off its
-   * peg has none, and says so with `depeg` (the read's report logs those, and only those, of
-   * the refusals); without (converting Binance's USDT prices), its real price is what counts.
+   * USDT/USD for converting USDT-quoted prices: the guarded quote (a USDT off its peg converts
+   * nothing), and every fresh USD-quoted USDT price, at each of which a converted price must
+   * agree too (see `Candidate.alternatives`).
    */
-  const usdOf = (asset: string, at: number, guarded = true): Combined & { depeg?: true } => {
+  const usdtRate = (at: number): { combined: Combined; answers: bigint[] } => {
+    const answers: bigint[] = [];
+    for (const prices of latest.values()) {
+      const price = prices.get("USDT");
+      const units = price && price.quote === "USD" ? toUnits(price.price) : null;
+      if (units !== null && at - Math.min(price!.at.getTime(), at) <= rules.maxAgeMs) answers.push(units);
+    }
+    return { combined: usdOf("USDT", at), answers };
+  };
+
+  /**
+   * The combined USD price of `asset` at `at`. A stablecoin off its peg has none, and says so
+   * with `depeg` (the reviews log those once).
+   */
+  const usdOf = (asset: string, at: number): Combined & { depeg?: true } => {
     if (asset === "USD") return { ok: true, usd: ONE, at, freshUntil: Infinity, sources: [], outliers: [] };
     const candidates: Candidate[] = [];
     const unavailable = [...failing.keys()];
-    let usdt: Combined | null = null;
+    let usdt: { combined: Combined; answers: bigint[] } | null = null;
     // A source that fails now still counts with its last prices until they are too old.
     for (const [source, prices] of latest) {
       const price = prices.get(asset);
       if (!price) continue;
       const units = toUnits(price.price);
       if (units === null) continue;
-      if (price.quote === "USD") candidates.push({ source, usd: units, at: price.at.getTime() });
+      const observed = price.at.getTime();
+      if (price.quote === "USD") candidates.push({ source, usd: units, at: observed });
       else if (price.quote === "USDT" && asset !== "USDT") {
-        usdt ??= usdOf("USDT", at, false);
-        if (usdt.ok) candidates.push({ source, usd: mulDivDown(units, usdt.usd, ONE), at: Math.min(price.at.getTime(), usdt.at) });
-        else unavailable.push(`${source} (its prices are in USDT, which has no USD price)`);
+        usdt ??= usdtRate(at);
+        const said = `${price.price} USDT`;
+        if (usdt.combined.ok) {
+          const { usd } = usdt.combined;
+          candidates.push({ source, usd: mulDivDown(units, usd, ONE), alternatives: usdt.answers.map((answer) => mulDivDown(units, answer, ONE)), at: Math.min(observed, usdt.combined.at), said });
+        } else candidates.push({ source, usd: null, at: observed, said, why: `USDT/USD: ${usdt.combined.reason}` });
       }
     }
     const combined = combine(candidates, at, rules, unavailable);
     const band = stablecoins.get(asset);
-    if (guarded && combined.ok && band !== undefined) {
+    if (combined.ok && band !== undefined) {
       const off = deviationBps(combined.usd, ONE);
       if (off > band) {
         return { ok: false, depeg: true, reason: `${asset} is off its peg: ${formatDecimal(combined.usd, RATE_DECIMALS)} USD, more than ${formatBps(band)} from 1 USD`, outliers: combined.outliers };
       }
     }
+    // A converted price changes when a USDT/USD price goes stale.
+    if (combined.ok && usdt?.combined.ok) return { ...combined, freshUntil: Math.min(combined.freshUntil, usdt.combined.freshUntil) };
     return combined;
   };
 
@@ -215,15 +267,14 @@ export function exchangeRates(options: ExchangeRatesOptions): ExchangeRates {
 
     refresh: () => {
       // firstRead, not start(): an explicit read counts as the first (quotes stop waiting for
-      // one) but starts no background timer; bind() does that.
+      // one) but starts no background schedule; bind() does that.
       void firstRead();
-      return refresh();
+      return readAll();
     },
 
     async close() {
-      if (timer) clearInterval(timer);
-      timer = null;
-      await running;
+      started = false;
+      await Promise.all(schedules.map((schedule) => schedule.stop()));
     },
   };
 

@@ -12,6 +12,7 @@ import type {
   Mode,
   PaymentLinkRecord,
   PayoutRecord,
+  UnlistedTransferRecord,
   WebhookAttemptRecord,
   WebhookDeliveryRecord,
   WebhookEndpointRecord,
@@ -181,6 +182,8 @@ class Tables {
   readonly pendingByEndpoint = new Map<string, string[]>();
   readonly attemptsByDelivery = new Map<string, WebhookAttemptRecord[]>();
   readonly paymentLinks = new Map<string, PaymentLinkRecord>();
+  /** By chain identity (depositKey with the log index), in the order stored. */
+  readonly unlistedTransfers = new Map<string, UnlistedTransferRecord>();
   readonly invoiceOrder = new CreatedIndex();
   readonly payoutOrder = new CreatedIndex();
   readonly exchangeOrder = new CreatedIndex();
@@ -307,6 +310,8 @@ class Tables {
       getWebhookDelivery: (scope, id) => run("getWebhookDelivery", () => this.scoped(this.deliveries.get(id)?.record, scope, copy)),
       listWebhookDeliveries: (scope, filter, page) => run("listWebhookDeliveries", () => this.deliveryPage(scope, filter, page)),
       listWebhookAttempts: (deliveryId) => run("listWebhookAttempts", () => (this.attemptsByDelivery.get(deliveryId) ?? []).map(copy)),
+      listUnlistedTransfers: (mode) =>
+        run("listUnlistedTransfers", () => [...this.unlistedTransfers.values()].filter((transfer) => transfer.mode === mode).map(copy)),
     };
   }
 
@@ -351,10 +356,23 @@ class Tables {
           if (this.addresses.has(key)) conflict(`address ${address.address} on ${address.network} (${address.mode})`);
           setIn(this.addresses, key, copy(address), undo);
         }),
+      updateAddress: (address) =>
+        run("updateAddress", () => {
+          const key = addressKey(address.mode, address.network, address.address);
+          if (!this.addresses.has(key)) missing(`address ${address.address} on ${address.network} (${address.mode})`);
+          setIn(this.addresses, key, copy(address), undo);
+        }),
       lockDeposit: (mode, network, txHash, outputIndex) =>
         run("lockDeposit", () => {
           const id = this.depositIdByChainKey.get(depositKey(mode, network, txHash, outputIndex));
           return id === undefined ? null : this.pick(this.deposits.get(id), copy);
+        }),
+      insertUnlistedTransfer: (transfer) =>
+        run("insertUnlistedTransfer", () => {
+          const key = depositKey(transfer.mode, transfer.network, transfer.txHash, transfer.logIndex);
+          if (this.unlistedTransfers.has(key)) return false;
+          setIn(this.unlistedTransfers, key, copy(transfer), undo);
+          return true;
         }),
       insertDeposit: (deposit) =>
         run("insertDeposit", () => {

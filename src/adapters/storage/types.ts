@@ -14,6 +14,7 @@ import type {
   PaymentLinkRecord,
   PayoutRecord,
   PayoutStatus,
+  UnlistedTransferRecord,
   WebhookAttemptRecord,
   WebhookDeliveryRecord,
   WebhookDeliveryStatus,
@@ -143,7 +144,7 @@ export interface StorageReads {
   listBalances(scope: Scope): Promise<BalanceRecord[]>;
   /** Ledger entries of `scope`, oldest first (optionally of one asset). */
   listLedgerEntries(scope: Scope, asset?: string): Promise<LedgerEntry[]>;
-  /** Events of `scope`, oldest first, optionally those of one invoice only. */
+  /** Events of `scope`, oldest first, optionally those of one resource only (`invoiceId`: an invoice, payout or exchange id). */
   listEvents(scope: Scope, options?: { invoiceId?: string }): Promise<EventRecord[]>;
   /**
    * Invoices in `mode` that the clock alone moves once their window passes: status PENDING or
@@ -189,6 +190,8 @@ export interface StorageReads {
   listWebhookDeliveries(scope: Scope, filter: DeliveryFilter, page: PageQuery): Promise<WebhookDeliveryRecord[]>;
   /** The attempts of one delivery, oldest first. */
   listWebhookAttempts(deliveryId: string): Promise<WebhookAttemptRecord[]>;
+  /** Every unlisted-token transfer stored in `mode`, whatever the merchant, in the order stored. */
+  listUnlistedTransfers(mode: Mode): Promise<UnlistedTransferRecord[]>;
 }
 
 /**
@@ -215,6 +218,12 @@ export interface StorageTransaction extends StorageReads {
   updateInvoice(invoice: InvoiceRecord): Promise<void>;
   /** Stores an issued address. Throws if (mode, network, address) exists. */
   insertAddress(address: AddressRecord): Promise<void>;
+  /**
+   * Replaces the stored address with the same (mode, network, address), which must exist: an
+   * address handed out again points at its new invoice (and merchant), so that what is sent to
+   * it from then on is credited there.
+   */
+  updateAddress(address: AddressRecord): Promise<void>;
   /** Locks and returns the deposit with this chain identity in `mode`, or null. */
   lockDeposit(mode: Mode, network: string, txHash: string, outputIndex: number): Promise<DepositRecord | null>;
   /** Stores a new deposit. Throws if its (mode, network, txHash, outputIndex) exists. */
@@ -242,6 +251,12 @@ export interface StorageTransaction extends StorageReads {
   updatePayout(payout: PayoutRecord): Promise<void>;
   /** Stores a new exchange. Throws if the id exists. */
   insertExchange(exchange: ExchangeRecord): Promise<void>;
+  /**
+   * Stores an unlisted-token transfer unless one with the same (mode, network, txHash,
+   * logIndex) is stored already. Returns true when it stored it, false for a repeat (the stored
+   * one is kept as it was): a chain adapter may report a transfer more than once.
+   */
+  insertUnlistedTransfer(transfer: UnlistedTransferRecord): Promise<boolean>;
   /** Appends events (the event log), in the order given. */
   appendEvents(events: EventRecord[]): Promise<void>;
   /**

@@ -11,7 +11,8 @@ export function newNonce(): string {
 /**
  * Headers of every hosted-page response: a CSP that allows only our own nonce'd inline style
  * and script, same-origin fetches and form posts; no framing (clickjacking on a payment page),
- * no referrer (the URL is the invoice's capability) and no caching (the state changes).
+ * no referrer to other sites (the URL is the invoice's capability; our own form posts carry
+ * their origin, which the coin choice checks) and no caching (the state changes).
  */
 export function setPageHeaders(res: Response, nonce: string): void {
   res.setHeader(
@@ -34,7 +35,7 @@ export function setPageHeaders(res: Response, nonce: string): void {
 /** The headers the public status JSON shares with the page. */
 export function setCommonHeaders(res: Response): void {
   res.setHeader("X-Frame-Options", "DENY");
-  res.setHeader("Referrer-Policy", "no-referrer");
+  res.setHeader("Referrer-Policy", "same-origin");
   res.setHeader("Cache-Control", "no-store");
   res.setHeader("X-Content-Type-Options", "nosniff");
 }
@@ -66,7 +67,7 @@ export function sendPage(res: Response, status: number, page: Page): void {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex, nofollow">
-<meta name="referrer" content="no-referrer">
+<meta name="referrer" content="same-origin">
 <link rel="icon" href="data:,">
 ${page.refreshSeconds ? html`<noscript><meta http-equiv="refresh" content="${page.refreshSeconds}"></noscript>` : null}
 <title>${page.title}</title>

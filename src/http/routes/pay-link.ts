@@ -1,17 +1,41 @@
 import express, { type Request, type RequestHandler, type Response, type Router } from "express";
 import type { CoreContext } from "../../core/context";
-import { openPaymentLink, payThroughPaymentLink } from "../../core/payment-links";
+import { openInvoiceOfLink, openPaymentLink, payThroughPaymentLink } from "../../core/payment-links";
 import { PaymentError } from "../../errors";
 import { isPossibleId } from "../../schemas/fields";
 import { asyncHandler } from "../async-handler";
 import { sendPage, setCommonHeaders } from "../pay-page/layout";
 import { paymentLinkPage, paymentLinkRefusalPage } from "../pay-page/link-view";
+import { VisitorCookie } from "../pay-page/visitor-cookie";
+import { clientKey, RateLimiter, type RateLimit } from "../rate-limit";
+
+/** How many invoices public links may create, unless the host says otherwise. */
+export const DEFAULT_LINK_LIMITS = {
+  perClient: { limit: 10, windowSeconds: 600 },
+  perLink: { limit: 100, windowSeconds: 600 },
+} as const satisfies Record<string, RateLimit>;
+
+/** What the routes of payment links are configured with. */
+export interface PayLinkOptions {
+  perClient?: RateLimit | false;
+  perLink?: RateLimit | false;
+  /** Whether the public origin is HTTPS (the visitor cookie is then Secure even behind a proxy that terminates TLS). */
+  secure?: boolean;
+}
+
+/** A refusal by a rate limit: the payer's message, and the seconds to send as Retry-After. */
+class RateLimitedError extends PaymentError {
+  constructor(readonly retryAfterSeconds: number) {
+    super("rate_limited", `Too many payments were started here just now. Please try again in ${waitText(retryAfterSeconds)}.`);
+  }
+}
 
 /** Statuses and one-line explanations for a link that cannot be shown or paid. */
 function refusal(error: unknown): { status: number; title: string; text: string } | null {
   if (!(error instanceof PaymentError)) return null;
   if (error.type === "not_found") return { status: 404, title: "Payment link not found", text: "This payment link does not exist." };
   if (error.type === "invalid_state") return { status: 410, title: "Payment link inactive", text: "This payment link is no longer active." };
+  if (error.type === "rate_limited") return { status: 429, title: "Too many payments started", text: error.message };
   if (error.status === 503) return { status: 503, title: "Payments unavailable", text: "Payments are unavailable right now. Please try again later." };
   return { status: error.status, title: "Payment link unavailable", text: "This payment link cannot be used right now." };
 }
@@ -24,6 +48,7 @@ function linkHandler(work: (req: Request, res: Response) => Promise<void>): Requ
     } catch (error) {
       const answer = refusal(error);
       if (!answer) return next(error);
+      if (error instanceof RateLimitedError) res.setHeader("Retry-After", String(error.retryAfterSeconds));
       sendPage(res, answer.status, paymentLinkRefusalPage(answer.title, answer.text));
     }
   });
@@ -40,15 +65,33 @@ function linkId(req: Request): string {
  * The public URL of a payment link, `/pay/link/:id` (mounted without a path, as its links are
  * built from `req.baseUrl`). GET shows the link's page and creates nothing: crawlers, link
  * checkers and chat previews fetch links, and every visit used to leave an invoice behind. POST
- * (the page's button, a plain form that needs no JavaScript) creates a fresh hosted invoice and
- * answers 303 to its page, so a reload of that page does not create another.
+ * (the page's button, a plain form that needs no JavaScript) answers 303 to an invoice's page,
+ * so a reload of that page does not create another.
  *
- * The POST takes no CSRF token and no Origin check, on purpose: it needs no credentials and
- * acts for nobody, so a post from another site can do nothing that anyone could not do with
- * the public link itself; it creates one unpaid invoice that expires.
+ * The POST needs no key, so it is what an anonymous client can repeat; each new invoice sends
+ * `payment.created` to the merchant. So:
+ * - a visitor whose browser holds the cookie of this link's open invoice (PENDING, unexpired)
+ *   is sent back to it, and nothing is created;
+ * - otherwise a new invoice is created only within the per-client and per-link limits (per
+ *   process, in memory); past either, a 429 page with Retry-After.
+ * It takes no CSRF token and no Origin check: it needs no credentials and acts for nobody, so a
+ * post from another site can do nothing anyone could not do with the public link itself.
  */
-export function payLinkRoutes(context: CoreContext, paymentUrlFor: (req: Request, invoiceId: string) => string): Router {
+export function payLinkRoutes(context: CoreContext, paymentUrlFor: (req: Request, invoiceId: string) => string, options: PayLinkOptions = {}): Router {
   const router = express.Router();
+  const visitors = new VisitorCookie(context.storage);
+  const limiter = (rule: RateLimit | false | undefined, fallback: RateLimit) => (rule === false ? null : new RateLimiter(rule ?? fallback, context.now));
+  const perClient = limiter(options.perClient, DEFAULT_LINK_LIMITS.perClient);
+  const perLink = limiter(options.perLink, DEFAULT_LINK_LIMITS.perLink);
+
+  /** Spends one creation of this client and this link, or throws the 429 naming when to come back. */
+  const admit = (req: Request, linkId: string) => {
+    const client = clientKey(req.ip);
+    const waits = [perClient?.check(client), perLink?.check(linkId)].map((decision) => (decision && !decision.allowed ? decision.retryAfterSeconds : 0));
+    if (Math.max(...waits) > 0) throw new RateLimitedError(Math.max(...waits));
+    perClient?.take(client);
+    perLink?.take(linkId);
+  };
 
   router.get(
     "/pay/link/:id",
@@ -66,11 +109,27 @@ export function payLinkRoutes(context: CoreContext, paymentUrlFor: (req: Request
     // failures (too large, malformed) answered by the error page of /pay.
     express.urlencoded({ extended: false, limit: "2kb", parameterLimit: 10 }),
     linkHandler(async (req, res) => {
-      const invoice = await payThroughPaymentLink(context, linkId(req), (invoiceId) => paymentUrlFor(req, invoiceId));
+      const link = await openPaymentLink(context, linkId(req));
+      const remembered = await visitors.read(req, link.id);
+      const open = remembered ? await openInvoiceOfLink(context, link.id, remembered) : null;
+      if (open) {
+        setCommonHeaders(res);
+        return res.redirect(303, open.paymentUrl);
+      }
+      admit(req, link.id);
+      const invoice = await payThroughPaymentLink(context, link.id, (invoiceId) => paymentUrlFor(req, invoiceId));
+      await visitors.write(req, res, link.id, invoice.id, invoice.expiresAt, context.now(), options.secure === true);
       setCommonHeaders(res);
       res.redirect(303, invoice.paymentUrl);
     }),
   );
 
   return router;
+}
+
+/** "30 seconds", "1 minute", "7 minutes": the wait a refusal names, rounded up. */
+function waitText(seconds: number): string {
+  if (seconds < 60) return `${seconds} second${seconds === 1 ? "" : "s"}`;
+  const minutes = Math.ceil(seconds / 60);
+  return `${minutes} minute${minutes === 1 ? "" : "s"}`;
 }

@@ -82,15 +82,23 @@ export function payPageRoutes(context: CoreContext, options: { publicUrl?: strin
 }
 
 /**
- * CSRF: choosing a coin is harmless, but only our own page may do it. Browsers send
- * Sec-Fetch-Site (and Origin, which is "null" under our no-referrer policy); a request with
- * neither is not from a browser form and is let through.
+ * Whether a coin choice comes from our own page: choosing issues a deposit address (on a
+ * Bitcoin-family chain, the next one of the merchant's wallet), so only a payer on our page
+ * may do it. Browsers send Sec-Fetch-Site (Chromium, Firefox, Safari 16.4+), which must say
+ * same-origin; the ones without it send Origin on every form post, which must name our host
+ * (the request's or publicUrl's). `Origin: null` (a sandboxed frame, a data: URL, a privacy
+ * redirect) is refused like a foreign origin: our pages set `Referrer-Policy: same-origin`, under
+ * which our own form sends its real origin. A request with neither header comes from no
+ * current browser (a script or a very old browser) and is refused too. There is no CSRF token:
+ * the page has no session to bind one to, and any script could fetch the page for a fresh one,
+ * so it would add nothing to these headers; what bounds a script is that an invoice gets one
+ * address at most, and that invoices from public links are limited.
  */
 function fromSameOrigin(req: Request, publicHost: string | null): boolean {
   const site = req.get("sec-fetch-site");
-  if (site !== undefined) return site === "same-origin" || site === "none";
+  if (site !== undefined) return site === "same-origin";
   const origin = req.get("origin");
-  if (origin === undefined || origin === "null") return true;
+  if (origin === undefined || origin === "null") return false;
   try {
     const host = new URL(origin).host;
     return host === req.get("host") || host === publicHost;

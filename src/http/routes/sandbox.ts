@@ -50,17 +50,22 @@ export function sandboxRoutes(
 
   routes.post("/sandbox/deposit/create", schemas.sandboxDepositCreateRequest, async (body, { scope }) => {
     const address = await ownedAddress(scope, body.address);
-    const amount = parseAmountIn(context, body.amount, address.coin);
+    // Another coin than the address's is a stray deposit: it must be one the network carries.
+    const coin = body.coin ?? address.coin;
+    if (!context.currencies.network(coin, address.network)) {
+      throw new PaymentError("unsupported_currency", `coin: ${coin} is not a coin of the ${address.network} network in the currency list, so it cannot be sent to ${address.address}.`);
+    }
+    const amount = parseAmountIn(context, body.amount, coin);
     if (amount <= 0n) throw new PaymentError("validation_error", "Invalid request: amount: must be greater than 0.");
-    const { txHash } = chain.createDeposit({ coin: address.coin, network: address.network, address: address.address, amount, confirmations: body.confirmations });
+    const { txHash } = chain.createDeposit({ coin, network: address.network, address: address.address, amount, confirmations: body.confirmations });
     await background.syncDeposits("test");
     return { txHash };
   }, { guard: testOnly, idempotent: true, docs: {
     summary: "Simulate a deposit",
-    description: "Sends `amount` (in the coin of the address) to a deposit address issued to this merchant in test mode, with `confirmations` (default 0), and runs the deposit sync, so the invoice shows the deposit as soon as this answers.",
+    description: "Sends `amount` of `coin` (default: the coin of the address) to a deposit address issued to this merchant in test mode, with `confirmations` (default 0), and runs the deposit sync, so the invoice shows the deposit as soon as this answers. A `coin` other than the address's, of the same network, makes a stray deposit. 400 for a coin the address's network does not carry.",
     response: resources.sandboxDeposit,
     tags: ["Sandbox"],
-    errors: [404],
+    errors: [400, 404],
   } });
 
   routes.post("/sandbox/deposit/confirm", schemas.sandboxDepositConfirmRequest, async (body, { scope }) => {

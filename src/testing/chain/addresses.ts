@@ -22,6 +22,15 @@ export function addressTests(ctx: ChainSuiteContext): void {
       expect(pairs.filter((pair) => !adapter.supports(pair.coin, pair.network)).map(label)).toEqual([]);
     });
 
+    it("finds its node serving what it was configured for (ready()), and names whole confirmations of at least 1", async () => {
+      const { adapter, pairs } = ctx.run();
+      await adapter.ready?.();
+      for (const pair of pairs) {
+        const required = adapter.requiredConfirmations?.(pair.coin, pair.network);
+        if (required !== undefined) expect(Number.isSafeInteger(required) && required >= 1, `requiredConfirmations(${label(pair)}) = ${required}`).toBe(true);
+      }
+    });
+
     it("issues distinct addresses to distinct invoices", async () => {
       const run = ctx.run();
       for (const pair of run.pairs) {

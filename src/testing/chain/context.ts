@@ -113,11 +113,14 @@ export class ChainTestRun {
     return currency.decimals;
   }
 
-  /** The pair's minConfirm in the host's currency list. */
+  /**
+   * Confirmations after which the pair's deposits are final: the adapter's own
+   * (`requiredConfirmations`), else the pair's minConfirm in the host's currency list.
+   */
   minConfirm(pair: ChainTestPair): number {
     const network = this.currencies.network(pair.coin, pair.network);
     if (!network) throw new TypeError(`runChainAdapterTests: ${label(pair)} is not in the subject's currency list`);
-    return network.minConfirm;
+    return this.adapter.requiredConfirmations?.(pair.coin, pair.network) ?? network.minConfirm;
   }
 
   /**

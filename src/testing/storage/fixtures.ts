@@ -11,6 +11,7 @@ import type {
   MerchantRecord,
   PaymentLinkRecord,
   PayoutRecord,
+  UnlistedTransferRecord,
   WebhookAttemptRecord,
   WebhookDeliveryRecord,
   WebhookEndpointRecord,
@@ -262,6 +263,25 @@ export const attempt = (over: Partial<WebhookAttemptRecord> = {}): WebhookAttemp
   statusCode: 500,
   durationMs: 42,
   error: "the endpoint answered 500",
+  ...over,
+});
+
+/** An unlisted-token transfer of merchant m_1 in test mode, with any field overridden. */
+export const unlistedTransfer = (over: Partial<UnlistedTransferRecord> = {}): UnlistedTransferRecord => ({
+  id: "unl_1",
+  mode: "test",
+  network: "ETH",
+  token: "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
+  address: "0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d359",
+  txHash: "0xtx_1",
+  logIndex: 3,
+  // Raw units of an 18-decimal token can exceed 2^64 (and anything a float holds exactly).
+  amount: 2n ** 200n + 7n,
+  blockNumber: 19_000_000,
+  merchantId: "m_1",
+  invoiceId: "inv_1",
+  coin: "USDT",
+  seenAt: T0,
   ...over,
 });
 

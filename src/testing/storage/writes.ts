@@ -86,6 +86,7 @@ export function writeTests(ctx: SuiteContext): void {
       ["deposit", (tx) => tx.updateDeposit(deposit())],
       ["payout", (tx) => tx.updatePayout(payout())],
       ["payment link", (tx) => tx.updatePaymentLink(paymentLink())],
+      ["address", (tx) => tx.updateAddress(address({ address: "bc1qnever" }))],
       ["webhook endpoint", (tx) => tx.updateWebhookEndpoint(endpoint())],
       ["webhook delivery", (tx) => tx.updateWebhookDelivery(delivery())],
     ];
@@ -104,7 +105,10 @@ export function writeTests(ctx: SuiteContext): void {
         await tx.updateDeposit(deposit({ confirmations: 3, status: "CONFIRMED" }));
         await tx.updatePayout(payout({ status: "COMPLETED", txHash: "tx_out" }));
         await tx.updatePaymentLink(paymentLink({ active: false, updatedAt: T0 + 2 }));
+        await tx.updateAddress(address({ invoiceId: "inv_2", merchantId: "m_2", createdAt: T0 + 3 }));
       });
+      expect(await storage.findAddress("test", "bitcoin", "bc1qexample")).toEqual(address({ invoiceId: "inv_2", merchantId: "m_2", createdAt: T0 + 3 }));
+      expect(await storage.findAddresses("test", "bitcoin", ["bc1qexample"])).toEqual([address({ invoiceId: "inv_2", merchantId: "m_2", createdAt: T0 + 3 })]);
       expect(await storage.getMerchant("m_1")).toEqual(merchant({ name: "Renamed", settleCurrency: "USDT" }));
       expect(await storage.getInvoice(TEST, "inv_1")).toEqual(invoice({ status: "CONFIRMING", updatedAt: T0 + 1, metadata: null }));
       expect((await storage.listInvoices(TEST, { status: "CONFIRMING" }, { limit: 10 })).map((i) => i.id)).toEqual(["inv_1"]);

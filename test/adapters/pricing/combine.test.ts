@@ -36,9 +36,9 @@ describe("combine", () => {
     expect(result).toEqual({ ok: true, usd: usd("60000"), at: at(30), freshUntil: at(30) + 120_001, sources: ["a", "b", "c"], outliers: [] });
   });
 
-  it("leaves out a source far from the median and quotes from the others", () => {
+  it("leaves out a source far from the median, and quotes the median when a strict majority agrees with it", () => {
     const result = combine([candidate("a", "60010"), candidate("b", "60000"), candidate("c", "70000")], now, rules);
-    expect(result.ok && result.usd).toBe(usd("60005"));
+    expect(result).toMatchObject({ ok: true, usd: usd("60010"), sources: ["a", "b"] });
     expect(result.outliers).toEqual([{ source: "c", bps: 1665n }]);
   });
 
@@ -51,7 +51,7 @@ describe("combine", () => {
   it("refuses when the fresh sources disagree so that too few are within the deviation", () => {
     const result = combine([candidate("a", "100"), candidate("b", "110")], now, rules);
     expect(result.ok).toBe(false);
-    expect(!result.ok && result.reason).toMatch(/the sources disagree: 0 within 2% of the median, 2 needed/);
+    expect(!result.ok && result.reason).toBe("the sources disagree: 0 of the 2 that answered agree, 2 needed (within 2% of the median 105 USD): a 100, b 110");
   });
 
   it("ignores prices that are zero or negative, and treats a future time as now", () => {
@@ -62,5 +62,31 @@ describe("combine", () => {
   it("accepts a price exactly at the age limit and exactly at the deviation limit", () => {
     const result = combine([candidate("a", "100", 120), candidate("b", "102"), candidate("c", "100")], now, { ...rules, minSources: 3 });
     expect(result).toMatchObject({ ok: true, sources: ["a", "b", "c"] });
+  });
+
+  it("needs a strict majority of the sources that answered: two of four is no price, two of three is", () => {
+    const four = [candidate("a", "3300"), candidate("b", "3300"), candidate("c", "3000"), candidate("d", "3000")];
+    const split = combine(four, now, rules);
+    expect(split).toMatchObject({ ok: false, disagreement: true });
+    expect(!split.ok && split.reason).toBe("the sources disagree: 0 of the 4 that answered agree, 3 needed (within 2% of the median 3150 USD): a 3300, b 3300, c 3000, d 3000");
+    expect(combine([candidate("a", "3300"), candidate("b", "3000"), candidate("c", "3000")], now, rules)).toMatchObject({ ok: true, usd: usd("3000"), sources: ["b", "c"] });
+    // Stale sources did not answer: two fresh ones that agree still make a price.
+    expect(combine([candidate("a", "3300", 300), candidate("b", "3300", 300), candidate("c", "3000"), candidate("d", "3000")], now, rules)).toMatchObject({ ok: true, sources: ["c", "d"] });
+  });
+
+  it("counts a source with no USD value as having answered, and as not agreeing", () => {
+    const binance: Candidate = { source: "binance", usd: null, at: now, said: "3000 USDT", why: "USDT/USD: USDT is off its peg" };
+    const result = combine([candidate("a", "3300"), candidate("b", "3300"), candidate("c", "3000"), binance], now, rules);
+    expect(!result.ok && result.reason).toBe(
+      "the sources disagree: 2 of the 4 that answered agree, 3 needed (within 2% of the median 3300 USD): a 3300, b 3300, binance 3000 USDT (not counted: USDT/USD: USDT is off its peg), c 3000",
+    );
+    expect(combine([candidate("a", "3000"), candidate("b", "3000"), binance], now, rules)).toMatchObject({ ok: true, sources: ["a", "b"] });
+  });
+
+  it("lets a candidate agree only when each of its alternative values agrees too", () => {
+    const converted = (alternatives: string[]): Candidate => ({ ...candidate("binance", "3057"), alternatives: alternatives.map(usd) });
+    const liars = [candidate("a", "3110"), candidate("b", "3110"), candidate("c", "3000")];
+    expect(combine([...liars, converted(["3057", "3057", "3000"])], now, rules)).toMatchObject({ ok: false, disagreement: true });
+    expect(combine([...liars, converted(["3057", "3057"])], now, rules)).toMatchObject({ ok: true, sources: ["a", "b", "binance"] });
   });
 });

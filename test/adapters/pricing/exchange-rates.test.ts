@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { exchangeRates, type ExchangeRates } from "../../../src/adapters/pricing/exchange-rates";
 import type { PriceSource } from "../../../src/adapters/pricing/sources/types";
 import { PriceUnavailableError } from "../../../src/adapters/pricing/types";
@@ -52,7 +52,8 @@ describe("exchangeRates", () => {
     const { adapter, logger } = rates([scripted("a", { BTC: "60000" }), scripted("b", { BTC: "60060" }), scripted("c", { BTC: "66000" })]);
     const rate = await adapter.getRate("BTC", "USD");
     expect(rate?.sources).toEqual(["a", "b"]);
-    expect(rate?.rate).toBe("60030");
+    // The median of the three: a source that is left out still cannot pull the price its way.
+    expect(rate?.rate).toBe("60060");
     expect(logger.lines.some((line) => /c left out for BTC\/USD: 9.9\d*% from the median/.test(line))).toBe(true);
   });
 
@@ -129,10 +130,129 @@ describe("exchangeRates", () => {
     expect(logger.lines.some((line) => line.includes("USDT is off its peg"))).toBe(true);
   });
 
+  it("refuses a price two of four sources agree on, naming who said what, and logs it once", async () => {
+    // The two liars' world is self-consistent: ETH 3300 USD and USDT 1.1 USD agree with Binance's 3000 USDT.
+    const liar = (name: string) => scripted(name, { ETH: "3300", USDT: "1.1" });
+    const honest = scripted("c", { ETH: "3000", USDT: "1" });
+    const binance = scripted("binance", { ETH: "3000" }, { quote: "USDT" });
+    const { adapter, logger } = rates([liar("a"), liar("b"), honest, binance]);
+    const refused = await adapter.getRate("ETH", "USD").catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(PriceUnavailableError);
+    expect((refused as Error).message).toBe(
+      "No price for ETH/USD right now: ETH/USD: the sources disagree: 2 of the 4 that answered agree, 3 needed (within 2% of the median 3300 USD): " +
+        "a 3300, b 3300, binance 3000 USDT (not counted: USDT/USD: USDT is off its peg: 1.1 USD, more than 2% from 1 USD), c 3000",
+    );
+    await adapter.refresh();
+    await adapter.refresh();
+    expect(logger.lines.filter((line) => line.includes("no price for ETH/USD: the sources disagree"))).toHaveLength(1);
+  });
+
+  it("converts USDT-quoted prices only through a USDT/USD that passes the peg guard: Binance then answered, and does not agree", async () => {
+    const a = scripted("a", { BTC: "60000", USDT: "0.95" });
+    const b = scripted("b", { BTC: "60000", USDT: "0.951" });
+    // At the depegged 0.9505 this would be 59881.5 USD, close enough to count if the guard were skipped.
+    const binance = scripted("binance", { BTC: "63000" }, { quote: "USDT" });
+    const { adapter } = rates([a, b, binance]);
+    expect(await adapter.getRate("BTC", "USD")).toMatchObject({ rate: "60000", sources: ["a", "b"] });
+    // With b down and stale, USDT/USD has one source, fewer than minSources: Binance is still not counted.
+    b.state.fail = "HTTP 500";
+    await adapter.refresh();
+    clock += 121_000;
+    await adapter.refresh();
+    await expect(adapter.getRate("BTC", "USD")).rejects.toThrow(/1 fresh source, 2 needed; .*down: .*binance 63000 USDT \(not counted: USDT\/USD: 1 fresh source, 2 needed/);
+  });
+
+  it("counts a USDT-quoted price as agreeing only at every fresh USDT/USD answer, so liars on USDT/USD cannot lend it their lie", async () => {
+    // a and b lie 1.9% high on USDT (inside the peg band: USDT/USD is quoted 1.019) and 3.7% on ETH.
+    const a = scripted("a", { ETH: "3110", USDT: "1.019" });
+    const b = scripted("b", { ETH: "3110", USDT: "1.019" });
+    const c = scripted("c", { ETH: "3000", USDT: "1" });
+    const binance = scripted("binance", { ETH: "3000" }, { quote: "USDT" });
+    const { adapter } = rates([a, b, c, binance]);
+    expect((await adapter.getRate("USDT", "USD"))?.rate).toBe("1.019");
+    // Binance's 3000 USDT is 3057 USD at 1.019, which agrees with the liars, but 3000 at c's 1: it does not agree.
+    await expect(adapter.getRate("ETH", "USD")).rejects.toThrow(/2 of the 4 that answered agree, 3 needed/);
+    c.state.prices.ETH = "3057";
+    a.state.prices.ETH = "3057";
+    b.state.prices.ETH = "3057";
+    binance.state.prices.ETH = "3030";
+    await adapter.refresh();
+    expect(await adapter.getRate("ETH", "USD")).toMatchObject({ rate: "3057", sources: ["a", "b", "binance", "c"] });
+  });
+
+  it("logs a source left out for staleness once, and again only after it recovered and went stale again", async () => {
+    const a = scripted("a", { BTC: "60000" });
+    const b = scripted("b", { BTC: "60000" });
+    const c = scripted("c", { BTC: "60000" });
+    const { adapter, logger } = rates([a, b, c], { maxAgeSeconds: 60 });
+    await adapter.refresh();
+    const staleLines = () => logger.lines.filter((line) => line.includes("price source c left out until its prices are fresh again"));
+    c.state.fail = "HTTP 502";
+    await adapter.refresh();
+    clock += 61_000;
+    for (let i = 0; i < 3; i++) await adapter.refresh();
+    expect(staleLines()).toEqual(["warn price source c left out until its prices are fresh again: its prices are 61 s old or more, older than maxAgeSeconds (60)"]);
+    expect(logger.lines.filter((line) => line.includes("c: HTTP 502"))).toHaveLength(1);
+    expect(await adapter.getRate("BTC", "USD")).toMatchObject({ sources: ["a", "b"] });
+
+    c.state.fail = null;
+    await adapter.refresh();
+    expect(logger.lines.filter((line) => line.includes("price source c has fresh prices again"))).toHaveLength(1);
+    c.state.fail = "HTTP 502";
+    await adapter.refresh();
+    clock += 61_000;
+    await adapter.refresh();
+    await adapter.refresh();
+    expect(staleLines()).toHaveLength(2);
+  });
+
   it("refuses options that could never quote, naming them", () => {
     expect(() => exchangeRates({ sources: [] })).toThrow(/sources needs at least one source/);
     expect(() => exchangeRates({ sources: [scripted("a", {})], minSources: 2 })).toThrow(/minSources is 2 but only 1 source/);
     expect(() => exchangeRates({ sources: [scripted("a", {}), scripted("a", {})] })).toThrow(/two sources are named "a"/);
     expect(() => exchangeRates({ sources: [scripted("a", {})], maxAge: 5 } as never)).toThrow(/unknown option\(s\) maxAge/);
+  });
+});
+
+describe("exchangeRates reads each source on its own schedule", () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  for (const how of ["hang", "deaf"] as const) {
+    it(`keeps quoting from the healthy sources, fresh, while one source ${how === "hang" ? "hangs until its timeout" : "never answers and ignores its signal"}`, async () => {
+      vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "setInterval", "clearInterval", "Date"] });
+      const a = scripted("a", { BTC: "60000" });
+      const b = scripted("b", { BTC: "60020" });
+      const stuck = scripted("stuck", { BTC: "60000" }, { timeoutMs: 10_000 });
+      stuck.state[how] = true;
+      const logger = recordingLogger();
+      const adapter = exchangeRates({ sources: [a, b, stuck], now: () => Date.now(), maxAgeSeconds: 5, refreshSeconds: 1 });
+      open.push(adapter);
+      adapter.bind!({ assets: ["BTC", "USDT"], logger });
+      // The very first quote waits for the first read of every source: the stuck one's ends at its timeout.
+      const first = adapter.getRate("BTC", "USD");
+      await vi.advanceTimersByTimeAsync(10_000);
+      expect((await first)?.sources).toEqual(["a", "b"]);
+      // A minute of quoting, one quote a second: the stuck source times out again and again meanwhile.
+      for (let second = 0; second < 60; second++) {
+        await vi.advanceTimersByTimeAsync(1_000);
+        const rate = await adapter.getRate("BTC", "USD");
+        expect(rate?.sources, `after ${second + 1} s`).toEqual(["a", "b"]);
+        expect(Date.now() - rate!.at.getTime()).toBeLessThanOrEqual(5_000);
+      }
+      expect(stuck.state.calls).toBeGreaterThan(1);
+      expect(logger.lines.filter((line) => line.includes("stuck: no answer within 10000 ms"))).toHaveLength(1);
+    });
+  }
+
+  it("closes without waiting for a source that never answers", async () => {
+    const deaf = scripted("deaf", { BTC: "60000" }, { timeoutMs: 600_000 });
+    deaf.state.deaf = true;
+    const adapter = exchangeRates({ sources: [scripted("a", { BTC: "60000" }), deaf], now });
+    adapter.bind!({ assets: ["BTC"], logger: recordingLogger() });
+    // Resolves (the test would time out otherwise): the read under way is abandoned.
+    await adapter.close();
+    expect(deaf.state.calls).toBe(1);
   });
 });

@@ -7,6 +7,7 @@ import { startAnvil, type Anvil } from "../../chains/anvil";
 import { setup, simulatedLiveChain, TestClock, type Harness } from "../../helpers";
 import { expectError, get } from "../../v1/support";
 import { startMarket, USD_PRICES, type Market } from "./market";
+import { formatDecimal, mulDivDown, parseDecimal } from "../../../src/money";
 
 /**
  * Live exchange rates end to end: the router quoting live (and test) invoices from
@@ -51,6 +52,9 @@ function liveRates(options: Partial<Parameters<typeof exchangeRates>[0]> = {}): 
 async function liveHarness(pricing: ExchangeRates): Promise<Harness> {
   const h = await setup({ liveChain: simulatedLiveChain(), pricing, now: clock.now, publicUrl: "https://shop.example" });
   open.push(h.router);
+  // The read bind() started ran while the router was being set up, which can keep the event loop
+  // busy past the sources' 400 ms: the first refresh() joins it, the second reads afresh.
+  await pricing.refresh();
   await pricing.refresh();
   return h;
 }
@@ -163,6 +167,40 @@ describe("live invoices priced by exchangeRates", () => {
     const h = await liveHarness(pricing);
     const res = await pay(h, "BTC");
     expect(res.body).toMatchObject({ rate: "60010", rateSources: ["chainlink", "coingecko", "kraken"] });
+  });
+});
+
+/** The crypto prices of USD_PRICES times 1.1, exactly (fiat stays: the fake market serves only exact fiat inverses). */
+function tenPercentHigh(): Record<string, string> {
+  const high: Record<string, string> = { ...USD_PRICES };
+  for (const symbol of ["BTC", "ETH", "USDT", "USDC", "LTC", "TRX", "BNB"]) high[symbol] = formatDecimal(mulDivDown(parseDecimal(USD_PRICES[symbol]!, 18, "down"), 11n, 10n), 18);
+  return high;
+}
+
+describe("two lying providers never make a price", () => {
+  // A longer time than the other tests' 400 ms: here a provider that misses it would change the count.
+  const patient = { timeoutMs: 3000 };
+  const four = () => [coinbase({ baseUrl: market.coinbase.url, ...patient }), kraken({ baseUrl: market.kraken.url, ...patient }), binance({ baseUrl: market.binance.url, ...patient }), coingecko({ baseUrl: market.coingecko.url, ...patient })];
+
+  it("answers 503 naming who said what when Coinbase and Kraken are both 10% high on every asset, USDT included", async () => {
+    market.coinbase.prices = tenPercentHigh();
+    market.kraken.prices = tenPercentHigh();
+    const h = await liveHarness(liveRates({ sources: four() }));
+    const refused = await pay(h, "ETH");
+    // Binance's 3000 USDT cannot be counted in USD: USDT/USD (1.1 by the two liars) is off its peg.
+    expectError(refused, 503, 50302, /ETH\/USD: the sources disagree: 2 of the 4 that answered agree, 3 needed/);
+    expect(refused.body.message).toMatch(/binance 3000 USDT \(not counted: USDT\/USD: USDT is off its peg: 1\.1 USD/);
+    expect(refused.body.message).toMatch(/coinbase 3300, coingecko 3000, kraken 3300/);
+    for (const coin of ["BTC", "LTC", "USDT"]) expect((await pay(h, coin)).status, coin).toBe(503);
+  });
+
+  it("still quotes from two agreeing providers when the other two are down", async () => {
+    market.coinbase.behaviour = "down";
+    market.binance.behaviour = "hang";
+    const h = await liveHarness(liveRates({ sources: four() }));
+    const res = await pay(h, "ETH");
+    expect(res.status, res.text).toBe(200);
+    expect(res.body).toMatchObject({ rate: "3000", rateSources: ["coingecko", "kraken"] });
   });
 });
 

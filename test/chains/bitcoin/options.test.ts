@@ -32,6 +32,8 @@ describe("bitcoinChain options", () => {
       [{ coin: "LTC", network: "LTC", rpcUrl: secretUrl, xpub: HDKey.fromMasterSeed(new Uint8Array(32).fill(7)).publicExtendedKey }, /depth|account/i],
       [{ coin: "LTC", network: "LTC", rpcUrl: secretUrl, xpub: account.xpub, feeRate: { fallback: 900, ceiling: 100 } }, /fallback is above feeRate.ceiling/],
       [{ coin: "LTC", network: "LTC", rpcUrl: secretUrl, xpub: account.xpub, confirmation: 3 }, /unknown option\(s\) confirmation/],
+      [{ coin: "LTC", network: "LTC", rpcUrl: secretUrl, xpub: account.xpub, gapLimit: 0 }, /gapLimit/],
+      [{ coin: "LTC", network: "LTC", rpcUrl: secretUrl, xpub: account.xpub, gapLimit: 2.5 }, /gapLimit/],
     ];
     for (const [options, message] of attempts) {
       let thrown: unknown;

@@ -82,10 +82,10 @@ describe("the hosted page in live mode", () => {
     const page = await request(h.app).get(`/pay/${created.body.id}`);
     expect(page.status).toBe(200);
     expect([...page.text.matchAll(/data-option="([^"]+)"/g)].map((match) => match[1])).toEqual(["ETH/ETH", "USDT/ETH", "USDT/BSC"]);
-    const refused = await request(h.app).post(`/pay/${created.body.id}/method`).type("form").send({ coin: "USDT", network: "TRX" });
+    const refused = await request(h.app).post(`/pay/${created.body.id}/method`).set("Sec-Fetch-Site", "same-origin").type("form").send({ coin: "USDT", network: "TRX" });
     expect(refused.status).toBe(400);
 
-    const chosen = await request(h.app).post(`/pay/${created.body.id}/method`).type("form").send({ coin: "USDT", network: "BSC" });
+    const chosen = await request(h.app).post(`/pay/${created.body.id}/method`).set("Sec-Fetch-Site", "same-origin").type("form").send({ coin: "USDT", network: "BSC" });
     expect(chosen.status).toBe(303);
     const invoice = await h.post("/api/v1/merchants/invoice/fetch", { invoiceId: created.body.id }, h.liveKey);
     expect(invoice.body.network).toEqual({ network: "BSC" });

@@ -80,7 +80,7 @@ const ODD_STRINGS = [
   "Infinity",
 ] as const;
 
-const CONTROL_CHARS = ["\u0000", "\u0001", "\u0008", "\u001b", "\u001f", "\u007f", "\u0085", "\ud800", "\t", "\n"];
+const CONTROL_CHARS = ["\u0000", "\u0001", "\u0008", "\u001b", "\u001f", "\u007f", "\u0085", "\ud800", "\t", "\n", "\r", "\r\n"];
 
 /** A string meant to break something: odd characters alone, inside ordinary text, or very long. */
 export function hostileString(hints: string[] = [], longest = 70_000): fc.Arbitrary<string> {

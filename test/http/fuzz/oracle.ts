@@ -11,6 +11,7 @@ export const PROPERTIES = {
   "logs no error for a rejected request": "no-error-log",
   "sends nosniff and no-store on every /api/v1 and /v1 answer": "headers",
   "never accepts a JSON number a double cannot hold as written": "precise-numbers",
+  "never accepts a control character in a text field (metadata aside)": "plain-text",
 } as const;
 
 export type Property = (typeof PROPERTIES)[keyof typeof PROPERTIES];
@@ -101,5 +102,34 @@ export function check(property: Property, { fuzz, res, logged, before, after }: 
       if (lost.length > 0) throw new Error(`accepted ${lost.join(", ")}, which JSON.parse changes (${lost.map((token) => `${token} -> ${Number(token)}`).join(", ")}): ${summary}`);
       return;
     }
+    case "plain-text": {
+      // Refused, never stored with the character stripped (a URL parser drops tabs and line breaks).
+      if (!underApi || status >= 300 || fuzz.method !== "POST" || fuzz.body === undefined) return;
+      const found = controlCharacterFields(fuzz.body);
+      if (found.length > 0) throw new Error(`accepted a control character in ${found.join(", ")}: ${summary}`);
+      return;
+    }
   }
+}
+
+/** The paths of the body's string values (metadata aside, which is free-form) that hold a control character. */
+function controlCharacterFields(body: string): string[] {
+  let root: unknown;
+  try {
+    root = JSON.parse(body);
+  } catch {
+    return [];
+  }
+  const found: string[] = [];
+  const stack: Array<{ value: unknown; path: string }> = [{ value: root, path: "" }];
+  while (stack.length > 0) {
+    const { value, path } = stack.pop()!;
+    if (typeof value === "string" && /\p{Cc}/u.test(value)) found.push(path || "the body");
+    if (typeof value !== "object" || value === null) continue;
+    for (const [key, child] of Object.entries(value)) {
+      if (path === "" && key === "metadata") continue;
+      stack.push({ value: child, path: path ? `${path}.${key}` : key });
+    }
+  }
+  return found;
 }

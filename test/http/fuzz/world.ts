@@ -30,6 +30,9 @@ export async function fuzzWorld(storage: Storage) {
     return body ? req.send(body) : req;
   };
 
+  // URLs a hostile string is built on ("https://shop.example/orders/1042\t"): a URL parser strips such characters silently.
+  hint("returnUrl", "https://shop.example/orders/1042");
+  hint("url", "https://hooks.example/fuzz");
   for (const key of [h.testKey, h.liveKey, h.otherTestKey]) {
     const endpoint = await call("post", "/v1/webhook-endpoints", key, { url: "https://hooks.example/fuzz" });
     keep("webhook-endpoints", endpoint.body.id);

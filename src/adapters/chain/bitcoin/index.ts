@@ -1,7 +1,7 @@
 import type { HDKey } from "@scure/bip32";
 import { PaymentError } from "../../../errors";
 import { isValidAddressOfFamily, type ChainKind } from "../address-rules";
-import type { ChainAdapter, ChainHost } from "../types";
+import { ChainMismatchError, type ChainAdapter, type ChainHost } from "../types";
 import { toChainUnits } from "../units";
 import { addressOfScript, deriveAddress, parseAccountKey, sameAccount } from "./keys";
 import { checkBitcoinOptions, type BitcoinChainOptions } from "./options";
@@ -9,6 +9,7 @@ import { addressParams } from "./params";
 import { bitcoinNode } from "./node";
 import { BitcoinScanner } from "./scanner";
 import { BitcoinWallet } from "./wallet";
+import { DepositAddresses } from "./deposit-addresses";
 
 export type { BitcoinChainOptions } from "./options";
 
@@ -29,9 +30,11 @@ export interface BitcoinChain extends ChainAdapter {
  * A live chain adapter for one Bitcoin-family coin (BTC or LTC) through a Bitcoin Core
  * compatible node's JSON-RPC, with no wallet on the node.
  *
- * - Deposit addresses are the account's BIP84 receive addresses 0/i, each handed out once (the
- *   index lives in the service's storage, shared by every instance); the node is asked which
- *   chain it is on and addresses are encoded for it (bc1/tb1/bcrt1, ltc1/tltc1/rltc1).
+ * - Deposit addresses are the account's BIP84 receive addresses 0/i (the index lives in the
+ *   service's storage, shared by every instance), at most `gapLimit` of them unused at once: past
+ *   that, an unpaid address of an expired payment is handed out again (see DepositAddresses);
+ *   the node is asked which chain it is on and addresses are encoded for it (bc1/tb1/bcrt1,
+ *   ltc1/tltc1/rltc1).
  * - Deposits are found in blocks and in the mempool by script (see BitcoinScanner).
  * - With `hotWallet`, payouts spend the account's confirmed outputs, with change to 1/i, signed
  *   in process, stored under the payout id, then broadcast.
@@ -55,37 +58,42 @@ export function bitcoinChain(options: BitcoinChainOptions): BitcoinChain {
 
   // The node says which chain it is on; it is remembered in storage so that addresses can be
   // issued (offline, from the xpub) even while the node is down after the first contact.
-  let chain: Promise<ChainKind> | null = null;
-  const chainKind = (): Promise<ChainKind> => {
+  // A node that answered is checked once per process: its chain against the key's networks and
+  // against the chain this service issued addresses on before.
+  const checkNode = async (): Promise<ChainKind> => {
     const { host } = use();
-    chain ??= (async () => {
-      const remembered = await host.state.get(`${namespace}:chain`);
-      let kind: ChainKind;
-      try {
-        kind = await node.chain();
-      } catch (error) {
-        // Only a node that cannot answer falls back to what was remembered; the refusals below
-        // are outside this try, so they are never mistaken for it.
-        if (remembered) return remembered as ChainKind;
-        throw error;
-      }
-      // A testnet key on a mainnet node (or the reverse) would hand out addresses no wallet of
-      // the merchant's shows: refuse rather than derive them.
-      if (!account.chains.includes(kind)) {
-        throw new Error(`the ${settings.network} node is on ${kind}, but the xpub given is a ${account.kind} key for ${account.chains.join("/")}; export the account key of the node's network`);
-      }
-      if (remembered && remembered !== kind) throw new Error(`the ${settings.network} node is on ${kind}, but this service issued addresses on ${remembered}; point rpcUrl at the right node`);
-      if (!remembered) await host.state.withLock(`${namespace}:chain`, (state) => state.set(`${namespace}:chain`, kind));
-      return kind;
-    })().catch((error: unknown) => {
-      chain = null; // Ask again next time.
+    const kind = await node.chain();
+    // A testnet key on a mainnet node (or the reverse) would hand out addresses no wallet of
+    // the merchant's shows: refuse rather than derive them.
+    if (!account.chains.includes(kind)) {
+      throw new ChainMismatchError(`the ${settings.network} node is on ${kind}, but the xpub given is a ${account.kind} key for ${account.chains.join("/")}; export the account key of the node's network`);
+    }
+    const remembered = await host.state.get(`${namespace}:chain`);
+    if (remembered && remembered !== kind) throw new ChainMismatchError(`the ${settings.network} node is on ${kind}, but this service issued addresses on ${remembered}; point rpcUrl at the right node`);
+    if (!remembered) await host.state.withLock(`${namespace}:chain`, (state) => state.set(`${namespace}:chain`, kind));
+    return kind;
+  };
+  let checked: Promise<ChainKind> | null = null;
+  const checkedNode = (): Promise<ChainKind> =>
+    (checked ??= checkNode().catch((error: unknown) => {
+      // A node that could not answer is asked again next time; a mismatch stays refused.
+      if (!(error instanceof ChainMismatchError)) checked = null;
       throw error;
-    });
-    return chain;
+    }));
+  const chainKind = async (): Promise<ChainKind> => {
+    try {
+      return await checkedNode();
+    } catch (error) {
+      // Only a node that cannot answer falls back to what was remembered, never a mismatch.
+      if (error instanceof ChainMismatchError) throw error;
+      const remembered = await use().host.state.get(`${namespace}:chain`);
+      if (remembered) return remembered as ChainKind;
+      throw error;
+    }
   };
   const params = async () => addressParams(settings.family, await chainKind());
 
-  let bound: { host: ChainHost; scanner: BitcoinScanner; wallet: BitcoinWallet; confirmations: number } | null = null;
+  let bound: { host: ChainHost; scanner: BitcoinScanner; wallet: BitcoinWallet; deposits: DepositAddresses; confirmations: number } | null = null;
   const use = () => {
     if (!bound) throw new Error(`bitcoinChain(${settings.coin}) is not bound: pass it to createPaymentRouter({ chains: [...] })`);
     return bound;
@@ -115,29 +123,51 @@ export function bitcoinChain(options: BitcoinChainOptions): BitcoinChain {
         onFinal: (deposits) => wallet.receive(deposits),
         onBlocks: (blocks) => wallet.sawBlocks(blocks),
       });
-      bound = { host, scanner, wallet, confirmations };
+      const deposits = new DepositAddresses({
+        host,
+        namespace,
+        coin: settings.coin,
+        network: settings.network,
+        gapLimit: settings.gapLimit,
+        derive: async (index) => deriveAddress(account.key, 0, index, await params()),
+      });
+      bound = { host, scanner, wallet, deposits, confirmations };
     },
 
     supports(coin, network) {
       return coin === settings.coin && network === settings.network;
     },
 
-    async createAddress() {
-      const { wallet } = use();
-      let encoding;
+    async createAddress({ merchantId, invoiceId }) {
+      const { deposits } = use();
       try {
-        encoding = await params();
+        await params();
       } catch (error) {
         // The node's words are scrubbed of its URL and credentials by the RPC client.
         throw new PaymentError("chain_unavailable", `No ${settings.coin} address can be issued right now: ${(error as Error).message}`, { cause: error });
       }
-      const { address } = await wallet.issue(0, async (index) => deriveAddress(account.key, 0, index, encoding));
-      return address;
+      return deposits.issue(merchantId, invoiceId);
+    },
+
+    requiredConfirmations() {
+      return use().confirmations;
+    },
+
+    async ready() {
+      await checkedNode();
     },
 
     async isValidAddress(coin, network, address) {
       if (coin !== settings.coin || network !== settings.network) return false;
-      return isValidAddressOfFamily(settings.family, address, { chain: await chainKind() });
+      let chain: ChainKind;
+      try {
+        chain = await chainKind();
+      } catch (error) {
+        // Addresses are checked against the node's chain: without it (a node never reached), a
+        // payout is refused before anything is debited, as an invoice is.
+        throw new PaymentError("chain_unavailable", `${settings.coin} addresses cannot be checked right now: ${(error as Error).message}`, { cause: error });
+      }
+      return isValidAddressOfFamily(settings.family, address, { chain });
     },
 
     async pollDeposits(cursor) {

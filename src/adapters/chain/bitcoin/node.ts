@@ -1,4 +1,5 @@
 import { type ChainKind } from "../address-rules";
+import { ChainMismatchError } from "../types";
 import { chainKindOfNode } from "./params";
 import { BITCOIN_RPC_CODES, BitcoinRpcError, createBitcoinRpc } from "./rpc";
 import type { NodeBlock, NodeTransaction, ScannerNode } from "./scanner";
@@ -39,7 +40,7 @@ export function bitcoinNode(options: { url: string; timeoutMs: number; label: st
     async chain() {
       const info = await rpc.call<{ chain: string }>("getblockchaininfo");
       const kind = chainKindOfNode(info.chain);
-      if (!kind) throw new Error(`${options.label} is on chain "${info.chain}", which this adapter does not know`);
+      if (!kind) throw new ChainMismatchError(`${options.label} is on chain "${info.chain}", which this adapter does not know`);
       return kind;
     },
     async blockCount() {

@@ -18,7 +18,7 @@ export interface BitcoinChainOptions {
   /**
    * The account-level extended public key (BIP84 native segwit, m/84'/coin'/account'):
    * xpub/zpub (tpub/vpub on test networks), or Litecoin's Ltub/Mtub. Deposit addresses are its
-   * receive addresses 0/i, each used once.
+   * receive addresses 0/i, within `gapLimit`.
    */
   xpub: string;
   /** The same account's extended private key: enables payouts (signed in process). Optional. */
@@ -33,6 +33,12 @@ export interface BitcoinChainOptions {
   feeRate?: { target?: number; fallback?: number; ceiling?: number };
   /** Per-request timeout in ms. Default 15000. */
   timeoutMs?: number;
+  /**
+   * Most deposit addresses left unused at once (the gap limit of the wallet that restores the
+   * account: 20 in BIP44 and most wallets). Past it, an unpaid address of an expired payment is
+   * handed out again, or a new payment answers 503. Raise it only with the wallet's own gap limit. Default 20.
+   */
+  gapLimit?: number;
 }
 
 /** The options after checking, with defaults. */
@@ -48,6 +54,7 @@ export interface BitcoinSettings {
   blocksPerPoll: number;
   fee: { target: number; fallback: number; ceiling: number };
   timeoutMs: number;
+  gapLimit: number;
 }
 
 const schema = z.strictObject({
@@ -63,6 +70,7 @@ const schema = z.strictObject({
   blocksPerPoll: z.int().min(1).max(1_000).optional(),
   feeRate: z.strictObject({ target: z.int().min(1).max(1008).optional(), fallback: z.number().positive().max(10_000).optional(), ceiling: z.number().positive().max(100_000).optional() }).optional(),
   timeoutMs: z.int().min(100).max(300_000).optional(),
+  gapLimit: z.int().min(1).max(100_000).optional(),
 });
 
 /** Checks `bitcoinChain()`'s options; messages name the option and never show a key or the URL. */
@@ -84,5 +92,6 @@ export function checkBitcoinOptions(options: BitcoinChainOptions): BitcoinSettin
     blocksPerPoll: value.blocksPerPoll ?? 50,
     fee,
     timeoutMs: value.timeoutMs ?? 15_000,
+    gapLimit: value.gapLimit ?? 20,
   };
 }

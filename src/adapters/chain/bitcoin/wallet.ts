@@ -77,18 +77,6 @@ export class BitcoinWallet {
     return `${this.settings.namespace}:${name}`;
   }
 
-  /** Remembers the derivation of an issued address (for signing its coins later). */
-  async issue(branch: 0 | 1, derive: (index: number) => Promise<string>): Promise<{ address: string; index: number }> {
-    const counter = this.key(branch === 0 ? "next-receive" : "next-change");
-    return this.settings.host.state.withLock(counter, async (state) => {
-      const index = Number((await state.get(counter)) ?? "0");
-      const address = await derive(index);
-      await state.set(counter, String(index + 1));
-      await state.set(this.key(`addr:${address}`), JSON.stringify({ branch, index }));
-      return { address, index };
-    });
-  }
-
   /** Takes the outputs of deposits that just became final as spendable coins. */
   async receive(outputs: ReadonlyArray<{ txid: string; vout: number; sats: string; address: string }>): Promise<void> {
     await this.settings.host.state.withLock(this.key("coins"), async (state) => {
@@ -172,17 +160,29 @@ export class BitcoinWallet {
     if (!account?.privateKey) throw new Error("payouts need the hot wallet (the account's extended private key)");
     const params = await this.settings.params();
     const feeRate = BigInt(Math.min(this.settings.fee.ceiling, Math.max(1, Math.ceil((await node.estimateFeeRate(this.settings.fee.target).catch(() => null)) ?? this.settings.fee.fallback))));
+    const spendableOf = (coins: Coin[]) => coins.filter((coin) => coin.spentBy === null && coin.confirmed).sort((a, b) => (BigInt(b.sats) > BigInt(a.sats) ? 1 : -1));
+    // The node is asked which coins are still unspent before the lock is taken: a node call under
+    // it would hold a storage transaction (on memory or PGlite storage, every other one too) for
+    // as long as a hung node takes. Only a coin this read did not cover is asked under the lock.
+    const unspent = new Map<string, boolean>();
+    let covered = 0n;
+    for (const coin of spendableOf(JSON.parse((await this.settings.host.state.get(this.key("coins"))) ?? "[]") as Coin[])) {
+      const ok = await node.isUnspent(coin.txid, coin.vout);
+      unspent.set(`${coin.txid}:${coin.vout}`, ok);
+      if (ok) covered += BigInt(coin.sats);
+      if (covered >= amount + feeRate * vbytes(unspent.size, 2)) break;
+    }
     return this.settings.host.state.withLock(this.key("coins"), async (state) => {
       const again = await state.get(this.key(`payout:${payoutId}`));
       if (again) return JSON.parse(again) as StoredPayout; // Another caller signed it meanwhile.
       const coins = await this.coins(state);
-      const spendable = coins.filter((coin) => coin.spentBy === null && coin.confirmed).sort((a, b) => (BigInt(b.sats) > BigInt(a.sats) ? 1 : -1));
+      const spendable = spendableOf(coins);
       const chosen: Coin[] = [];
       let total = 0n;
       let fee = 0n;
       for (const coin of spendable) {
         // A coin spent by something we do not know of (a reorg, another wallet on the same key) is skipped.
-        if (!(await node.isUnspent(coin.txid, coin.vout))) {
+        if (!(unspent.get(`${coin.txid}:${coin.vout}`) ?? (await node.isUnspent(coin.txid, coin.vout)))) {
           coin.spentBy = "unknown";
           continue;
         }

@@ -16,6 +16,22 @@ export interface ScanCursor {
   hashes: Array<[number, string]>;
   /** Deposits seen and reported: not final yet, or final but still inside the reorg window. */
   tracked: TrackedDeposit[];
+  /** Transfers of unlisted tokens to issued addresses, held until final, then reported once. Absent when none. */
+  unlisted?: TrackedUnlisted[];
+}
+
+/** A Transfer of a token the chain does not list, to an issued address, waiting to be final. */
+export interface TrackedUnlisted {
+  /** The token contract, checksummed. */
+  token: string;
+  address: string;
+  txHash: string;
+  /** The log's index in its block. */
+  logIndex: number;
+  /** Raw on-chain units, as a decimal string. */
+  amount: string;
+  block: number;
+  blockHash: string;
 }
 
 /** One transfer to an issued address, followed until it is final or dropped. */
@@ -55,6 +71,19 @@ const cursorSchema = z.strictObject({
       settled: z.boolean().optional(),
     }),
   ),
+  unlisted: z
+    .array(
+      z.strictObject({
+        token: z.string(),
+        address: z.string(),
+        txHash: z.string(),
+        logIndex: z.int().min(0),
+        amount: z.string().regex(/^\d+$/),
+        block: z.int().min(0),
+        blockHash: z.string(),
+      }),
+    )
+    .optional(),
 });
 
 /** Reads a stored cursor; throws when it was not written by this adapter (or is damaged). */

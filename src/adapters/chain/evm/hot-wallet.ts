@@ -128,15 +128,18 @@ export class HotWallet {
       const stored = await this.stored(id);
       if (stored) return stored;
       await this.checkChain();
-      // Node calls outside the lock where possible: every other sender waits while it is held.
-      const [gas, fees] = await Promise.all([this.gas(id, request), this.fees()]);
+      // Node calls outside the lock: every other sender waits while it is held, and on a
+      // single-connection storage (memory, PGlite) so does every other transaction, other
+      // chains' included, which a hung node must never hold up.
+      const [gas, fees, pending] = await Promise.all([
+        this.gas(id, request),
+        this.fees(),
+        this.call("reading the hot wallet's nonce", () => this.client.getTransactionCount({ address: this.address, blockTag: "pending" })),
+      ]);
       return this.state.withLock(this.nonceKey, async (view) => {
         const raced = parseStored(await view.get(this.txKey(id)), id);
         if (raced) return raced;
         const next = Number((await view.get(this.nonceKey)) ?? "0");
-        const pending = await this.call("reading the hot wallet's nonce", () =>
-          this.client.getTransactionCount({ address: this.address, blockTag: "pending" }),
-        );
         // The stored counter covers what was signed but not yet broadcast; the node's count covers
         // anything sent from the key by other means.
         const nonce = Math.max(next, pending);

@@ -1,12 +1,12 @@
 import { createPublicClient, encodeFunctionData, erc20Abi, http, parseUnits, type Address, type PublicClient } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { isValidAddressOfFamily } from "../address-rules";
-import type { ChainAdapter, ChainHost, ChainPayoutStatus } from "../types";
+import { ChainMismatchError, type ChainAdapter, type ChainHost, type ChainPayoutStatus } from "../types";
 import { Consolidator } from "./consolidation";
 import { DETERMINISTIC_DEPLOYER, factoryAddress, factoryDeploymentData, forwarderAddress, forwarderSalt } from "./forwarders";
 import { HotWallet } from "./hot-wallet";
 import { checkEvmOptions, type EvmChainOptions, type EvmSettings } from "./options";
-import { NodeError, nodeError, rpcSecrets } from "../rpc-errors";
+import { nodeError, rpcSecrets } from "../rpc-errors";
 import { EvmScanner, type WatchedAsset } from "./scanner";
 import { toChainUnits } from "../units";
 
@@ -70,7 +70,7 @@ export function evmChain(options: EvmChainOptions): EvmChain {
       (id) => {
         if (settings.chainId !== null && id !== settings.chainId) {
           // A NodeError (no secret in it): the callers' fail() passes it on without labelling it twice.
-          throw new NodeError(`${label} is on chain ${id}, but chainId ${settings.chainId} was configured`);
+          throw new ChainMismatchError(`${label} is on chain ${id}, but chainId ${settings.chainId} was configured`);
         }
         return id;
       },
@@ -158,6 +158,16 @@ export function evmChain(options: EvmChainOptions): EvmChain {
 
     supports(coin, network) {
       return network === settings.network && assetOf(coin) !== undefined;
+    },
+
+    requiredConfirmations(coin) {
+      return confirmationsOf(use().host, coin);
+    },
+
+    async ready() {
+      // The node is asked for its chain id (each call until it answers once); a chain id other
+      // than the configured one is a ChainMismatchError, kept for good.
+      await nodeChainId();
     },
 
     async createAddress({ invoiceId }) {

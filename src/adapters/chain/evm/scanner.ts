@@ -1,7 +1,7 @@
-import { getAddress, parseAbiItem, type Address, type Block, type Hash, type PublicClient, type Transaction } from "viem";
+import { getAddress, parseAbiItem, type Address, type Block, type GetLogsReturnType, type Hash, type PublicClient, type Transaction } from "viem";
 import type { ChainDeposit, ChainHost, DepositFeedPage, IssuedAddress } from "../types";
 import { chainedPrefix, rewindOnReorg } from "../block-cursor";
-import { decodeCursor, encodeCursor, type ScanCursor, type TrackedDeposit } from "./cursor";
+import { decodeCursor, encodeCursor, type ScanCursor, type TrackedDeposit, type TrackedUnlisted } from "./cursor";
 import { callFrames, parityValueFrames, type CallFrame, type ParityTrace, type ValueFrame } from "./traces";
 import { toLedgerUnits } from "../units";
 
@@ -35,6 +35,8 @@ export interface ScannerSettings {
 
 const TRANSFER = parseAbiItem("event Transfer(address indexed from, address indexed to, uint256 value)");
 
+type TransferLog = GetLogsReturnType<typeof TRANSFER>[number];
+
 /**
  * Output indexes: the native coin a transaction itself carries is 0; native coin moved by an
  * internal call is 1 + the frame's position in the call tree; an ERC-20 Transfer log is
@@ -65,12 +67,17 @@ interface Candidate {
 
 /**
  * Follows the chain block by block from a cursor: finds ERC-20 transfers (one eth_getLogs per
- * poll for every watched token), native coin in block transactions and, with traces, native
- * coin from internal calls, to addresses the service issued (one storage lookup per poll for
- * all recipients). RPC calls and lookups per block do not grow with the number of open
- * invoices. Reorgs are found by comparing the stored hashes of the blocks read with the
+ * poll), native coin in block transactions and, with traces, native coin from internal calls,
+ * to addresses the service issued (one storage lookup per poll for all recipients), whatever
+ * coin each address was issued for. RPC calls and lookups per block do not grow with the number
+ * of open invoices. Reorgs are found by comparing the stored hashes of the blocks read with the
  * chain's: the scanner rewinds to the fork, reports the deposits of orphaned blocks as
  * dropped and reads the new branch, where a re-mined transfer is found again.
+ *
+ * When the host records unlisted tokens (`ChainHost.reportUnlisted`), the same eth_getLogs
+ * asks for the Transfer event of every contract (by its topic alone): a Transfer of a token the
+ * chain does not list to an issued address is held in the cursor until final, then reported
+ * once. It is never a deposit, so never credited nor swept.
  */
 export class EvmScanner {
   private internalTransfers: boolean;
@@ -78,8 +85,13 @@ export class EvmScanner {
   private traceMethod = 0;
   private readonly native: WatchedAsset | undefined;
   private readonly tokens: ReadonlyMap<string, WatchedAsset>;
+  /** Whether Transfer logs of every contract are read (the host records unlisted tokens). */
+  private readonly unlisted: boolean;
+  /** Most blocks one eth_getLogs may cover, once the node refused more (providers cap results). */
+  private logSpan = Number.POSITIVE_INFINITY;
 
   constructor(private readonly settings: ScannerSettings) {
+    this.unlisted = typeof settings.host.reportUnlisted === "function";
     this.internalTransfers = settings.internalTransfers;
     this.native = settings.assets.find((asset) => asset.token === null);
     this.tokens = new Map(settings.assets.filter((asset) => asset.token !== null).map((asset) => [asset.token!.toLowerCase(), asset]));
@@ -87,7 +99,12 @@ export class EvmScanner {
 
   /** How many block hashes are kept: enough to see a reorg of any deposit not yet final. */
   private get window(): number {
-    return Math.max(32, ...this.settings.assets.map((asset) => this.settings.confirmations(asset.coin) + 8));
+    return Math.max(32, this.finalDepth + 8);
+  }
+
+  /** Confirmations after which every watched coin is final; an unlisted-token transfer is reported then. */
+  private get finalDepth(): number {
+    return Math.max(1, ...this.settings.assets.map((asset) => this.settings.confirmations(asset.coin)));
   }
 
   /** One page of the deposit feed (see `ChainAdapter.pollDeposits`). */
@@ -128,6 +145,8 @@ export class EvmScanner {
       else kept.push(deposit);
     }
     cursor.tracked = kept;
+    // Unlisted transfers are reported only once final: one that a reorg took off is forgotten.
+    this.keepUnlisted(cursor, (cursor.unlisted ?? []).filter((transfer) => transfer.block <= fork));
   }
 
   private async hashAt(height: number): Promise<string | null> {
@@ -142,16 +161,14 @@ export class EvmScanner {
    */
   private async scan(cursor: ScanCursor, from: number, to: number, head: number, reports: ChainDeposit[]): Promise<void> {
     const { client } = this.settings;
-    const heights = Array.from({ length: to - from + 1 }, (_, i) => from + i);
-    const [blocks, logs] = await Promise.all([
+    const heights = Array.from({ length: Math.min(to, from + this.logSpan - 1) - from + 1 }, (_, i) => from + i);
+    const [blocks, { logs, to: covered }] = await Promise.all([
       Promise.all(heights.map((height) => client.getBlock({ blockNumber: BigInt(height), includeTransactions: true }))),
-      this.tokens.size === 0
-        ? Promise.resolve([])
-        : client.getLogs({ address: [...this.tokens.values()].map((asset) => asset.token!), event: TRANSFER, fromBlock: BigInt(from), toBlock: BigInt(to) }),
+      this.transferLogs(from, heights.at(-1)!),
     ]);
 
-    // Keep the prefix of blocks that chains onto what was read before.
-    const read = chainedPrefix(blocks, cursor.hashes.at(-1), (block) => ({ height: Number(block.number), hash: block.hash!, parentHash: block.parentHash }));
+    // Keep the prefix of blocks that chains onto what was read before (and that the logs cover).
+    const read = chainedPrefix(blocks.slice(0, covered - from + 1), cursor.hashes.at(-1), (block) => ({ height: Number(block.number), hash: block.hash!, parentHash: block.parentHash }));
     const hashByHeight = new Map(read.map((block) => [Number(block.number), block.hash!]));
     let last = from - 1 + read.length;
     for (const log of logs) {
@@ -174,17 +191,42 @@ export class EvmScanner {
     if (kept.length === 0) return;
     const blockAt = new Map(kept.map((block) => [Number(block.number), block]));
     const ordinals = new Map<string, number>();
+    const unlisted: Array<{ log: TransferLog; to: Address; value: bigint; block: Block<bigint, true> }> = [];
     for (const log of logs) {
       const block = blockAt.get(Number(log.blockNumber));
       if (!block || log.args.to === undefined || log.args.value === undefined || log.transactionHash === null) continue;
+      const asset = this.tokens.get(log.address.toLowerCase());
+      if (!asset) {
+        // Another contract's Transfer: an ERC-20's has three topics (an ERC-721's has four).
+        if (log.topics.length === 3 && log.args.value > 0n && log.logIndex !== null) unlisted.push({ log, to: getAddress(log.args.to), value: log.args.value, block });
+        continue;
+      }
+      // The position counts the watched tokens' logs only, as it always has: a deposit's
+      // identity must not change when another contract's logs share its transaction.
       const position = ordinals.get(log.transactionHash) ?? 0;
       ordinals.set(log.transactionHash, position + 1);
-      const asset = this.tokens.get(log.address.toLowerCase())!;
       candidates.push({ asset, to: getAddress(log.args.to), txHash: log.transactionHash, index: TOKEN_INDEX + position, value: log.args.value, block });
     }
 
-    const issued = await this.settings.host.issuedAddresses(this.settings.network, [...new Set(candidates.map((candidate) => candidate.to))]);
+    const recipients = new Set([...candidates.map((candidate) => candidate.to), ...unlisted.map((transfer) => transfer.to)]);
+    const issued = await this.settings.host.issuedAddresses(this.settings.network, [...recipients]);
     const ours = new Map(issued.map((entry) => [entry.address, entry]));
+    const held = [...(cursor.unlisted ?? [])];
+    for (const { log, to, value, block } of unlisted) {
+      if (!ours.has(to)) continue;
+      const transfer: TrackedUnlisted = {
+        token: getAddress(log.address),
+        address: to,
+        txHash: log.transactionHash!,
+        logIndex: log.logIndex!,
+        amount: String(value),
+        block: Number(block.number),
+        blockHash: block.hash!,
+      };
+      // Read again after a rewind: held once.
+      if (!held.some((entry) => entry.txHash === transfer.txHash && entry.logIndex === transfer.logIndex)) held.push(transfer);
+    }
+    this.keepUnlisted(cursor, held);
     for (const candidate of candidates) {
       const owner = ours.get(candidate.to);
       if (!owner) continue;
@@ -211,6 +253,33 @@ export class EvmScanner {
     }
     for (const block of kept) cursor.hashes.push([Number(block.number), block.hash!]);
     cursor.height = last;
+  }
+
+  /**
+   * ERC-20 Transfer logs of blocks `from`..`to`, with the last block they cover: the watched
+   * tokens' only or, when the host records unlisted tokens, every contract's (the event topic
+   * alone, in the same one call). A node that refuses that many logs at once (providers cap
+   * eth_getLogs results) is asked for half the blocks, down to one, and later polls keep to the
+   * span that worked.
+   */
+  private async transferLogs(from: number, to: number): Promise<{ logs: TransferLog[]; to: number }> {
+    if (!this.unlisted && this.tokens.size === 0) return { logs: [], to };
+    const address = this.unlisted ? undefined : [...this.tokens.values()].map((asset) => asset.token!);
+    for (let last = to; ; last = from + Math.floor((last - from) / 2)) {
+      try {
+        const logs = await this.settings.client.getLogs({ address, event: TRANSFER, fromBlock: BigInt(from), toBlock: BigInt(last) });
+        if (last < to) this.logSpan = last - from + 1;
+        return { logs, to: last };
+      } catch (error) {
+        if (last === from || !isTooManyLogs(error)) throw error;
+      }
+    }
+  }
+
+  /** Stores the unlisted transfers held, leaving the cursor as it was when there are none. */
+  private keepUnlisted(cursor: ScanCursor, held: TrackedUnlisted[]): void {
+    if (held.length > 0) cursor.unlisted = held;
+    else delete cursor.unlisted;
   }
 
   /** Native coin carried by the block's transactions themselves (index 0). */
@@ -275,6 +344,25 @@ export class EvmScanner {
     }
     cursor.tracked = kept;
     if (final.length > 0) await this.settings.onFinal(final);
+
+    // Before the cursor that forgets them is stored: a report repeated after a crash is a no-op.
+    const held: TrackedUnlisted[] = [];
+    for (const transfer of cursor.unlisted ?? []) {
+      if (head - transfer.block + 1 < this.finalDepth) {
+        held.push(transfer);
+        continue;
+      }
+      await this.settings.host.reportUnlisted?.({
+        network: this.settings.network,
+        token: transfer.token,
+        address: transfer.address,
+        txHash: transfer.txHash,
+        logIndex: transfer.logIndex,
+        amount: BigInt(transfer.amount),
+        blockNumber: transfer.block,
+      });
+    }
+    this.keepUnlisted(cursor, held);
   }
 
   private report(deposit: TrackedDeposit, confirmations: number, dropped: boolean): ChainDeposit {
@@ -313,6 +401,16 @@ const TRACE_METHODS: TraceMethod[] = [
     });
   },
 ];
+
+/**
+ * Whether a node refused an eth_getLogs for the size of its answer or its block range (not for
+ * a rate limit, which fewer blocks would not cure).
+ */
+function isTooManyLogs(error: unknown): boolean {
+  const text = String((error as { details?: string; message?: string })?.details ?? (error as Error)?.message ?? error);
+  if (/rate.?limit|too many requests|\b429\b/i.test(text)) return false;
+  return /more than \d+ results|too many|exceed|response size|block range|range (is )?too (large|wide)|limit/i.test(text);
+}
 
 function isMethodMissing(error: unknown): boolean {
   const text = String((error as { details?: string; message?: string })?.details ?? (error as Error)?.message ?? error);

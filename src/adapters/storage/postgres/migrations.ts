@@ -301,6 +301,30 @@ DROP INDEX webhook_deliveries_queue;
 `,
   },
   {
+    version: 6,
+    name: "unlisted-token transfers to issued addresses, kept for the operator",
+    sql: `
+CREATE TABLE unlisted_transfers (
+  seq bigserial PRIMARY KEY,
+  id text COLLATE "C" NOT NULL UNIQUE,
+  mode text NOT NULL CHECK (mode IN ('test', 'live')),
+  network text COLLATE "C" NOT NULL,
+  token text NOT NULL,
+  address text NOT NULL,
+  tx_hash text COLLATE "C" NOT NULL,
+  log_index integer NOT NULL,
+  amount numeric(78,0) NOT NULL,
+  block_number bigint NOT NULL,
+  merchant_id text COLLATE "C" NOT NULL,
+  invoice_id text COLLATE "C" NOT NULL,
+  coin text NOT NULL,
+  seen_at bigint NOT NULL,
+  CONSTRAINT unlisted_transfers_chain_identity UNIQUE (mode, network, tx_hash, log_index)
+);
+CREATE INDEX unlisted_transfers_by_mode ON unlisted_transfers (mode, seq);
+`,
+  },
+  {
     version: 7,
     name: "deposits: reversals after deep reorgs, what each credit put on the balance; balances may go below zero",
     // A deposit credited before this step credited its net amount in its own coin, unless the

@@ -17,6 +17,7 @@ import {
   toMerchant,
   toPaymentLink,
   toPayout,
+  toUnlistedTransfer,
   EXCHANGE_COLUMNS,
   INVOICE_COLUMNS,
   PAYMENT_LINK_COLUMNS,
@@ -129,5 +130,6 @@ export function sqlReads(db: SqlQueryable, s: Statements): StorageReads {
         toDelivery,
       ),
     listWebhookAttempts: (deliveryId) => all(db.query(s.listWebhookAttempts, [deliveryId]), toAttempt),
+    listUnlistedTransfers: (mode) => all(db.query(s.listUnlistedTransfers, [mode]), toUnlistedTransfer),
   };
 }

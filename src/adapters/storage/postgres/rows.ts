@@ -12,6 +12,7 @@ import type {
   Mode,
   PaymentLinkRecord,
   PayoutRecord,
+  UnlistedTransferRecord,
   WebhookAttemptRecord,
   WebhookDeliveryRecord,
   WebhookEndpointRecord,
@@ -453,4 +454,37 @@ export const idempotencyParams = (r: IdempotencyRecord): unknown[] => [
   r.createdAt,
   r.expiresAt,
   r.leaseToken,
+];
+
+export const UNLISTED_COLUMNS = "id, mode, network, token, address, tx_hash, log_index, amount, block_number, merchant_id, invoice_id, coin, seen_at";
+export const toUnlistedTransfer = (row: Row): UnlistedTransferRecord => ({
+  id: str(row.id),
+  mode: row.mode as Mode,
+  network: str(row.network),
+  token: str(row.token),
+  address: str(row.address),
+  txHash: str(row.tx_hash),
+  logIndex: num(row.log_index),
+  amount: big(row.amount),
+  blockNumber: num(row.block_number),
+  merchantId: str(row.merchant_id),
+  invoiceId: str(row.invoice_id),
+  coin: str(row.coin),
+  seenAt: num(row.seen_at),
+});
+/** Parameters $1..$13 in UNLISTED_COLUMNS order. */
+export const unlistedParams = (t: UnlistedTransferRecord): unknown[] => [
+  t.id,
+  t.mode,
+  t.network,
+  t.token,
+  t.address,
+  t.txHash,
+  t.logIndex,
+  amountParam(t.amount),
+  t.blockNumber,
+  t.merchantId,
+  t.invoiceId,
+  t.coin,
+  t.seenAt,
 ];

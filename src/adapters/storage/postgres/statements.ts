@@ -16,6 +16,7 @@ import {
   MERCHANT_COLUMNS,
   PAYMENT_LINK_COLUMNS,
   PAYOUT_COLUMNS,
+  UNLISTED_COLUMNS,
 } from "./rows";
 
 /** `$1, $2, ..., $n`, with casts where a column needs one. */
@@ -80,6 +81,7 @@ export function buildStatements(schema: string | undefined) {
     attempts: q("webhook_attempts"),
     paymentLinks: q("payment_links"),
     idempotency: q("idempotency_keys"),
+    unlisted: q("unlisted_transfers"),
   };
   return {
     tables: t,
@@ -149,6 +151,7 @@ export function buildStatements(schema: string | undefined) {
     lockInvoice: `SELECT ${INVOICE_COLUMNS} FROM ${t.invoices} WHERE id = $1 FOR UPDATE`,
     updateInvoice: `UPDATE ${t.invoices} SET ${assignments(INVOICE_COLUMNS, INVOICE_CASTS)} WHERE id = $1`,
     insertAddress: `INSERT INTO ${t.addresses} (${ADDRESS_COLUMNS}) VALUES (${placeholders(7)}) ON CONFLICT DO NOTHING RETURNING 1`,
+    updateAddress: `UPDATE ${t.addresses} SET coin = $4, merchant_id = $5, invoice_id = $6, created_at = $7 WHERE mode = $1 AND network = $2 AND address = $3`,
     lockDeposit: `SELECT ${DEPOSIT_COLUMNS} FROM ${t.deposits} WHERE mode = $1 AND network = $2 AND tx_hash = $3 AND output_index = $4 FOR UPDATE`,
     insertDeposit: `INSERT INTO ${t.deposits} (${DEPOSIT_COLUMNS}) VALUES (${placeholders(20, DEPOSIT_CASTS)}) ON CONFLICT DO NOTHING RETURNING 1`,
     // A changed chain identity that collides with another deposit's is refused without an error.
@@ -156,6 +159,9 @@ export function buildStatements(schema: string | undefined) {
       `UPDATE ${t.deposits} SET ${assignments(DEPOSIT_COLUMNS, DEPOSIT_CASTS)} WHERE id = $1 AND NOT EXISTS ` +
       `(SELECT 1 FROM ${t.deposits} o WHERE o.mode = $3 AND o.network = $6 AND o.tx_hash = $8 AND o.output_index = $9 AND o.id <> $1)`,
     depositExists: `SELECT 1 FROM ${t.deposits} WHERE id = $1`,
+    // A repeated report of the same transfer inserts nothing and is no error.
+    insertUnlistedTransfer: `INSERT INTO ${t.unlisted} (${UNLISTED_COLUMNS}) VALUES (${placeholders(13, { 8: "::numeric" })}) ON CONFLICT DO NOTHING RETURNING 1`,
+    listUnlistedTransfers: `SELECT ${UNLISTED_COLUMNS} FROM ${t.unlisted} WHERE mode = $1 ORDER BY seq`,
     insertPayout: `INSERT INTO ${t.payouts} (${PAYOUT_COLUMNS}) VALUES (${placeholders(15, PAYOUT_CASTS)}) ON CONFLICT DO NOTHING RETURNING 1`,
     lockPayout: `SELECT ${PAYOUT_COLUMNS} FROM ${t.payouts} WHERE id = $1 FOR UPDATE`,
     updatePayout: `UPDATE ${t.payouts} SET ${assignments(PAYOUT_COLUMNS, PAYOUT_CASTS)} WHERE id = $1`,

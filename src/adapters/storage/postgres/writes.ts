@@ -22,6 +22,7 @@ import {
   toEndpoint,
   toInvoice,
   toPayout,
+  unlistedParams,
 } from "./rows";
 import type { Statements } from "./statements";
 
@@ -83,6 +84,8 @@ export function sqlWrites(db: SqlQueryable, s: Statements): Omit<StorageTransact
     updateInvoice: (invoice) => update(db, s.updateInvoice, invoiceParams(invoice), () => `invoice ${invoice.id}`),
     insertAddress: (a) =>
       insert(db, s.insertAddress, [a.mode, a.network, a.address, a.coin, a.merchantId, a.invoiceId, a.createdAt], () => `address ${a.address} on ${a.network} (${a.mode})`),
+    updateAddress: (a) =>
+      update(db, s.updateAddress, [a.mode, a.network, a.address, a.coin, a.merchantId, a.invoiceId, a.createdAt], () => `address ${a.address} on ${a.network} (${a.mode})`),
     lockDeposit: async (mode, network, txHash, outputIndex) => {
       const row = (await db.query(s.lockDeposit, [mode, network, txHash, outputIndex])).rows[0];
       return row === undefined ? null : toDeposit(row);
@@ -102,6 +105,7 @@ export function sqlWrites(db: SqlQueryable, s: Statements): Omit<StorageTransact
     },
     updatePayout: (payout) => update(db, s.updatePayout, payoutParams(payout), () => `payout ${payout.id}`),
     insertExchange: (exchange) => insert(db, s.insertExchange, exchangeParams(exchange), () => `exchange ${exchange.id}`),
+    insertUnlistedTransfer: async (transfer) => (await db.query(s.insertUnlistedTransfer, unlistedParams(transfer))).rowCount > 0,
     // Appends (no key to collide on) are deferred: they travel with the next statement.
     appendEvents: async (events) =>
       deferRows(db, s.insertEvent, s.insertEvents, events.map((e) => [e.id, e.merchantId, e.mode, e.type, e.invoiceId, dataJsonOf(e), e.createdAt])),
