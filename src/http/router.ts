@@ -178,8 +178,9 @@ export function createPaymentRouter(options: PaymentRouterOptions = {}): Payment
     req ? `${origin(req)}${req.baseUrl.replace(/\/(api\/)?v1$/, "")}` : `${publicOrigin}${mountPath}`;
   const paymentUrl: PaymentUrlBuilder = ({ req }, invoiceId) => `${publicBase(req)}/pay/${invoiceId}`;
 
+  const bodyTimeoutMs = settings.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS;
   const steps: RouteSteps = {
-    readBody: jsonBodyReader(settings.bodyLimit ?? "100kb", settings.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS),
+    readBody: jsonBodyReader(settings.bodyLimit ?? "100kb", bodyTimeoutMs),
     authenticate: apiKeyAuthenticator(context),
     idempotency: (scope, key, hash, work) => runIdempotent(context, scope, key, hash, work, { leaseMs: settings.idempotency?.leaseMs ?? DEFAULT_KEY_LEASE_MS }),
   };
@@ -197,8 +198,8 @@ export function createPaymentRouter(options: PaymentRouterOptions = {}): Payment
   router.use(responseHeaders);
   router.use("/api/v1", merchantApi.dispatcher(), errorHandler(context.logger));
   router.use("/v1", providerApi.dispatcher(), errorHandler(context.logger));
-  router.use(payLinkRoutes(context, (req, invoiceId) => `${publicBase(req)}/pay/${invoiceId}`, { ...settings.paymentLinks, secure: publicOrigin?.startsWith("https:") ?? false }));
-  router.use("/pay", payPageRoutes(context, { publicUrl: settings.publicUrl }));
+  router.use(payLinkRoutes(context, (req, invoiceId) => `${publicBase(req)}/pay/${invoiceId}`, { ...settings.paymentLinks, secure: publicOrigin?.startsWith("https:") ?? false, bodyTimeoutMs }));
+  router.use("/pay", payPageRoutes(context, { publicUrl: settings.publicUrl, bodyTimeoutMs }));
   mountApiReference(router, [{ prefix: "/api/v1", table: merchantApi }, { prefix: "/v1", table: providerApi }], { publicUrl: settings.publicUrl, logger: context.logger });
 
   if (settings.backgroundIntervalMs !== false) background.start(settings.backgroundIntervalMs ?? 5000);

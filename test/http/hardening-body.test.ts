@@ -298,6 +298,31 @@ describe("a body that does not arrive in time", () => {
     }
   });
 
+  it("answers a hosted page's form that does not arrive in time with a 408 page, and closes the connection", async () => {
+    const h = await setup({ bodyTimeoutMs: 200 });
+    const invoice = await h.post(CREATE, { amount: 10 });
+    const link = await h.post("/v1/payment-links", { amount: "25" });
+    expect(link.status, link.text).toBe(200);
+    const server = await serveRaw(h.app);
+    try {
+      for (const path of [`${h.prefix}/pay/${invoice.body.id as string}/method`, new URL(link.body.url as string).pathname]) {
+        const form = `POST ${path} HTTP/1.1\r\nHost: shop.example\r\nSec-Fetch-Site: same-origin\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 30\r\n\r\ncoin=US`;
+        const res = await sendAndWaitForClose(server.port, form);
+        expect(res.status, path).toBe(408);
+        expect(res.headers["content-type"]).toMatch(/^text\/html/);
+        expect(res.headers.connection).toBe("close");
+      }
+      expect(h.logger.lines.filter((line) => line.startsWith("error"))).toEqual([]);
+      // Nothing was chosen or created by the cut-off posts.
+      const after = await h.post("/api/v1/merchants/invoice/fetch", { invoiceId: invoice.body.id });
+      expect(after.body.address ?? null).toBeNull();
+      const payments = await request(h.app).get(`${h.prefix}/v1/payments?limit=100`).set("Authorization", `Bearer ${h.testKey}`);
+      expect(payments.body.data).toHaveLength(1);
+    } finally {
+      await server.close();
+    }
+  });
+
   it("still reads a whole body that arrives within the time", async () => {
     const h = await setup({ bodyTimeoutMs: 60_000 });
     const server = await serveRaw(h.app);

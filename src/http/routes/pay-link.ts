@@ -1,3 +1,5 @@
+import { DEFAULT_BODY_TIMEOUT_MS } from "../../body-deadline";
+import { formBodyReader } from "../form-body";
 import express, { type Request, type RequestHandler, type Response, type Router } from "express";
 import type { CoreContext } from "../../core/context";
 import { openInvoiceOfLink, openPaymentLink, payThroughPaymentLink } from "../../core/payment-links";
@@ -21,6 +23,8 @@ export interface PayLinkOptions {
   perLink?: RateLimit | false;
   /** Whether the public origin is HTTPS (the visitor cookie is then Secure even behind a proxy that terminates TLS). */
   secure?: boolean;
+  /** How long the button's form body may take to arrive, in ms (the router's `bodyTimeoutMs`). */
+  bodyTimeoutMs?: number;
 }
 
 /** A refusal by a rate limit: the payer's message, and the seconds to send as Retry-After. */
@@ -107,7 +111,7 @@ export function payLinkRoutes(context: CoreContext, paymentUrlFor: (req: Request
     "/pay/link/:id",
     // The form sends no fields; the parser is here to bound and consume whatever is sent, its
     // failures (too large, malformed) answered by the error page of /pay.
-    express.urlencoded({ extended: false, limit: "2kb", parameterLimit: 10 }),
+    formBodyReader(options.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS),
     linkHandler(async (req, res) => {
       const link = await openPaymentLink(context, linkId(req));
       const remembered = await visitors.read(req, link.id);

@@ -7,6 +7,7 @@ import { setCommonHeaders } from "../pay-page/layout";
 import type { PageLinks } from "../pay-page/parts";
 import { loadInvoice, publicStatus, renderError, renderInvoicePage, renderNotFound, viewOf } from "../pay-page/render";
 import { sendJson } from "../send-json";
+import { formBodyReader } from "../form-body";
 
 /** Invoice ids only: anything else under /pay (such as /pay/link/:id) is left to other routes. */
 const INVOICE_ID = /^inv_[A-Za-z0-9]{1,64}$/;
@@ -21,7 +22,7 @@ const SYMBOL = /^[A-Za-z0-9]{1,20}$/;
  * bits, so knowing it is the permission to see its payment page.
  * Returns the handlers to mount at `/pay`: the pages, then the error handler of everything there.
  */
-export function payPageRoutes(context: CoreContext, options: { publicUrl?: string | undefined }): [Router, ErrorRequestHandler] {
+export function payPageRoutes(context: CoreContext, options: { publicUrl?: string | undefined; bodyTimeoutMs: number }): [Router, ErrorRequestHandler] {
   const router = express.Router();
   const publicHost = options.publicUrl ? new URL(options.publicUrl).host : null;
 
@@ -47,7 +48,7 @@ export function payPageRoutes(context: CoreContext, options: { publicUrl?: strin
   router.post(
     "/:id/method",
     onlyInvoices,
-    express.urlencoded({ extended: false, limit: "2kb", parameterLimit: 10 }),
+    formBodyReader(options.bodyTimeoutMs),
     asyncHandler(async (req, res) => {
       const id = String(req.params.id);
       const links = linksOf(req);
