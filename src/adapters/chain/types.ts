@@ -1,3 +1,4 @@
+import type { UnlistedTransferRecord } from "../../core/types";
 import { NodeError } from "./rpc-errors";
 
 /**
@@ -80,19 +81,7 @@ export interface AddressUse {
  * A transfer of a token the service does not list (an ERC-20 contract outside the currency list)
  * to an issued address: never credited nor swept, reported so that it is not lost from view.
  */
-export interface UnlistedTransfer {
-  network: string;
-  /** The token contract. */
-  token: string;
-  /** The issued address it went to, as `createAddress` returned it. */
-  address: string;
-  txHash: string;
-  /** The log's index in its block. */
-  logIndex: number;
-  /** Raw on-chain units (the token's decimals are unknown). */
-  amount: bigint;
-  blockNumber: number;
-}
+export type UnlistedTransfer = Pick<UnlistedTransferRecord, "network" | "token" | "address" | "txHash" | "logIndex" | "amount" | "blockNumber">;
 
 /**
  * What the service gives a chain adapter when it takes it into use (`ChainAdapter.bind`): the
