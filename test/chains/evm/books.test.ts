@@ -18,8 +18,10 @@ import { deployToken, ethChain, HOT, liveHarness, livePayment, mine, payment, pa
  *                 + fees(C)                the 0.5% of every deposit (each `deposits[].fee` of
  *                                          GET /v1/payments/:id) and the fee of every payout not
  *                                          FAILED (GET /v1/withdrawals, GET /v1/refunds)
- *                 + unsentPayouts(C)       payouts debited but not carried out on chain yet
- *                                          (PROCESSING, their transaction still in the pool)
+ *                 + unsentPayouts(C)       payouts debited but not carried out on chain: those
+ *                                          PROCESSING whose transaction (txHash) has no successful
+ *                                          receipt yet; one mined but short of its confirmations
+ *                                          has already left, though it is PROCESSING too
  *                 + takenBack(C)           what each reversal took back from a balance
  *                                          (report.reversedDeposits[].creditedAmount)
  *                 - reversedOnChain(C)     what each reversed deposit was on chain, coins that
@@ -31,8 +33,11 @@ import { deployToken, ethChain, HOT, liveHarness, livePayment, mine, payment, pa
  *     holdings(AIR) = sum of report.unlistedTransfers[].amount for its contract
  *
  * takenBack - reversedOnChain is minus the fee of the reversed deposits: their fee is still
- * listed among the fees, but the coins it was taken from are gone. The float and the gas are
- * the only terms read from the chain; everything else comes from the service's answers.
+ * listed among the fees, but the coins it was taken from are gone. Read from the chain: the
+ * float, the gas, and whether a PROCESSING payout's transaction is mined; everything else comes
+ * from the service's answers. No answer sums the fees taken or spans merchants, so the test
+ * walks each merchant's /v1 lists with a live key of its own (one GET per payment for its
+ * deposits, which the list leaves out).
  *
  * The reorg's window (snapshot to revert) holds no transaction of the hot wallet: the deposit
  * it removes is below the ETH sweep minimum, so nothing sweeps it before the chain drops it.
@@ -82,7 +87,7 @@ async function rounds(count: number): Promise<void> {
 async function list<T>(path: string, key: string): Promise<T[]> {
   const rows: T[] = [];
   for (let cursor: string | null = null; ; ) {
-    const res = await get(h, `${path}?limit=100${cursor ? `&cursor=${cursor}` : ""}`, key);
+    const res = await get(h, `${path}${path.includes("?") ? "&" : "?"}limit=100${cursor ? `&cursor=${cursor}` : ""}`, key);
     expect(res.status, res.text).toBe(200);
     rows.push(...(res.body.data as T[]));
     cursor = res.body.nextCursor ?? null;
@@ -90,7 +95,9 @@ async function list<T>(path: string, key: string): Promise<T[]> {
   }
 }
 
-interface Deposit { currency: string; fee: string; status: string }
+interface Deposit { currency: string; fee: string }
+/** The terms of the identity for one coin, in its smallest unit. */
+interface Terms { holdings: bigint; balances: bigint; fees: bigint; unsentPayouts: bigint; takenBack: bigint; reversedOnChain: bigint; float: bigint; gas: bigint }
 interface Payout { currency: string; amount: string; fee: string; status: string; txHash: Hash | null }
 
 /** Gas the hot wallet paid: gasUsed x effectiveGasPrice of each of its transactions on the chain. */
@@ -119,7 +126,8 @@ function holding(token: Address | null, holder: Address): Promise<bigint> {
  */
 async function checkBooks() {
   const keys = [h.liveKey, otherLiveKey];
-  const terms = Object.fromEntries(COINS.map((coin) => [coin, { holdings: 0n, balances: 0n, fees: 0n, unsentPayouts: 0n, takenBack: 0n, reversedOnChain: 0n, float: float[coin], gas: 0n }])) as Record<Coin, Record<string, bigint>>;
+  const zero = (coin: Coin): Terms => ({ holdings: 0n, balances: 0n, fees: 0n, unsentPayouts: 0n, takenBack: 0n, reversedOnChain: 0n, float: float[coin], gas: 0n });
+  const terms: Record<Coin, Terms> = { ETH: zero("ETH"), USDT: zero("USDT") };
 
   // The service's side, merchant by merchant (there is no operator-wide read of these).
   const addresses = new Set<Address>([hotWallet, factory]);
@@ -134,7 +142,9 @@ async function checkBooks() {
     }
     for (const { id, address } of await list<{ id: string; address: string | null }>("/v1/payments", key)) {
       if (address) addresses.add(getAddress(address));
-      for (const deposit of (await payment({ ...h, liveKey: key }, id)).deposits as Deposit[]) {
+      const fetched = await get(h, `/v1/payments/${id}`, key);
+      expect(fetched.status, fetched.text).toBe(200);
+      for (const deposit of fetched.body.deposits as Deposit[]) {
         terms[deposit.currency as Coin].fees += units(deposit.fee, deposit.currency as Coin);
       }
     }
@@ -143,11 +153,10 @@ async function checkBooks() {
       const coin = payout.currency as Coin;
       if (payout.status === "FAILED") continue;
       terms[coin].fees += units(payout.fee, coin);
-      if (payout.status === "PROCESSING") {
-        // Debited, and (this test sees to it) not mined yet: its coins are still in the hot wallet.
-        expect(payout.txHash && (await node.public.getTransactionReceipt({ hash: payout.txHash }).catch(() => null)), "an unsent payout's receipt").toBeNull();
-        terms[coin].unsentPayouts += units(payout.amount, coin);
-      }
+      if (payout.status !== "PROCESSING") continue;
+      // PROCESSING says "not final", not "not sent": only the chain tells whether its coins left.
+      const receipt = payout.txHash ? await node.public.getTransactionReceipt({ hash: payout.txHash }).catch(() => null) : null;
+      if (receipt?.status !== "success") terms[coin].unsentPayouts += units(payout.amount, coin);
     }
   }
   const report = await h.router.admin.operatorReport({ mode: "live" });
@@ -243,10 +252,17 @@ describe("the books against the chain", () => {
       await node.test.setAutomine(true);
     }
 
-    // Mined and final: the payout's coins and gas leave the chain, and the books still agree.
-    await node.mine(12);
+    // Mined, one confirmation of 12: still PROCESSING, but its coins and gas have left.
+    await node.mine(1);
     await settle(h);
-    const { terms } = await checkBooks();
-    expect(terms.ETH.unsentPayouts).toBe(0n);
+    const mined = await list<Payout>("/v1/withdrawals?status=PROCESSING", h.liveKey);
+    expect(mined).toHaveLength(1);
+    expect((await checkBooks()).terms.ETH.unsentPayouts).toBe(0n);
+
+    // Final: COMPLETED, and the books still agree.
+    await node.mine(11);
+    await settle(h);
+    expect(await list<Payout>("/v1/withdrawals?status=PROCESSING", h.liveKey)).toEqual([]);
+    await checkBooks();
   });
 });
