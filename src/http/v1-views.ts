@@ -2,7 +2,7 @@ import type { AssetBalance } from "../core/balances";
 import type { CurrencyCatalog } from "../core/currencies";
 import { conversionView, refundView, withdrawalView, type ConversionView, type RefundView, type WithdrawalView } from "../core/funds-views";
 import type { ExchangeRecord, PaymentLinkRecord, PayoutRecord } from "../core/types";
-import { formatDecimal, RATE_DECIMALS } from "../money";
+import { formatDecimal } from "../money";
 
 /**
  * The /v1 shapes of payouts, exchanges, payment links and balances (payouts and exchanges

@@ -1,6 +1,5 @@
 import request from "supertest";
 import { describe, expect, it } from "vitest";
-import { type SandboxChain } from "../../src/adapters/chain/sandbox";
 import { setup, type Harness, simulatedLiveChain, type SimulatedLiveChain } from "../helpers";
 
 const CREATE = "/api/v1/merchants/invoice/create";

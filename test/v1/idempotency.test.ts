@@ -2,7 +2,7 @@ import request from "supertest";
 import { describe, expect, it } from "vitest";
 import { staticPricing } from "../../src/adapters/pricing/static";
 import { setup, type Harness, simulatedLiveChain } from "../helpers";
-import { CREATING_ROUTES, funded, invoices, payouts, type CreatingRoute } from "./creating-routes";
+import { CREATING_ROUTES, funded, invoices, payouts } from "./creating-routes";
 import { ADDRESS, balances, expectError, get, paidPayment } from "./support";
 
 /**

@@ -132,7 +132,7 @@ function jsonBody(schema: JsonSchema, world: FuzzWorld): fc.Arbitrary<string> {
 }
 
 /** Form bodies for the hosted page's coin choice. */
-function formBody(world: FuzzWorld): fc.Arbitrary<string> {
+function formBody(): fc.Arbitrary<string> {
   const value = fc.oneof(fc.constantFrom("USDT", "BTC", "TRX", "ETH", ""), hostileString().map((s) => encodeURIComponent(s.replace(/[\ud800-\udfff]/g, ""))), fc.constantFrom("%E0%A4%A", "%00"));
   return fc.tuple(value, fc.option(value, { nil: undefined })).map(([coin, network]) => `coin=${coin}${network === undefined ? "" : `&network=${network}`}`);
 }
@@ -155,7 +155,7 @@ export function requestArbitrary(route: FuzzRoute, world: FuzzWorld): fc.Arbitra
   const body: fc.Arbitrary<string | undefined> = !hasBody
     ? fc.constant(undefined)
     : route.form
-      ? formBody(world)
+      ? formBody()
       : fc.oneof({ arbitrary: jsonBody(route.body ?? { type: "object" }, world), weight: 12 }, { arbitrary: fc.constant(undefined), weight: 1 });
   const contentType = route.form
     ? fc.oneof({ arbitrary: fc.constant("application/x-www-form-urlencoded"), weight: 6 }, { arbitrary: fc.constantFrom("application/json", "text/plain"), weight: 1 })
