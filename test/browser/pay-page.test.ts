@@ -297,11 +297,15 @@ describe.skipIf(!haveChromium)("hosted payment page in Chromium", () => {
         const response = await answer;
         if (context === browser) {
           expect(response.status()).toBe(303);
+          // Land on the payment's page before closing: closing a page mid-navigation can hang Chromium.
+          await page.waitForURL(/\/pay\/inv_/);
+          await page.waitForLoadState();
         } else {
           expect(response.status()).toBe(429);
           expect(response.headers()["retry-after"]).toBe("120");
-          await page.waitForLoadState();
-          await expect(textOf(page, "h1")).resolves.toBe("Too many payments started");
+          // The 429 answers the form post on the link's own URL: wait for the refusal's document,
+          // not the load state, which the link's page (still shown while the answer arrives) has.
+          await page.locator("h1", { hasText: "Too many payments started" }).waitFor();
           await expect(textOf(page, ".sub")).resolves.toBe("Too many payments were started here just now. Please try again in 2 minutes.");
           await shot(page, "15-link-rate-limited-desktop");
           await page.setViewportSize(PHONE);
