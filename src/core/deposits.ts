@@ -130,7 +130,8 @@ export async function applyChainDeposit(context: CoreContext, mode: Mode, report
  */
 function nextDepositStatus(existing: DepositRecord | null, dropped: boolean, final: boolean): DepositStatus {
   const credited = existing !== null && existing.creditedAt !== null;
-  if (dropped) return credited ? "REVERSED" : existing?.status === "REVERSED" ? "REVERSED" : "DROPPED";
+  // Credited and gone, or gone again before its re-credit: still reversed, never merely dropped.
+  if (dropped) return credited || existing?.status === "REVERSED" ? "REVERSED" : "DROPPED";
   if (final || credited) return "CONFIRMED";
   return "PENDING";
 }

@@ -27,15 +27,20 @@ async function harness(lines: Array<{ message: string; details: unknown[] }>): P
 const live = (h: Harness) => ({ merchantId: h.merchant.id, mode: "live" as const });
 const eventsOf = async (h: Harness, id: string) => (await h.router.storage.listEvents(live(h), { invoiceId: id })).map(({ type, data }) => ({ type, data }));
 
+/** Gives the merchant 1 ETH (less the fee) to pay out: a live ETH payment paid on chain to PAID. */
+async function fundWithPaidEth(h: Harness): Promise<void> {
+  const funding = await livePayment(h, { amount: "1", currency: "ETH", chain: "ETH" });
+  await payNative(node, funding.address, "1");
+  await node.mine(12);
+  await settle(h);
+  expect((await payment(h, funding.id)).status).toBe("PAID");
+}
+
 describe("events and log lines of live payouts", () => {
   it("sends payout.processing and payout.completed for a payout the chain confirms, and logs it once with its txHash", async () => {
     const lines: Array<{ message: string; details: unknown[] }> = [];
     const h = await harness(lines);
-    const funding = await livePayment(h, { amount: "1", currency: "ETH", chain: "ETH" });
-    await payNative(node, funding.address, "1");
-    await node.mine(12);
-    await settle(h);
-    expect((await payment(h, funding.id)).status).toBe("PAID");
+    await fundWithPaidEth(h);
 
     const to = node.account(42).address;
     const created = await h.post("/v1/withdrawals", { currency: "ETH", chain: "ETH", amount: "0.25", address: to }, h.liveKey);
@@ -61,10 +66,7 @@ describe("events and log lines of live payouts", () => {
   it("sends payout.failed for a payout that reverts on chain, the debit returned", async () => {
     const lines: Array<{ message: string; details: unknown[] }> = [];
     const h = await harness(lines);
-    const funding = await livePayment(h, { amount: "1", currency: "ETH", chain: "ETH" });
-    await payNative(node, funding.address, "1");
-    await node.mine(12);
-    await settle(h);
+    await fundWithPaidEth(h);
     const reverting: Address = await deploy(node, revertingReceiverAbi, revertingReceiverBytecode);
     const created = await h.post("/v1/withdrawals", { currency: "ETH", chain: "ETH", amount: "0.1", address: reverting }, h.liveKey);
     expect(created.status, created.text).toBe(200);
