@@ -16,13 +16,13 @@
 import { PGlite } from "@electric-sql/pglite";
 import pg from "pg";
 import { encodeFunctionData, parseUnits, type Address, type Hex } from "viem";
-import type { Storage } from "../src/adapters/storage/types";
+import type { Storage } from "../src/core/ports/storage";
 import { chainHost } from "../src/core/chains";
-import { CurrencyCatalog, DEFAULT_CURRENCIES, DEFAULT_FIAT } from "../src/core/currencies";
+import { CurrencyCatalog, DEFAULT_CURRENCIES, DEFAULT_FIAT } from "../src/currencies";
 import { evmChain } from "../src/evm";
 import { postgresStorage } from "../src/postgres";
 import { testTokenAbi, testTokenBytecode } from "../test/fixtures/contracts/artifacts";
-import { startAnvil, type Anvil } from "../test/chains/anvil";
+import { startAnvil, type Anvil } from "../test/adapters/chain/evm/anvil";
 import { median } from "./support";
 
 const BLOCKS = Number(process.env.BENCH_SCAN_BLOCKS ?? 20);

@@ -16,7 +16,7 @@
  * short), BENCH_SECONDS one HTTP measurement (default 3), BENCH_MICRO_MS one in-process
  * measurement (default 300).
  */
-import type { PaymentView } from "../src/core/payment-view";
+import type { PaymentView } from "../src/core/views/payment";
 import { createHmac, timingSafeEqual } from "node:crypto";
 import autocannon from "autocannon";
 import { Webhook } from "standardwebhooks";

@@ -5,7 +5,7 @@
 export { createPaymentRouter } from "./http/router";
 export type { PaymentRouter, PaymentAdmin } from "./http/router";
 export type { PaymentRouterOptions } from "./http/options";
-export type { HostLookup, ResolvedAddress } from "./webhooks/url-guard";
+export type { HostLookup, ResolvedAddress } from "./delivery/url-guard";
 export { createPaymentClient } from "./client/http-client";
 export type { PaymentClientOptions } from "./client/http-client";
 export type {
@@ -31,29 +31,29 @@ export type {
 export { PaymentError, ERROR_CATALOGUE } from "./errors";
 export type { PaymentErrorType, ErrorBody } from "./errors";
 export { memoryStorage } from "./adapters/storage/memory";
-export type { Storage, StorageReads, StorageTransaction, Scope, PostLedgerResult, PostLedgerOptions, NotableDepositQuery, ApiKeyMatch, WebhookAttemptOutcome } from "./adapters/storage/types";
+export type { Storage, StorageReads, StorageTransaction, Scope, PostLedgerResult, PostLedgerOptions, NotableDepositQuery, ApiKeyMatch, WebhookAttemptOutcome } from "./core/ports/storage";
 export { webhookDeliveryId, webhookPayload, fanOut, IN_PROCESS_ENDPOINT } from "./core/outbox";
-export type { InProcessEventContext, InProcessEventHandlers } from "./webhooks/in-process";
+export type { InProcessEventContext, InProcessEventHandlers } from "./delivery/in-process";
 export { sandboxChain } from "./adapters/chain/sandbox";
 export type { SandboxChain } from "./adapters/chain/sandbox";
-export type { ChainAdapter, ChainDeposit, DepositFeedPage, ChainPayoutStatus, ChainHost, ChainStateStore, ChainStateView, IssuedAddress, UnlistedTransfer, AddressUse } from "./adapters/chain/types";
-export { ChainMismatchError } from "./adapters/chain/types";
+export type { ChainAdapter, ChainDeposit, DepositFeedPage, ChainPayoutStatus, ChainHost, ChainStateStore, ChainStateView, IssuedAddress, UnlistedTransfer, AddressUse } from "./core/ports/chain";
+export { ChainMismatchError } from "./core/ports/chain";
 export { isValidAddress, isValidAddressOfFamily, addressFamily, DEFAULT_ADDRESS_FAMILIES, ANY_CHAIN } from "./adapters/chain/address-rules";
 export type { AddressFamily, AddressRuleOptions, ChainKind } from "./adapters/chain/address-rules";
 export { staticPricing, DEFAULT_USD_PRICES } from "./adapters/pricing/static";
 export type { StaticPricing, StaticPricingOptions } from "./adapters/pricing/static";
-export type { PricingAdapter, PricingHost, Rate } from "./adapters/pricing/types";
-export { PriceUnavailableError } from "./adapters/pricing/types";
-export { DEFAULT_CURRENCIES, DEFAULT_FIAT } from "./core/currencies";
-export type { CurrencyConfig, NetworkConfig } from "./core/currencies";
+export type { PricingAdapter, PricingHost, Rate } from "./core/ports/pricing";
+export { PriceUnavailableError } from "./core/ports/pricing";
+export { DEFAULT_CURRENCIES, DEFAULT_FIAT } from "./currencies";
+export type { CurrencyConfig, NetworkConfig } from "./currencies";
 export type { Logger } from "./core/context";
 export type { TickReport } from "./core/service";
 export type { IssuedApiKey, ApiKeySummary } from "./core/merchants";
-export type { PaymentView, DepositView } from "./core/payment-view";
+export type { PaymentView, DepositView } from "./core/views/payment";
 export type { OperatorReport, OperatorReportOptions, ReportedDeposit } from "./core/operator-report";
 export type { ReportedUnlistedTransfer } from "./core/unlisted";
-export type * from "./core/types";
-export { INVOICE_STATUSES, PAYMENT_EVENT_TYPES, PAYOUT_EVENT_TYPES, REFUND_EVENT_TYPES, CONVERSION_EVENT_TYPES, EVENT_TYPES } from "./core/types";
+export type * from "./core/ports/records";
+export { INVOICE_STATUSES, PAYMENT_EVENT_TYPES, PAYOUT_EVENT_TYPES, REFUND_EVENT_TYPES, CONVERSION_EVENT_TYPES, EVENT_TYPES } from "./core/ports/records";
 export { verifyWebhook, DEFAULT_TOLERANCE_SECONDS } from "./webhooks/verify";
 export type { VerifyWebhookOptions, WebhookRequestHeaders } from "./webhooks/verify";
 export { WebhookVerificationError, WEBHOOK_VERIFICATION_CODES } from "./webhooks/errors";
@@ -92,4 +92,4 @@ export type {
   UnknownWebhookEvent,
   WebhookEvent,
 } from "./schemas/events";
-export type { WithdrawalView, RefundView, ConversionView } from "./core/funds-views";
+export type { WithdrawalView, RefundView, ConversionView } from "./core/views/funds";

@@ -7,5 +7,5 @@
 export { exchangeRates } from "./adapters/pricing/exchange-rates";
 export type { ExchangeRates, ExchangeRatesOptions } from "./adapters/pricing/exchange-rates";
 export * from "./adapters/pricing/sources/index";
-export { PriceUnavailableError } from "./adapters/pricing/types";
-export type { PricingAdapter, PricingHost, Rate } from "./adapters/pricing/types";
+export { PriceUnavailableError } from "./core/ports/pricing";
+export type { PricingAdapter, PricingHost, Rate } from "./core/ports/pricing";

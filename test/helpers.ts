@@ -2,7 +2,7 @@ import express from "express";
 import { expect } from "vitest";
 import request from "supertest";
 import { sandboxChain, type SandboxChain } from "../src/adapters/chain/sandbox";
-import type { ChainAdapter } from "../src/adapters/chain/types";
+import type { ChainAdapter } from "../src/core/ports/chain";
 import { SANDBOX_CHAIN } from "../src/core/chains";
 import { memoryStorage } from "../src/adapters/storage/memory";
 import { postgresStorage } from "../src/postgres";
@@ -13,7 +13,7 @@ import { createPaymentRouter, staticPricing, type PaymentRouter, type PaymentRou
  * do in live mode (mode isolation, live balances, live payouts): those are chain-independent,
  * and a simulation lets them drive deposits by hand. The router refuses the real sandbox as a
  * live chain, so this copy leaves out its mark and has a feed id of its own. How a real live
- * chain behaves is tested against real nodes under test/chains.
+ * chain behaves is tested against real nodes under test/adapters/chain (evm/, bitcoin/).
  */
 export function simulatedLiveChain(): SimulatedLiveChain {
   const { [SANDBOX_CHAIN]: _mark, ...chain } = sandboxChain();

@@ -1,5 +1,5 @@
-import type { StorageTransaction } from "../adapters/storage/types";
-import type { AddressRecord, DepositRecord, InvoiceRecord } from "./types";
+import type { StorageTransaction } from "./ports/storage";
+import type { AddressRecord, DepositRecord, InvoiceRecord } from "./ports/records";
 
 /**
  * Deposit addresses handed out again. A chain adapter that must not leave too many unused

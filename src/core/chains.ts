@@ -1,10 +1,10 @@
-import type { ChainAdapter, ChainHost, ChainStateStore } from "../adapters/chain/types";
-import type { Storage } from "../adapters/storage/types";
+import type { ChainAdapter, ChainHost, ChainStateStore } from "./ports/chain";
+import type { Storage } from "./ports/storage";
 import { PaymentError } from "../errors";
 import { mayReuseAddress } from "./addresses";
 import type { Logger } from "./context";
-import type { Currency, CurrencyCatalog, Network } from "./currencies";
-import type { Mode } from "./types";
+import type { Currency, CurrencyCatalog, Network } from "../currencies";
+import type { Mode } from "./ports/records";
 import { recordUnlistedTransfer } from "./unlisted";
 
 /** Marks the sandbox chain, which may serve test mode only. */

@@ -1,7 +1,7 @@
-import type { PricingAdapter } from "../adapters/pricing/types";
-import type { Storage } from "../adapters/storage/types";
+import type { PricingAdapter } from "./ports/pricing";
+import type { Storage } from "./ports/storage";
 import type { ChainSet } from "./chains";
-import type { CurrencyCatalog } from "./currencies";
+import type { CurrencyCatalog } from "../currencies";
 
 /**
  * A logger with the levels the service uses; `console` fits. `info` (one line per credited

@@ -1,8 +1,8 @@
-import type { StorageTransaction } from "../adapters/storage/types";
+import type { StorageTransaction } from "./ports/storage";
 import { PaymentError } from "../errors";
 import { formatDecimal } from "../money";
 import type { CoreContext } from "./context";
-import type { Mode } from "./types";
+import type { Mode } from "./ports/records";
 
 /**
  * When a debit was refused for want of balance, tells a balance below zero apart from one that

@@ -1,6 +1,6 @@
 import { formatDecimal } from "../money";
 import type { CoreContext } from "./context";
-import type { DepositRecord } from "./types";
+import type { DepositRecord } from "./ports/records";
 
 /** A line for the operator, logged once the change it describes has committed. */
 export interface DepositNotice {

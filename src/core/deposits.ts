@@ -1,17 +1,17 @@
-import type { ChainAdapter, ChainDeposit } from "../adapters/chain/types";
-import type { StorageTransaction } from "../adapters/storage/types";
+import type { ChainAdapter, ChainDeposit } from "./ports/chain";
+import type { StorageTransaction } from "./ports/storage";
 import type { CoreContext } from "./context";
 import { logDepositNotice, type DepositNotice } from "./deposit-log";
 import { conversionEvent, paymentEvents } from "./events";
 import { paymentFee } from "./fees";
-import { newId } from "./ids";
+import { newId } from "../ids";
 import { advanceInvoice } from "./invoices";
 import { isTerminal } from "./invoice-machine";
 import { recordEvents, withOutbox } from "./outbox";
-import type { Currency } from "./currencies";
+import type { Currency } from "../currencies";
 import { convert } from "./exchanges";
 import { quoteRate } from "./rates";
-import type { AddressRecord, DepositRecord, DepositStatus, ExchangeRecord, InvoiceRecord, Mode, PaymentEventType } from "./types";
+import type { AddressRecord, DepositRecord, DepositStatus, ExchangeRecord, InvoiceRecord, Mode, PaymentEventType } from "./ports/records";
 
 /**
  * Applies what the chain reports about one transfer. Reports are whole states, so applying the

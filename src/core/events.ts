@@ -1,8 +1,8 @@
 import type { CoreContext } from "./context";
-import { newId } from "./ids";
-import { conversionView, refundView, withdrawalView } from "./funds-views";
-import { paymentView } from "./payment-view";
-import type { DepositRecord, EventRecord, ExchangeRecord, InvoiceRecord, PaymentEventType, PayoutRecord } from "./types";
+import { newId } from "../ids";
+import { conversionView, refundView, withdrawalView } from "./views/funds";
+import { paymentView } from "./views/payment";
+import type { DepositRecord, EventRecord, ExchangeRecord, InvoiceRecord, PaymentEventType, PayoutRecord } from "./ports/records";
 
 /**
  * Builds the event records for an invoice change. Each event carries the payment as it stood

@@ -1,16 +1,16 @@
-import type { Scope } from "../adapters/storage/types";
+import type { Scope } from "./ports/storage";
 import { PaymentError } from "../errors";
 import { formatDecimal, mulDivDown, pow10, RATE_DECIMALS, roundDownToStep } from "../money";
 import type { CoreContext } from "./context";
 import type { CommitHook } from "./idempotency";
-import type { Currency } from "./currencies";
+import type { Currency } from "../currencies";
 import { refuseIfInDeficit } from "./deficit";
 import { conversionEvent } from "./events";
-import { newId } from "./ids";
+import { newId } from "../ids";
 import { recordEvents, withOutbox } from "./outbox";
 import { parseAmountIn } from "./invoices";
 import { quoteRate } from "./rates";
-import type { ExchangeRecord, Mode } from "./types";
+import type { ExchangeRecord, Mode } from "./ports/records";
 
 /** An exchange request, shape-checked by the caller. */
 export interface CreateExchangeInput {

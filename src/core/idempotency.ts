@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from "node:crypto";
-import type { Scope, StorageTransaction } from "../adapters/storage/types";
+import type { Scope, StorageTransaction } from "./ports/storage";
 import { PaymentError } from "../errors";
 import type { CoreContext } from "./context";
 

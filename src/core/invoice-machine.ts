@@ -1,5 +1,5 @@
 import { settleThreshold } from "./fees";
-import type { DepositStatus, InvoiceStatus, PaymentEventType } from "./types";
+import type { DepositStatus, InvoiceStatus, PaymentEventType } from "./ports/records";
 
 /** What the state machine looks at: the invoice's own state plus its deposits and the clock. */
 export interface MachineState {

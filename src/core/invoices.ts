@@ -1,17 +1,17 @@
-import type { Scope, StorageTransaction } from "../adapters/storage/types";
+import type { Scope, StorageTransaction } from "./ports/storage";
 import { notFound, PaymentError } from "../errors";
 import { AmountFormatError, formatDecimal, mulDivUp, parseDecimal, pow10, RATE_DECIMALS, roundUpToStep } from "../money";
 import { AddressTakenError, recordIssuedAddress } from "./addresses";
 import type { CoreContext } from "./context";
-import type { Currency, Network } from "./currencies";
+import type { Currency, Network } from "../currencies";
 import { paymentEvents } from "./events";
 import { grossUpForFee } from "./fees";
-import { newId } from "./ids";
+import { newId } from "../ids";
 import { isTerminal, settle, type MachineDeposit, type MachineState } from "./invoice-machine";
 import type { CommitHook } from "./idempotency";
 import { recordEvents, withOutbox } from "./outbox";
 import { quoteRateDetails } from "./rates";
-import type { DepositRecord, InvoiceRecord, MerchantRecord, Mode, PaymentEventType } from "./types";
+import type { DepositRecord, InvoiceRecord, MerchantRecord, Mode, PaymentEventType } from "./ports/records";
 
 /** What creating an invoice needs, already checked for shape by the caller's schema. */
 export interface CreateInvoiceInput {

@@ -1,9 +1,9 @@
 import { createHash, timingSafeEqual } from "node:crypto";
-import type { Scope } from "../adapters/storage/types";
+import type { Scope } from "./ports/storage";
 import { notFound } from "../errors";
 import type { CoreContext } from "./context";
-import { newId, randomToken } from "./ids";
-import type { ApiKeyRecord, MerchantRecord, Mode } from "./types";
+import { newId, randomToken } from "../ids";
+import type { ApiKeyRecord, MerchantRecord, Mode } from "./ports/records";
 
 /** The shape every key has: mode prefix and at least 24 base62 characters of secret. */
 export const API_KEY_PATTERN = /^sk_(test|live)_[A-Za-z0-9]{24,128}$/;

@@ -1,7 +1,7 @@
 import { formatDecimal } from "../money";
 import type { CoreContext } from "./context";
 import { reportedUnlistedTransfers, type ReportedUnlistedTransfer } from "./unlisted";
-import type { DepositRecord, Mode } from "./types";
+import type { DepositRecord, Mode } from "./ports/records";
 
 /** One deposit the operator must know about, amounts as exact decimal strings. */
 export interface ReportedDeposit {

@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
-import type { Scope, StorageTransaction } from "../adapters/storage/types";
+import type { Scope, StorageTransaction } from "./ports/storage";
 import type { CoreContext } from "./context";
-import { newId } from "./ids";
-import type { EventRecord, WebhookDeliveryRecord, WebhookEndpointRecord } from "./types";
+import { newId } from "../ids";
+import type { EventRecord, WebhookDeliveryRecord, WebhookEndpointRecord } from "./ports/records";
 
 /**
  * The JSON body of a webhook: the same bytes on every attempt of a delivery. `dataJson`, when

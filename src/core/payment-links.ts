@@ -1,11 +1,11 @@
-import type { PageQuery, Scope } from "../adapters/storage/types";
+import type { PageQuery, Scope } from "./ports/storage";
 import { notFound, PaymentError } from "../errors";
 import { formatDecimal } from "../money";
 import type { CoreContext } from "./context";
 import type { CommitHook } from "./idempotency";
-import { newId } from "./ids";
+import { newId } from "../ids";
 import { createInvoice, parseAmountIn } from "./invoices";
-import type { InvoiceRecord, PaymentLinkRecord } from "./types";
+import type { InvoiceRecord, PaymentLinkRecord } from "./ports/records";
 
 /** A payment link's settings, shape-checked by the caller: the record's, with `amount` a decimal string in `amountCurrency`. */
 export type CreatePaymentLinkInput = Omit<PaymentLinkRecord, "id" | "merchantId" | "mode" | "amount" | "active" | "createdAt" | "updatedAt"> & {

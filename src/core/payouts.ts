@@ -1,15 +1,15 @@
-import type { ChainAdapter } from "../adapters/chain/types";
-import type { Scope, StorageTransaction } from "../adapters/storage/types";
+import type { ChainAdapter } from "./ports/chain";
+import type { Scope, StorageTransaction } from "./ports/storage";
 import { notFound, PaymentError } from "../errors";
 import { formatDecimal } from "../money";
 import type { CoreContext } from "./context";
 import { payoutEvent } from "./events";
 import type { CommitHook } from "./idempotency";
 import { refuseIfInDeficit } from "./deficit";
-import { newId } from "./ids";
+import { newId } from "../ids";
 import { recordEvents, withOutbox } from "./outbox";
 import { parseAmountIn, resolveNetwork } from "./invoices";
-import type { Mode, PayoutRecord } from "./types";
+import type { Mode, PayoutRecord } from "./ports/records";
 
 /** A payout request, shape-checked by the caller. */
 export interface CreatePayoutInput {

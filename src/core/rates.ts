@@ -1,6 +1,6 @@
 import { PaymentError } from "../errors";
 import { AmountFormatError, parseDecimal, RATE_DECIMALS } from "../money";
-import { PriceUnavailableError } from "../adapters/pricing/types";
+import { PriceUnavailableError } from "./ports/pricing";
 import type { CoreContext } from "./context";
 
 /** A rate with where it came from. */

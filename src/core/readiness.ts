@@ -1,4 +1,4 @@
-import { ChainMismatchError, type ChainAdapter } from "../adapters/chain/types";
+import { ChainMismatchError, type ChainAdapter } from "./ports/chain";
 import type { CoreContext } from "./context";
 
 /**

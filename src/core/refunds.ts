@@ -1,10 +1,10 @@
-import type { Scope } from "../adapters/storage/types";
+import type { Scope } from "./ports/storage";
 import { notFound, PaymentError } from "../errors";
 import { formatDecimal } from "../money";
 import type { CoreContext } from "./context";
 import type { CommitHook } from "./idempotency";
 import { createPayout } from "./payouts";
-import type { DepositRecord, InvoiceRecord, PayoutRecord } from "./types";
+import type { DepositRecord, InvoiceRecord, PayoutRecord } from "./ports/records";
 
 /** A refund request: part or all of what a payment received, back to an address. */
 export interface CreateRefundInput {

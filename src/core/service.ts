@@ -1,11 +1,11 @@
-import type { ChainAdapter } from "../adapters/chain/types";
+import type { ChainAdapter } from "./ports/chain";
 import type { CoreContext } from "./context";
 import { syncChainDeposits } from "./deposits";
 import { FailureLog } from "./failure-log";
 import { expireDueInvoices } from "./invoices";
 import { progressPayouts } from "./payouts";
 import { ChainReadiness } from "./readiness";
-import type { Mode } from "./types";
+import type { Mode } from "./ports/records";
 
 const MODES: readonly Mode[] = ["test", "live"];
 

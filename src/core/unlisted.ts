@@ -1,8 +1,8 @@
-import type { UnlistedTransfer } from "../adapters/chain/types";
-import type { Storage } from "../adapters/storage/types";
+import type { UnlistedTransfer } from "./ports/chain";
+import type { Storage } from "./ports/storage";
 import type { CoreContext, Logger } from "./context";
-import { newId } from "./ids";
-import type { Mode, UnlistedTransferRecord } from "./types";
+import { newId } from "../ids";
+import type { Mode, UnlistedTransferRecord } from "./ports/records";
 
 /**
  * Tokens nobody listed: a transfer of a token outside the currency list to an issued address is

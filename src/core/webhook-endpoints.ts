@@ -1,13 +1,13 @@
-import type { PageQuery, Scope } from "../adapters/storage/types";
+import type { PageQuery, Scope } from "./ports/storage";
 import { notFound, PaymentError } from "../errors";
 import { generateWebhookSecret } from "../webhooks/secret";
-import { BlockedAddressError, parseWebhookUrl, resolveWebhookTarget, type WebhookAddressOptions } from "../webhooks/url-guard";
+import { BlockedAddressError, parseWebhookUrl, resolveWebhookTarget, type WebhookAddressOptions } from "../delivery/url-guard";
 import type { CoreContext } from "./context";
-import { newId } from "./ids";
+import { newId } from "../ids";
 import type { CommitHook } from "./idempotency";
 import { IN_PROCESS_ENDPOINT, newDelivery, withOutbox } from "./outbox";
-import { paymentView } from "./payment-view";
-import type { EventType, InvoiceRecord, WebhookDeliveryRecord, WebhookEndpointRecord } from "./types";
+import { paymentView } from "./views/payment";
+import type { EventType, InvoiceRecord, WebhookDeliveryRecord, WebhookEndpointRecord } from "./ports/records";
 
 /** Limits and rules for webhook endpoints: where they may point (in both modes), and rotation. */
 export interface WebhookEndpointPolicy extends WebhookAddressOptions {

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObject, type ZodOpenApiResponseObject, type oas31 } from "zod-openapi";
-import { EVENT_TYPES, PAYMENT_EVENT_TYPES, PAYOUT_EVENT_TYPES, REFUND_EVENT_TYPES, type EventType } from "../core/types";
+import { EVENT_TYPES, PAYMENT_EVENT_TYPES, PAYOUT_EVENT_TYPES, REFUND_EVENT_TYPES, type EventType } from "../core/ports/records";
 import { ERROR_CATALOGUE } from "../errors";
 import { errorObject, payment } from "../schemas/resources";
 import { conversion, refund, withdrawal } from "../schemas/v1-resources";

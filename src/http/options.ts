@@ -1,12 +1,12 @@
 import { z } from "zod";
-import type { ChainAdapter } from "../adapters/chain/types";
-import type { PricingAdapter } from "../adapters/pricing/types";
-import type { Storage } from "../adapters/storage/types";
+import type { ChainAdapter } from "../core/ports/chain";
+import type { PricingAdapter } from "../core/ports/pricing";
+import type { Storage } from "../core/ports/storage";
 import type { Logger } from "../core/context";
-import type { CurrencyConfig } from "../core/currencies";
-import type { WebhookDeliveryOptions } from "../webhooks/sender";
-import type { InProcessEventHandlers } from "../webhooks/in-process";
-import { EVENT_TYPES } from "../core/types";
+import type { CurrencyConfig } from "../currencies";
+import type { WebhookDeliveryOptions } from "../delivery/sender";
+import type { InProcessEventHandlers } from "../delivery/in-process";
+import { EVENT_TYPES } from "../core/ports/records";
 import { optionsError } from "../options-error";
 import type { RateLimit } from "./rate-limit";
 

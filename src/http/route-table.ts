@@ -1,11 +1,11 @@
 import { parse as parseQuery } from "node:querystring";
 import type { Request, RequestHandler, Response } from "express";
 import type { z } from "zod";
-import type { Scope, StorageReads } from "../adapters/storage/types";
+import type { Scope, StorageReads } from "../core/ports/storage";
 import { PaymentError } from "../errors";
 import { requestHash, type CommitHook, type KeyClaim, type StoredAnswer } from "../core/idempotency";
 import type { Caller } from "../core/merchants";
-import type { MerchantRecord } from "../core/types";
+import type { MerchantRecord } from "../core/ports/records";
 import { asyncHandler } from "./async-handler";
 import { sendRawJson } from "./send-json";
 import { isPossibleId, UNKNOWN_RECORD, unknownRecordMessage } from "../schemas/fields";

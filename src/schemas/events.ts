@@ -1,6 +1,6 @@
 import { z } from "zod";
-import type { ConversionView, RefundView, WithdrawalView } from "../core/funds-views";
-import type { PaymentView } from "../core/payment-view";
+import type { ConversionView, RefundView, WithdrawalView } from "../core/views/funds";
+import type { PaymentView } from "../core/views/payment";
 import {
   CONVERSION_EVENT_TYPES,
   EVENT_TYPES,
@@ -15,7 +15,7 @@ import {
   type PayoutEventType,
   type PayoutStatus,
   type RefundEventType,
-} from "../core/types";
+} from "../core/ports/records";
 
 /**
  * Schemas of webhook event bodies, as a receiver checks them: `{ type, timestamp, data }`.

@@ -82,7 +82,7 @@ export function plainText<Schema extends z.ZodType<string, string>>(schema: Sche
 }
 
 /**
- * The shape of every id we issue (src/core/ids.ts): a lower-case type prefix, "_", then base62
+ * The shape of every id we issue (src/ids.ts): a lower-case type prefix, "_", then base62
  * (24 characters today; up to 64 accepted so a longer format stays readable). Underscores are
  * let through after the prefix for records a host writes to the storage itself ("we_import_42").
  */

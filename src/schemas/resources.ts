@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { EVENT_TYPES, INVOICE_STATUSES } from "../core/types";
+import { EVENT_TYPES, INVOICE_STATUSES } from "../core/ports/records";
 import { paymentDataSchema } from "./events";
 
 /**

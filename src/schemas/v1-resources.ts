@@ -3,7 +3,7 @@ import { page, payment, payoutStatus } from "./resources";
 
 /**
  * Schemas of what the provider-level /v1 endpoints answer: withdrawals, refunds, conversions,
- * balances and payment links as src/http/v1-views.ts renders them, and the list pages of
+ * balances and payment links as src/core/views/v1.ts renders them, and the list pages of
  * those and of payments (a payment is `resources.payment`, the `data` of every webhook event).
  *
  * As in resources.ts, objects are strict so that test/http/resources.test.ts fails on a view

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { INVOICE_STATUSES } from "../core/types";
+import { INVOICE_STATUSES } from "../core/ports/records";
 import { parseDecimal } from "../money";
 import { address, filterId, lifeTime, metadata, recordId, returnUrl, symbol } from "./fields";
 import { pageQuery } from "./webhooks";

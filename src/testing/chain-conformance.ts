@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe } from "vitest";
-import type { ChainAdapter } from "../adapters/chain/types";
+import type { ChainAdapter } from "../core/ports/chain";
 import { memoryStorage } from "../adapters/storage/memory";
 import { chainHost } from "../core/chains";
-import { CurrencyCatalog, DEFAULT_CURRENCIES, DEFAULT_FIAT, type CurrencyConfig } from "../core/currencies";
+import { CurrencyCatalog, DEFAULT_CURRENCIES, DEFAULT_FIAT, type CurrencyConfig } from "../currencies";
 import { addressTests } from "./chain/addresses";
 import { ChainTestRun, recordingLogger, type ChainSuiteContext } from "./chain/context";
 import { depositTests } from "./chain/deposits";

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe } from "vitest";
-import type { PricingAdapter } from "../adapters/pricing/types";
+import type { PricingAdapter } from "../core/ports/pricing";
 import { callTests } from "./pricing/calls";
 import { consistencyTests } from "./pricing/consistency";
 import type { PricingSuiteContext } from "./pricing/context";

@@ -2,7 +2,7 @@ import type { NextFunction, Request, Response } from "express";
 import getRawBody from "raw-body";
 import { BodyTimeoutError, DEFAULT_BODY_TIMEOUT_MS, readWithinDeadline } from "../body-deadline";
 import type { Logger } from "../core/context";
-import { EVENT_TYPES } from "../core/types";
+import { EVENT_TYPES } from "../core/ports/records";
 import { isServiceEventType, type ServiceEventHandlers, type WebhookEvent } from "../schemas/events";
 import { memoryDedupeStore, type WebhookDedupeStore } from "./dedupe-store";
 import { readDeliveryHeaders, type DeliveryHeaders } from "./delivery-headers";

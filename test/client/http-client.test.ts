@@ -3,7 +3,7 @@ import express from "express";
 import { afterEach, describe, expect, it } from "vitest";
 import { createPaymentClient, PaymentError } from "../../src/index";
 import { setup, type Harness } from "../helpers";
-import { ADDRESS, deposit } from "../v1/support";
+import { ADDRESS, deposit } from "../http/v1/support";
 
 /**
  * `createPaymentClient({ baseUrl, apiKey })` against a mounted router on a real port: typed

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { PaymentError } from "../../src/index";
 import { setup } from "../helpers";
-import { ADDRESS, deposit, get } from "../v1/support";
+import { ADDRESS, deposit, get } from "../http/v1/support";
 
 /**
  * `router.forMerchant(merchantId, mode)`: the /v1 API in process, with the same validation,

@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { isTerminal, nextStep, settle, type MachineDeposit, type MachineState, type Step } from "../../src/core/invoice-machine";
 import { settleThreshold } from "../../src/core/fees";
-import type { DepositStatus, InvoiceStatus, PaymentEventType } from "../../src/core/types";
+import type { DepositStatus, InvoiceStatus, PaymentEventType } from "../../src/core/ports/records";
 
 /** The invoice lifecycle table of DESIGN.md section 3, one test per row and branch. */
 

@@ -1,8 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { Scope } from "../../src/adapters/storage/types";
+import type { Scope } from "../../src/core/ports/storage";
 import { paymentFee } from "../../src/core/fees";
-import type { DepositRecord, InvoiceStatus } from "../../src/core/types";
+import type { DepositRecord, InvoiceStatus } from "../../src/core/ports/records";
 import { setup, type Harness } from "../helpers";
 
 /**

@@ -3,7 +3,7 @@ import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
 import { createPaymentRouter, memoryStorage, type StorageTransaction } from "../../src/index";
 import { generateWebhookSecret } from "../../src/webhooks/secret";
-import { ipv6Groups, isPrivateAddress } from "../../src/webhooks/url-guard";
+import { ipv6Groups, isPrivateAddress } from "../../src/delivery/url-guard";
 import { expectErrorObject, type Harness } from "../helpers";
 import { closeDeliveryTests, createEndpoint, drain, getDelivery, harness, startReceiver } from "./receiver";
 

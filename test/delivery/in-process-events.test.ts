@@ -2,7 +2,7 @@ import { describe, expect, expectTypeOf, it } from "vitest";
 import { memoryStorage } from "../../src/adapters/storage/memory";
 import { IN_PROCESS_ENDPOINT, type InProcessEventContext, type PaymentEvent } from "../../src/index";
 import { setup } from "../helpers";
-import { deposit, get, paidPayment } from "../v1/support";
+import { deposit, get, paidPayment } from "../http/v1/support";
 
 /**
  * `createPaymentRouter({ on: { "payment.completed": handler } })`: events to the host's own code

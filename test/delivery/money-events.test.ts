@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, expectTypeOf, it } from "vitest";
 import { IN_PROCESS_ENDPOINT, verifyWebhook, type ServiceEvent } from "../../src/index";
-import { ADDRESS, get as getV1, paidPayment } from "../v1/support";
+import { ADDRESS, get as getV1, paidPayment } from "../http/v1/support";
 import { closeDeliveryTests, createEndpoint, drain, FAST, get, harness, listDeliveries, startReceiver } from "./receiver";
 
 /**

@@ -5,7 +5,7 @@ import express from "express";
 import { afterEach, describe, expect, it } from "vitest";
 import { memoryStorage } from "../../src/adapters/storage/memory";
 import { createPaymentRouter, webhookHandler } from "../../src/index";
-import { DEFAULT_RETRY_SCHEDULE } from "../../src/webhooks/sender";
+import { DEFAULT_RETRY_SCHEDULE } from "../../src/delivery/sender";
 import {
   closeAfterTest,
   closeDeliveryTests,

@@ -2,8 +2,8 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startAnvil, type Anvil } from "../chains/anvil";
-import { deployToken, HOT, payToken } from "../chains/evm/support";
+import { startAnvil, type Anvil } from "../adapters/chain/evm/anvil";
+import { deployToken, HOT, payToken } from "../adapters/chain/evm/support";
 import { startMarket, type Market } from "../adapters/pricing/market";
 import { eventually, startExample, type ExampleProcess } from "./example-process";
 

@@ -1,9 +1,9 @@
 import request from "supertest";
 import { describe, expect, it } from "vitest";
-import type { PricingAdapter } from "../../src/adapters/pricing/types";
+import type { PricingAdapter } from "../../src/core/ports/pricing";
 import { memoryStorage } from "../../src/adapters/storage/memory";
-import type { Storage, StorageTransaction } from "../../src/adapters/storage/types";
-import type { InvoiceRecord } from "../../src/core/types";
+import type { Storage, StorageTransaction } from "../../src/core/ports/storage";
+import type { InvoiceRecord } from "../../src/core/ports/records";
 import { expectErrorObject, setup, type Harness } from "../helpers";
 
 const CREATE = "/api/v1/merchants/invoice/create";

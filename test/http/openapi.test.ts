@@ -1,7 +1,7 @@
 import { Validator } from "@seriousme/openapi-schema-validator";
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { EVENT_TYPES, PAYMENT_EVENT_TYPES, PAYOUT_EVENT_TYPES, REFUND_EVENT_TYPES } from "../../src/core/types";
+import { EVENT_TYPES, PAYMENT_EVENT_TYPES, PAYOUT_EVENT_TYPES, REFUND_EVENT_TYPES } from "../../src/core/ports/records";
 import { ERROR_CATALOGUE } from "../../src/errors";
 import { apiReferenceOf } from "../../src/http/routes/docs";
 import { setup, type Harness } from "../helpers";

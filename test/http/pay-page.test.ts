@@ -1,7 +1,7 @@
 import express from "express";
 import request from "supertest";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { httpUrlOrNull } from "../../src/core/payer-view";
+import { httpUrlOrNull } from "../../src/core/views/payer";
 import { escapeHtml, html, trustedHtml } from "../../src/http/pay-page/escape";
 import { paymentUri } from "../../src/http/pay-page/qr";
 import { createPaymentRouter } from "../../src/index";

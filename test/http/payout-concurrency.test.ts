@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { ChainAdapter } from "../../src/adapters/chain/types";
-import type { Scope } from "../../src/adapters/storage/types";
+import type { ChainAdapter } from "../../src/core/ports/chain";
+import type { Scope } from "../../src/core/ports/storage";
 import { setup, type Harness, simulatedLiveChain } from "../helpers";
 
 /**

@@ -1,8 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, expectTypeOf, it } from "vitest";
-import type { ConversionView, WithdrawalView } from "../../src/core/funds-views";
-import type { PaymentView } from "../../src/core/payment-view";
-import { EVENT_TYPES, INVOICE_STATUSES, PAYMENT_EVENT_TYPES, type EventType } from "../../src/core/types";
+import type { ConversionView, WithdrawalView } from "../../src/core/views/funds";
+import type { PaymentView } from "../../src/core/views/payment";
+import { EVENT_TYPES, INVOICE_STATUSES, PAYMENT_EVENT_TYPES, type EventType } from "../../src/core/ports/records";
 import {
   EVENT_STATUSES,
   eventSchemas,

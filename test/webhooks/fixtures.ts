@@ -1,6 +1,6 @@
-import { CurrencyCatalog, DEFAULT_CURRENCIES, DEFAULT_FIAT } from "../../src/core/currencies";
-import { conversionView, refundView, withdrawalView } from "../../src/core/funds-views";
-import { paymentView, type PaymentView } from "../../src/core/payment-view";
+import { CurrencyCatalog, DEFAULT_CURRENCIES, DEFAULT_FIAT } from "../../src/currencies";
+import { conversionView, refundView, withdrawalView } from "../../src/core/views/funds";
+import { paymentView, type PaymentView } from "../../src/core/views/payment";
 import {
   CONVERSION_EVENT_TYPES,
   PAYMENT_EVENT_TYPES,
@@ -10,7 +10,7 @@ import {
   type InvoiceRecord,
   type PaymentEventType,
   type PayoutRecord,
-} from "../../src/core/types";
+} from "../../src/core/ports/records";
 import type { WebhookDedupeStore } from "../../src/webhooks/dedupe-store";
 import type { WebhookSecret } from "../../src/webhooks/secret";
 import { webhookHeaders, type WebhookHeaders } from "../../src/webhooks/sign";

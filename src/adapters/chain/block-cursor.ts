@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import type { ChainHost } from "./types";
+import type { ChainHost } from "../../core/ports/chain";
 
 /**
  * What the block scanners of every chain family share: finding where the chain forked from the

@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { SANDBOX_CHAIN } from "../../core/chains";
-import { randomToken } from "../../core/ids";
+import { randomToken } from "../../ids";
 import { addressFamily, ANY_CHAIN, isValidAddressOfFamily } from "./address-rules";
-import type { ChainAdapter, ChainDeposit, ChainPayoutStatus, DepositFeedPage } from "./types";
+import type { ChainAdapter, ChainDeposit, ChainPayoutStatus, DepositFeedPage } from "../../core/ports/chain";
 
 /** Options of {@link sandboxChain}. */
 export interface SandboxChainOptions {

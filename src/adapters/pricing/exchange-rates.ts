@@ -1,12 +1,12 @@
 import { z } from "zod";
-import { DEFAULT_CURRENCIES, DEFAULT_FIAT } from "../../core/currencies";
+import { DEFAULT_CURRENCIES, DEFAULT_FIAT } from "../../currencies";
 import { AmountFormatError, formatDecimal, mulDivDown, parseDecimal, pow10, RATE_DECIMALS } from "../../money";
 import { optionsError } from "../../options-error";
 import { combine, deviationBps, formatBps, type Candidate, type Combined, type CombineRules } from "./combine";
 import { Notices } from "./notices";
 import { scheduleSource } from "./schedule";
 import { PriceSourceError, type PriceSource, type SourcePrice } from "./sources/types";
-import { PriceUnavailableError, type PricingAdapter, type PricingHost, type Rate } from "./types";
+import { PriceUnavailableError, type PricingAdapter, type PricingHost, type Rate } from "../../core/ports/pricing";
 
 /** Options of {@link exchangeRates}. */
 export interface ExchangeRatesOptions {

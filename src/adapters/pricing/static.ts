@@ -1,5 +1,5 @@
 import { AmountFormatError, formatDecimal, mulDivDown, parseDecimal, pow10, RATE_DECIMALS } from "../../money";
-import type { PricingAdapter, Rate } from "./types";
+import type { PricingAdapter, Rate } from "../../core/ports/pricing";
 
 /**
  * USD prices the static table starts from: round numbers close to the 2026 market, so that

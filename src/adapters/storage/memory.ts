@@ -16,7 +16,7 @@ import type {
   WebhookAttemptRecord,
   WebhookDeliveryRecord,
   WebhookEndpointRecord,
-} from "../../core/types";
+} from "../../core/ports/records";
 import { fanOut } from "../../core/outbox";
 import { CreatedIndex } from "./created-index";
 import { Mutex } from "./mutex";
@@ -30,7 +30,7 @@ import type {
   Storage,
   StorageReads,
   StorageTransaction,
-} from "./types";
+} from "../../core/ports/storage";
 
 // NUL cannot appear in ids, networks or addresses, so joined keys never collide.
 const SEP = "\u0000";

@@ -1,4 +1,4 @@
-import type { PayerOption, PayerView } from "../../core/payer-view";
+import type { PayerOption, PayerView } from "../../core/views/payer";
 import { html } from "./escape";
 import type { Page } from "./layout";
 import { expiryTimer, notice, statusPill, type PageLinks } from "./parts";

@@ -1,6 +1,6 @@
-import type { CurrencyCatalog } from "../../core/currencies";
-import { padFraction } from "../../core/payer-view";
-import type { PaymentLinkRecord } from "../../core/types";
+import type { CurrencyCatalog } from "../../currencies";
+import { padFraction } from "../../core/views/payer";
+import type { PaymentLinkRecord } from "../../core/ports/records";
 import { formatDecimal } from "../../money";
 import { html } from "./escape";
 import type { Page } from "./layout";

@@ -1,4 +1,4 @@
-import type { PayerView } from "../../core/payer-view";
+import type { PayerView } from "../../core/views/payer";
 import { html } from "./escape";
 import type { Page } from "./layout";
 import { coinAmount, notice, statusPill } from "./parts";

@@ -1,4 +1,4 @@
-import type { InvoiceStatus } from "../../core/types";
+import type { InvoiceStatus } from "../../core/ports/records";
 import { html, type SafeHtml } from "./escape";
 
 /** The URLs one invoice's page links to, built from the mount path (`req.baseUrl`). */

@@ -1,7 +1,7 @@
 import type { Response } from "express";
 import type { CoreContext } from "../../core/context";
-import { payerOptions, payerView, type PayerView } from "../../core/payer-view";
-import type { DepositRecord, InvoiceRecord } from "../../core/types";
+import { payerOptions, payerView, type PayerView } from "../../core/views/payer";
+import type { DepositRecord, InvoiceRecord } from "../../core/ports/records";
 import { choosePage } from "./choose-view";
 import { html } from "./escape";
 import { sendPage, type Page } from "./layout";

@@ -2,13 +2,13 @@ import { balanceSheet } from "../../core/balances";
 import type { CoreContext } from "../../core/context";
 import { createExchange } from "../../core/exchanges";
 import { createPayout, getPayout } from "../../core/payouts";
-import type { ExchangeRecord, PayoutRecord } from "../../core/types";
+import type { ExchangeRecord, PayoutRecord } from "../../core/ports/records";
 import { notFound } from "../../errors";
 import * as schemas from "../../schemas/v1";
 import * as v1 from "../../schemas/v1-resources";
 import { emptyQuery } from "../../schemas/webhooks";
 import type { RouteTable } from "../route-table";
-import { page, type V1Views } from "../v1-views";
+import { page, type V1Views } from "../../core/views/v1";
 import { checkCursor } from "./payments";
 
 /** /v1/withdrawals, /v1/conversions and /v1/balances: the merchant's money. */

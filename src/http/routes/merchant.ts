@@ -2,10 +2,10 @@ import type { CoreContext } from "../../core/context";
 import { createExchange, listPairs } from "../../core/exchanges";
 import { createInvoice, getInvoice, type CreateInvoiceInput } from "../../core/invoices";
 import { createPayout, getPayout } from "../../core/payouts";
-import type { ExchangeRecord, InvoiceRecord, PayoutRecord } from "../../core/types";
+import type { ExchangeRecord, InvoiceRecord, PayoutRecord } from "../../core/ports/records";
 import * as schemas from "../../schemas/merchant";
 import * as resources from "../../schemas/resources";
-import type { Presenter } from "../present";
+import type { Presenter } from "../../core/views/merchant-api";
 import type { RouteCall, RouteTable } from "../route-table";
 
 /** Builds the hosted page link of an invoice from where the router is mounted. */

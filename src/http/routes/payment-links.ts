@@ -1,11 +1,11 @@
 import type { CoreContext } from "../../core/context";
 import { createPaymentLink, deactivatePaymentLink, getPaymentLink } from "../../core/payment-links";
-import type { PaymentLinkRecord } from "../../core/types";
+import type { PaymentLinkRecord } from "../../core/ports/records";
 import * as schemas from "../../schemas/v1";
 import * as v1 from "../../schemas/v1-resources";
 import { emptyBody, emptyQuery } from "../../schemas/webhooks";
 import type { RouteCall, RouteTable } from "../route-table";
-import { page, type V1Views } from "../v1-views";
+import { page, type V1Views } from "../../core/views/v1";
 import { checkCursor } from "./payments";
 
 /** Builds the public URL of a payment link from where the router is mounted. */

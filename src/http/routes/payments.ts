@@ -1,15 +1,15 @@
 import type { CoreContext } from "../../core/context";
 import { createInvoice, getInvoice, resolveNetwork } from "../../core/invoices";
-import { paymentView } from "../../core/payment-view";
+import { paymentView } from "../../core/views/payment";
 import { createRefund, getRefund } from "../../core/refunds";
-import type { InvoiceRecord, PayoutRecord } from "../../core/types";
+import type { InvoiceRecord, PayoutRecord } from "../../core/ports/records";
 import { PaymentError } from "../../errors";
 import * as schemas from "../../schemas/v1";
 import * as resources from "../../schemas/resources";
 import * as v1 from "../../schemas/v1-resources";
 import { emptyQuery } from "../../schemas/webhooks";
 import type { RouteCall, RouteTable } from "../route-table";
-import { page, type V1Views } from "../v1-views";
+import { page, type V1Views } from "../../core/views/v1";
 import type { PaymentUrlBuilder } from "./merchant";
 
 /** Refuses a cursor that is not a record of this list (a typo, or another merchant's id). */

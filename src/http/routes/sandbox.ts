@@ -1,14 +1,14 @@
 import type { SandboxChain } from "../../adapters/chain/sandbox";
-import type { Scope } from "../../adapters/storage/types";
+import type { Scope } from "../../core/ports/storage";
 import type { CoreContext } from "../../core/context";
 import { forceExpire, parseAmountIn } from "../../core/invoices";
 import { getPayout } from "../../core/payouts";
 import type { BackgroundWork } from "../../core/service";
-import type { AddressRecord } from "../../core/types";
+import type { AddressRecord } from "../../core/ports/records";
 import { PaymentError } from "../../errors";
 import * as schemas from "../../schemas/merchant";
 import * as resources from "../../schemas/resources";
-import type { Presenter } from "../present";
+import type { Presenter } from "../../core/views/merchant-api";
 import type { RouteTable } from "../route-table";
 
 /**

@@ -1,11 +1,11 @@
 import type { CoreContext } from "../../core/context";
 import * as endpoints from "../../core/webhook-endpoints";
-import type { StorageReads } from "../../adapters/storage/types";
-import type { WebhookDeliveryRecord, WebhookEndpointRecord } from "../../core/types";
+import type { StorageReads } from "../../core/ports/storage";
+import type { WebhookDeliveryRecord, WebhookEndpointRecord } from "../../core/ports/records";
 import * as schemas from "../../schemas/webhooks";
 import * as resources from "../../schemas/resources";
 import type { RouteTable } from "../route-table";
-import { deliveryView, endpointView } from "../webhook-views";
+import { deliveryView, endpointView } from "../../core/views/webhook-endpoints";
 
 /** Webhook endpoint management and the delivery log, under /v1. */
 export function webhookRoutes(routes: RouteTable, context: CoreContext, policy: endpoints.WebhookEndpointPolicy): void {

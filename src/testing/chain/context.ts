@@ -1,7 +1,7 @@
-import type { ChainAdapter, ChainDeposit, ChainPayoutStatus } from "../../adapters/chain/types";
-import type { Storage } from "../../adapters/storage/types";
-import type { CurrencyCatalog } from "../../core/currencies";
-import { randomToken } from "../../core/ids";
+import type { ChainAdapter, ChainDeposit, ChainPayoutStatus } from "../../core/ports/chain";
+import type { Storage } from "../../core/ports/storage";
+import type { CurrencyCatalog } from "../../currencies";
+import { randomToken } from "../../ids";
 import type { ChainTestPair, ChainTestSubject } from "../chain-conformance";
 import { FeedReader, memoryCursor, storedCursor } from "./feed";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { ChainAdapter, ChainDeposit } from "../../adapters/chain/types";
+import type { ChainAdapter, ChainDeposit } from "../../core/ports/chain";
 import { label, type ChainSuiteContext } from "./context";
 import { transferKey } from "./feed";
 

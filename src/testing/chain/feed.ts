@@ -1,5 +1,5 @@
-import type { ChainAdapter, ChainDeposit } from "../../adapters/chain/types";
-import type { Storage } from "../../adapters/storage/types";
+import type { ChainAdapter, ChainDeposit } from "../../core/ports/chain";
+import type { Storage } from "../../core/ports/storage";
 
 /** Where a reader keeps its cursor between polls. */
 export interface CursorStore {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { ChainPayoutStatus } from "../../adapters/chain/types";
+import type { ChainPayoutStatus } from "../../core/ports/chain";
 import type { ChainTestPair } from "../chain-conformance";
 import { label, type ChainSuiteContext, type ChainTestRun } from "./context";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { Rate } from "../../adapters/pricing/types";
+import type { Rate } from "../../core/ports/pricing";
 import { ask, describeAnswer, describeError, label, orderedPairs, quotedRate, type PricingSuiteContext } from "./context";
 
 /** How many callers ask for one price at once: a burst of invoices created together. */

@@ -1,4 +1,4 @@
-import type { PricingAdapter, Rate } from "../../adapters/pricing/types";
+import type { PricingAdapter, Rate } from "../../core/ports/pricing";
 import { readRatio, type Ratio } from "./ratio";
 
 /** What each part of the conformance suite gets: the adapter of the running test and the options. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { Rate } from "../../adapters/pricing/types";
+import type { Rate } from "../../core/ports/pricing";
 import { RATE_DECIMALS } from "../../money";
 import { ask, describeAnswer, label, orderedPairs, quotedRate, type Answer, type PricingSuiteContext } from "./context";
 import { PLAIN_DECIMAL, readRatio } from "./ratio";

@@ -1,4 +1,4 @@
-import type { Storage } from "../../adapters/storage/types";
+import type { Storage } from "../../core/ports/storage";
 
 /** What each part of the conformance suite gets: the storage of the running test. */
 export interface SuiteContext {

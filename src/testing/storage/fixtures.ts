@@ -1,4 +1,4 @@
-import type { Scope, Storage, StorageTransaction } from "../../adapters/storage/types";
+import type { Scope, Storage, StorageTransaction } from "../../core/ports/storage";
 import type {
   AddressRecord,
   ApiKeyRecord,
@@ -15,7 +15,7 @@ import type {
   WebhookAttemptRecord,
   WebhookDeliveryRecord,
   WebhookEndpointRecord,
-} from "../../core/types";
+} from "../../core/ports/records";
 
 /**
  * Records for storage tests: each builder returns a complete, valid record of merchant `m_1` in

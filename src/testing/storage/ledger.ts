@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { DepositRecord } from "../../core/types";
+import type { DepositRecord } from "../../core/ports/records";
 import type { SuiteContext } from "./context";
 import { deposit, entry, invoice, payout, seed, T0, TEST } from "./fixtures";
 

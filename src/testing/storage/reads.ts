@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { AddressRecord, InvoiceRecord } from "../../core/types";
+import type { AddressRecord, InvoiceRecord } from "../../core/ports/records";
 import type { SuiteContext } from "./context";
 import {
   LEASE,

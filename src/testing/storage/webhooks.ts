@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { Storage } from "../../adapters/storage/types";
-import type { EventRecord, WebhookDeliveryRecord } from "../../core/types";
+import type { Storage } from "../../core/ports/storage";
+import type { EventRecord, WebhookDeliveryRecord } from "../../core/ports/records";
 import type { SuiteContext } from "./context";
 import { webhookDeliveryId, webhookPayload } from "../../core/outbox";
 import { attempt, delivery, endpoint, event, ids, LIVE, OTHER, T0, TEST } from "./fixtures";

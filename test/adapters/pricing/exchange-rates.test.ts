@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { exchangeRates, type ExchangeRates } from "../../../src/adapters/pricing/exchange-rates";
 import type { PriceSource } from "../../../src/adapters/pricing/sources/types";
-import { PriceUnavailableError } from "../../../src/adapters/pricing/types";
+import { PriceUnavailableError } from "../../../src/core/ports/pricing";
 import { recordingLogger } from "../../helpers";
 import { scripted } from "./scripted-source";
 

@@ -2,10 +2,10 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { binance, chainlink, coinbase, coingecko, exchangeRates, kraken, type ExchangeRates } from "../../../src/rates";
 import { createPaymentRouter, memoryStorage, staticPricing } from "../../../src/index";
 import { mockAggregatorAbi, mockAggregatorBytecode } from "../../fixtures/contracts/artifacts";
-import { deploy, mine } from "../../chains/evm/support";
-import { startAnvil, type Anvil } from "../../chains/anvil";
+import { deploy, mine } from "../chain/evm/support";
+import { startAnvil, type Anvil } from "../chain/evm/anvil";
 import { setup, simulatedLiveChain, TestClock, type Harness } from "../../helpers";
-import { expectError, get } from "../../v1/support";
+import { expectError, get } from "../../http/v1/support";
 import { startMarket, USD_PRICES, type Market } from "./market";
 import { formatDecimal, mulDivDown, parseDecimal } from "../../../src/money";
 

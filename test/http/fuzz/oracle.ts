@@ -1,5 +1,5 @@
 import type request from "supertest";
-import type { Scope, Storage } from "../../../src/adapters/storage/types";
+import type { Scope, Storage } from "../../../src/core/ports/storage";
 import { isOverPrecise, numberTokens } from "./json-text";
 import type { FuzzRequest } from "./requests";
 

@@ -1,5 +1,5 @@
 import request from "supertest";
-import type { Scope, Storage } from "../../../src/adapters/storage/types";
+import type { Scope, Storage } from "../../../src/core/ports/storage";
 import { recordingLogger, setup, simulatedLiveChain } from "../../helpers";
 import type { JsonSchema } from "./json-text";
 import { HOST_FALLBACK } from "./oracle";

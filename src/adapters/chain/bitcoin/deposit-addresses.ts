@@ -1,5 +1,5 @@
 import { PaymentError } from "../../../errors";
-import type { AddressUse, ChainHost, ChainStateView } from "../types";
+import type { AddressUse, ChainHost, ChainStateView } from "../../../core/ports/chain";
 
 /** One receive address handed out and not known to have received anything. */
 interface Unused {

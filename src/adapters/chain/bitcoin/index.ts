@@ -1,7 +1,7 @@
 import type { HDKey } from "@scure/bip32";
 import { PaymentError } from "../../../errors";
 import { isValidAddressOfFamily, type ChainKind } from "../address-rules";
-import { ChainMismatchError, type ChainAdapter, type ChainHost } from "../types";
+import { ChainMismatchError, type ChainAdapter, type ChainHost } from "../../../core/ports/chain";
 import { toChainUnits } from "../units";
 import { addressOfScript, deriveAddress, parseAccountKey, sameAccount } from "./keys";
 import { checkBitcoinOptions, type BitcoinChainOptions } from "./options";

@@ -1,5 +1,5 @@
 import { type ChainKind } from "../address-rules";
-import { ChainMismatchError } from "../types";
+import { ChainMismatchError } from "../../../core/ports/chain";
 import { chainKindOfNode } from "./params";
 import { BITCOIN_RPC_CODES, BitcoinRpcError, createBitcoinRpc } from "./rpc";
 import type { NodeBlock, NodeTransaction, ScannerNode } from "./scanner";

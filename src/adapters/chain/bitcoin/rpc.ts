@@ -1,6 +1,6 @@
 import { parse } from "lossless-json";
 import { parseDecimal } from "../../../money";
-import { networkReason, nodeError, redact, rpcSecrets } from "../rpc-errors";
+import { networkReason, nodeError, redact, rpcSecrets } from "../../rpc-errors";
 
 /**
  * JSON-RPC to a Bitcoin Core-family node (bitcoind, litecoind) over Node's fetch: the Bitcoin

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { chainedPrefix, decodeStoredCursor, rewindOnReorg } from "../block-cursor";
-import type { ChainDeposit, ChainHost, DepositFeedPage, IssuedAddress } from "../types";
+import type { ChainDeposit, ChainHost, DepositFeedPage, IssuedAddress } from "../../../core/ports/chain";
 import { toLedgerUnits } from "../units";
 import { toSatoshis } from "./rpc";
 

@@ -1,6 +1,6 @@
 import { p2wpkh, Transaction } from "@scure/btc-signer";
 import type { HDKey } from "@scure/bip32";
-import type { ChainHost, ChainPayoutStatus, ChainStateView } from "../types";
+import type { ChainHost, ChainPayoutStatus, ChainStateView } from "../../../core/ports/chain";
 import { derive, deriveAddress } from "./keys";
 import type { AddressParams } from "./params";
 

@@ -1,5 +1,5 @@
 import type { Address, Hex, PublicClient } from "viem";
-import type { ChainHost } from "../types";
+import type { ChainHost } from "../../../core/ports/chain";
 import type { TrackedDeposit } from "./cursor";
 import { balancesOfCallData, decodeBalancesOf, forwarderSalt, sweepCallData } from "./forwarders";
 import type { HotWallet } from "./hot-wallet";

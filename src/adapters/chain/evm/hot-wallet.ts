@@ -13,8 +13,8 @@ import {
   type PublicClient,
   type TransactionReceipt,
 } from "viem";
-import type { ChainStateStore } from "../types";
-import { nodeError } from "../rpc-errors";
+import type { ChainStateStore } from "../../../core/ports/chain";
+import { nodeError } from "../../rpc-errors";
 
 /** What `HotWallet` needs: a node, a key, and the shared state its nonce queue lives in. */
 export interface HotWalletOptions {

@@ -1,12 +1,12 @@
 import { createPublicClient, encodeFunctionData, erc20Abi, http, parseUnits, type Address, type PublicClient } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { isValidAddressOfFamily } from "../address-rules";
-import { ChainMismatchError, type ChainAdapter, type ChainHost, type ChainPayoutStatus } from "../types";
+import { ChainMismatchError, type ChainAdapter, type ChainHost, type ChainPayoutStatus } from "../../../core/ports/chain";
 import { Consolidator } from "./consolidation";
 import { DETERMINISTIC_DEPLOYER, factoryAddress, factoryDeploymentData, forwarderAddress, forwarderSalt } from "./forwarders";
 import { HotWallet } from "./hot-wallet";
 import { checkEvmOptions, type EvmChainOptions, type EvmSettings } from "./options";
-import { nodeError, rpcSecrets } from "../rpc-errors";
+import { nodeError, rpcSecrets } from "../../rpc-errors";
 import { EvmScanner, type WatchedAsset } from "./scanner";
 import { toChainUnits } from "../units";
 

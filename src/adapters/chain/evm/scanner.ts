@@ -1,5 +1,5 @@
 import { getAddress, parseAbiItem, type Address, type Block, type GetLogsReturnType, type Hash, type PublicClient, type Transaction } from "viem";
-import type { ChainDeposit, ChainHost, DepositFeedPage, IssuedAddress } from "../types";
+import type { ChainDeposit, ChainHost, DepositFeedPage, IssuedAddress } from "../../../core/ports/chain";
 import { chainedPrefix, rewindOnReorg } from "../block-cursor";
 import { decodeCursor, encodeCursor, type ScanCursor, type TrackedDeposit, type TrackedUnlisted } from "./cursor";
 import { callFrames, parityValueFrames, type CallFrame, type ParityTrace, type ValueFrame } from "./traces";

@@ -1,5 +1,5 @@
 import { BaseError, ContractFunctionZeroDataError, createPublicClient, formatUnits, getAddress, http, isAddress, type Address } from "viem";
-import { nodeError, rpcSecrets } from "../../chain/rpc-errors";
+import { nodeError, rpcSecrets } from "../../rpc-errors";
 import { abortReason } from "./http";
 import { checkTimeout, optionsRecord } from "./options";
 import { PriceSourceError, type PriceSource, type SourcePrice } from "./types";

@@ -1,6 +1,6 @@
 import { isLosslessNumber, parse, type LosslessNumber } from "lossless-json";
 import { z } from "zod";
-import { networkReason, redact } from "../../chain/rpc-errors";
+import { networkReason, redact } from "../../rpc-errors";
 import { PriceSourceError } from "./types";
 
 /**

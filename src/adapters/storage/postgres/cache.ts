@@ -1,5 +1,5 @@
-import type { MerchantRecord, WebhookEndpointRecord } from "../../../core/types";
-import type { ApiKeyMatch, Scope } from "../types";
+import type { MerchantRecord, WebhookEndpointRecord } from "../../../core/ports/records";
+import type { ApiKeyMatch, Scope } from "../../../core/ports/storage";
 import { shared } from "./client";
 
 /** Tables whose committed rows the cache keeps. */

@@ -1,6 +1,6 @@
-import type { EventRecord, WebhookEndpointRecord } from "../../../core/types";
+import type { EventRecord, WebhookEndpointRecord } from "../../../core/ports/records";
 import { fanOut } from "../../../core/outbox";
-import type { Scope, Storage, StorageTransaction } from "../types";
+import type { Scope, Storage, StorageTransaction } from "../../../core/ports/storage";
 import { cacheFor, type CachedTable, type CommittedCache } from "./cache";
 import { pgClient, pgliteClient, type PgPoolLike, type PGliteLike, type SqlClient, type SqlQueryable } from "./client";
 import { migrate } from "./migrations";

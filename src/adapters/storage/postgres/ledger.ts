@@ -1,5 +1,5 @@
-import type { LedgerEntry, Mode } from "../../../core/types";
-import type { PostLedgerOptions, PostLedgerResult } from "../types";
+import type { LedgerEntry, Mode } from "../../../core/ports/records";
+import type { PostLedgerOptions, PostLedgerResult } from "../../../core/ports/storage";
 import type { SqlQueryable } from "./client";
 import { amountParam } from "./rows";
 import type { Statements } from "./statements";

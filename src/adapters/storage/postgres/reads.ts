@@ -1,4 +1,4 @@
-import type { Scope, StorageReads } from "../types";
+import type { Scope, StorageReads } from "../../../core/ports/storage";
 import type { SqlQueryable } from "./client";
 import {
   big,

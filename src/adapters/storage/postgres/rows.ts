@@ -16,8 +16,8 @@ import type {
   WebhookAttemptRecord,
   WebhookDeliveryRecord,
   WebhookEndpointRecord,
-} from "../../../core/types";
-import type { ApiKeyMatch } from "../types";
+} from "../../../core/ports/records";
+import type { ApiKeyMatch } from "../../../core/ports/storage";
 
 /**
  * Row <-> record mapping. Amounts travel as decimal strings both ways (`numeric` in, text out),

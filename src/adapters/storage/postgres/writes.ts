@@ -1,6 +1,6 @@
 import { webhookPayload } from "../../../core/outbox";
-import type { EventRecord } from "../../../core/types";
-import type { StorageReads, StorageTransaction } from "../types";
+import type { EventRecord } from "../../../core/ports/records";
+import type { StorageReads, StorageTransaction } from "../../../core/ports/storage";
 import type { SqlQueryable } from "./client";
 import { postLedgerEntries } from "./ledger";
 import {

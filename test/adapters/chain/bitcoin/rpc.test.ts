@@ -2,8 +2,8 @@ import { createServer, type Server, type Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BITCOIN_RPC_CODES, BitcoinRpcError, createBitcoinRpc, toSatoshis, type BitcoinRpc } from "../../../../src/adapters/chain/bitcoin/rpc";
 import { AmountFormatError, formatDecimal, parseNumber } from "../../../../src/money";
-import { freePort } from "../../../chains/anvil";
-import { startLitecoind, type Litecoind } from "../../../chains/litecoind";
+import { freePort } from "../evm/anvil";
+import { startLitecoind, type Litecoind } from "./litecoind";
 
 let node: Litecoind;
 let rpc: BitcoinRpc;

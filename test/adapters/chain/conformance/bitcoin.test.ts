@@ -1,10 +1,10 @@
 import { afterAll, beforeAll } from "vitest";
 import { createBitcoinRpc } from "../../../../src/adapters/chain/bitcoin/rpc";
-import { DEFAULT_CURRENCIES, type CurrencyConfig } from "../../../../src/core/currencies";
+import { DEFAULT_CURRENCIES, type CurrencyConfig } from "../../../../src/currencies";
 import { formatDecimal, parseDecimal } from "../../../../src/money";
 import { runChainAdapterTests } from "../../../../src/testing/index";
-import { ltcChain, newAccount } from "../../../chains/bitcoin/support";
-import { startLitecoind, type Litecoind } from "../../../chains/litecoind";
+import { ltcChain, newAccount } from "../bitcoin/support";
+import { startLitecoind, type Litecoind } from "../bitcoin/litecoind";
 
 /**
  * bitcoinChain on a real Litecoin Core node (regtest): one node for the file, a new account and

@@ -1,11 +1,11 @@
 import { erc20Abi, type Address } from "viem";
 import { afterAll, beforeAll } from "vitest";
-import { DEFAULT_CURRENCIES, type CurrencyConfig } from "../../../../src/core/currencies";
+import { DEFAULT_CURRENCIES, type CurrencyConfig } from "../../../../src/currencies";
 import { evmChain } from "../../../../src/evm";
 import { runChainAdapterTests, type ChainTestPair } from "../../../../src/testing/index";
 import { testTokenAbi } from "../../../fixtures/contracts/artifacts";
-import { startAnvil, type Anvil } from "../../../chains/anvil";
-import { deployToken, HOT, mine, PAYER } from "../../../chains/evm/support";
+import { startAnvil, type Anvil } from "../evm/anvil";
+import { deployToken, HOT, mine, PAYER } from "../evm/support";
 
 /**
  * evmChain on a real node: one anvil for the whole file (every test gets a new adapter and a

@@ -1,6 +1,6 @@
 import { sandboxChain, type SandboxChain } from "../../../../src/adapters/chain/sandbox";
-import type { ChainAdapter } from "../../../../src/adapters/chain/types";
-import { DEFAULT_CURRENCIES } from "../../../../src/core/currencies";
+import type { ChainAdapter } from "../../../../src/core/ports/chain";
+import { DEFAULT_CURRENCIES } from "../../../../src/currencies";
 import type { ChainTestPair, ChainTestSubject } from "../../../../src/testing/index";
 
 /** Every coin/network pair of the default currency list. */

@@ -25,7 +25,7 @@ import {
   forwarderSalt,
   sweepCallData,
 } from "../../../../src/adapters/chain/evm/forwarders";
-import { startAnvil, type Anvil } from "../../../chains/anvil";
+import { startAnvil, type Anvil } from "./anvil";
 import { payerAbi, payerBytecode, testTokenAbi, testTokenBytecode } from "../../../fixtures/contracts/artifacts";
 
 // Everything a sweep can revert with: the factory's errors, the forwarder's, and the token's own

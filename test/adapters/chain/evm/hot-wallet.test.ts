@@ -3,15 +3,15 @@ import { createPublicClient, http, parseEther, type Address, type Hash, type Hex
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HotWallet, type HotWalletOptions } from "../../../../src/adapters/chain/evm/hot-wallet";
-import { nodeError, rpcSecrets } from "../../../../src/adapters/chain/rpc-errors";
-import type { ChainStateStore } from "../../../../src/adapters/chain/types";
+import { nodeError, rpcSecrets } from "../../../../src/adapters/rpc-errors";
+import type { ChainStateStore } from "../../../../src/core/ports/chain";
 import { memoryStorage } from "../../../../src/adapters/storage/memory";
-import type { Storage } from "../../../../src/adapters/storage/types";
+import type { Storage } from "../../../../src/core/ports/storage";
 import { chainHost } from "../../../../src/core/chains";
-import { CurrencyCatalog, DEFAULT_CURRENCIES, DEFAULT_FIAT } from "../../../../src/core/currencies";
+import { CurrencyCatalog, DEFAULT_CURRENCIES, DEFAULT_FIAT } from "../../../../src/currencies";
 import { postgresStorage } from "../../../../src/postgres";
 import { recordingLogger } from "../../../helpers";
-import { freePort, startAnvil, type Anvil } from "../../../chains/anvil";
+import { freePort, startAnvil, type Anvil } from "./anvil";
 
 /**
  * A contract that reverts on any call, ETH transfers included. Runtime `60006000fd` is

@@ -1,0 +1,220 @@
+import type { UnlistedTransferRecord } from "./records";
+import { NodeError } from "../../adapters/rpc-errors";
+
+/**
+ * Access to a blockchain (or a simulation of one). Amounts are bigint units of the coin at the
+ * decimals of the currency list (an adapter for a token with other on-chain decimals converts).
+ */
+
+/** The state of one transfer to an issued address, as the chain sees it now. */
+export interface ChainDeposit {
+  coin: string;
+  network: string;
+  address: string;
+  txHash: string;
+  /** Output (UTXO) or log (EVM) index: with network and txHash, identifies the transfer. */
+  outputIndex: number;
+  amount: bigint;
+  confirmations: number;
+  /** True when the transaction left the chain (reorg, replaced, reverted). */
+  dropped: boolean;
+}
+
+/** One page of the deposit feed. */
+export interface DepositFeedPage {
+  /** Deposits whose state changed since the cursor given (each its whole current state). */
+  deposits: ChainDeposit[];
+  /** Pass this to the next `pollDeposits` call; it moves only forward. */
+  cursor: string;
+  /** True when more changes are waiting beyond this page. */
+  hasMore: boolean;
+}
+
+/** What `getPayoutStatus` reports about a sent payout. */
+export type ChainPayoutStatus =
+  | { status: "pending" }
+  | { status: "confirmed" }
+  | { status: "failed"; reason: string };
+
+/**
+ * Durable named values the service keeps for an adapter, shared by every instance that shares
+ * the storage (a nonce counter, signed payouts, a sweep list). Keys are the adapter's own; the
+ * service keeps them apart from its other records.
+ */
+export interface ChainStateStore {
+  /** The value stored under `key`, or null. */
+  get(key: string): Promise<string | null>;
+  /**
+   * Runs `work` holding `key` exclusively: another call for the same key, in this process or
+   * another one on the same storage, waits until this one ends. What `work` writes with `set`
+   * is stored together when it resolves, and not at all when it throws. Keep network calls
+   * out of it where you can: every other holder of the key waits for them.
+   */
+  withLock<T>(key: string, work: (state: ChainStateView) => Promise<T>): Promise<T>;
+}
+
+/** What `ChainStateStore.withLock` lets its work read and write. */
+export interface ChainStateView {
+  get(key: string): Promise<string | null>;
+  set(key: string, value: string): Promise<void>;
+}
+
+/** An address the service issued, as the adapter sees it when it looks addresses up. */
+export interface IssuedAddress {
+  address: string;
+  /** The coin the address was issued for. */
+  coin: string;
+  /** The invoice it was issued for (an adapter may derive things from it, e.g. a CREATE2 salt). */
+  invoiceId: string;
+}
+
+/** What `ChainHost.addressUse` says of one issued address. */
+export interface AddressUse {
+  address: string;
+  /** Something was sent to it (any deposit, a dropped one included): it is used on chain. */
+  received: boolean;
+  /** It may be returned by `createAddress` for a new invoice of the merchant asked about. */
+  reusable: boolean;
+}
+
+/**
+ * A transfer of a token the service does not list (an ERC-20 contract outside the currency list)
+ * to an issued address: never credited nor swept, reported so that it is not lost from view.
+ */
+export type UnlistedTransfer = Pick<UnlistedTransferRecord, "network" | "token" | "address" | "txHash" | "logIndex" | "amount" | "blockNumber">;
+
+/**
+ * What the service gives a chain adapter when it takes it into use (`ChainAdapter.bind`): the
+ * facts a real chain watcher needs and has no business keeping itself.
+ */
+export interface ChainHost {
+  /** "live" for the host's chains, "test" for the sandbox. */
+  readonly mode: "test" | "live";
+  /** Whether the currency list has `coin` on `network` (an adapter watches only those). */
+  listed(coin: string, network: string): boolean;
+  /**
+   * The currency list's minConfirm for `coin` on `network`: when a deposit is final, unless the
+   * adapter has a setting of its own, which it then answers in `requiredConfirmations`.
+   */
+  minConfirm(coin: string, network: string): number;
+  /** Decimals of `coin` in the ledger (the currency list's), which the adapter's amounts use. */
+  decimals(coin: string): number;
+  /**
+   * Of `addresses` on `network`, those the service issued (one storage read, however many
+   * addresses). Lookups are exact: pass addresses as `createAddress` returned them.
+   */
+  issuedAddresses(network: string, addresses: readonly string[]): Promise<IssuedAddress[]>;
+  /** Durable state for the adapter. */
+  readonly state: ChainStateStore;
+  /**
+   * Records a transfer of an unlisted token to an issued address, once it is final: the service
+   * stores it (idempotently: a repeated report changes nothing), logs it once and lists it in
+   * the operator report. Optional: a host without it is not told, and an adapter may then skip
+   * looking for such transfers.
+   */
+  reportUnlisted?(transfer: UnlistedTransfer): Promise<void>;
+  /**
+   * For an adapter that hands addresses out again (a Bitcoin-family wallet and its gap limit):
+   * of `addresses` on `network`, those the service issued, each with whether anything was ever
+   * received at it (then it is used for good) and whether it may now go to a new invoice of
+   * `merchantId` (its invoice is that merchant's, was never paid and its late-payment window
+   * has passed). Returning a reusable address from `createAddress` moves it to the new invoice.
+   */
+  addressUse(network: string, addresses: readonly string[], merchantId: string): Promise<AddressUse[]>;
+  /** The service's clock, epoch ms (the router's `now` option): what the adapter should time its own records by. */
+  now(): number;
+  /** Where the adapter reports what it does not throw (a node that is down, a skipped sweep). */
+  readonly logger: { warn(message: string, ...details: unknown[]): void; error(message: string, ...details: unknown[]): void };
+}
+
+/**
+ * A chain adapter. Core calls it outside storage transactions and treats every answer as
+ * possibly repeated: deposits are reported as whole states and applied idempotently.
+ */
+export interface ChainAdapter {
+  /** A short name for logs and errors ("sandbox", "evm"). */
+  readonly name: string;
+  /**
+   * Names this adapter's deposit feed, under which core stores how far it has read it.
+   * Defaults to `name`. A feed that exists per process (the sandbox's) needs one per instance,
+   * or instances sharing a database would skip each other's deposits.
+   */
+  readonly feedId?: string;
+  /**
+   * Called once by the router before any other method, with what the service offers the
+   * adapter. Optional: an adapter that keeps nothing (the sandbox) needs none. Throws when the
+   * adapter cannot serve this service (for example a coin it serves is not in the currency list).
+   */
+  bind?(host: ChainHost): void;
+  /** Whether this adapter can serve `coin` on `network`. */
+  supports(coin: string, network: string): boolean;
+  /**
+   * Issues a deposit address for one invoice: a fresh one, or one that `ChainHost.addressUse`
+   * says is reusable for this merchant (the service then points it at this invoice). Never an
+   * address another open invoice holds.
+   */
+  createAddress(request: { coin: string; network: string; merchantId: string; invoiceId: string }): Promise<string>;
+  /** Whether `address` is a well-formed destination for `coin` on `network`. */
+  isValidAddress(coin: string, network: string, address: string): Promise<boolean>;
+  /**
+   * Deposits whose state changed after `cursor` (null: from the beginning). Reports every
+   * confirmation change and drop of a transfer to an address it issued; may repeat states. A
+   * transfer that leaves the chain after it had its confirmations (a reorg deeper than them) is
+   * reported dropped too, for as long as the adapter can see such a reorg: the service then
+   * takes its credit back.
+   */
+  pollDeposits(cursor: string | null, limit: number): Promise<DepositFeedPage>;
+  /**
+   * Why payouts of `coin` on `network` cannot be made (for example no hot wallet is configured),
+   * or null when they can. Core asks before debiting anything and answers 503 with the reason.
+   * Optional: without it, payouts are always possible.
+   */
+  payoutsUnavailable?(coin: string, network: string): string | null;
+  /**
+   * Broadcasts a payout. Idempotent by `payoutId`: a second call for the same payout returns
+   * the first call's txHash instead of sending again.
+   */
+  sendPayout(request: {
+    payoutId: string;
+    coin: string;
+    network: string;
+    address: string;
+    amount: bigint;
+  }): Promise<{ txHash: string }>;
+  /** Where a payout sent by `sendPayout` stands. */
+  getPayoutStatus(request: { payoutId: string; txHash: string; coin: string; network: string }): Promise<ChainPayoutStatus>;
+  /**
+   * Housekeeping the background loop runs each round after the deposit sync (moving received
+   * funds into the hot wallet, for one). Returns how many things it did. Optional; the ledger
+   * never depends on it.
+   */
+  maintain?(): Promise<number>;
+  /**
+   * Confirmations after which a deposit of `coin` on `network` is final: core credits it then,
+   * and the adapter follows it (for reorgs) until then. Optional: without it, the currency
+   * list's `minConfirm` (what `ChainHost.minConfirm` answers). An adapter with its own setting
+   * (`confirmations` of evmChain and bitcoinChain) answers it here, so the two never disagree.
+   */
+  requiredConfirmations?(coin: string, network: string): number;
+  /**
+   * Reaches the node and checks that it serves what the adapter was configured for (its
+   * network, chain id, keys). Resolves when it does. Rejects with a `ChainMismatchError` when
+   * it serves something else: core then never scans this chain and answers 503 for its coins.
+   * Any other rejection (the node cannot be reached yet) is tried again later. The router calls
+   * it before the chain's first scan and from `ready()`. Optional: without it, the chain is
+   * taken as ready.
+   */
+  ready?(): Promise<void>;
+  /** Releases connections and timers; the router calls it from `close()`. Optional. */
+  close?(): Promise<void>;
+}
+
+/**
+ * What `ChainAdapter.ready` rejects with when the node serves another network or chain than
+ * the adapter's (a mainnet key on a regtest node, a node on another chain id): no retry can
+ * mend it, the configuration must change. Its message names the mismatch and never a key or
+ * the node's URL; being a `NodeError`, it passes through the adapters' scrubbing unchanged.
+ */
+export class ChainMismatchError extends NodeError {
+  override readonly name = "ChainMismatchError";
+}
