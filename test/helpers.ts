@@ -3,7 +3,7 @@ import { expect } from "vitest";
 import request from "supertest";
 import { sandboxChain, type SandboxChain } from "../src/adapters/chain/sandbox";
 import type { ChainAdapter } from "../src/core/ports/chain";
-import { SANDBOX_CHAIN } from "../src/core/chains";
+import { SANDBOX_CHAIN } from "../src/core/ports/chain";
 import { memoryStorage } from "../src/adapters/storage/memory";
 import { postgresStorage } from "../src/postgres";
 import { createPaymentRouter, staticPricing, type PaymentRouter, type PaymentRouterOptions, type Storage } from "../src/index";

@@ -1,3 +1,4 @@
+import { NodeError } from "../errors";
 /**
  * Errors from an EVM node, made safe to log and to throw. An RPC URL may carry a password, an
  * API key in its path or query; viem puts the URL in its error messages and fields (`url`,
@@ -39,16 +40,7 @@ export function rpcSecrets(rpcUrl: string): string[] {
   return [...secrets].filter((secret) => secret.length > 0);
 }
 
-/**
- * An error already made safe by {@link nodeError}: its message is labelled and scrubbed, and it
- * has no `cause`. The class is what lets an error pass through several layers that each scrub
- * what they throw (a node call inside a poll inside the background loop) and still read
- * "ETH node: ..." once, not "ETH node: ETH node: ...". Throw one directly for a failure found
- * here rather than reported by the node (a node on the wrong chain), with the label already in
- * its message and nothing secret in it. Its `name` stays "Error", as before the class existed:
- * logs and `String(error)` read as they did.
- */
-export class NodeError extends Error {}
+export { NodeError };
 
 /**
  * A fresh `NodeError` for `error` (typically a viem error) whose message is `${label}: ${short reason}`

@@ -1,14 +1,11 @@
-import type { ChainAdapter, ChainHost, ChainStateStore } from "./ports/chain";
+import { SANDBOX_CHAIN, type ChainAdapter, type ChainHost, type ChainStateStore } from "./ports/chain";
 import type { Storage } from "./ports/storage";
 import { PaymentError } from "../errors";
 import { mayReuseAddress } from "./addresses";
-import type { Logger } from "./context";
+import type { Logger } from "./ports/logger";
 import type { Currency, CurrencyCatalog, Network } from "../currencies";
 import type { Mode } from "./ports/records";
 import { recordUnlistedTransfer } from "./unlisted";
-
-/** Marks the sandbox chain, which may serve test mode only. */
-export const SANDBOX_CHAIN = Symbol.for("express-crypto-pay.sandbox-chain");
 
 /**
  * The chain adapters of each mode and which one serves each coin/network pair of the currency

@@ -1,18 +1,8 @@
 import type { PricingAdapter } from "./ports/pricing";
 import type { Storage } from "./ports/storage";
 import type { ChainSet } from "./chains";
+import type { Logger } from "./ports/logger";
 import type { CurrencyCatalog } from "../currencies";
-
-/**
- * A logger with the levels the service uses; `console` fits. `info` (one line per credited
- * deposit and other routine money movements) is optional: a logger without it gets warnings
- * and errors only.
- */
-export interface Logger {
-  info?(message: string, ...details: unknown[]): void;
-  warn(message: string, ...details: unknown[]): void;
-  error(message: string, ...details: unknown[]): void;
-}
 
 /** Everything core services share: adapters, the currency list and the clock. */
 export interface CoreContext {
@@ -23,7 +13,7 @@ export interface CoreContext {
   chains: ChainSet;
   /** Epoch milliseconds; injectable so tests move time deterministically. */
   now: () => number;
-  /** How long after expiry a deposit still reopens an invoice (DESIGN.md: 60 minutes). */
+  /** How long after expiry a deposit still reopens an invoice (default 60 minutes). */
   lateWindowMs: number;
   logger: Logger;
   /**

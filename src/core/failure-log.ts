@@ -1,4 +1,4 @@
-import type { Logger } from "./context";
+import type { Logger } from "./ports/logger";
 
 /**
  * How the background work reports a failure that repeats every round (a node that is down):

@@ -1,6 +1,6 @@
 import type { UnlistedTransfer } from "./ports/chain";
 import type { Storage } from "./ports/storage";
-import type { CoreContext, Logger } from "./context";
+import type { Logger } from "./ports/logger";
 import { newId } from "../ids";
 import type { Mode, UnlistedTransferRecord } from "./ports/records";
 
@@ -53,7 +53,7 @@ export async function recordUnlistedTransfer(
  * Every unlisted-token transfer seen in `mode`, all merchants, in the order stored: what the
  * operator report lists to explain holdings at deposit addresses that no balance accounts for.
  */
-export function listUnlistedTransfers(context: Pick<CoreContext, "storage">, mode: Mode): Promise<UnlistedTransferRecord[]> {
+export function listUnlistedTransfers(context: { storage: Storage }, mode: Mode): Promise<UnlistedTransferRecord[]> {
   return context.storage.listUnlistedTransfers(mode);
 }
 
@@ -79,7 +79,7 @@ export interface ReportedUnlistedTransfer {
 }
 
 /** The operator report's `unlistedTransfers`: every one stored in `mode`, in the order stored. */
-export async function reportedUnlistedTransfers(context: Pick<CoreContext, "storage">, mode: Mode): Promise<ReportedUnlistedTransfer[]> {
+export async function reportedUnlistedTransfers(context: { storage: Storage }, mode: Mode): Promise<ReportedUnlistedTransfer[]> {
   return (await listUnlistedTransfers(context, mode)).map((record) => ({
     network: record.network,
     token: record.token,

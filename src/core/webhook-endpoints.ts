@@ -1,18 +1,24 @@
 import type { PageQuery, Scope } from "./ports/storage";
 import { notFound, PaymentError } from "../errors";
 import { generateWebhookSecret } from "../webhooks/secret";
-import { BlockedAddressError, parseWebhookUrl, resolveWebhookTarget, type WebhookAddressOptions } from "../delivery/url-guard";
 import type { CoreContext } from "./context";
 import { newId } from "../ids";
 import type { CommitHook } from "./idempotency";
-import { IN_PROCESS_ENDPOINT, newDelivery, withOutbox } from "./outbox";
+import { newDelivery, withOutbox } from "./outbox";
+import { IN_PROCESS_ENDPOINT } from "./ports/fan-out";
 import { paymentView } from "./views/payment";
 import type { EventType, InvoiceRecord, WebhookDeliveryRecord, WebhookEndpointRecord } from "./ports/records";
 
 /** Limits and rules for webhook endpoints: where they may point (in both modes), and rotation. */
-export interface WebhookEndpointPolicy extends WebhookAddressOptions {
+export interface WebhookEndpointPolicy {
   /** How long a rotated-out secret keeps signing, in ms. */
   rotationOverlapMs: number;
+  /**
+   * Whether webhooks may be sent to `url`: the URL to store, or why not ("must use http or
+   * https"). The sender's address rules decide (the host wires them in), so the endpoint is
+   * refused at registration by the same rules every delivery is checked against again.
+   */
+  screenUrl(url: string): Promise<URL | string>;
 }
 
 /** Registers an endpoint and returns it with its first secret (the only time it is shown). */
@@ -23,19 +29,8 @@ export async function createWebhookEndpoint(
   input: { url: string; events: EventType[] | null },
   onCommit?: CommitHook<WebhookEndpointRecord>,
 ): Promise<WebhookEndpointRecord> {
-  const url = parseWebhookUrl(input.url);
+  const url = await policy.screenUrl(input.url);
   if (typeof url === "string") throw new PaymentError("validation_error", `Invalid request: url: ${url}.`);
-  if (!policy.allowPrivateUrls) {
-    try {
-      await resolveWebhookTarget(url, policy);
-    } catch (error) {
-      // Only a blocked address refuses the endpoint. A name that does not resolve (yet: DNS may
-      // still be being set up) is accepted, since every delivery resolves and checks it again.
-      if (error instanceof BlockedAddressError) {
-        throw new PaymentError("validation_error", `Invalid request: url: webhooks must reach a public address; ${error.message}.`);
-      }
-    }
-  }
   const now = context.now();
   const endpoint: WebhookEndpointRecord = {
     id: newId("we"),

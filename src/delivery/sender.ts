@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { CoreContext } from "../core/context";
-import { IN_PROCESS_ENDPOINT } from "../core/outbox";
+import { IN_PROCESS_ENDPOINT } from "../core/ports/fan-out";
 import { newId } from "../ids";
 import type { WebhookDeliveryRecord, WebhookEndpointRecord } from "../core/ports/records";
 import { DEFAULT_RETRY_SCHEDULE, judgeAnswer, retryDelay, type AttemptVerdict } from "./delivery-policy";

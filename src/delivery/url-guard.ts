@@ -198,3 +198,19 @@ export function pinnedLookup(target: WebhookTarget): LookupFunction {
     callback(null, first.address, first.family);
   };
 }
+
+/**
+ * Whether webhooks may be registered to go to `text`: the parsed URL, or why not. Only a
+ * blocked address refuses it: a name that does not resolve (yet: DNS may still be being set up)
+ * is accepted, since every delivery resolves and checks it again.
+ */
+export async function screenWebhookUrl(text: string, options: WebhookAddressOptions): Promise<URL | string> {
+  const url = parseWebhookUrl(text);
+  if (typeof url === "string" || options.allowPrivateUrls) return url;
+  try {
+    await resolveWebhookTarget(url, options);
+  } catch (error) {
+    if (error instanceof BlockedAddressError) return `webhooks must reach a public address; ${error.message}`;
+  }
+  return url;
+}

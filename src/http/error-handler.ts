@@ -1,5 +1,5 @@
 import type { ErrorRequestHandler } from "express";
-import type { Logger } from "../core/context";
+import type { Logger } from "../core/ports/logger";
 import { PaymentError } from "../errors";
 import { setJsonHeaders } from "./response-headers";
 import { sendJson } from "./send-json";

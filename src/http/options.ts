@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { ChainAdapter } from "../core/ports/chain";
 import type { PricingAdapter } from "../core/ports/pricing";
 import type { Storage } from "../core/ports/storage";
-import type { Logger } from "../core/context";
+import type { Logger } from "../core/ports/logger";
 import type { CurrencyConfig } from "../currencies";
 import type { WebhookDeliveryOptions } from "../delivery/sender";
 import type { InProcessEventHandlers } from "../delivery/in-process";

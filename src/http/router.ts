@@ -31,6 +31,7 @@ import { paymentLinkRoutes } from "./routes/payment-links";
 import { paymentRoutes } from "./routes/payments";
 import { V1Views } from "../core/views/v1";
 import { WebhookSender } from "../delivery/sender";
+import { screenWebhookUrl } from "../delivery/url-guard";
 import { paymentResources, type PaymentResources } from "../client/resources";
 import { PaymentError } from "../errors";
 
@@ -150,10 +151,10 @@ export function createPaymentRouter(options: PaymentRouterOptions = {}): Payment
   context.inProcessEventTypes = new Set(Object.keys(settings.on ?? {}));
   const sender = new WebhookSender(context, settings.webhooks, settings.on);
   context.onDeliveriesRecorded = () => sender.kick();
+  const addressRules = { allowPrivateUrls: settings.webhooks?.allowPrivateUrls ?? false, lookup: settings.webhooks?.lookup };
   const webhookPolicy = {
-    allowPrivateUrls: settings.webhooks?.allowPrivateUrls ?? false,
-    lookup: settings.webhooks?.lookup,
     rotationOverlapMs: (settings.webhooks?.rotationOverlapMinutes ?? 1440) * 60_000,
+    screenUrl: (url: string) => screenWebhookUrl(url, addressRules),
   };
   const present = new Presenter(context.currencies);
 

@@ -1,4 +1,4 @@
-import { WebhookVerificationError } from "./errors";
+import { WebhookVerificationError } from "../errors";
 import type { WebhookHeaders } from "./sign";
 
 /**

@@ -1,7 +1,7 @@
 import { timingSafeEqual } from "node:crypto";
 import { parseWebhookEvent, type WebhookEvent } from "../schemas/events";
 import { readDeliveryHeaders, type DeliveryHeaders, type WebhookRequestHeaders } from "./delivery-headers";
-import { WebhookVerificationError } from "./errors";
+import { WebhookVerificationError } from "../errors";
 import { hmacKey, type HmacKey } from "./hmac-key";
 import { secretKey, type WebhookSecret } from "./secret";
 

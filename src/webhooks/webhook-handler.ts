@@ -1,12 +1,12 @@
 import type { NextFunction, Request, Response } from "express";
 import getRawBody from "raw-body";
 import { BodyTimeoutError, DEFAULT_BODY_TIMEOUT_MS, readWithinDeadline } from "../body-deadline";
-import type { Logger } from "../core/context";
+import type { Logger } from "../core/ports/logger";
 import { EVENT_TYPES } from "../core/ports/records";
 import { isServiceEventType, type ServiceEventHandlers, type WebhookEvent } from "../schemas/events";
 import { memoryDedupeStore, type WebhookDedupeStore } from "./dedupe-store";
 import { readDeliveryHeaders, type DeliveryHeaders } from "./delivery-headers";
-import { WebhookVerificationError } from "./errors";
+import { WEBHOOK_HANDLER_CODES, WebhookVerificationError } from "../errors";
 import type { WebhookSecret } from "./secret";
 import { checkSignature, checkTimestamp, parseEventBody, secretKeys, toleranceOption } from "./verify";
 
@@ -61,19 +61,6 @@ export interface WebhookHandlerOptions {
  */
 export type WebhookMiddleware = (req: Request, res: Response, next?: NextFunction) => Promise<void>;
 
-/**
- * `error` codes of the answers that are not verification failures (those are in
- * WEBHOOK_VERIFICATION_CODES).
- */
-export const WEBHOOK_HANDLER_CODES = {
-  unreadable_body: { status: 400, code: 40015 },
-  request_timeout: { status: 408, code: 40801 },
-  in_progress: { status: 409, code: 40911 },
-  payload_too_large: { status: 413, code: 41301 },
-  handler_failed: { status: 500, code: 50011 },
-  body_already_parsed: { status: 500, code: 50012 },
-  dedupe_unavailable: { status: 500, code: 50013 },
-} as const;
 
 type HandlerAnswer = keyof typeof WEBHOOK_HANDLER_CODES;
 

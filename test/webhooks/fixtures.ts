@@ -122,7 +122,7 @@ export function eventData(type: EventType, status: string): Record<string, unkno
   return { ...refundView({ ...payout, refundOf: "inv_7Qm2a9XkLp0RtY4sW1cE3vBn" }, catalog) };
 }
 
-/** An event body as the sender writes it (core/outbox: `{ type, timestamp, data }`). */
+/** An event body as the sender writes it (core/ports/fan-out.ts: `{ type, timestamp, data }`). */
 export function eventBody(type: PaymentEventType | EventType | string = "payment.completed", data: unknown = paymentData()): string {
   return JSON.stringify({ type, timestamp: new Date(T0 + 5 * 60_000).toISOString(), data });
 }

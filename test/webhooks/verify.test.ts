@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { isPaymentEvent } from "../../src/schemas/events";
 import { readDeliveryHeaders } from "../../src/webhooks/delivery-headers";
-import { WebhookVerificationError, type WebhookVerificationReason } from "../../src/webhooks/errors";
+import { WebhookVerificationError, type WebhookVerificationReason } from "../../src/errors";
 import { signWebhook } from "../../src/webhooks/sign";
 import { checkSignature, secretKeys, verifyWebhook, type WebhookRequestHeaders } from "../../src/webhooks/verify";
 import { eventBody, NOW_MS, NOW_S, OTHER_SECRET, paymentData, SECRET, signedHeaders } from "./fixtures";

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { SANDBOX_CHAIN } from "../../core/chains";
+import { SANDBOX_CHAIN } from "../../core/ports/chain";
 import { randomToken } from "../../ids";
 import { addressFamily, ANY_CHAIN, isValidAddressOfFamily } from "./address-rules";
 import type { ChainAdapter, ChainDeposit, ChainPayoutStatus, DepositFeedPage } from "../../core/ports/chain";

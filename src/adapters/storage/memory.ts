@@ -17,7 +17,7 @@ import type {
   WebhookDeliveryRecord,
   WebhookEndpointRecord,
 } from "../../core/ports/records";
-import { fanOut } from "../../core/outbox";
+import { fanOut } from "../../core/ports/fan-out";
 import { CreatedIndex } from "./created-index";
 import { Mutex } from "./mutex";
 import type {

@@ -1,5 +1,5 @@
 import type { UnlistedTransferRecord } from "./records";
-import { NodeError } from "../../adapters/rpc-errors";
+import { NodeError } from "../../errors";
 
 /**
  * Access to a blockchain (or a simulation of one). Amounts are bigint units of the coin at the
@@ -218,3 +218,6 @@ export interface ChainAdapter {
 export class ChainMismatchError extends NodeError {
   override readonly name = "ChainMismatchError";
 }
+
+/** Marks the sandbox chain, which may serve test mode only. */
+export const SANDBOX_CHAIN = Symbol.for("express-crypto-pay.sandbox-chain");

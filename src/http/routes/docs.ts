@@ -1,5 +1,5 @@
 import express, { type Request, type Router } from "express";
-import type { Logger } from "../../core/context";
+import type { Logger } from "../../core/ports/logger";
 import { PaymentError } from "../../errors";
 import { errorHandler } from "../error-handler";
 import { buildOpenApiDocument, type MountedApi, type OpenApiDocument } from "../openapi";

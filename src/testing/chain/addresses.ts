@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { addressFamily, type AddressFamily } from "../../adapters/chain/address-rules";
-import type { ChainTestPair } from "../chain-conformance";
+import type { ChainTestPair } from "./types";
 import { label, MERCHANT, type ChainSuiteContext, type ChainTestRun } from "./context";
 
 /**

@@ -2,7 +2,7 @@ import type { ChainAdapter, ChainDeposit, ChainPayoutStatus } from "../../core/p
 import type { Storage } from "../../core/ports/storage";
 import type { CurrencyCatalog } from "../../currencies";
 import { randomToken } from "../../ids";
-import type { ChainTestPair, ChainTestSubject } from "../chain-conformance";
+import type { ChainTestPair, ChainTestSubject } from "./types";
 import { FeedReader, memoryCursor, storedCursor } from "./feed";
 
 /** What each part of the conformance suite gets: the run of the current test. */

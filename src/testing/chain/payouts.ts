@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { ChainPayoutStatus } from "../../core/ports/chain";
-import type { ChainTestPair } from "../chain-conformance";
+import type { ChainTestPair } from "./types";
 import { label, type ChainSuiteContext, type ChainTestRun } from "./context";
 
 /** Payouts in parallel per pair. */

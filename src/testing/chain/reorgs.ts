@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { ChainTestPair } from "../chain-conformance";
+import type { ChainTestPair } from "./types";
 import { label, type ChainSuiteContext, type ChainTestRun } from "./context";
 import { describeReport } from "./deposits";
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { Storage } from "../../core/ports/storage";
 import type { EventRecord, WebhookDeliveryRecord } from "../../core/ports/records";
 import type { SuiteContext } from "./context";
-import { webhookDeliveryId, webhookPayload } from "../../core/outbox";
+import { webhookDeliveryId, webhookPayload } from "../../core/ports/fan-out";
 import { attempt, delivery, endpoint, event, ids, LIVE, OTHER, T0, TEST } from "./fixtures";
 
 /** Three endpoints with queues: we_a [a1 due, a2 due], we_b [b1 due later], we_c [c1 not due yet]. */

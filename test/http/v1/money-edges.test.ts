@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { randomBytes } from "node:crypto";
 import { isPaymentEvent, verifyWebhook, webhookHeaders, type ChainAdapter, type ChainDeposit, type Scope } from "../../../src/index";
-import { webhookPayload } from "../../../src/core/outbox";
+import { webhookPayload } from "../../../src/core/ports/fan-out";
 import { setup, type Harness } from "../../helpers";
 import { balances, createPayment, deposit, expectError, get, paidPayment, scopeOf } from "./support";
 

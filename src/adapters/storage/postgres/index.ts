@@ -1,5 +1,5 @@
 import type { EventRecord, WebhookEndpointRecord } from "../../../core/ports/records";
-import { fanOut } from "../../../core/outbox";
+import { fanOut } from "../../../core/ports/fan-out";
 import type { Scope, Storage, StorageTransaction } from "../../../core/ports/storage";
 import { cacheFor, type CachedTable, type CommittedCache } from "./cache";
 import { pgClient, pgliteClient, type PgPoolLike, type PGliteLike, type SqlClient, type SqlQueryable } from "./client";

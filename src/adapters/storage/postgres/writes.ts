@@ -1,4 +1,4 @@
-import { webhookPayload } from "../../../core/outbox";
+import { webhookPayload } from "../../../core/ports/fan-out";
 import type { EventRecord } from "../../../core/ports/records";
 import type { StorageReads, StorageTransaction } from "../../../core/ports/storage";
 import type { SqlQueryable } from "./client";

@@ -1,0 +1,58 @@
+/**
+ * Import rules of the source tree (`npm run check:imports`). Data flows one way: the HTTP shell
+ * (and the entry points) -> core -> ports <- adapters. Type-only imports count: a cycle of
+ * types is still a cycle a reader has to untangle.
+ * @type {import('dependency-cruiser').IConfiguration}
+ */
+module.exports = {
+  forbidden: [
+    {
+      name: "no-cycles",
+      comment: "No import cycle, type imports included.",
+      severity: "error",
+      from: { path: "^src/" },
+      to: { circular: true },
+    },
+    {
+      name: "core-stays-inside",
+      comment: "The domain never reaches the shell, the sender or an adapter: it talks to them through its ports.",
+      severity: "error",
+      from: { path: "^src/core/" },
+      to: { path: "^src/(adapters|http|delivery|testing|client)/" },
+    },
+    {
+      name: "core-without-express",
+      comment: "Domain code never imports Express.",
+      severity: "error",
+      from: { path: "^src/core/" },
+      to: { path: "node_modules/express" },
+    },
+    {
+      name: "ports-import-nothing-outward",
+      comment: "The ports are the domain's contracts: they use other ports and the shared helpers only.",
+      severity: "error",
+      from: { path: "^src/core/ports/" },
+      to: { path: "^src/", pathNot: "^src/(core/ports/|errors\\.ts|money\\.ts|ids\\.ts|currencies\\.ts)" },
+    },
+    {
+      name: "adapters-use-ports",
+      comment: "Adapters implement ports: they import the ports and shared helpers, never core's services, the shell or the sender.",
+      severity: "error",
+      from: { path: "^src/adapters/" },
+      to: { path: "^src/(core/(?!ports/)|http/|delivery/|webhooks/|testing/|client/)" },
+    },
+    {
+      name: "receiver-apart-from-service",
+      comment: "The receiver toolkit (what users import to consume webhooks) never needs the service.",
+      severity: "error",
+      from: { path: "^src/webhooks/" },
+      to: { path: "^src/(core/(?!ports/)|http/|delivery/|adapters/)" },
+    },
+  ],
+  options: {
+    doNotFollow: { path: "node_modules" },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: "tsconfig.json" },
+    enhancedResolveOptions: { exportsFields: ["exports"], conditionNames: ["import", "require", "node", "default"] },
+  },
+};
