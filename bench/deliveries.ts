@@ -61,7 +61,8 @@ const stats = async (receiver: Target): Promise<Stats> => (await fetch(`http://1
 async function seed(schema: string, receiver: Target, endpoints: number, invoices: number): Promise<void> {
   const seeder = await startTarget<{ key: string }>("bench/delivery-target.ts", [`${databaseUrl}#${schema}`, "seed"]);
   try {
-    for (let e = 0; e < endpoints; e++) await createOne(seeder, "/v1/webhook-endpoints", { url: `http://127.0.0.1:${receiver.port}/hooks/${e}`, events: ["payment.created"] });
+    for (let e = 0; e < endpoints; e++)
+      await createOne(seeder, "/v1/webhook-endpoints", { url: `http://127.0.0.1:${receiver.port}/hooks/${e}`, events: ["payment.created"] });
     const result = await autocannon({
       url: `http://127.0.0.1:${seeder.port}/api/v1/merchants/invoice/create`,
       method: "POST",
@@ -113,7 +114,11 @@ async function throughput(receiver: Target, endpoints: number, invoices: number)
   try {
     await seed(schema, receiver, endpoints, invoices);
     await fetch(`http://127.0.0.1:${receiver.port}/reset`, { method: "POST" });
-    const sender = await startTarget<{ key: string }>("bench/delivery-target.ts", [`${databaseUrl}#${schema}`, "send", JSON.stringify({ concurrencyPerEndpoint: PER_ENDPOINT })]);
+    const sender = await startTarget<{ key: string }>("bench/delivery-target.ts", [
+      `${databaseUrl}#${schema}`,
+      "send",
+      JSON.stringify({ concurrencyPerEndpoint: PER_ENDPOINT }),
+    ]);
     try {
       const done = await waitFor(receiver, endpoints * invoices, 600_000);
       return { rate: ((done.unique - 1) * 1000) / (done.last - done.first), stats: done, left: await notSucceededSoon(schema) };
@@ -141,7 +146,9 @@ function report(name: string, value: string, target: string, ok: boolean | null,
   console.log(`${name.padEnd(62)} ${value.padStart(14)} ${target.padStart(12)}  ${ok === null ? "" : ok ? "ok" : "BELOW TARGET"}${note ? `  ${note}` : ""}`);
 }
 
-console.log(`\nWebhook delivery: node ${process.version}, router(s) on core 0, receiver on core 1 (${pinned ? "pinned" : "not pinned"}), PostgreSQL server unpinned`);
+console.log(
+  `\nWebhook delivery: node ${process.version}, router(s) on core 0, receiver on core 1 (${pinned ? "pinned" : "not pinned"}), PostgreSQL server unpinned`,
+);
 console.log(`backlog ${backlog} deliveries; concurrencyPerEndpoint ${PER_ENDPOINT}\n`);
 console.log(`${"measurement".padEnd(62)} ${"result".padStart(14)} ${"target".padStart(12)}`);
 
@@ -150,16 +157,34 @@ const slow = await startTarget("bench/delivery-receiver.ts", ["200"], 1);
 try {
   if (runs.has("1")) {
     const one = await throughput(instant, 1, backlog);
-    report("instant receiver, 1 endpoint", `${one.rate.toFixed(0)}/s`, ">= 1000/s", one.rate >= 1000, `${one.stats.duplicates} duplicates, ${one.left} not marked succeeded`);
+    report(
+      "instant receiver, 1 endpoint",
+      `${one.rate.toFixed(0)}/s`,
+      ">= 1000/s",
+      one.rate >= 1000,
+      `${one.stats.duplicates} duplicates, ${one.left} not marked succeeded`,
+    );
   }
   if (runs.has("2")) {
     const ten = await throughput(instant, 10, Math.round(backlog / 10));
-    report("instant receiver, 10 endpoints", `${ten.rate.toFixed(0)}/s`, "(info)", null, `${ten.stats.duplicates} duplicates, ${ten.left} not marked succeeded`);
+    report(
+      "instant receiver, 10 endpoints",
+      `${ten.rate.toFixed(0)}/s`,
+      "(info)",
+      null,
+      `${ten.stats.duplicates} duplicates, ${ten.left} not marked succeeded`,
+    );
   }
   if (runs.has("3")) {
     const ceiling = PER_ENDPOINT / 0.2;
     const paced = await throughput(slow, 1, Math.max(100, Math.round(backlog / 40)));
-    report("200 ms receiver, 1 endpoint", `${paced.rate.toFixed(1)}/s`, `>= ${(0.95 * ceiling).toFixed(1)}/s`, paced.rate >= 0.95 * ceiling, `${(paced.rate / ceiling).toFixed(3)} of the ceiling ${ceiling}/s`);
+    report(
+      "200 ms receiver, 1 endpoint",
+      `${paced.rate.toFixed(1)}/s`,
+      `>= ${(0.95 * ceiling).toFixed(1)}/s`,
+      paced.rate >= 0.95 * ceiling,
+      `${(paced.rate / ceiling).toFixed(3)} of the ceiling ${ceiling}/s`,
+    );
   }
 
   // kill -9 of one of two instances mid-delivery: with the default lease, and with a short one.

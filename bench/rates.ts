@@ -19,11 +19,16 @@ const market = await startMarket();
 const urls = JSON.stringify({ coinbase: market.coinbase.url, kraken: market.kraken.url, coingecko: market.coingecko.url });
 const fixed = await startTarget<{ key: string }>("bench/target.ts", ["priced-static"]);
 const live = await startTarget<{ key: string }>("bench/target.ts", ["priced-rates", urls]);
-const load = (target: Target<{ key: string }>) => (duration = seconds) => measure(target, "/api/v1/merchants/whitelabel/create", body, { duration, connections });
+const load =
+  (target: Target<{ key: string }>) =>
+  (duration = seconds) =>
+    measure(target, "/api/v1/merchants/whitelabel/create", body, { duration, connections });
 
 // The first quote waits for the first read of the sources: alternate's warm-up of each side covers it.
 const c = await alternate(load(live), load(fixed), rounds);
-console.log(`\nwhitelabel/create priced in USD, paid in BTC: ${rounds} rounds x ${seconds}s per side, ${connections} connections, ${pinned ? "pinned" : "not pinned"}`);
+console.log(
+  `\nwhitelabel/create priced in USD, paid in BTC: ${rounds} rounds x ${seconds}s per side, ${connections} connections, ${pinned ? "pinned" : "not pinned"}`,
+);
 console.log("pricing                 req/s   p99 ms");
 console.log(`exchangeRates (3 APIs) ${c.ours.toFixed(0).padStart(6)}   ${c.p99.split("/")[0]}`);
 console.log(`staticPricing          ${c.base.toFixed(0).padStart(6)}   ${c.p99.split("/")[1]}`);

@@ -15,7 +15,6 @@ const seconds = Number(process.env.BENCH_SECONDS ?? 3);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 const connections = 10;
 
-
 type Target = SharedTarget<{ key?: string }>;
 
 const startBenchTarget = (kind: "bare" | "router"): Promise<Target> => startTarget("bench/target.ts", [kind]);
@@ -23,7 +22,6 @@ const startBenchTarget = (kind: "bare" | "router"): Promise<Target> => startTarg
 /** Creates one invoice through `path` and returns its id, for the fetch measurement. */
 const createInvoice = (target: Target, path: string): Promise<string> => createOne(target, path, createBody);
 const load = (target: Target, path: string, body: unknown, duration = seconds): Promise<Sample> => measure(target, path, body, { duration, connections });
-
 
 const createBody = { amount: 25, amountCurrency: "USD", acceptedCoins: ["USDT", "BTC"], lifeTime: 60 };
 
@@ -38,7 +36,9 @@ const scenarios = [
   },
 ];
 
-console.log(`\n${rounds} rounds x ${seconds}s per side, ${connections} connections, node ${process.version}, ${pinned ? "load and targets on separate cores" : "not pinned"}\n`);
+console.log(
+  `\n${rounds} rounds x ${seconds}s per side, ${connections} connections, node ${process.version}, ${pinned ? "load and targets on separate cores" : "not pinned"}\n`,
+);
 console.log("endpoint         router req/s   bare req/s   ratio   target   p99 ms (router/bare)   failures");
 let belowTarget = 0;
 const TARGET = 0.75;

@@ -52,22 +52,32 @@ async function main(): Promise<void> {
     const small = median(perBlock.get(SIZES[0]!)!);
     const large = median(perBlock.get(SIZES[1]!)!);
     const growth = large / small - 1;
-    console.log(`EVM deposit scan on anvil (${db.kind}), ${BLOCKS} blocks of ${TRANSFERS_PER_BLOCK} transfers (${OURS_PER_BLOCK} to issued addresses), median of ${ROUNDS}:`);
+    console.log(
+      `EVM deposit scan on anvil (${db.kind}), ${BLOCKS} blocks of ${TRANSFERS_PER_BLOCK} transfers (${OURS_PER_BLOCK} to issued addresses), median of ${ROUNDS}:`,
+    );
     for (const size of SIZES) {
       const ms = median(perBlock.get(size)!);
       console.log(`  ${size.toLocaleString("en")} open invoices: ${ms.toFixed(1)} ms per block, ${(1000 / ms).toFixed(1)} blocks/s`);
     }
-    console.log(`  cost per block grows ${(growth * 100).toFixed(1)}% from 1k to 100k (target <= ${GROWTH_LIMIT * 100}%): ${growth <= GROWTH_LIMIT ? "ok" : "MISSED"}`);
-    console.log(`  a 100-transfer block takes ${(large / 12_000 * 100).toFixed(2)}% of Ethereum's 12 s block time`);
+    console.log(
+      `  cost per block grows ${(growth * 100).toFixed(1)}% from 1k to 100k (target <= ${GROWTH_LIMIT * 100}%): ${growth <= GROWTH_LIMIT ? "ok" : "MISSED"}`,
+    );
+    console.log(`  a 100-transfer block takes ${((large / 12_000) * 100).toFixed(2)}% of Ethereum's 12 s block time`);
 
     const big = subjects.at(-1)!;
-    const byMode = new Map<boolean, number[]>([[true, []], [false, []]]);
+    const byMode = new Map<boolean, number[]>([
+      [true, []],
+      [false, []],
+    ]);
     for (let round = 0; round < ROUNDS; round++) {
-      for (const unlisted of round % 2 === 0 ? [true, false] : [false, true]) byMode.get(unlisted)!.push(await scanAll(node, token, first, big.storage, unlisted));
+      for (const unlisted of round % 2 === 0 ? [true, false] : [false, true])
+        byMode.get(unlisted)!.push(await scanAll(node, token, first, big.storage, unlisted));
     }
     const withUnlisted = median(byMode.get(true)!);
     const watchedOnly = median(byMode.get(false)!);
-    console.log(`  ${big.size.toLocaleString("en")} open invoices, watching for unlisted tokens too: ${withUnlisted.toFixed(1)} ms per block; watched tokens only: ${watchedOnly.toFixed(1)} ms; ratio ${(withUnlisted / watchedOnly).toFixed(2)}`);
+    console.log(
+      `  ${big.size.toLocaleString("en")} open invoices, watching for unlisted tokens too: ${withUnlisted.toFixed(1)} ms per block; watched tokens only: ${watchedOnly.toFixed(1)} ms; ratio ${(withUnlisted / watchedOnly).toFixed(2)}`,
+    );
     for (const subject of subjects) await subject.storage.close();
     await db.close();
   } finally {
@@ -78,15 +88,41 @@ async function main(): Promise<void> {
 /** Mines BLOCKS blocks of 100 transfers each; returns the token, the first block and the issued addresses paid. */
 async function buildBlocks(node: Anvil): Promise<{ token: Address; first: number; issued: Address[] }> {
   const deployer = node.account(0);
-  const deployHash = await node.wallet.deployContract({ abi: testTokenAbi, bytecode: testTokenBytecode, args: ["Bench USDT", "USDT", 6], account: deployer, chain: null });
-  const otherHash = await node.wallet.deployContract({ abi: testTokenAbi, bytecode: testTokenBytecode, args: ["Bench unlisted", "UNL", 18], account: deployer, chain: null });
+  const deployHash = await node.wallet.deployContract({
+    abi: testTokenAbi,
+    bytecode: testTokenBytecode,
+    args: ["Bench USDT", "USDT", 6],
+    account: deployer,
+    chain: null,
+  });
+  const otherHash = await node.wallet.deployContract({
+    abi: testTokenAbi,
+    bytecode: testTokenBytecode,
+    args: ["Bench unlisted", "UNL", 18],
+    account: deployer,
+    chain: null,
+  });
   await node.mine(1);
   const token = (await node.public.getTransactionReceipt({ hash: deployHash })).contractAddress!;
   const unlisted = (await node.public.getTransactionReceipt({ hash: otherHash })).contractAddress!;
   const senders = [1, 2, 3, 4, 5, 6, 7, 8].map((index) => node.account(index));
   for (const sender of senders) {
-    await node.wallet.writeContract({ address: token, abi: testTokenAbi, functionName: "mint", args: [sender.address, parseUnits("1000000000", 6)], account: deployer, chain: null });
-    await node.wallet.writeContract({ address: unlisted, abi: testTokenAbi, functionName: "mint", args: [sender.address, parseUnits("1000000000", 18)], account: deployer, chain: null });
+    await node.wallet.writeContract({
+      address: token,
+      abi: testTokenAbi,
+      functionName: "mint",
+      args: [sender.address, parseUnits("1000000000", 6)],
+      account: deployer,
+      chain: null,
+    });
+    await node.wallet.writeContract({
+      address: unlisted,
+      abi: testTokenAbi,
+      functionName: "mint",
+      args: [sender.address, parseUnits("1000000000", 18)],
+      account: deployer,
+      chain: null,
+    });
   }
   await node.mine(1);
   const nonces = new Map<string, number>();
@@ -113,13 +149,19 @@ async function buildBlocks(node: Anvil): Promise<{ token: Address; first: number
       raws.push(
         i % 2 === 0
           ? await sender.signTransaction({ ...fees, to, value: 1_000_000_000_000_000n, gas: 21_000n })
-          : await sender.signTransaction({ ...fees, to: contract, data: encodeFunctionData({ abi: testTokenAbi, functionName: "transfer", args: [to, 1_000_000n] }), gas: 80_000n }),
+          : await sender.signTransaction({
+              ...fees,
+              to: contract,
+              data: encodeFunctionData({ abi: testTokenAbi, functionName: "transfer", args: [to, 1_000_000n] }),
+              gas: 80_000n,
+            }),
       );
     }
     for (const raw of raws) await node.public.sendRawTransaction({ serializedTransaction: raw });
     await node.mine(1);
     const mined = await node.public.getBlock({ blockTag: "latest" });
-    if (mined.transactions.length !== TRANSFERS_PER_BLOCK) throw new Error(`block ${mined.number} holds ${mined.transactions.length} transfers, not ${TRANSFERS_PER_BLOCK}`);
+    if (mined.transactions.length !== TRANSFERS_PER_BLOCK)
+      throw new Error(`block ${mined.number} holds ${mined.transactions.length} transfers, not ${TRANSFERS_PER_BLOCK}`);
   }
   return { token, first, issued };
 }
@@ -155,15 +197,30 @@ async function scanAll(node: Anvil, token: Address, first: number, storage: Stor
 }
 
 /** The PostgreSQL server when it answers, else PGlite. */
-async function database(): Promise<{ kind: string; make: (schema: string) => Storage; raw: (sql: string, params?: unknown[]) => Promise<unknown>; close(): Promise<void> }> {
+async function database(): Promise<{
+  kind: string;
+  make: (schema: string) => Storage;
+  raw: (sql: string, params?: unknown[]) => Promise<unknown>;
+  close(): Promise<void>;
+}> {
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 4 });
   try {
     await pool.query("SELECT 1");
-    return { kind: "PostgreSQL server", make: (schema) => postgresStorage({ pool, schema }), raw: (sql, params) => pool.query(sql, params), close: () => pool.end() };
+    return {
+      kind: "PostgreSQL server",
+      make: (schema) => postgresStorage({ pool, schema }),
+      raw: (sql, params) => pool.query(sql, params),
+      close: () => pool.end(),
+    };
   } catch {
     await pool.end().catch(() => undefined);
     const pglite = await PGlite.create();
-    return { kind: "PGlite", make: (schema) => postgresStorage({ pglite, schema }), raw: (sql, params) => pglite.query(sql, params), close: () => pglite.close() };
+    return {
+      kind: "PGlite",
+      make: (schema) => postgresStorage({ pglite, schema }),
+      raw: (sql, params) => pglite.query(sql, params),
+      close: () => pglite.close(),
+    };
   }
 }
 
@@ -174,7 +231,15 @@ async function seededStorage(db: Awaited<ReturnType<typeof database>>, size: num
   const storage = db.make(schema);
   await storage.transaction(async (tx) => {
     for (const [i, address] of issued.entries()) {
-      await tx.insertAddress({ mode: "live", network: "ETH", address, coin: i % 2 === 0 ? "ETH" : "USDT", merchantId: "m_bench", invoiceId: `inv_bench_${i}`, createdAt: Date.now() });
+      await tx.insertAddress({
+        mode: "live",
+        network: "ETH",
+        address,
+        coin: i % 2 === 0 ? "ETH" : "USDT",
+        merchantId: "m_bench",
+        invoiceId: `inv_bench_${i}`,
+        createdAt: Date.now(),
+      });
     }
   });
   await db.raw(

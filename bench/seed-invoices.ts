@@ -19,7 +19,10 @@ const COLUMNS =
   "created_at, updated_at, settle_currency, payment_link_id";
 
 /** Adds invoices numbered `from`..`to` (inclusive) for `merchantId`, in batches of `batch`. */
-export async function seedInvoices(db: Queryable, options: { table: string; merchantId: string; from: number; to: number; batch?: number; now?: number }): Promise<void> {
+export async function seedInvoices(
+  db: Queryable,
+  options: { table: string; merchantId: string; from: number; to: number; batch?: number; now?: number },
+): Promise<void> {
   const batch = options.batch ?? 100_000;
   const now = options.now ?? Date.now();
   for (let start = options.from; start <= options.to; start += batch) {

@@ -27,7 +27,6 @@ const connections = 10;
 const RATIO_TARGET = 0.6;
 const GROWTH_LIMIT = 0.2;
 
-
 type Target = SharedTarget<{ key?: string }>;
 
 const startStorageTarget = (args: string[]): Promise<Target> => startTarget("bench/storage-target.ts", args);
@@ -141,12 +140,14 @@ async function scale(engine: string, place: Place): Promise<void> {
     const growth = small.rps[i]! / large.rps[i]! - 1;
     if (growth > GROWTH_LIMIT) belowTarget++;
     console.log(
-      `${`${engine} ${name}`.padEnd(28)} ${`${(connections / small.rps[i]! * 1000).toFixed(3)} ms @10k`.padStart(16)} ${`${(connections / large.rps[i]! * 1000).toFixed(3)} ms @${large.rows >= 1e6 ? `${large.rows / 1e6}M` : `${large.rows / 1e3}k`}`.padStart(18)} ${`${growth >= 0 ? "+" : ""}${(growth * 100).toFixed(1)}%`.padStart(8)} ${`<=+${GROWTH_LIMIT * 100}%`.padStart(8)}   ${i === 0 ? `seeded in ${large.seedSeconds.toFixed(0)} s  ` : ""}${growth <= GROWTH_LIMIT ? "ok" : "BELOW TARGET"}`,
+      `${`${engine} ${name}`.padEnd(28)} ${`${((connections / small.rps[i]!) * 1000).toFixed(3)} ms @10k`.padStart(16)} ${`${((connections / large.rps[i]!) * 1000).toFixed(3)} ms @${large.rows >= 1e6 ? `${large.rows / 1e6}M` : `${large.rows / 1e3}k`}`.padStart(18)} ${`${growth >= 0 ? "+" : ""}${(growth * 100).toFixed(1)}%`.padStart(8)} ${`<=+${GROWTH_LIMIT * 100}%`.padStart(8)}   ${i === 0 ? `seeded in ${large.seedSeconds.toFixed(0)} s  ` : ""}${growth <= GROWTH_LIMIT ? "ok" : "BELOW TARGET"}`,
     );
   });
 }
 
-console.log(`\nstorage: ${rounds} rounds x ${seconds}s per side, ${connections} connections, node ${process.version}, ${pinned ? "load and targets on separate cores" : "not pinned"}\n`);
+console.log(
+  `\nstorage: ${rounds} rounds x ${seconds}s per side, ${connections} connections, node ${process.version}, ${pinned ? "load and targets on separate cores" : "not pinned"}\n`,
+);
 console.log("endpoint               router req/s   bare req/s   ratio   target   p99 ms (router/bare)   failures");
 const places: Array<[string, Place]> = [];
 for (const engine of engines) {

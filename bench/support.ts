@@ -98,7 +98,11 @@ export interface Comparison {
  * both alike; keeps the medians. A side is a function that runs one measurement, by default of
  * the script's usual length.
  */
-export async function alternate(ours: (duration?: number) => Promise<Sample>, base: (duration?: number) => Promise<Sample>, rounds: number): Promise<Comparison> {
+export async function alternate(
+  ours: (duration?: number) => Promise<Sample>,
+  base: (duration?: number) => Promise<Sample>,
+  rounds: number,
+): Promise<Comparison> {
   await base(1);
   await ours(1);
   const oursSamples: Sample[] = [];

@@ -79,7 +79,6 @@ function eventOfSize(size: number, filler: "lines" | "text" = "lines"): Buffer {
   return body;
 }
 
-
 function opsPerSecond(work: () => unknown, ms: number): number {
   const start = performance.now();
   let operations = 0;
@@ -165,13 +164,20 @@ for (const [label, size, filler] of [
   report(`verifyWebhook ${label} vs node:crypto HMAC + JSON.parse`, result.ours, result.raw, 0.9, "verify/s", result.vsRaw);
   // Where parsing dwarfs hashing, no receiver that parses can be 3x the package: say what the floor gets.
   const parseBound = filler === "lines" && size > 1024;
-  report(`verifyWebhook ${label} vs standardwebhooks verify`, result.ours, result.peer, parseBound ? null : 3, "verify/s", result.vsPeer, `(floor: ${result.rawVsPeer.toFixed(2)}x)`);
+  report(
+    `verifyWebhook ${label} vs standardwebhooks verify`,
+    result.ours,
+    result.peer,
+    parseBound ? null : 3,
+    "verify/s",
+    result.vsPeer,
+    `(floor: ${result.rawVsPeer.toFixed(2)}x)`,
+  );
 }
 
 type Target = SharedTarget;
 
 const startWebhookTarget = (kind: "raw" | "handler"): Promise<Target> => startTarget("bench/webhook-target.ts", [kind, secret]);
-
 
 const httpBody = eventOfSize(1024);
 let sequence = 0;
@@ -200,7 +206,11 @@ async function measure(target: Target, duration = seconds): Promise<Sample> {
 const raw = await startWebhookTarget("raw");
 const handler = await startWebhookTarget("handler");
 console.log(`\nwebhookHandler: ${rounds} rounds x ${seconds}s per side, ${connections} connections, 1 KB events\n`);
-const served = await alternate((duration) => measure(handler, duration), (duration) => measure(raw, duration), rounds);
+const served = await alternate(
+  (duration) => measure(handler, duration),
+  (duration) => measure(raw, duration),
+  rounds,
+);
 report("webhookHandler vs express.raw() route", served.ours, served.base, 0.8, "req/s");
 console.log(`${"  p99 ms (handler/raw), failures".padEnd(NAME_WIDTH)} ${served.p99.padStart(10)} ${String(served.failures).padStart(12)}`);
 

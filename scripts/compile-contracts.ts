@@ -19,10 +19,7 @@ import type { Abi, Hex } from "viem";
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 
 /** What `npx tsx scripts/compile-contracts.ts` compiles when given no paths (relative to the root). */
-export const DEFAULT_SOURCES = [
-  "src/adapters/chain/evm/contracts/ForwarderFactory.sol",
-  "test/fixtures/contracts/TestContracts.sol",
-];
+export const DEFAULT_SOURCES = ["src/adapters/chain/evm/contracts/ForwarderFactory.sol", "test/fixtures/contracts/TestContracts.sol"];
 
 /** The command written into every generated header. */
 export const GENERATE_COMMAND = "npx tsx scripts/compile-contracts.ts";

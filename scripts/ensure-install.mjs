@@ -26,7 +26,9 @@ if (process.argv.includes("--system")) {
   const packages = [
     { name: "litecoind", present: existsSync("/usr/lib/litecoin/litecoind") },
     { name: "chromium", present: existsSync("/usr/bin/chromium") },
-  ].filter((entry) => !entry.present).map((entry) => entry.name);
+  ]
+    .filter((entry) => !entry.present)
+    .map((entry) => entry.name);
   if (packages.length > 0) {
     if (process.getuid?.() === 0 && existsSync("/usr/bin/apt-get")) {
       console.error(`express-crypto-pay: installing ${packages.join(" and ")} for the tests (apt-get)...`);

@@ -41,9 +41,7 @@ export const DEFAULT_CURRENCIES: readonly CurrencyConfig[] = [
     decimals: 8,
     quoteDecimals: 8,
     exchangeMin: "0.0001",
-    networks: [
-      { network: "BTC", name: "Bitcoin", minConfirm: 2, withdrawFee: "0.0001", withdrawMin: "0.0005", depositMin: "0.00005", staticFixedFee: "0" },
-    ],
+    networks: [{ network: "BTC", name: "Bitcoin", minConfirm: 2, withdrawFee: "0.0001", withdrawMin: "0.0005", depositMin: "0.00005", staticFixedFee: "0" }],
   },
   {
     symbol: "ETH",
@@ -53,7 +51,15 @@ export const DEFAULT_CURRENCIES: readonly CurrencyConfig[] = [
     exchangeMin: "0.002",
     networks: [
       { network: "ETH", name: "Ethereum (ERC20)", minConfirm: 12, withdrawFee: "0.001", withdrawMin: "0.005", depositMin: "0.0001", staticFixedFee: "0" },
-      { network: "BSC", name: "BNB Smart Chain (BEP20)", minConfirm: 15, withdrawFee: "0.0002", withdrawMin: "0.002", depositMin: "0.0001", staticFixedFee: "0" },
+      {
+        network: "BSC",
+        name: "BNB Smart Chain (BEP20)",
+        minConfirm: 15,
+        withdrawFee: "0.0002",
+        withdrawMin: "0.002",
+        depositMin: "0.0001",
+        staticFixedFee: "0",
+      },
     ],
   },
   {
@@ -74,9 +80,7 @@ export const DEFAULT_CURRENCIES: readonly CurrencyConfig[] = [
     decimals: 8,
     quoteDecimals: 8,
     exchangeMin: "0.05",
-    networks: [
-      { network: "LTC", name: "Litecoin", minConfirm: 6, withdrawFee: "0.001", withdrawMin: "0.01", depositMin: "0.001", staticFixedFee: "0" },
-    ],
+    networks: [{ network: "LTC", name: "Litecoin", minConfirm: 6, withdrawFee: "0.001", withdrawMin: "0.01", depositMin: "0.001", staticFixedFee: "0" }],
   },
   {
     symbol: "TRX",
@@ -84,9 +88,7 @@ export const DEFAULT_CURRENCIES: readonly CurrencyConfig[] = [
     decimals: 6,
     quoteDecimals: 6,
     exchangeMin: "50",
-    networks: [
-      { network: "TRX", name: "Tron", minConfirm: 19, withdrawFee: "1", withdrawMin: "10", depositMin: "1", staticFixedFee: "0" },
-    ],
+    networks: [{ network: "TRX", name: "Tron", minConfirm: 19, withdrawFee: "1", withdrawMin: "10", depositMin: "1", staticFixedFee: "0" }],
   },
 ];
 

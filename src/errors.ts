@@ -157,13 +157,26 @@ export type WebhookVerificationReason = "missing_header" | "malformed_header" | 
  * The receiver's verification failures: 400 for a request that is broken whoever sent it, 401
  * for one that is not proven to come from the holder of the secret at this time.
  */
-export const WEBHOOK_VERIFICATION_CODES = codesOf(["missing_header", "malformed_header", "invalid_json", "invalid_event", "no_matching_signature", "stale", "future"]) satisfies Record<
-  WebhookVerificationReason,
-  ErrorCodeEntry
->;
+export const WEBHOOK_VERIFICATION_CODES = codesOf([
+  "missing_header",
+  "malformed_header",
+  "invalid_json",
+  "invalid_event",
+  "no_matching_signature",
+  "stale",
+  "future",
+]) satisfies Record<WebhookVerificationReason, ErrorCodeEntry>;
 
 /** `webhookHandler`'s answers that are not verification failures (those are in WEBHOOK_VERIFICATION_CODES). */
-export const WEBHOOK_HANDLER_CODES = codesOf(["unreadable_body", "request_timeout", "in_progress", "payload_too_large", "handler_failed", "body_already_parsed", "dedupe_unavailable"]);
+export const WEBHOOK_HANDLER_CODES = codesOf([
+  "unreadable_body",
+  "request_timeout",
+  "in_progress",
+  "payload_too_large",
+  "handler_failed",
+  "body_already_parsed",
+  "dedupe_unavailable",
+]);
 
 /**
  * A delivery that failed verification. `reason` says which rule failed; `message` says what

@@ -31,12 +31,33 @@ export type {
 export { PaymentError, ERROR_CATALOGUE } from "./errors";
 export type { PaymentErrorType, ErrorBody } from "./errors";
 export { memoryStorage } from "./adapters/storage/memory";
-export type { Storage, StorageReads, StorageTransaction, Scope, PostLedgerResult, PostLedgerOptions, NotableDepositQuery, ApiKeyMatch, WebhookAttemptOutcome } from "./core/ports/storage";
+export type {
+  Storage,
+  StorageReads,
+  StorageTransaction,
+  Scope,
+  PostLedgerResult,
+  PostLedgerOptions,
+  NotableDepositQuery,
+  ApiKeyMatch,
+  WebhookAttemptOutcome,
+} from "./core/ports/storage";
 export { webhookDeliveryId, webhookPayload, fanOut, IN_PROCESS_ENDPOINT } from "./core/ports/fan-out";
 export type { InProcessEventContext, InProcessEventHandlers } from "./delivery/in-process";
 export { sandboxChain } from "./adapters/chain/sandbox";
 export type { SandboxChain } from "./adapters/chain/sandbox";
-export type { ChainAdapter, ChainDeposit, DepositFeedPage, ChainPayoutStatus, ChainHost, ChainStateStore, ChainStateView, IssuedAddress, UnlistedTransfer, AddressUse } from "./core/ports/chain";
+export type {
+  ChainAdapter,
+  ChainDeposit,
+  DepositFeedPage,
+  ChainPayoutStatus,
+  ChainHost,
+  ChainStateStore,
+  ChainStateView,
+  IssuedAddress,
+  UnlistedTransfer,
+  AddressUse,
+} from "./core/ports/chain";
 export { ChainMismatchError } from "./core/ports/chain";
 export { isValidAddress, isValidAddressOfFamily, addressFamily, DEFAULT_ADDRESS_FAMILIES, ANY_CHAIN } from "./adapters/chain/address-rules";
 export type { AddressFamily, AddressRuleOptions, ChainKind } from "./adapters/chain/address-rules";

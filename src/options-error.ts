@@ -15,7 +15,9 @@ import type { z } from "zod";
  */
 export function optionsError(caller: string, error: z.ZodError, separator: " " | ": " = " "): TypeError {
   const problems = error.issues.map((issue) =>
-    issue.code === "unrecognized_keys" ? `unknown option(s) ${issue.keys.join(", ")}` : `${issue.path.map(String).join(".") || "options"}${separator}${issue.message}`,
+    issue.code === "unrecognized_keys"
+      ? `unknown option(s) ${issue.keys.join(", ")}`
+      : `${issue.path.map(String).join(".") || "options"}${separator}${issue.message}`,
   );
   return new TypeError(`${caller}: ${problems.join("; ")}`);
 }

@@ -18,8 +18,7 @@ import {
 const decimalsArb = fc.integer({ min: 0, max: 30 });
 const nonNegative = fc.bigInt({ min: 0n, max: 10n ** 40n });
 const positive = fc.bigInt({ min: 1n, max: 10n ** 30n });
-const digits = (min: number, max: number) =>
-  fc.array(fc.constantFrom(..."0123456789"), { minLength: min, maxLength: max }).map((chars) => chars.join(""));
+const digits = (min: number, max: number) => fc.array(fc.constantFrom(..."0123456789"), { minLength: min, maxLength: max }).map((chars) => chars.join(""));
 
 describe("pow10", () => {
   it("returns 10^n as a bigint", () => {
@@ -79,22 +78,16 @@ describe("parseDecimal", () => {
 
   it("rejects any decimal with more significant places than the scale in exact mode, and rounds it in up/down mode", () => {
     fc.assert(
-      fc.property(
-        digits(1, 20),
-        fc.integer({ min: 0, max: 20 }),
-        digits(0, 10),
-        fc.integer({ min: 1, max: 9 }),
-        (whole, decimals, middle, last) => {
-          // Build a fraction longer than `decimals` whose last digit is non-zero.
-          const fraction = middle.padEnd(decimals, "0") + String(last);
-          const text = `${whole}.${fraction}`;
-          const exact = parseDecimal(text, fraction.length);
-          const shift = pow10(fraction.length - decimals);
-          expect(() => parseDecimal(text, decimals)).toThrow(AmountFormatError);
-          expect(parseDecimal(text, decimals, "down")).toBe(exact / shift);
-          expect(parseDecimal(text, decimals, "up")).toBe(exact / shift + 1n);
-        },
-      ),
+      fc.property(digits(1, 20), fc.integer({ min: 0, max: 20 }), digits(0, 10), fc.integer({ min: 1, max: 9 }), (whole, decimals, middle, last) => {
+        // Build a fraction longer than `decimals` whose last digit is non-zero.
+        const fraction = middle.padEnd(decimals, "0") + String(last);
+        const text = `${whole}.${fraction}`;
+        const exact = parseDecimal(text, fraction.length);
+        const shift = pow10(fraction.length - decimals);
+        expect(() => parseDecimal(text, decimals)).toThrow(AmountFormatError);
+        expect(parseDecimal(text, decimals, "down")).toBe(exact / shift);
+        expect(parseDecimal(text, decimals, "up")).toBe(exact / shift + 1n);
+      }),
     );
   });
 });

@@ -79,12 +79,15 @@ function priceSources(text: string): PriceSource[] {
     binance: (baseUrl) => binance({ ...(baseUrl ? { baseUrl } : {}) }),
     coingecko: (baseUrl) => coingecko({ ...(baseUrl ? { baseUrl } : {}), ...(process.env.COINGECKO_API_KEY ? { apiKey: process.env.COINGECKO_API_KEY } : {}) }),
   };
-  return text.split(",").filter(Boolean).map((entry) => {
-    const [name = "", baseUrl] = entry.trim().split("=");
-    const make = makers[name];
-    if (!make) throw new Error(`PRICE_SOURCES: unknown source "${name}"; use ${Object.keys(makers).join(", ")}`);
-    return make(baseUrl);
-  });
+  return text
+    .split(",")
+    .filter(Boolean)
+    .map((entry) => {
+      const [name = "", baseUrl] = entry.trim().split("=");
+      const make = makers[name];
+      if (!make) throw new Error(`PRICE_SOURCES: unknown source "${name}"; use ${Object.keys(makers).join(", ")}`);
+      return make(baseUrl);
+    });
 }
 
 // Live chains need live prices: the fixed table is for test mode only.
@@ -154,10 +157,14 @@ const server = app.listen(port, () => {
   const address = server.address();
   const base = `http://localhost:${typeof address === "object" && address ? address.port : port}`;
   console.log(`express-crypto-pay example listening on ${base}`);
-  console.log(`storage: ${databaseUrl ? `PostgreSQL server${process.env.PG_SCHEMA ? `, schema ${process.env.PG_SCHEMA}` : ""}` : `embedded PGlite in ${dataDir}`}`);
+  console.log(
+    `storage: ${databaseUrl ? `PostgreSQL server${process.env.PG_SCHEMA ? `, schema ${process.env.PG_SCHEMA}` : ""}` : `embedded PGlite in ${dataDir}`}`,
+  );
   console.log(`demo merchant ${merchant.id}, test API key: ${key}`);
   if (liveKey) console.log(`live chain: ${liveChains.map((chain) => chain.feedId).join(", ")}; live API key (shown once): ${liveKey}`);
-  console.log(`try: curl -X POST ${base}/api/v1/merchants/whitelabel/create -H "Authorization: Bearer ${key}" -H "Content-Type: application/json" -d '{"amount":25,"payCurrency":"USDT","network":"TRX"}'`);
+  console.log(
+    `try: curl -X POST ${base}/api/v1/merchants/whitelabel/create -H "Authorization: Bearer ${key}" -H "Content-Type: application/json" -d '{"amount":25,"payCurrency":"USDT","network":"TRX"}'`,
+  );
 });
 
 for (const signal of ["SIGINT", "SIGTERM"] as const) {

@@ -105,7 +105,7 @@ export class ChainSet {
     if (this.adapters[mode].length > 0) return;
     throw new PaymentError(
       "chain_unavailable",
-      "Live mode has no chain adapter configured: pass `chains` to createPaymentRouter() to accept live payments (see the README, \"Taking real payments\").",
+      'Live mode has no chain adapter configured: pass `chains` to createPaymentRouter() to accept live payments (see the README, "Taking real payments").',
     );
   }
 }
@@ -125,7 +125,7 @@ function servedPairs(adapters: readonly ChainAdapter[], currencies: CurrencyCata
   for (const adapter of adapters) {
     if (mode === "live" && isSandbox(adapter)) {
       throw new TypeError(
-        "createPaymentRouter: the sandbox chain simulates payments and cannot serve live mode; test mode uses it already. Pass a real adapter such as evmChain() from \"express-crypto-pay/evm\".",
+        'createPaymentRouter: the sandbox chain simulates payments and cannot serve live mode; test mode uses it already. Pass a real adapter such as evmChain() from "express-crypto-pay/evm".',
       );
     }
     const feed = adapter.feedId ?? adapter.name;
@@ -140,7 +140,9 @@ function servedPairs(adapters: readonly ChainAdapter[], currencies: CurrencyCata
         const key = pairKey(currency.symbol, network);
         const claimed = served.get(key);
         if (claimed && mode === "live") {
-          throw new TypeError(`createPaymentRouter: ${key} is claimed by two chain adapters ("${claimed.feedId ?? claimed.name}" and "${feed}"); give each pair to one`);
+          throw new TypeError(
+            `createPaymentRouter: ${key} is claimed by two chain adapters ("${claimed.feedId ?? claimed.name}" and "${feed}"); give each pair to one`,
+          );
         }
         if (!claimed) served.set(key, adapter);
       }
@@ -160,7 +162,14 @@ function isSandbox(adapter: ChainAdapter): boolean {
  * kept in the storage's named values under "chain:", locked per name across every instance on
  * the same storage.
  */
-export function chainHost(options: { storage: Storage; currencies: CurrencyCatalog; mode: Mode; logger: Logger; now?: () => number; lateWindowMs?: number }): ChainHost {
+export function chainHost(options: {
+  storage: Storage;
+  currencies: CurrencyCatalog;
+  mode: Mode;
+  logger: Logger;
+  now?: () => number;
+  lateWindowMs?: number;
+}): ChainHost {
   const { storage, currencies, mode, logger } = options;
   const now = options.now ?? Date.now;
   const lateWindowMs = options.lateWindowMs ?? 60 * 60_000;

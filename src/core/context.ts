@@ -24,4 +24,3 @@ export interface CoreContext {
   /** Called after a unit of work that may have queued webhook deliveries committed, so a sender can start soon. */
   onDeliveriesRecorded?: () => void;
 }
-

@@ -32,8 +32,14 @@ export function logDepositNotice(context: CoreContext, { kind, deposit }: Deposi
     const line = `deposit ${deposit.id} credited: ${details.creditedAmount} ${details.creditedAsset} for ${details.amount} ${deposit.coin} to invoice ${deposit.invoiceId}`;
     if (context.logger.info) context.logger.info(line, details);
   } else if (kind === "stray") {
-    context.logger.warn(`stray deposit ${deposit.id} credited: ${details.amount} ${deposit.coin} sent to invoice ${deposit.invoiceId}, which asked for another coin (${details.creditedAmount} ${details.creditedAsset} credited)`, details);
+    context.logger.warn(
+      `stray deposit ${deposit.id} credited: ${details.amount} ${deposit.coin} sent to invoice ${deposit.invoiceId}, which asked for another coin (${details.creditedAmount} ${details.creditedAsset} credited)`,
+      details,
+    );
   } else {
-    context.logger.warn(`deposit ${deposit.id} reversed: it left the chain after it was credited; ${details.creditedAmount} ${details.creditedAsset} taken back from merchant ${deposit.merchantId}`, { ...details, reversals: deposit.reversals + 1 });
+    context.logger.warn(
+      `deposit ${deposit.id} reversed: it left the chain after it was credited; ${details.creditedAmount} ${details.creditedAsset} taken back from merchant ${deposit.merchantId}`,
+      { ...details, reversals: deposit.reversals + 1 },
+    );
   }
 }

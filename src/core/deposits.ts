@@ -113,7 +113,11 @@ export async function applyChainDeposit(context: CoreContext, mode: Mode, report
     // chain (or the sync) was.
     const seen =
       !existing && deposit.status === "CONFIRMED"
-        ? advanceInvoice(received, deposits.map((entry) => (entry.id === deposit.id ? { ...entry, status: "PENDING" as const } : entry)), now)
+        ? advanceInvoice(
+            received,
+            deposits.map((entry) => (entry.id === deposit.id ? { ...entry, status: "PENDING" as const } : entry)),
+            now,
+          )
         : null;
     const after = advanceInvoice(seen?.invoice ?? received, deposits, now);
     await tx.updateInvoice(after.invoice);
@@ -219,7 +223,13 @@ async function settlementRate(context: CoreContext, mode: Mode, issued: AddressR
  * When the coin's balance is below zero (a reversal not yet covered), the credit stays in the
  * coin and covers that shortfall instead: converting it would overdraw the coin.
  */
-async function autoConvert(context: CoreContext, tx: StorageTransaction, deposit: DepositRecord, settlement: { to: Currency; rate: bigint }, now: number): Promise<DepositRecord> {
+async function autoConvert(
+  context: CoreContext,
+  tx: StorageTransaction,
+  deposit: DepositRecord,
+  settlement: { to: Currency; rate: bigint },
+  now: number,
+): Promise<DepositRecord> {
   const from = context.currencies.crypto(deposit.coin)!;
   const net = deposit.amount - deposit.fee;
   const toAmount = convert(context, net, from, settlement.to, settlement.rate);

@@ -48,7 +48,12 @@ export function convert(context: CoreContext, amount: bigint, from: Currency, to
  * The debit and the credit post together or not at all, with the `conversion.completed` event:
  * SUCCESS, or an error and no change.
  */
-export async function createExchange(context: CoreContext, scope: Scope, input: CreateExchangeInput, onCommit?: CommitHook<ExchangeRecord>): Promise<ExchangeRecord> {
+export async function createExchange(
+  context: CoreContext,
+  scope: Scope,
+  input: CreateExchangeInput,
+  onCommit?: CommitHook<ExchangeRecord>,
+): Promise<ExchangeRecord> {
   const from = crypto(context, input.fromCurrency, "fromCurrency");
   const to = crypto(context, input.toCurrency, "toCurrency");
   if (from.symbol === to.symbol) throw new PaymentError("validation_error", "fromCurrency and toCurrency must differ.");

@@ -26,7 +26,9 @@ function canonical(value: unknown): string {
 
 /** The fingerprint of a request: the same key sent with another request is a conflict. */
 export function requestHash(method: string, path: string, body: unknown): string {
-  return createHash("sha256").update(`${method} ${path}\n${canonical(body ?? {})}`).digest("hex");
+  return createHash("sha256")
+    .update(`${method} ${path}\n${canonical(body ?? {})}`)
+    .digest("hex");
 }
 
 /**
@@ -136,7 +138,9 @@ export async function runIdempotent(
   if (!committed) {
     const stored = await context.storage.transaction((tx) => tx.completeIdempotencyKey(scope, key, leaseToken, answer.status, answer.body));
     if (!stored && answer.status < 400) {
-      context.logger.warn(`a request with Idempotency-Key ${JSON.stringify(key)} outlived its lease and a retry took the key over; raise the idempotency lease if requests take this long`);
+      context.logger.warn(
+        `a request with Idempotency-Key ${JSON.stringify(key)} outlived its lease and a retry took the key over; raise the idempotency lease if requests take this long`,
+      );
     }
   }
   return { ...answer, replayed: false };

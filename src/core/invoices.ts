@@ -102,7 +102,12 @@ const MAX_QUOTED_STEPS = 10n ** 15n;
  * Creates an invoice in hosted or whitelabel mode and records `payment.created`. `onCommit`
  * runs in the transaction that stores it (an idempotency key's answer).
  */
-export async function createInvoice(context: CoreContext, scope: Scope, input: CreateInvoiceInput, onCommit?: CommitHook<InvoiceRecord>): Promise<InvoiceRecord> {
+export async function createInvoice(
+  context: CoreContext,
+  scope: Scope,
+  input: CreateInvoiceInput,
+  onCommit?: CommitHook<InvoiceRecord>,
+): Promise<InvoiceRecord> {
   const amount = parseAmountIn(context, input.amount, input.amountCurrency);
   // Live invoices need a chain to ever be paid, so refuse them up front rather than strand them.
   context.chains.requireAny(scope.mode);
@@ -166,12 +171,7 @@ type PaymentMethod = Pick<InvoiceRecord, "coin" | "network" | "rate" | "rateAt" 
  * payAmount (refusing one below the network's depositMin) and issues an address. Whitelabel
  * invoices do it at creation; hosted ones when the payer picks a coin.
  */
-async function quotePaymentMethod(
-  context: CoreContext,
-  invoice: InvoiceRecord,
-  payCurrency: string,
-  network: string | null,
-): Promise<PaymentMethod> {
+async function quotePaymentMethod(context: CoreContext, invoice: InvoiceRecord, payCurrency: string, network: string | null): Promise<PaymentMethod> {
   const resolved = resolveNetwork(context, payCurrency, network, invoice.mode);
   const { currency } = resolved;
   const networkCode = resolved.network.network;
@@ -196,13 +196,22 @@ const ADDRESS_ATTEMPTS = 3;
  * when the one it handed out again went to another invoice meanwhile (two payers at once, the
  * adapter reusing the same expired address for both): the loser gets the adapter's next choice.
  */
-async function withFreshAddress<T>(context: CoreContext, method: Pick<InvoiceRecord, "id" | "merchantId" | "mode" | "coin" | "network" | "address">, save: () => Promise<T>): Promise<T> {
+async function withFreshAddress<T>(
+  context: CoreContext,
+  method: Pick<InvoiceRecord, "id" | "merchantId" | "mode" | "coin" | "network" | "address">,
+  save: () => Promise<T>,
+): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await save();
     } catch (error) {
       if (!(error instanceof AddressTakenError) || method.address === null) throw error;
-      const busy = () => new PaymentError("chain_unavailable", `No ${method.coin} deposit address is free right now: other payments took the ones that could be issued. Please try again.`, { cause: error });
+      const busy = () =>
+        new PaymentError(
+          "chain_unavailable",
+          `No ${method.coin} deposit address is free right now: other payments took the ones that could be issued. Please try again.`,
+          { cause: error },
+        );
       if (attempt >= ADDRESS_ATTEMPTS) throw busy();
       const chain = context.chains.require(method.mode, method.coin!, method.network!);
       const refused = method.address;
@@ -317,7 +326,12 @@ export function advanceInvoice(invoice: InvoiceRecord, deposits: readonly Machin
  * Re-evaluates a locked invoice inside `tx` against its stored deposits and the clock, and
  * saves the result with its events (run `tx` through withOutbox). Returns the invoice as saved.
  */
-export async function settleLockedInvoice(context: CoreContext, tx: StorageTransaction, invoice: InvoiceRecord, deposits?: DepositRecord[]): Promise<InvoiceRecord> {
+export async function settleLockedInvoice(
+  context: CoreContext,
+  tx: StorageTransaction,
+  invoice: InvoiceRecord,
+  deposits?: DepositRecord[],
+): Promise<InvoiceRecord> {
   const { invoice: next, steps } = advanceInvoice(invoice, deposits ?? (await tx.listDepositsForInvoice(invoice.id)), context.now());
   if (steps.length === 0) return invoice;
   await tx.updateInvoice(next);

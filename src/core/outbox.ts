@@ -5,7 +5,11 @@ import { IN_PROCESS_ENDPOINT, pendingDelivery, webhookDeliveryId, webhookPayload
 import type { EventRecord, WebhookDeliveryRecord, WebhookEndpointRecord } from "./ports/records";
 
 /** A pending delivery of one event to one endpoint, due now (the test event: one endpoint, its own id). */
-export function newDelivery(endpoint: WebhookEndpointRecord, event: Pick<EventRecord, "id" | "type" | "createdAt" | "data">, now: number): WebhookDeliveryRecord {
+export function newDelivery(
+  endpoint: WebhookEndpointRecord,
+  event: Pick<EventRecord, "id" | "type" | "createdAt" | "data">,
+  now: number,
+): WebhookDeliveryRecord {
   return pendingDelivery(newId("msg"), endpoint, event, webhookPayload(event), now);
 }
 
@@ -26,7 +30,13 @@ export async function recordEvents(context: CoreContext, tx: StorageTransaction,
   const inProcess = events
     .filter((event) => handled.has(event.type))
     .map((event) =>
-      pendingDelivery(webhookDeliveryId(event.id, IN_PROCESS_ENDPOINT), { id: IN_PROCESS_ENDPOINT, merchantId: event.merchantId, mode: event.mode }, event, webhookPayload(event), now),
+      pendingDelivery(
+        webhookDeliveryId(event.id, IN_PROCESS_ENDPOINT),
+        { id: IN_PROCESS_ENDPOINT, merchantId: event.merchantId, mode: event.mode },
+        event,
+        webhookPayload(event),
+        now,
+      ),
     );
   if (inProcess.length > 0) await tx.insertWebhookDeliveries(inProcess);
 }

@@ -1,4 +1,4 @@
-import type { ChainAdapter } from "./ports/chain";
+import type { ChainAdapter, ChainPayoutStatus } from "./ports/chain";
 import type { Scope, StorageTransaction } from "./ports/storage";
 import { notFound, PaymentError } from "../errors";
 import { formatDecimal } from "../money";
@@ -198,7 +198,7 @@ export async function progressPayouts(context: CoreContext, mode: Mode, chain: C
 /** Sends one payout or settles it from the chain's report; true when its state changed. */
 async function progressPayout(context: CoreContext, chain: ChainAdapter, payout: PayoutRecord, failures: unknown[]): Promise<boolean> {
   if (payout.txHash === null) return (await broadcast(context, payout, undefined, failures)) !== null;
-  let report;
+  let report: ChainPayoutStatus;
   try {
     report = await chain.getPayoutStatus({ payoutId: payout.id, txHash: payout.txHash, coin: payout.coin, network: payout.network });
   } catch (error) {
@@ -208,7 +208,7 @@ async function progressPayout(context: CoreContext, chain: ChainAdapter, payout:
   if (report.status === "pending") return false;
   return withOutbox(context, async (tx) => {
     const current = await tx.lockPayout(payout.id);
-    if (!current || current.status !== "PROCESSING") return false;
+    if (current?.status !== "PROCESSING") return false;
     const now = context.now();
     if (report.status === "confirmed") {
       const completed: PayoutRecord = { ...current, status: "COMPLETED", updatedAt: now };

@@ -1,6 +1,6 @@
 import { PaymentError } from "../errors";
 import { AmountFormatError, parseDecimal, RATE_DECIMALS } from "../money";
-import { PriceUnavailableError } from "./ports/pricing";
+import { PriceUnavailableError, type Rate } from "./ports/pricing";
 import type { CoreContext } from "./context";
 
 /** A rate with where it came from. */
@@ -25,7 +25,7 @@ export async function quoteRate(context: CoreContext, base: string, quote: strin
 /** {@link quoteRate} with the rate's time and sources, which invoices record. */
 export async function quoteRateDetails(context: CoreContext, base: string, quote: string): Promise<QuotedRate> {
   if (base === quote) return { rate: 10n ** BigInt(RATE_DECIMALS), at: context.now(), sources: [] };
-  let answer;
+  let answer: Rate | null;
   try {
     answer = await context.pricing.getRate(base, quote);
   } catch (error) {

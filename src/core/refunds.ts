@@ -104,7 +104,10 @@ export async function createRefund(context: CoreContext, scope: Scope, input: Cr
           await tx.lockInvoice(invoice.id);
           const left = await leftNow(tx);
           if (wanted > left) {
-            throw new PaymentError("validation_error", `Invalid request: amount: ${what} has ${formatDecimal(left < 0n ? 0n : left, decimals)} ${coin} left to refund.`);
+            throw new PaymentError(
+              "validation_error",
+              `Invalid request: amount: ${what} has ${formatDecimal(left < 0n ? 0n : left, decimals)} ${coin} left to refund.`,
+            );
           }
         },
       },

@@ -100,7 +100,12 @@ export class BackgroundWork {
     const failures = new FailureLog(context.logger);
     const { storage } = context;
     this.schedules.push(
-      new Schedule("idempotency-key cleanup", null, [["idempotencyKeysExpired", () => storage.transaction((tx) => tx.deleteExpiredIdempotencyKeys(context.now(), 1000))]], failures),
+      new Schedule(
+        "idempotency-key cleanup",
+        null,
+        [["idempotencyKeysExpired", () => storage.transaction((tx) => tx.deleteExpiredIdempotencyKeys(context.now(), 1000))]],
+        failures,
+      ),
     );
     for (const mode of MODES) {
       this.schedules.push(new Schedule(`invoice expiry (${mode})`, mode, [["invoicesExpired", () => expireDueInvoices(context, mode)]], failures));
@@ -132,7 +137,9 @@ export class BackgroundWork {
    * together once all rounds ended: one failing part never stops the others.
    */
   async tick(mode?: Mode): Promise<TickReport> {
-    const rounds = await Promise.all(this.schedules.filter((schedule) => mode === undefined || schedule.mode === null || schedule.mode === mode).map((schedule) => schedule.round()));
+    const rounds = await Promise.all(
+      this.schedules.filter((schedule) => mode === undefined || schedule.mode === null || schedule.mode === mode).map((schedule) => schedule.round()),
+    );
     const report: TickReport = { depositsApplied: 0, invoicesExpired: 0, payoutsProgressed: 0, idempotencyKeysExpired: 0, chainTasks: 0 };
     const failures: unknown[] = [];
     for (const round of rounds) {

@@ -45,7 +45,21 @@ export async function recordUnlistedTransfer(
   logger.warn(
     `unlisted token received on ${transfer.network}: ${transfer.amount} raw units of token contract ${transfer.token} to ${transfer.address} ` +
       `(invoice ${issued.invoiceId}, merchant ${issued.merchantId}) in tx ${transfer.txHash}; not credited, never swept: it stays at the deposit address`,
-    { unlistedTransfer: { id: record.id, mode, network: record.network, token: record.token, address: record.address, txHash: record.txHash, logIndex: record.logIndex, amount: String(record.amount), blockNumber: record.blockNumber, merchantId: record.merchantId, invoiceId: record.invoiceId } },
+    {
+      unlistedTransfer: {
+        id: record.id,
+        mode,
+        network: record.network,
+        token: record.token,
+        address: record.address,
+        txHash: record.txHash,
+        logIndex: record.logIndex,
+        amount: String(record.amount),
+        blockNumber: record.blockNumber,
+        merchantId: record.merchantId,
+        invoiceId: record.invoiceId,
+      },
+    },
   );
 }
 

@@ -149,7 +149,12 @@ function samplePayment(scope: Scope, now: number): InvoiceRecord {
  * Sends a test event to one endpoint (whatever it subscribes to): a `payment.created` of a
  * sample payment, marked `test: true`, through the normal delivery path.
  */
-export async function sendTestEvent(context: CoreContext, scope: Scope, id: string, onCommit?: CommitHook<WebhookDeliveryRecord>): Promise<WebhookDeliveryRecord> {
+export async function sendTestEvent(
+  context: CoreContext,
+  scope: Scope,
+  id: string,
+  onCommit?: CommitHook<WebhookDeliveryRecord>,
+): Promise<WebhookDeliveryRecord> {
   return withOutbox(context, async (tx) => {
     const endpoint = await tx.lockWebhookEndpoint(id);
     if (!endpoint || endpoint.merchantId !== scope.merchantId || endpoint.mode !== scope.mode) throw notFound("webhook endpoint", id);

@@ -60,7 +60,13 @@ export function asksToAbort(header: string | string[] | undefined): boolean {
  * schedule has run out: `schedule[attempts - 1]` spread by +-`jitter`, and never sooner than a
  * Retry-After (capped at RETRY_AFTER_MAX_MS).
  */
-export function retryDelay(schedule: readonly number[], attempts: number, jitter: number, retryAfterMs: number | null, random: () => number = Math.random): number | null {
+export function retryDelay(
+  schedule: readonly number[],
+  attempts: number,
+  jitter: number,
+  retryAfterMs: number | null,
+  random: () => number = Math.random,
+): number | null {
   const base = schedule[attempts - 1];
   if (base === undefined) return null;
   const spread = base * jitter * (random() * 2 - 1);

@@ -46,7 +46,9 @@ export async function runInProcessHandler(
     if (!parsed.success) return { kind: "final", error: `the event does not match its schema: ${parsed.error.issues[0]?.message}` };
     let timer: NodeJS.Timeout | undefined;
     const timedOut = new Promise<typeof TIMED_OUT>((resolve) => (timer = setTimeout(resolve, timeoutMs, TIMED_OUT)));
-    const run = Promise.resolve(handler(parsed.data, { id: delivery.id, attempt: delivery.attempts + 1, merchantId: delivery.merchantId, mode: delivery.mode }));
+    const run = Promise.resolve(
+      handler(parsed.data, { id: delivery.id, attempt: delivery.attempts + 1, merchantId: delivery.merchantId, mode: delivery.mode }),
+    );
     const outcome = await Promise.race([run, timedOut]).finally(() => clearTimeout(timer));
     if (outcome === TIMED_OUT) return { kind: "retry", error: `the in-process handler did not finish within ${timeoutMs} ms`, retryAfterMs: null };
     return { kind: "delivered" };

@@ -240,7 +240,7 @@ export class WebhookSender {
   /** Attempts a claimed delivery, with in-process retries if configured, and records each attempt. */
   private async deliver(delivery: WebhookDeliveryRecord, endpoint: WebhookEndpointRecord | null): Promise<void> {
     const inProcess = delivery.endpointId === IN_PROCESS_ENDPOINT;
-    if (!inProcess && (!endpoint || endpoint.status !== "enabled")) {
+    if (!inProcess && endpoint?.status !== "enabled") {
       return this.record(delivery, null, { status: "failed", error: endpoint ? "the endpoint is disabled" : "the endpoint was deleted" });
     }
     let attempts = delivery.attempts;
@@ -315,7 +315,12 @@ export class WebhookSender {
    * and the delivery left to whoever holds it, except that a success always marks it succeeded
    * (the message did arrive).
    */
-  private async record(delivery: WebhookDeliveryRecord, result: AttemptResult | null, outcome: Settlement, goneEndpoint?: WebhookEndpointRecord): Promise<void> {
+  private async record(
+    delivery: WebhookDeliveryRecord,
+    result: AttemptResult | null,
+    outcome: Settlement,
+    goneEndpoint?: WebhookEndpointRecord,
+  ): Promise<void> {
     const now = this.context.now();
     await this.context.storage.transaction(async (tx) => {
       if (result) {

@@ -145,7 +145,8 @@ function refuseDeepNesting(text: string): void {
   for (let index = 0; index < text.length; index++) {
     const code = text.charCodeAt(index);
     if (inString) {
-      if (code === 0x5c) index++; // backslash: skip the escaped character
+      if (code === 0x5c)
+        index++; // backslash: skip the escaped character
       else if (code === 0x22) inString = false;
     } else if (code === 0x22) {
       inString = true;

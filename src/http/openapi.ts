@@ -51,7 +51,8 @@ const EVENT_MEANINGS: Record<EventType, string> = {
     "A coin other than the payment's was sent to its address and credited to the balance in that coin, less the fee. It does not count toward the payment (see `deposits`); refund it with POST /v1/refunds and its `depositId`.",
   "payment.reversed":
     "A credited deposit left the chain in a reorg deeper than its confirmations: its credit was taken back (the balance may be below zero) and `reversedAmount` shows it. Hold the goods.",
-  "payment.deposit_dropped": "A deposit seen but not yet final left the chain (reorg, replaced or double-spent): it no longer counts, and the payment went back as if it had never come.",
+  "payment.deposit_dropped":
+    "A deposit seen but not yet final left the chain (reorg, replaced or double-spent): it no longer counts, and the payment went back as if it had never come.",
   "payout.processing": "A withdrawal was created: amount and fee are debited from the balance; it is on its way to the chain.",
   "payout.completed": "The withdrawal is confirmed on-chain (`txHash`).",
   "payout.failed": "The chain refused the withdrawal (`failureReason`); amount and fee are credited back.",
@@ -63,9 +64,11 @@ const EVENT_MEANINGS: Record<EventType, string> = {
 
 /** What each event's `data` is, by the list its type is in: the resource's /v1 schema and name. */
 function dataOf(type: EventType): { schema: z.ZodType; what: string } {
-  if ((PAYMENT_EVENT_TYPES as readonly string[]).includes(type)) return { schema: payment, what: "the payment right after the change, with `metadata.orderId` when one was given" };
+  if ((PAYMENT_EVENT_TYPES as readonly string[]).includes(type))
+    return { schema: payment, what: "the payment right after the change, with `metadata.orderId` when one was given" };
   if ((PAYOUT_EVENT_TYPES as readonly string[]).includes(type)) return { schema: withdrawal, what: "the withdrawal right after the change" };
-  if ((REFUND_EVENT_TYPES as readonly string[]).includes(type)) return { schema: refund, what: "the refund right after the change (`paymentId` is the payment refunded)" };
+  if ((REFUND_EVENT_TYPES as readonly string[]).includes(type))
+    return { schema: refund, what: "the refund right after the change (`paymentId` is the payment refunded)" };
   return { schema: conversion, what: "the conversion" };
 }
 
@@ -120,13 +123,10 @@ function errorResponses(): Record<string, ZodOpenApiResponseObject> {
 }
 
 const idempotencyHeader = z.object({
-  "Idempotency-Key": z
-    .string()
-    .optional()
-    .meta({
-      description:
-        "Makes the request safe to retry: the same key with the same body replays the first answer (with `Idempotent-Replayed: true`), the same key with another body is 409. Scoped to the merchant and mode, kept 24 h.",
-    }),
+  "Idempotency-Key": z.string().optional().meta({
+    description:
+      "Makes the request safe to retry: the same key with the same body replays the first answer (with `Idempotent-Replayed: true`), the same key with another body is 409. Scoped to the merchant and mode, kept 24 h.",
+  }),
 });
 
 /** True for an object schema without fields (`{}`): the route takes no input there. */
@@ -188,7 +188,10 @@ function webhookEntries(): ZodOpenApiPathsObject {
       type,
       {
         post: {
-          operationId: `event${type.split(".").map((word) => word[0]!.toUpperCase() + word.slice(1)).join("")}`,
+          operationId: `event${type
+            .split(".")
+            .map((word) => word[0]!.toUpperCase() + word.slice(1))
+            .join("")}`,
           summary: type,
           description:
             `${EVENT_MEANINGS[type]}\n\nThe body's \`data\` is ${dataOf(type).what}. ` +
@@ -209,7 +212,10 @@ function webhookEntries(): ZodOpenApiPathsObject {
             },
           },
           responses: {
-            "2XX": { description: "Received. Answer only after the event is handled: anything else (or no answer in 15 s) is retried with backoff, after at least a `Retry-After` if you send one. Any other answer with the header `webhook-delivery: abort-message` stops the retries of this one message." },
+            "2XX": {
+              description:
+                "Received. Answer only after the event is handled: anything else (or no answer in 15 s) is retried with backoff, after at least a `Retry-After` if you send one. Any other answer with the header `webhook-delivery: abort-message` stops the retries of this one message.",
+            },
             "410": { description: "Gone: disables the endpoint; no more deliveries are sent to it." },
           },
         },
@@ -274,7 +280,8 @@ export function buildOpenApiDocument(apis: readonly MountedApi[]): OpenApiDocume
         // gain fields in a minor version: the document must not tell clients to reject them.
         // A named resource is also the `data` of a webhook event (a request body of the document's
         // webhooks, so read as input): open there too, so both uses share one component.
-        if ((io === "output" || z.globalRegistry.get(zodSchema)?.id !== undefined) && jsonSchema.additionalProperties === false) delete jsonSchema.additionalProperties;
+        if ((io === "output" || z.globalRegistry.get(zodSchema)?.id !== undefined) && jsonSchema.additionalProperties === false)
+          delete jsonSchema.additionalProperties;
         // format: date-time says it; zod's long regex only clutters the reference.
         if (jsonSchema.format === "date-time") delete jsonSchema.pattern;
       },

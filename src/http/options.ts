@@ -100,14 +100,25 @@ export interface PaymentRouterOptions {
 
 const method = (name: string) => z.custom<(...args: never[]) => unknown>((value) => typeof value === "function", { error: `must have a ${name}() method` });
 
-const adapter = (methods: string[]) =>
-  z.looseObject(Object.fromEntries(methods.map((name) => [name, method(name)])));
+const adapter = (methods: string[]) => z.looseObject(Object.fromEntries(methods.map((name) => [name, method(name)])));
 
 const chainAdapter = adapter(["supports", "createAddress", "isValidAddress", "pollDeposits", "sendPayout", "getPayoutStatus"]);
 
-const rateLimit = z.union([z.strictObject({ limit: z.int().min(1).max(1_000_000), windowSeconds: z.number().positive().max(7 * 24 * 3600) }), z.literal(false)], {
-  error: "must be { limit, windowSeconds } (a whole number from 1, and seconds up to a week) or false",
-});
+const rateLimit = z.union(
+  [
+    z.strictObject({
+      limit: z.int().min(1).max(1_000_000),
+      windowSeconds: z
+        .number()
+        .positive()
+        .max(7 * 24 * 3600),
+    }),
+    z.literal(false),
+  ],
+  {
+    error: "must be { limit, windowSeconds } (a whole number from 1, and seconds up to a week) or false",
+  },
+);
 
 const optionsSchema = z.strictObject({
   storage: adapter(["transaction", "getInvoice", "findApiKeyByHash", "close"]).optional(),
@@ -121,17 +132,34 @@ const optionsSchema = z.strictObject({
     .url({ protocol: /^https?$/, error: "must be an absolute http(s) URL such as https://shop.example" })
     .refine((value) => !/[?#]/.test(value), { error: "must not have a query or fragment" })
     .optional(),
-  mountPath: z.string().regex(/^\/[\w\-./~%]*$/, { error: 'must be a path such as "/payments"' }).optional(),
+  mountPath: z
+    .string()
+    .regex(/^\/[\w\-./~%]*$/, { error: 'must be a path such as "/payments"' })
+    .optional(),
   bodyLimit: z.union([z.int().positive(), z.string().regex(/^\d+(b|kb|mb)?$/i, { error: 'must be bytes or a size like "100kb"' })]).optional(),
-  bodyTimeoutMs: z.int().min(1).max(10 * 60 * 1000).optional(),
+  bodyTimeoutMs: z
+    .int()
+    .min(1)
+    .max(10 * 60 * 1000)
+    .optional(),
   backgroundIntervalMs: z.union([z.int().min(10), z.literal(false)]).optional(),
-  lateWindowMinutes: z.number().min(0).max(7 * 24 * 60).optional(),
+  lateWindowMinutes: z
+    .number()
+    .min(0)
+    .max(7 * 24 * 60)
+    .optional(),
   now: method("now").optional(),
   logger: adapter(["warn", "error"]).optional(),
-  idempotency: z.strictObject({ leaseMs: z.int().min(1).max(24 * 60 * 60 * 1000) }).partial().optional(),
-  on: z
-    .strictObject(Object.fromEntries(EVENT_TYPES.map((type) => [type, method("call").optional()])))
+  idempotency: z
+    .strictObject({
+      leaseMs: z
+        .int()
+        .min(1)
+        .max(24 * 60 * 60 * 1000),
+    })
+    .partial()
     .optional(),
+  on: z.strictObject(Object.fromEntries(EVENT_TYPES.map((type) => [type, method("call").optional()]))).optional(),
   paymentLinks: z
     .strictObject({
       perClient: rateLimit,
@@ -147,11 +175,19 @@ const optionsSchema = z.strictObject({
       inProcessRetryMaxMs: z.int().min(0),
       concurrency: z.int().min(1).max(10_000),
       concurrencyPerEndpoint: z.int().min(1).max(1000),
-      leaseMs: z.int().min(1000).max(24 * 60 * 60 * 1000),
+      leaseMs: z
+        .int()
+        .min(1000)
+        .max(24 * 60 * 60 * 1000),
       intervalMs: z.union([z.int().min(10), z.literal(false)]),
       allowPrivateUrls: z.boolean(),
-      lookup: z.custom<(...args: never[]) => unknown>((value) => typeof value === "function", { error: "must be a function (hostname) => Promise<Array<{ address, family }>>" }),
-      rotationOverlapMinutes: z.number().min(0).max(30 * 24 * 60),
+      lookup: z.custom<(...args: never[]) => unknown>((value) => typeof value === "function", {
+        error: "must be a function (hostname) => Promise<Array<{ address, family }>>",
+      }),
+      rotationOverlapMinutes: z
+        .number()
+        .min(0)
+        .max(30 * 24 * 60),
     })
     .partial()
     .optional(),
@@ -166,7 +202,9 @@ export function checkOptions(options: unknown): PaymentRouterOptions {
   // The router's messages read "mountPath: must be ...", the adapters' "rpcUrl must be ...".
   if (!result.success) throw optionsError("createPaymentRouter", result.error, ": ");
   if (result.data.storage && result.data.dataDir) {
-    throw new TypeError("createPaymentRouter: dataDir is where the default storage keeps its files; with storage given it would be ignored, so pass one or the other");
+    throw new TypeError(
+      "createPaymentRouter: dataDir is where the default storage keeps its files; with storage given it would be ignored, so pass one or the other",
+    );
   }
   if (result.data.chain && result.data.chains) {
     throw new TypeError("createPaymentRouter: pass live chains as `chains: [...]` or one as `chain`, not both");

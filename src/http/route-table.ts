@@ -51,7 +51,12 @@ export interface RouteSteps {
   readBody: (req: Request, res: Response) => Promise<void>;
   authenticate: (req: Request) => Promise<Caller>;
   /** Runs a creating request once per `Idempotency-Key`, replaying its stored answer after. */
-  idempotency?: (scope: Scope, key: string, requestHash: string, work: (claim: KeyClaim) => Promise<StoredAnswer>) => Promise<StoredAnswer & { replayed: boolean }>;
+  idempotency?: (
+    scope: Scope,
+    key: string,
+    requestHash: string,
+    work: (claim: KeyClaim) => Promise<StoredAnswer>,
+  ) => Promise<StoredAnswer & { replayed: boolean }>;
 }
 
 /**
@@ -141,9 +146,17 @@ export class RouteTable {
   private add(method: Method, path: string, route: Route, docs: RouteDocs | undefined): void {
     const segments = path.split("/").slice(1);
     const pathParams = segments.filter((segment) => segment.startsWith(":")).map((segment) => segment.slice(1));
-    const openApiPath = "/" + segments.map((segment) => (segment.startsWith(":") ? `{${segment.slice(1)}}` : segment)).join("/");
+    const openApiPath = `/${segments.map((segment) => (segment.startsWith(":") ? `{${segment.slice(1)}}` : segment)).join("/")}`;
     const inputIn = method === "POST" ? "body" : method === "GET" ? "query" : "none";
-    this.registry.set(`${method} ${openApiPath}`, { method, path: openApiPath, pathParams, input: route.schema, inputIn, idempotent: route.idempotent ?? false, docs });
+    this.registry.set(`${method} ${openApiPath}`, {
+      method,
+      path: openApiPath,
+      pathParams,
+      input: route.schema,
+      inputIn,
+      idempotent: route.idempotent ?? false,
+      docs,
+    });
     const dynamic = segments.some((segment) => segment.startsWith(":"));
     let entry = dynamic ? this.patterns.find((candidate) => candidate.segments.join("/") === segments.join("/")) : this.exact.get(path);
     if (!entry) {
@@ -193,7 +206,17 @@ export class RouteTable {
       const caller = await this.steps.authenticate(req);
       const key = req.headers["idempotency-key"];
       const input = req.method === "GET" ? queryOf(req) : req.body;
-      const answer = await this.run({ path, found, route, method: req.method as Method, caller, input, key: typeof key === "string" ? key : undefined, req, res });
+      const answer = await this.run({
+        path,
+        found,
+        route,
+        method: req.method as Method,
+        caller,
+        input,
+        key: typeof key === "string" ? key : undefined,
+        req,
+        res,
+      });
       if (answer.replayed) res.setHeader("Idempotent-Replayed", "true");
       sendRawJson(res, answer.status, answer.body);
     });

@@ -169,14 +169,15 @@ export function createPaymentRouter(options: PaymentRouterOptions = {}): Payment
     if (publicOrigin) return publicOrigin;
     if (!hostWarned) {
       hostWarned = true;
-      logger.warn("publicUrl is not set: payment and checkout URLs are built from each request's Host header, which a client controls. Set createPaymentRouter({ publicUrl }) (live chains require it).");
+      logger.warn(
+        "publicUrl is not set: payment and checkout URLs are built from each request's Host header, which a client controls. Set createPaymentRouter({ publicUrl }) (live chains require it).",
+      );
     }
     return `${req.protocol}://${req.get("host")}`;
   };
   // In-process calls have no request: their links are publicUrl and the configured mount path.
   const mountPath = (settings.mountPath ?? "/").replace(/\/+$/, "");
-  const publicBase = (req: express.Request | undefined) =>
-    req ? `${origin(req)}${req.baseUrl.replace(/\/(api\/)?v1$/, "")}` : `${publicOrigin}${mountPath}`;
+  const publicBase = (req: express.Request | undefined) => (req ? `${origin(req)}${req.baseUrl.replace(/\/(api\/)?v1$/, "")}` : `${publicOrigin}${mountPath}`);
   const paymentUrl: PaymentUrlBuilder = ({ req }, invoiceId) => `${publicBase(req)}/pay/${invoiceId}`;
 
   const bodyTimeoutMs = settings.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS;
@@ -199,9 +200,22 @@ export function createPaymentRouter(options: PaymentRouterOptions = {}): Payment
   router.use(responseHeaders);
   router.use("/api/v1", merchantApi.dispatcher(), errorHandler(context.logger));
   router.use("/v1", providerApi.dispatcher(), errorHandler(context.logger));
-  router.use(payLinkRoutes(context, (req, invoiceId) => `${publicBase(req)}/pay/${invoiceId}`, { ...settings.paymentLinks, secure: publicOrigin?.startsWith("https:") ?? false, bodyTimeoutMs }));
+  router.use(
+    payLinkRoutes(context, (req, invoiceId) => `${publicBase(req)}/pay/${invoiceId}`, {
+      ...settings.paymentLinks,
+      secure: publicOrigin?.startsWith("https:") ?? false,
+      bodyTimeoutMs,
+    }),
+  );
   router.use("/pay", payPageRoutes(context, { publicUrl: settings.publicUrl, bodyTimeoutMs }));
-  mountApiReference(router, [{ prefix: "/api/v1", table: merchantApi }, { prefix: "/v1", table: providerApi }], { publicUrl: settings.publicUrl, logger: context.logger });
+  mountApiReference(
+    router,
+    [
+      { prefix: "/api/v1", table: merchantApi },
+      { prefix: "/v1", table: providerApi },
+    ],
+    { publicUrl: settings.publicUrl, logger: context.logger },
+  );
 
   if (settings.backgroundIntervalMs !== false) background.start(settings.backgroundIntervalMs ?? 5000);
   sender.start();
@@ -255,8 +269,8 @@ function refuseFixedLivePrices(pricing: PricingAdapter, live: boolean, given: bo
   if (!live || !fixed || fixed.allowLive) return;
   throw new TypeError(
     given
-      ? "createPaymentRouter: live chains would quote from staticPricing()'s fixed table. Pass live prices (exchangeRates() from \"express-crypto-pay/rates\"), or staticPricing({ allowLive: true }) if you really mean fixed prices in live mode"
-      : "createPaymentRouter: live chains need live prices, and the default pricing is a fixed table (BTC = 60000 USD). Pass pricing: exchangeRates({ sources: [...] }) from \"express-crypto-pay/rates\", or staticPricing({ allowLive: true }) if you really mean fixed prices",
+      ? 'createPaymentRouter: live chains would quote from staticPricing()\'s fixed table. Pass live prices (exchangeRates() from "express-crypto-pay/rates"), or staticPricing({ allowLive: true }) if you really mean fixed prices in live mode'
+      : 'createPaymentRouter: live chains need live prices, and the default pricing is a fixed table (BTC = 60000 USD). Pass pricing: exchangeRates({ sources: [...] }) from "express-crypto-pay/rates", or staticPricing({ allowLive: true }) if you really mean fixed prices',
   );
 }
 
@@ -264,12 +278,20 @@ function refuseFixedLivePrices(pricing: PricingAdapter, live: boolean, given: bo
 function inProcessApi(api: RouteTable, context: CoreContext, settings: PaymentRouterOptions, merchantId: string, mode: Mode): PaymentResources {
   if (mode !== "test" && mode !== "live") throw new TypeError(`forMerchant: mode must be "test" or "live", not ${JSON.stringify(mode)}`);
   if (!settings.publicUrl) {
-    throw new TypeError("forMerchant: in-process calls build payment links without a request to take the host from; set createPaymentRouter({ publicUrl }) (and mountPath if the router is not mounted at /)");
+    throw new TypeError(
+      "forMerchant: in-process calls build payment links without a request to take the host from; set createPaymentRouter({ publicUrl }) (and mountPath if the router is not mounted at /)",
+    );
   }
   return paymentResources(async (call) => {
     // Read per call, as an API key is: the merchant's settings (settleCurrency) may change.
     const merchant = await context.storage.getMerchant(merchantId);
     if (!merchant) throw new PaymentError("invalid_api_key", `forMerchant: no merchant with id ${JSON.stringify(merchantId)}.`);
-    return api.invoke({ method: call.method, path: call.path, input: call.input, caller: { scope: { merchantId, mode }, merchant }, idempotencyKey: call.idempotencyKey });
+    return api.invoke({
+      method: call.method,
+      path: call.path,
+      input: call.input,
+      caller: { scope: { merchantId, mode }, merchant },
+      idempotencyKey: call.idempotencyKey,
+    });
   });
 }

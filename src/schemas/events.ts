@@ -60,7 +60,10 @@ const string = field(z.string(), (value) => typeof value === "string");
 const boolean = field(z.boolean(), (value) => typeof value === "boolean");
 /** A decimal string as the service writes amounts: exact, no exponent, no grouping. */
 const decimal = field(z.string().regex(DECIMAL, { error: "must be a decimal string" }), (value) => typeof value === "string" && DECIMAL.test(value));
-const isoTime = field(z.string().regex(ISO_DATE_TIME, { error: "must be an ISO 8601 date-time" }), (value) => typeof value === "string" && ISO_DATE_TIME.test(value));
+const isoTime = field(
+  z.string().regex(ISO_DATE_TIME, { error: "must be an ISO 8601 date-time" }),
+  (value) => typeof value === "string" && ISO_DATE_TIME.test(value),
+);
 const nullableString = nullable(string);
 const stringList = field(z.array(z.string()), (value) => Array.isArray(value) && value.every((item) => typeof item === "string"));
 const integer = field(z.int(), (value) => Number.isSafeInteger(value));
@@ -114,13 +117,10 @@ const paymentDataFields = {
   address: nullableString,
   rate: nullable(decimal),
   rateAt: described(nullable(isoTime), "When the locked rate was observed: for a rate combined from several sources, the oldest of their prices"),
-  rateSources: described(
-    nullable(stringList),
-    'The price sources the locked rate was combined from, e.g. ["coinbase","kraken"]; ["static"] for a fixed table',
-  ),
+  rateSources: described(nullable(stringList), 'The price sources the locked rate was combined from, e.g. ["coinbase","kraken"]; ["static"] for a fixed table'),
   payAmount: nullable(decimal),
   receivedAmount: decimal,
-  overpaidAmount: described(decimal, "What was received beyond payAmount, in the coin; \"0\" unless the payer sent too much"),
+  overpaidAmount: described(decimal, 'What was received beyond payAmount, in the coin; "0" unless the payer sent too much'),
   txHash: nullableString,
   feePaidByPayer: boolean,
   underPaidCover: decimal,
@@ -133,7 +133,10 @@ const paymentDataFields = {
   expiresAt: isoTime,
   createdAt: isoTime,
   updatedAt: isoTime,
-  reversedAmount: described(optional(decimal), "Received in the payment's coin, then taken back because the deposit left the chain after it was credited; not part of receivedAmount"),
+  reversedAmount: described(
+    optional(decimal),
+    "Received in the payment's coin, then taken back because the deposit left the chain after it was credited; not part of receivedAmount",
+  ),
   deposits: described(
     optional(field(z.array(z.object(shapeOf(depositFields))), (value) => Array.isArray(value) && value.every(testDeposit))),
     "Every deposit to the payment's address, counted or not (stray coins, transfers after the window)",
@@ -241,11 +244,15 @@ export const PAYMENT_EVENT_STATUSES = {
 /** `payout.completed` -> `"COMPLETED"`: a withdrawal or refund event is named after the status it carries. */
 type StepStatus<T extends string> = T extends `${string}.${infer Step}` ? Uppercase<Step> : never;
 function stepStatuses<T extends PayoutEventType | RefundEventType>(types: readonly T[]): { readonly [K in T]: readonly [StepStatus<K>] } {
-  return Object.fromEntries(types.map((type) => [type, [type.slice(type.indexOf(".") + 1).toUpperCase()]])) as unknown as { readonly [K in T]: readonly [StepStatus<K>] };
+  return Object.fromEntries(types.map((type) => [type, [type.slice(type.indexOf(".") + 1).toUpperCase()]])) as unknown as {
+    readonly [K in T]: readonly [StepStatus<K>];
+  };
 }
 
 /** The status the conversion of a conversion event has (conversions are atomic: SUCCESS). */
-const CONVERSION_EVENT_STATUSES = { "conversion.completed": ["SUCCESS"] } as const satisfies { readonly [K in ConversionEventType]: readonly ConversionView["status"][] };
+const CONVERSION_EVENT_STATUSES = { "conversion.completed": ["SUCCESS"] } as const satisfies {
+  readonly [K in ConversionEventType]: readonly ConversionView["status"][];
+};
 
 /**
  * The statuses the resource in each event's `data` can have, by type: PAYMENT_EVENT_STATUSES
@@ -274,7 +281,13 @@ interface ViewOf {
   refund: RefundView;
   conversion: ConversionView;
 }
-type ResourceOf<T extends EventType> = T extends PaymentEventType ? "payment" : T extends PayoutEventType ? "withdrawal" : T extends RefundEventType ? "refund" : "conversion";
+type ResourceOf<T extends EventType> = T extends PaymentEventType
+  ? "payment"
+  : T extends PayoutEventType
+    ? "withdrawal"
+    : T extends RefundEventType
+      ? "refund"
+      : "conversion";
 
 const RESOURCE_FIELDS: { readonly [R in keyof ViewOf]: Record<string, Field<z.ZodType>> } = {
   payment: paymentDataFields,
@@ -314,8 +327,9 @@ function dataFieldsOf(type: EventType): Record<string, Field<z.ZodType>> {
   const resource = resourceOf(type);
   const statuses: readonly string[] = EVENT_STATUSES[type];
   const allowed: ReadonlySet<unknown> = new Set(statuses);
-  const status = field(z.enum(statuses as [string, ...string[]], { error: `a ${type} event carries a ${resource} whose status is ${statuses.join(" or ")}` }), (value) =>
-    allowed.has(value),
+  const status = field(
+    z.enum(statuses as [string, ...string[]], { error: `a ${type} event carries a ${resource} whose status is ${statuses.join(" or ")}` }),
+    (value) => allowed.has(value),
   );
   const fields = Object.fromEntries(Object.entries(RESOURCE_FIELDS[resource]).map(([name, inner]) => [name, optional(inner)]));
   return { ...fields, id: string, status };

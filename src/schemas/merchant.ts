@@ -35,7 +35,9 @@ const underPaidCover = z
 
 const invoiceOptions = {
   amount: amountNumber.meta({ description: "Amount to charge, in amountCurrency.", examples: [25] }),
-  amountCurrency: symbol.default("USD").meta({ description: "Currency of amount: a fiat currency (USD, EUR) or a coin, priced at the live rate.", examples: ["USD"] }),
+  amountCurrency: symbol
+    .default("USD")
+    .meta({ description: "Currency of amount: a fiat currency (USD, EUR) or a coin, priced at the live rate.", examples: ["USD"] }),
   underPaidCover: underPaidCover.default(0).meta({ description: "Underpayment to accept, in percent (0 to 50, in steps of 0.1).", examples: [0] }),
   feePaidByPayer: z
     .boolean({ error: "must be true or false" })
@@ -43,9 +45,11 @@ const invoiceOptions = {
     .meta({ description: "True: the payer's amount is grossed up by the 0.5% fee, so the merchant is credited the full amount." }),
   lifeTime: lifeTime.default(1440).meta({ description: "Minutes the invoice stays open.", examples: [60] }),
   returnUrl: returnUrl.optional().meta({ description: "Where the hosted page sends the payer back to.", examples: ["https://shop.example/orders/1042"] }),
-  metadata: metadata
-    .optional()
-    .meta({ description: "Free-form data (at most 50 keys, 8 KB of JSON, nested at most 32 levels deep), returned as given; `orderId` comes back in every webhook event.", examples: [{ orderId: "1042" }] }),
+  metadata: metadata.optional().meta({
+    description:
+      "Free-form data (at most 50 keys, 8 KB of JSON, nested at most 32 levels deep), returned as given; `orderId` comes back in every webhook event.",
+    examples: [{ orderId: "1042" }],
+  }),
 };
 
 /** POST /api/v1/merchants/invoice/create */
@@ -93,11 +97,14 @@ const confirmations = z.int({ error: "must be a whole number" }).min(0, { error:
 
 /** POST /api/v1/sandbox/deposit/create */
 export const sandboxDepositCreateRequest = z.strictObject({
-  address: plainText(z.string({ error: "must be a string" }).min(1).max(256)).meta({ description: "A deposit address issued to this merchant in test mode (an invoice's `address`)." }),
+  address: plainText(z.string({ error: "must be a string" }).min(1).max(256)).meta({
+    description: "A deposit address issued to this merchant in test mode (an invoice's `address`).",
+  }),
   amount: amountNumber.meta({ description: "Amount sent, in the coin of the address (an invoice's `payAmount` pays it in full).", examples: [25] }),
   confirmations: confirmations.default(0).meta({ description: "Confirmations the deposit starts with; the network's `minConfirm` makes it final." }),
   coin: symbol.optional().meta({
-    description: "The coin sent. Default: the coin the address was issued for. Another coin of the address's network (ETH to a USDT invoice's address) makes a stray deposit, as a payer's mistake would.",
+    description:
+      "The coin sent. Default: the coin the address was issued for. Another coin of the address's network (ETH to a USDT invoice's address) makes a stray deposit, as a payer's mistake would.",
     examples: ["ETH"],
   }),
 });
@@ -109,7 +116,9 @@ export const sandboxDepositConfirmRequest = z.strictObject({
 });
 
 /** POST /api/v1/sandbox/deposit/drop */
-export const sandboxDepositDropRequest = z.strictObject({ txHash: externalId("sandbox deposit").meta({ description: "The `txHash` deposit/create answered." }) });
+export const sandboxDepositDropRequest = z.strictObject({
+  txHash: externalId("sandbox deposit").meta({ description: "The `txHash` deposit/create answered." }),
+});
 
 /** POST /api/v1/sandbox/invoice/expire */
 export const sandboxInvoiceExpireRequest = z.strictObject({ invoiceId: recordId("invoice").meta({ description: "The invoice's `id`." }) });
@@ -117,5 +126,7 @@ export const sandboxInvoiceExpireRequest = z.strictObject({ invoiceId: recordId(
 /** POST /api/v1/sandbox/payout/fail */
 export const sandboxPayoutFailRequest = z.strictObject({
   payoutId: recordId("payout").meta({ description: "The payout's `id`." }),
-  reason: plainText(z.string({ error: "must be a string" }).min(1).max(200)).default("rejected by the sandbox chain").meta({ description: "Becomes the payout's `failureReason`." }),
+  reason: plainText(z.string({ error: "must be a string" }).min(1).max(200))
+    .default("rejected by the sandbox chain")
+    .meta({ description: "Becomes the payout's `failureReason`." }),
 });

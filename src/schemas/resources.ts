@@ -36,12 +36,21 @@ export const deposit = z
     outputIndex: z.int().meta({ description: "Output (UTXO chains) or log index (EVM) within the transaction." }),
     currency: z.string().meta({ description: "The coin received: the invoice's, or another one sent to its address (a stray deposit)." }),
     chain: z.string().meta({ description: "Network code." }),
-    amount: z.string().regex(/^\d+(\.\d+)?$/).meta({ description: "What the payer sent, as an exact decimal string in currency." }),
-    fee: z.string().regex(/^\d+(\.\d+)?$/).meta({ description: 'The 0.5% fee taken when it was credited ("0" before).' }),
+    amount: z
+      .string()
+      .regex(/^\d+(\.\d+)?$/)
+      .meta({ description: "What the payer sent, as an exact decimal string in currency." }),
+    fee: z
+      .string()
+      .regex(/^\d+(\.\d+)?$/)
+      .meta({ description: 'The 0.5% fee taken when it was credited ("0" before).' }),
     status: z.enum(["PENDING", "CONFIRMED", "DROPPED", "REVERSED"]).meta({
-      description: "PENDING (seen), CONFIRMED (final and credited), DROPPED (left the chain before it was final), REVERSED (credited, then left the chain in a deep reorg: the credit was taken back).",
+      description:
+        "PENDING (seen), CONFIRMED (final and credited), DROPPED (left the chain before it was final), REVERSED (credited, then left the chain in a deep reorg: the credit was taken back).",
     }),
-    countsTowardPayment: z.boolean().meta({ description: "False for a coin other than the invoice's (a stray deposit) or a transfer after its window closed: credited, but the status does not move." }),
+    countsTowardPayment: z.boolean().meta({
+      description: "False for a coin other than the invoice's (a stray deposit) or a transfer after its window closed: credited, but the status does not move.",
+    }),
     confirmations: z.int(),
     reversals: z.int().meta({ description: "How many times it left the chain after it was credited." }),
     createdAt: dateTime.meta({ description: "When it was first seen." }),
@@ -74,11 +83,10 @@ export const invoice = z
     metadata: z.record(z.string(), z.unknown()).nullable().meta({ description: "The merchant's data as given at creation; orderId flows into every event." }),
     expiresAt: dateTime,
     createdAt: dateTime,
-    reversedAmount: amount("Received in the crypto currency, then taken back because its deposit left the chain after it was credited (a deep reorg); not part of receivedAmount."),
-    deposits: z
-      .array(deposit)
-      .optional()
-      .meta({ description: "Every transfer to the invoice's address, counted or not (fetch only)." }),
+    reversedAmount: amount(
+      "Received in the crypto currency, then taken back because its deposit left the chain after it was credited (a deep reorg); not part of receivedAmount.",
+    ),
+    deposits: z.array(deposit).optional().meta({ description: "Every transfer to the invoice's address, counted or not (fetch only)." }),
   })
   .meta({ id: "Invoice", description: "A payment invoice. Amounts are JSON numbers; payAmount has at most 8 decimals." });
 
@@ -155,7 +163,9 @@ export const exchangePairList = z.array(exchangePair).meta({ description: "Every
 /** Error object (spec 2.6): every error response carries it. */
 export const errorObject = z
   .strictObject({
-    error: z.int32().meta({ format: "int32", description: "HTTP status x 100 + a number from the error catalogue (docs/errors.md), e.g. 40001.", examples: [40001] }),
+    error: z
+      .int32()
+      .meta({ format: "int32", description: "HTTP status x 100 + a number from the error catalogue (docs/errors.md), e.g. 40001.", examples: [40001] }),
     message: z.string().meta({ description: "What was wrong and, where there is one, what to do instead. May be reworded between versions." }),
   })
   .meta({ id: "Error", description: "The error object of every error answer. Switch on `error`, never on `message`." });
@@ -230,7 +240,9 @@ export const webhookDelivery = z
 export const webhookDeliveryPage = page(webhookDelivery);
 
 /** Answer of POST /api/v1/sandbox/deposit/create. */
-export const sandboxDeposit = z.strictObject({ txHash: z.string().meta({ description: "The simulated transaction; pass it to deposit/confirm or deposit/drop." }) });
+export const sandboxDeposit = z.strictObject({
+  txHash: z.string().meta({ description: "The simulated transaction; pass it to deposit/confirm or deposit/drop." }),
+});
 
 /** Answer of POST /api/v1/sandbox/deposit/confirm. */
 export const sandboxDepositConfirmation = z.strictObject({ txHash: z.string(), confirmations: z.int() });

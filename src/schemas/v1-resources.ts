@@ -97,7 +97,11 @@ export const balance = z
 
 /** GET /v1/balances: one row per currency (not paginated). */
 export const balanceList = z
-  .strictObject({ data: z.array(balance).meta({ description: "One row per currency of the list (zero where nothing was received), plus any currency still held that has left the list." }) })
+  .strictObject({
+    data: z
+      .array(balance)
+      .meta({ description: "One row per currency of the list (zero where nothing was received), plus any currency still held that has left the list." }),
+  })
   .meta({ description: "Every balance of the merchant in this key's mode." });
 
 /** A payment link with its public URL. */
@@ -106,7 +110,10 @@ export const paymentLink = z
     id: z.string().meta({ examples: ["plink_..."] }),
     object: z.literal("payment_link"),
     livemode,
-    url: z.url().meta({ description: "The public URL to share: it shows the link's page, which creates nothing; its button (a POST to the same URL) creates a fresh hosted payment and redirects (303) to its page." }),
+    url: z.url().meta({
+      description:
+        "The public URL to share: it shows the link's page, which creates nothing; its button (a POST to the same URL) creates a fresh hosted payment and redirects (303) to its page.",
+    }),
     active: z.boolean().meta({ description: "False once deactivated: the URL then answers 410 and creates nothing." }),
     amount: decimal("Amount of each payment, in amountCurrency.", "25"),
     amountCurrency: coin("Currency of amount.", "USD"),

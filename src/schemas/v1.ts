@@ -11,9 +11,9 @@ import { pageQuery } from "./webhooks";
 
 /** A non-negative decimal string such as "12" or "0.0005". */
 export const decimalString = z
-  .string({ error: "must be a decimal string such as \"12.50\"" })
+  .string({ error: 'must be a decimal string such as "12.50"' })
   .max(40, { error: "must be at most 40 characters" })
-  .regex(/^(0|[1-9]\d*)(\.\d+)?$/, { error: "must be a decimal string such as \"12.50\" (no sign, no exponent)" });
+  .regex(/^(0|[1-9]\d*)(\.\d+)?$/, { error: 'must be a decimal string such as "12.50" (no sign, no exponent)' });
 
 /** Underpayment cover as a decimal string, 0 to 50 in steps of 0.1, turned into tenths. */
 const underPaidCover = decimalString
@@ -26,12 +26,16 @@ const invoiceSettings = {
     .boolean({ error: "must be true or false" })
     .default(false)
     .meta({ description: "True: the payer's amount is grossed up by the 0.5% fee, so the merchant is credited the full amount." }),
-  underPaidCover: underPaidCover.prefault("0").meta({ description: "Underpayment to accept, in percent: a decimal string from 0 to 50, in steps of 0.1.", examples: ["0"] }),
+  underPaidCover: underPaidCover
+    .prefault("0")
+    .meta({ description: "Underpayment to accept, in percent: a decimal string from 0 to 50, in steps of 0.1.", examples: ["0"] }),
   lifeTime: lifeTime.default(1440).meta({ description: "Minutes the payment stays open.", examples: [60] }),
   returnUrl: returnUrl.optional().meta({ description: "Where the hosted page sends the payer back to.", examples: ["https://shop.example/orders/1042"] }),
-  metadata: metadata
-    .optional()
-    .meta({ description: "Free-form data (at most 50 keys, 8 KB of JSON, nested at most 32 levels deep), returned as given; `orderId` comes back in every webhook event.", examples: [{ orderId: "1042" }] }),
+  metadata: metadata.optional().meta({
+    description:
+      "Free-form data (at most 50 keys, 8 KB of JSON, nested at most 32 levels deep), returned as given; `orderId` comes back in every webhook event.",
+    examples: [{ orderId: "1042" }],
+  }),
   settleCurrency: symbol.nullable().optional(),
 };
 
@@ -45,12 +49,14 @@ export const paymentCreateRequest = z.strictObject({
     .optional()
     .meta({ description: "Network code. Left out: a coin with one network uses it; with several, the payer picks one on the hosted page.", examples: ["TRX"] }),
   /** Currency of `amount`; defaults to `currency` itself. Give "USD" (or another fiat) to price in fiat at the live rate. */
-  amountCurrency: symbol
-    .optional()
-    .meta({ description: "Currency of amount; defaults to `currency` (the amount is in the coin). Give a fiat such as USD to price at the live rate.", examples: ["USDT"] }),
+  amountCurrency: symbol.optional().meta({
+    description: "Currency of amount; defaults to `currency` (the amount is in the coin). Give a fiat such as USD to price at the live rate.",
+    examples: ["USDT"],
+  }),
   ...invoiceSettings,
   settleCurrency: invoiceSettings.settleCurrency.meta({
-    description: "Auto-conversion: each credit of this payment is converted into this coin at the live rate. null keeps the coin paid in; left out, the merchant's default.",
+    description:
+      "Auto-conversion: each credit of this payment is converted into this coin at the live rate. null keeps the coin paid in; left out, the merchant's default.",
     examples: ["USDT"],
   }),
 });
@@ -93,11 +99,15 @@ export const plainListQuery = z.strictObject({ ...pageQuery });
 /** POST /v1/refunds */
 export const refundCreateRequest = z.strictObject({
   paymentId: recordId("payment").meta({ description: "The payment to refund." }),
-  depositId: recordId("deposit")
-    .optional()
-    .meta({ description: "One deposit of the payment to give back, in that deposit's coin and on its network (a stray coin sent to the payment's address, say; see the payment's `deposits`). Left out, the payment's own coin is refunded." }),
+  depositId: recordId("deposit").optional().meta({
+    description:
+      "One deposit of the payment to give back, in that deposit's coin and on its network (a stray coin sent to the payment's address, say; see the payment's `deposits`). Left out, the payment's own coin is refunded.",
+  }),
   /** Left out: everything still refundable. */
-  amount: decimalString.optional().meta({ description: "Amount to give back, in the payment's coin (the deposit's with `depositId`); left out, everything still refundable.", examples: ["5"] }),
+  amount: decimalString.optional().meta({
+    description: "Amount to give back, in the payment's coin (the deposit's with `depositId`); left out, everything still refundable.",
+    examples: ["5"],
+  }),
   address: address.meta({ description: "Where to send the refund, checked by the chain.", examples: ["TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7"] }),
   chain: symbol.optional().meta({ description: "Network to send on; defaults to the payment's.", examples: ["TRX"] }),
 });
@@ -111,7 +121,9 @@ export const refundListQuery = z.strictObject({
 /** POST /v1/payment-links */
 export const paymentLinkCreateRequest = z.strictObject({
   amount: decimalString.meta({ description: "Amount of each payment, in amountCurrency: a decimal string.", examples: ["25"] }),
-  amountCurrency: symbol.default("USD").meta({ description: "Currency of amount: a fiat currency (USD, EUR) or a coin, priced at the live rate when the payer picks a coin.", examples: ["USD"] }),
+  amountCurrency: symbol
+    .default("USD")
+    .meta({ description: "Currency of amount: a fiat currency (USD, EUR) or a coin, priced at the live rate when the payer picks a coin.", examples: ["USD"] }),
   acceptedCoins: z
     .array(symbol, { error: "must be an array of coin symbols" })
     .min(1)

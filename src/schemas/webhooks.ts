@@ -13,7 +13,11 @@ const eventType = z.enum(EVENT_TYPES, { error: `must be one of ${EVENT_TYPES.joi
 export const webhookEndpointCreateRequest = z.strictObject({
   url: plainText(z.string({ error: "must be a string" }).min(1).max(2048)),
   /** Event types to receive; left out (or null) for all of them. */
-  events: z.array(eventType, { error: "must be an array of event types" }).min(1, { error: "must name at least one event type, or be left out for all" }).nullable().optional(),
+  events: z
+    .array(eventType, { error: "must be an array of event types" })
+    .min(1, { error: "must name at least one event type, or be left out for all" })
+    .nullable()
+    .optional(),
 });
 
 /** Bodies of the action endpoints (rotate-secret, test, redeliver): nothing, or an empty object. */
@@ -21,7 +25,12 @@ export const emptyBody = z.strictObject({});
 
 /** Query strings of list endpoints: `limit` 1..100 (default 20) and an opaque `cursor`. */
 export const pageQuery = {
-  limit: z.coerce.number({ error: "must be a number" }).int({ error: "must be a whole number" }).min(1, { error: "must be at least 1" }).max(100, { error: "must be at most 100" }).default(20),
+  limit: z.coerce
+    .number({ error: "must be a number" })
+    .int({ error: "must be a whole number" })
+    .min(1, { error: "must be at least 1" })
+    .max(100, { error: "must be at most 100" })
+    .default(20),
   cursor: cursor.optional(),
 };
 

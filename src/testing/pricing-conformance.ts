@@ -96,7 +96,8 @@ export function runPricingAdapterTests(options: PricingAdapterTestOptions): void
   describe(`${options.name ?? "pricing adapter"} conforms to the PricingAdapter contract`, () => {
     beforeEach(async () => {
       const adapter = await options.createAdapter();
-      if (!adapter || typeof adapter.getRate !== "function") throw new TypeError("runPricingAdapterTests: createAdapter() must return a PricingAdapter (an object with getRate)");
+      if (!adapter || typeof adapter.getRate !== "function")
+        throw new TypeError("runPricingAdapterTests: createAdapter() must return a PricingAdapter (an object with getRate)");
       current = adapter;
     });
     afterEach(async () => {
@@ -126,7 +127,9 @@ function checkOptions(options: PricingAdapterTestOptions): Omit<PricingSuiteCont
   }
   const unknownAssets = [...new Set(unknownPair.filter((asset) => !assets.includes(asset)))];
   if (unknownAssets.length === 0) {
-    throw new TypeError(`${where} unknownPair ${JSON.stringify(unknownPair)} is made of assets the adapter must price; name at least one asset it does not know`);
+    throw new TypeError(
+      `${where} unknownPair ${JSON.stringify(unknownPair)} is made of assets the adapter must price; name at least one asset it does not know`,
+    );
   }
   return { assets: [...assets], unknownPair: [unknownPair[0], unknownPair[1]], unknownAssets, tolerance: readTolerance(options.tolerance) };
 }
@@ -135,7 +138,9 @@ function readTolerance(tolerance: string | undefined): Ratio {
   const text = tolerance ?? DEFAULT_TOLERANCE;
   const value = typeof text === "string" && PLAIN_DECIMAL.test(text) ? readRatio(text) : null;
   if (!value || value.n >= value.d) {
-    throw new TypeError(`runPricingAdapterTests: tolerance must be a decimal string below 1, e.g. "${DEFAULT_TOLERANCE}", got ${JSON.stringify(tolerance) ?? String(tolerance)}`);
+    throw new TypeError(
+      `runPricingAdapterTests: tolerance must be a decimal string below 1, e.g. "${DEFAULT_TOLERANCE}", got ${JSON.stringify(tolerance) ?? String(tolerance)}`,
+    );
   }
   return value;
 }

@@ -126,7 +126,7 @@ function required(values: readonly RawHeader[], index: number, joinWith?: string
  * signature covers the header text, and only a canonical number prints back as that same text.
  */
 function isCanonicalSeconds(text: string): boolean {
-  if (text.length === 0 || text.length > 15 || (text.length > 1 && text.charCodeAt(0) === 48 /* 0 */)) return false;
+  if (text.length === 0 || text.length > 15 || (text.length > 1 && text.charCodeAt(0) === 48) /* 0 */) return false;
   for (let i = 0; i < text.length; i++) {
     const code = text.charCodeAt(i);
     if (code < 48 /* 0 */ || code > 57 /* 9 */) return false;

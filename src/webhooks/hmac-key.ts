@@ -34,7 +34,12 @@ export function hmacKey(keyBytes: Uint8Array): HmacKey {
   // Imported on first use: only messages too long for the one-shot path need it.
   let keyObject: nodeCrypto.KeyObject | undefined;
   const slow: HmacKey = {
-    base64: (prefix, body) => nodeCrypto.createHmac("sha256", (keyObject ??= nodeCrypto.createSecretKey(keyBytes))).update(prefix).update(body).digest("base64"),
+    base64: (prefix, body) =>
+      nodeCrypto
+        .createHmac("sha256", (keyObject ??= nodeCrypto.createSecretKey(keyBytes)))
+        .update(prefix)
+        .update(body)
+        .digest("base64"),
   };
   if (oneShot === undefined) return slow;
 

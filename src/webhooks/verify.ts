@@ -122,7 +122,12 @@ export function checkSignature(keys: readonly HmacKey[], delivery: DeliveryHeade
       entries++;
       // Headers repeated by a proxy arrive joined with ", ": the joining comma is no part of the value.
       const valueEnd = header.charCodeAt(end - 1) === 44 /* , */ ? end - 1 : end;
-      if (comma - start === 2 && header.charCodeAt(start) === 118 /* v */ && header.charCodeAt(start + 1) === 49 /* 1 */ && isV1Signature(header, comma + 1, valueEnd)) {
+      if (
+        comma - start === 2 &&
+        header.charCodeAt(start) === 118 /* v */ &&
+        header.charCodeAt(start + 1) === 49 /* 1 */ &&
+        isV1Signature(header, comma + 1, valueEnd)
+      ) {
         if (expected === undefined) {
           expected = [];
           for (const key of keys) expected.push(key.base64(prefix, body));
@@ -179,7 +184,9 @@ export function parseEventBody(body: string | Uint8Array): WebhookEvent {
     json = JSON.parse(text);
   } catch (error) {
     // The parser's message quotes the body; it stays in `cause`, out of messages that get logged.
-    throw new WebhookVerificationError("invalid_json", `The body (${text.length} characters) is not valid JSON; a webhook event is a JSON object.`, { cause: error });
+    throw new WebhookVerificationError("invalid_json", `The body (${text.length} characters) is not valid JSON; a webhook event is a JSON object.`, {
+      cause: error,
+    });
   }
   const result = parseWebhookEvent(json);
   if (!result.success) {
@@ -225,7 +232,9 @@ export function secretKeys(secrets: WebhookSecret | readonly WebhookSecret[]): H
   if (list.length === 0) throw new TypeError("webhook secret: at least one secret is needed");
   return list.map((secret, index) => {
     if (typeof secret !== "string" && !(secret instanceof Uint8Array)) {
-      throw new TypeError(`webhook secret${list.length > 1 ? ` #${index + 1}` : ""}: expected a "whsec_..." string or the key bytes, got ${secret === null ? "null" : typeof secret}`);
+      throw new TypeError(
+        `webhook secret${list.length > 1 ? ` #${index + 1}` : ""}: expected a "whsec_..." string or the key bytes, got ${secret === null ? "null" : typeof secret}`,
+      );
     }
     return hmacKey(secretKey(secret));
   });
@@ -239,7 +248,9 @@ const MAX_CACHED_KEYS = 32;
 function cachedKeys(secrets: WebhookSecret | readonly WebhookSecret[]): readonly HmacKey[] {
   if (typeof secrets !== "string") {
     // Lists (a rotation) and key bytes: cached per string element, bytes copied as they are.
-    return Array.isArray(secrets) && secrets.length > 0 ? secrets.flatMap((secret: WebhookSecret) => (typeof secret === "string" ? cachedKeys(secret) : secretKeys(secret))) : secretKeys(secrets);
+    return Array.isArray(secrets) && secrets.length > 0
+      ? secrets.flatMap((secret: WebhookSecret) => (typeof secret === "string" ? cachedKeys(secret) : secretKeys(secret)))
+      : secretKeys(secrets);
   }
   let keys = decodedKeys.get(secrets);
   if (keys === undefined) {

@@ -61,7 +61,6 @@ export interface WebhookHandlerOptions {
  */
 export type WebhookMiddleware = (req: Request, res: Response, next?: NextFunction) => Promise<void>;
 
-
 type HandlerAnswer = keyof typeof WEBHOOK_HANDLER_CODES;
 
 const OPTION_NAMES = new Set(["secret", "on", "toleranceSeconds", "limit", "bodyTimeoutMs", "dedupe", "logger", "now"]);
@@ -92,7 +91,12 @@ function validated(options: WebhookHandlerOptions) {
   }
   if (Object.keys(on).length === 0) throw new TypeError("webhookHandler: `on` has no handlers, so every event would be acknowledged unprocessed");
   const dedupe = options.dedupe === undefined ? memoryDedupeStore() : options.dedupe;
-  if (dedupe !== false && (typeof dedupe !== "object" || dedupe === null || ["claim", "complete", "release"].some((m) => typeof (dedupe as unknown as Record<string, unknown>)[m] !== "function"))) {
+  if (
+    dedupe !== false &&
+    (typeof dedupe !== "object" ||
+      dedupe === null ||
+      ["claim", "complete", "release"].some((m) => typeof (dedupe as unknown as Record<string, unknown>)[m] !== "function"))
+  ) {
     throw new TypeError("webhookHandler: `dedupe` must be a WebhookDedupeStore (claim, complete, release) or false");
   }
   const logger = options.logger ?? console;
@@ -161,7 +165,8 @@ async function rawBody(req: Request, res: Response, limit: number, timeoutMs: nu
     const status = (error as { status?: number }).status;
     const type = (error as { type?: string }).type;
     if (type === "request.aborted") return undefined; // the sender hung up: nobody to answer
-    if (status === 413) fail(res, "payload_too_large", `The body is larger than this endpoint's limit of ${limit} bytes (the webhookHandler \`limit\` option).`);
+    if (status === 413)
+      fail(res, "payload_too_large", `The body is larger than this endpoint's limit of ${limit} bytes (the webhookHandler \`limit\` option).`);
     else if (status === 400) fail(res, "unreadable_body", `The body could not be read: ${(error as Error).message}.`);
     else throw error;
     return undefined;

@@ -44,7 +44,13 @@ describe("createPaymentClient", () => {
   it("rejects with PaymentError carrying the API's code, without retrying a 4xx", async () => {
     const h = await setup();
     let requests = 0;
-    const client = createPaymentClient({ baseUrl: await serve(h, (_req, _res, next) => (requests++, next())), apiKey: h.testKey });
+    const client = createPaymentClient({
+      baseUrl: await serve(h, (_req, _res, next) => {
+        requests++;
+        next();
+      }),
+      apiKey: h.testKey,
+    });
     const error = await client.withdrawals.create({ currency: "USDT", chain: "TRX", amount: "10", address: ADDRESS }).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(PaymentError);
     expect(error).toMatchObject({ code: 42201, type: "insufficient_balance", status: 422 });

@@ -14,7 +14,15 @@ describe("the in-process API", () => {
     const h = await setup({ publicUrl: PUBLIC_URL, mountPath: "/pay-service" });
     const api = h.router.forMerchant(h.merchant.id, "test");
     const payment = await api.payments.create({ amount: "25", currency: "USDT", chain: "TRX", metadata: { orderId: "1042" } });
-    expect(payment).toMatchObject({ object: "payment", livemode: false, status: "PENDING", amount: "25", currency: "USDT", chain: "TRX", metadata: { orderId: "1042" } });
+    expect(payment).toMatchObject({
+      object: "payment",
+      livemode: false,
+      status: "PENDING",
+      amount: "25",
+      currency: "USDT",
+      chain: "TRX",
+      metadata: { orderId: "1042" },
+    });
     expect(payment.checkoutUrl).toBe(`${PUBLIC_URL}/pay-service/pay/${payment.id}`);
 
     const overHttp = await get(h, `/v1/payments/${payment.id}`);

@@ -21,10 +21,7 @@ type Command =
   | { kind: "tick" };
 
 // Amounts around the 100 USDT asked, so programs hit paid, underpaid and overpaid alike.
-const units = fc.oneof(
-  fc.integer({ min: 1_000_000, max: 130_000_000 }),
-  fc.constantFrom(50_000_000, 99_000_000, 99_500_000, 100_000_000),
-);
+const units = fc.oneof(fc.integer({ min: 1_000_000, max: 130_000_000 }), fc.constantFrom(50_000_000, 99_000_000, 99_500_000, 100_000_000));
 
 const command: fc.Arbitrary<Command> = fc.oneof(
   { weight: 3, arbitrary: fc.record({ kind: fc.constant("deposit" as const), invoice: fc.nat(), units, confirmations: fc.integer({ min: 0, max: 25 }) }) },
@@ -106,7 +103,12 @@ describe("invoice lifecycle through the router, random programs", () => {
             created.push(res.body as { id: string; address: string });
           }
           const ids = created.map((invoice) => invoice.id);
-          await run(h, commands, created.map((invoice) => invoice.address), ids);
+          await run(
+            h,
+            commands,
+            created.map((invoice) => invoice.address),
+            ids,
+          );
 
           const deposits: DepositRecord[] = [];
           for (const id of ids) deposits.push(...(await h.router.storage.listDepositsForInvoice(id)));

@@ -226,7 +226,12 @@ describe("sending", () => {
 
     expect(receiver.requests).toHaveLength(0);
     const delivery = await getDelivery(h, deliveryId);
-    expect(delivery).toMatchObject({ status: "failed", attemptCount: 1, lastStatusCode: null, lastError: "rebind.test resolves to a private or reserved address" });
+    expect(delivery).toMatchObject({
+      status: "failed",
+      attemptCount: 1,
+      lastStatusCode: null,
+      lastError: "rebind.test resolves to a private or reserved address",
+    });
     expect(delivery.attempts.map((attempt) => attempt.error)).toEqual(["rebind.test resolves to a private or reserved address"]);
   });
 
@@ -287,7 +292,9 @@ describe("sending", () => {
 
 describe("options", () => {
   it("refuses a lookup that is not a function at start-up", () => {
-    expect(() => createPaymentRouter({ storage: memoryStorage(), backgroundIntervalMs: false, webhooks: { lookup: "8.8.8.8" as never } })).toThrow(/webhooks\.lookup: must be a function/);
+    expect(() => createPaymentRouter({ storage: memoryStorage(), backgroundIntervalMs: false, webhooks: { lookup: "8.8.8.8" as never } })).toThrow(
+      /webhooks\.lookup: must be a function/,
+    );
   });
 });
 
@@ -299,7 +306,14 @@ describe("reading an IPv6 address", () => {
   const group = fc.oneof(fc.constant(0), fc.constant(0xffff), fc.constant(0x5efe), fc.integer({ min: 0, max: 0xffff }));
   /** Eight groups and one way of writing them: zero-padded or not, upper case or not, a dotted tail or not, any zero run compressed. */
   const spelt = fc
-    .record({ groups: fc.array(group, { minLength: 8, maxLength: 8 }), pad: fc.boolean(), upper: fc.boolean(), dotted: fc.boolean(), run: fc.nat(), length: fc.nat() })
+    .record({
+      groups: fc.array(group, { minLength: 8, maxLength: 8 }),
+      pad: fc.boolean(),
+      upper: fc.boolean(),
+      dotted: fc.boolean(),
+      run: fc.nat(),
+      length: fc.nat(),
+    })
     .map(({ groups, pad, upper, dotted, run, length }) => {
       const hex = groups.map((g) => (pad ? g.toString(16).padStart(4, "0") : g.toString(16)));
       const parts = dotted ? [...hex.slice(0, 6), [groups[6]! >> 8, groups[6]! & 0xff, groups[7]! >> 8, groups[7]! & 0xff].join(".")] : hex;

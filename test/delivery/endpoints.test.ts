@@ -1,4 +1,4 @@
-import request from "supertest";
+import type request from "supertest";
 import { afterEach, describe, expect, it } from "vitest";
 import { secretKey } from "../../src/webhooks/secret";
 import { closeDeliveryTests, createEndpoint, del, get, harness } from "./receiver";

@@ -50,7 +50,15 @@ describe("test events", () => {
     const endpoint = await createEndpoint(h, receiver.url, { events: ["payment.completed"] });
     const res = await h.post(`/v1/webhook-endpoints/${endpoint.id}/test`);
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ id: expect.stringMatching(/^msg_/), object: "webhook_delivery", endpointId: endpoint.id, eventType: "payment.created", status: "pending", attemptCount: 0, attempts: [] });
+    expect(res.body).toMatchObject({
+      id: expect.stringMatching(/^msg_/),
+      object: "webhook_delivery",
+      endpointId: endpoint.id,
+      eventType: "payment.created",
+      status: "pending",
+      attemptCount: 0,
+      attempts: [],
+    });
 
     await h.router.tick();
     expect(receiver.requests).toHaveLength(1);
@@ -153,7 +161,12 @@ describe("redelivery", () => {
     receiver.release(200);
     await expect.poll(() => receiver.requests.length, { timeout: 1000, interval: 10 }).toBe(5);
     expect(receiver.maxOpen()).toBe(1);
-    expect(receiver.events().map((event) => event.type).sort()).toEqual(["payment.created", ...LIFECYCLE].sort());
+    expect(
+      receiver
+        .events()
+        .map((event) => event.type)
+        .sort(),
+    ).toEqual(["payment.created", ...LIFECYCLE].sort());
   });
 
   it("leaves a pending delivery as it is", async () => {
@@ -223,7 +236,14 @@ describe("the delivery log", () => {
     await createInvoice(h);
     await drain(h);
     const [delivery] = await listDeliveries(h);
-    expect(delivery).toMatchObject({ object: "webhook_delivery", livemode: false, endpointId: endpoint.id, eventId: expect.stringMatching(/^evt_/), status: "succeeded", attemptCount: 3 });
+    expect(delivery).toMatchObject({
+      object: "webhook_delivery",
+      livemode: false,
+      endpointId: endpoint.id,
+      eventId: expect.stringMatching(/^evt_/),
+      status: "succeeded",
+      attemptCount: 3,
+    });
     expect(delivery!.attempts).toHaveLength(3);
     for (const attempt of delivery!.attempts) {
       expect(typeof attempt.durationMs).toBe("number");

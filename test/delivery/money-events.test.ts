@@ -26,7 +26,9 @@ describe("events of money leaving or changing coin", () => {
     await h.router.tick(); // the chain confirms the payouts
     await drain(h);
 
-    const received = receiver.requests.map((request) => verifyWebhook(request.body, request.headers as Record<string, string>, endpoint.secret, { now: () => h.clock.ms }));
+    const received = receiver.requests.map((request) =>
+      verifyWebhook(request.body, request.headers as Record<string, string>, endpoint.secret, { now: () => h.clock.ms }),
+    );
     expect(received.map((event) => event.type).sort()).toEqual(["conversion.completed", "payout.completed", "payout.processing", "refund.completed"]);
     const byType = Object.fromEntries(received.map((event) => [event.type, event]));
     expect(byType["payout.completed"]!.data).toEqual((await getV1(h, `/v1/withdrawals/${withdrawal.id}`)).body);

@@ -199,7 +199,11 @@ export async function createEndpoint(h: Harness, url: string, options: { events?
 }
 
 /** A whitelabel USDT/TRX invoice of 100 USD (payAmount exactly 100 USDT) in test mode. */
-export async function createInvoice(h: Harness, body: Record<string, unknown> = {}, key: string = h.testKey): Promise<{ id: string; address: string; payAmount: number }> {
+export async function createInvoice(
+  h: Harness,
+  body: Record<string, unknown> = {},
+  key: string = h.testKey,
+): Promise<{ id: string; address: string; payAmount: number }> {
   const res = await h.post("/api/v1/merchants/whitelabel/create", { amount: 100, amountCurrency: "USD", payCurrency: "USDT", network: "TRX", ...body }, key);
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   return res.body as { id: string; address: string; payAmount: number };

@@ -57,7 +57,12 @@ describe("a failing delivery delays only itself", () => {
     }
     const others = receiver.requests.filter((req) => orderOf(req) !== "poison");
     expect(others).toHaveLength(5 * 4);
-    expect(others.filter((req) => typeOf(req) === "payment.completed").map(orderOf).sort()).toEqual(["order-0", "order-1", "order-2", "order-3", "order-4"]);
+    expect(
+      others
+        .filter((req) => typeOf(req) === "payment.completed")
+        .map(orderOf)
+        .sort(),
+    ).toEqual(["order-0", "order-1", "order-2", "order-3", "order-4"]);
     const log = await listDeliveries(h);
     expect(log.filter((delivery) => delivery.id !== poison!.id).every((delivery) => delivery.status === "succeeded" && delivery.attemptCount === 1)).toBe(true);
 
@@ -100,7 +105,11 @@ describe("answers that are retried", () => {
     await createInvoice(h);
     await h.router.tick();
     const id = (await listDeliveries(h))[0]!.id;
-    for (const [delay, status] of [[5_000, 401], [300_000, 409], [1_800_000, 200]] as const) {
+    for (const [delay, status] of [
+      [5_000, 401],
+      [300_000, 409],
+      [1_800_000, 200],
+    ] as const) {
       const waiting = await getDelivery(h, id);
       expect(Date.parse(waiting.nextAttemptAt!) - h.clock.ms).toBe(delay);
       h.clock.ms += delay - 1;
@@ -230,7 +239,15 @@ describe("deliveries in flight", () => {
     await sleep(200); // ten sender passes: nothing more goes out while three are open
     expect(receiver.requests).toHaveLength(3);
     // Answer what is open, a few at a time, until all twelve arrived.
-    await expect.poll(() => (receiver.release(), receiver.requests.length), { timeout: 5000, interval: 20 }).toBe(12);
+    await expect
+      .poll(
+        () => {
+          receiver.release();
+          return receiver.requests.length;
+        },
+        { timeout: 5000, interval: 20 },
+      )
+      .toBe(12);
     expect(receiver.maxOpen()).toBe(3);
     expect(new Set(receiver.requests.map((req) => req.headers["webhook-id"])).size).toBe(12);
   });
@@ -263,7 +280,13 @@ describe("deliveries in flight", () => {
     const [claimed] = await listDeliveries(h);
 
     const other = closeAfterTest(
-      createPaymentRouter({ storage, now: h.clock.now, logger: h.logger, backgroundIntervalMs: false, webhooks: { intervalMs: false, allowPrivateUrls: true } }),
+      createPaymentRouter({
+        storage,
+        now: h.clock.now,
+        logger: h.logger,
+        backgroundIntervalMs: false,
+        webhooks: { intervalMs: false, allowPrivateUrls: true },
+      }),
     );
     expect((await other.tick()).webhooksSent).toBe(0);
     h.clock.ms += 25_000 - 1; // the default lease: timeoutMs (15 s) + 10 s

@@ -65,7 +65,14 @@ describe("delivering an event", () => {
     expect(body.data.metadata).toEqual({ orderId: "order-42" });
 
     const [delivery] = await listDeliveries(h);
-    expect(delivery).toMatchObject({ id: req.headers["webhook-id"], endpointId: endpoint.id, eventType: "payment.created", status: "succeeded", attemptCount: 1, lastStatusCode: 200 });
+    expect(delivery).toMatchObject({
+      id: req.headers["webhook-id"],
+      endpointId: endpoint.id,
+      eventType: "payment.created",
+      status: "succeeded",
+      attemptCount: 1,
+      lastStatusCode: 200,
+    });
   });
 
   it("delivers the whole lifecycle, retrying an event's 500s with the same webhook-id and body", async () => {
@@ -78,14 +85,24 @@ describe("delivering an event", () => {
     await drain(h);
 
     const [first, second, third] = receiver.requests;
-    expect(receiver.events().slice(0, 3).map((event) => event.type)).toEqual(["payment.created", "payment.created", "payment.created"]);
+    expect(
+      receiver
+        .events()
+        .slice(0, 3)
+        .map((event) => event.type),
+    ).toEqual(["payment.created", "payment.created", "payment.created"]);
     expect(second!.headers["webhook-id"]).toBe(first!.headers["webhook-id"]);
     expect(third!.headers["webhook-id"]).toBe(first!.headers["webhook-id"]);
     expect(new Set([second!.body, third!.body])).toEqual(new Set([first!.body]));
     expect(new Set(receiver.requests.map((req) => req.headers["webhook-id"])).size).toBe(4);
     for (const req of receiver.requests) expect(signedWith(req, endpoint.secret)).toBe(true);
     // The later three go out together, in no promised order; each carries the payment as it was.
-    expect(receiver.events().map((event) => event.type).sort()).toEqual(["payment.created", "payment.created", ...LIFECYCLE].sort());
+    expect(
+      receiver
+        .events()
+        .map((event) => event.type)
+        .sort(),
+    ).toEqual(["payment.created", "payment.created", ...LIFECYCLE].sort());
     expect(receiver.events().map((event) => event.data.metadata?.orderId)).toEqual(Array(6).fill("order-7"));
     const statusOf = Object.fromEntries(receiver.events().map((event) => [event.type, event.data.status]));
     expect(statusOf).toEqual({ "payment.created": "PENDING", "payment.confirming": "CONFIRMING", "payment.confirmed": "PAID", "payment.completed": "PAID" });
@@ -120,7 +137,9 @@ describe("delivering an event", () => {
     const expired = await h.post("/api/v1/sandbox/invoice/expire", { invoiceId: invoice.id });
     expect(expired.status, JSON.stringify(expired.body)).toBe(200);
     await drain(h);
-    expect(receiver.events().map((event) => [event.type, event.data.status, event.data.metadata?.orderId])).toEqual([["payment.expired", "EXPIRED", "order-late"]]);
+    expect(receiver.events().map((event) => [event.type, event.data.status, event.data.metadata?.orderId])).toEqual([
+      ["payment.expired", "EXPIRED", "order-late"],
+    ]);
   });
 
   it("signs the exact UTF-8 bytes of a body with non-ASCII metadata", async () => {
@@ -209,7 +228,12 @@ describe("the receiver's answers", () => {
     await drain(h); // the other three go out together and are answered 410
 
     expect(receiver.requests).toHaveLength(4); // a 410 is never retried
-    expect(other.events().map((event) => event.type).sort()).toEqual([...LIFECYCLE].sort());
+    expect(
+      other
+        .events()
+        .map((event) => event.type)
+        .sort(),
+    ).toEqual([...LIFECYCLE].sort());
     const endpoint = await get(h, `/v1/webhook-endpoints/${gone.id}`);
     expect(endpoint.body).toMatchObject({ status: "disabled", disabledReason: expect.stringMatching(/410/) });
     const log = await listDeliveries(h, { endpointId: gone.id });
@@ -406,7 +430,6 @@ describe("the persisted retry schedule", () => {
     const [delivery] = await listDeliveries(h);
     expect(delivery).toMatchObject({ status: "failed", attemptCount: 2, nextAttemptAt: null });
   });
-
 });
 
 describe("waking the sender", () => {
@@ -442,7 +465,13 @@ describe("instances and restarts", () => {
     expect(pending!.status).toBe("pending");
 
     // The first instance is gone; a new one starts on the same storage.
-    const restarted = createPaymentRouter({ storage, now: h.clock.now, logger: h.logger, backgroundIntervalMs: false, webhooks: { intervalMs: false, allowPrivateUrls: true } });
+    const restarted = createPaymentRouter({
+      storage,
+      now: h.clock.now,
+      logger: h.logger,
+      backgroundIntervalMs: false,
+      webhooks: { intervalMs: false, allowPrivateUrls: true },
+    });
     closeAfterTest(restarted);
     h.clock.advanceMinutes(2);
     expect((await restarted.tick()).webhooksSent).toBe(1);
@@ -471,15 +500,24 @@ describe("instances and restarts", () => {
   it("sends each delivery once when two instances share the storage", async () => {
     const storage = memoryStorage();
     const h = await harness({ storage, webhooks: FAST });
-    const second = createPaymentRouter({ storage, now: h.clock.now, logger: h.logger, backgroundIntervalMs: false, webhooks: { ...FAST, allowPrivateUrls: true } });
+    const second = createPaymentRouter({
+      storage,
+      now: h.clock.now,
+      logger: h.logger,
+      backgroundIntervalMs: false,
+      webhooks: { ...FAST, allowPrivateUrls: true },
+    });
     closeAfterTest(second);
     const receivers = await Promise.all([startReceiver(), startReceiver(), startReceiver()]);
     for (const receiver of receivers) await createEndpoint(h, receiver.url);
     await payInFull(h, await createInvoice(h));
 
-    await Promise.all([drain(h), (async () => {
-      for (let i = 0; i < 20; i++) await second.tick();
-    })()]);
+    await Promise.all([
+      drain(h),
+      (async () => {
+        for (let i = 0; i < 20; i++) await second.tick();
+      })(),
+    ]);
     await drain(h);
     for (const receiver of receivers) expect(receiver.events().map((event) => event.type)).toEqual(LIFECYCLE);
   });
@@ -494,7 +532,12 @@ describe("instances and restarts", () => {
 
     // Well inside the slow endpoint's 3 s timeout: its hanging requests hold up nothing else.
     await expect.poll(() => fast.requests.length, { timeout: 1000, interval: 10 }).toBe(4);
-    expect(fast.events().map((event) => event.type).sort()).toEqual([...LIFECYCLE].sort());
+    expect(
+      fast
+        .events()
+        .map((event) => event.type)
+        .sort(),
+    ).toEqual([...LIFECYCLE].sort());
     await expect.poll(() => slow.requests.length, { timeout: 1000, interval: 10 }).toBe(4); // each hanging on its own
     const slowLog = await listDeliveries(h, { endpointId: slowEndpoint.id });
     expect(slowLog.map((delivery) => delivery.status)).toEqual(["pending", "pending", "pending", "pending"]);
@@ -514,7 +557,11 @@ describe("secret rotation", () => {
     await drain(h);
     const during = receiver.requests[0]!;
     expect(String(during.headers["webhook-signature"]).split(" ")).toHaveLength(2);
-    expect(String(during.headers["webhook-signature"]).split(" ").every((entry) => entry.startsWith("v1,"))).toBe(true);
+    expect(
+      String(during.headers["webhook-signature"])
+        .split(" ")
+        .every((entry) => entry.startsWith("v1,")),
+    ).toBe(true);
     expect(signedWith(during, newSecret)).toBe(true);
     expect(signedWith(during, endpoint.secret)).toBe(true);
 
@@ -574,7 +621,12 @@ describe("tick()", () => {
     await createEndpoint(h, receiver.url);
     await payInFull(h, await createInvoice(h));
     const { webhooksSent } = await h.router.tick();
-    expect(receiver.events().map((event) => event.type).sort()).toEqual([...LIFECYCLE].sort());
+    expect(
+      receiver
+        .events()
+        .map((event) => event.type)
+        .sort(),
+    ).toEqual([...LIFECYCLE].sort());
     expect(webhooksSent).toBe(4);
   });
 
@@ -599,7 +651,10 @@ describe("options", () => {
     ["a zero concurrencyPerEndpoint", { concurrencyPerEndpoint: 0 }],
     ["a lease shorter than a second", { leaseMs: 500 }],
     ["a lease no longer than an attempt", { timeoutMs: 20_000, leaseMs: 20_000 }],
-    ["a lease no longer than an attempt and its in-process retries", { timeoutMs: 5000, retrySchedule: [1000, 1000], inProcessRetryMaxMs: 1000, leaseMs: 17_000 }],
+    [
+      "a lease no longer than an attempt and its in-process retries",
+      { timeoutMs: 5000, retrySchedule: [1000, 1000], inProcessRetryMaxMs: 1000, leaseMs: 17_000 },
+    ],
     ["an unknown option", { retries: 3 }],
   ])("refuses %s at start-up", (_what, webhooks) => {
     expect(() => createPaymentRouter({ backgroundIntervalMs: false, webhooks: webhooks as never })).toThrow(/createPaymentRouter: .*/);
@@ -607,7 +662,10 @@ describe("options", () => {
 
   it("accepts a lease just longer than what one claim can take", () => {
     // 3 attempts of 5 s and two waits of up to 1.1 s: 17.2 s.
-    const router = createPaymentRouter({ backgroundIntervalMs: false, webhooks: { timeoutMs: 5000, retrySchedule: [1000, 1000], inProcessRetryMaxMs: 1000, leaseMs: 17_201, intervalMs: false } });
+    const router = createPaymentRouter({
+      backgroundIntervalMs: false,
+      webhooks: { timeoutMs: 5000, retrySchedule: [1000, 1000], inProcessRetryMaxMs: 1000, leaseMs: 17_201, intervalMs: false },
+    });
     closeAfterTest(router);
   });
 });

@@ -70,7 +70,8 @@ describe("webhooks end to end: the service in one app, the receiver in another",
     handler = webhookHandler({
       secret: endpoint.body.secret,
       on: {
-        "*": (event, { id }) => void received.push({ type: event.type, orderId: (event.data as { metadata?: { orderId?: unknown } }).metadata?.orderId, webhookId: id }),
+        "*": (event, { id }) =>
+          void received.push({ type: event.type, orderId: (event.data as { metadata?: { orderId?: unknown } }).metadata?.orderId, webhookId: id }),
         "payment.completed": (event) => void completed.push({ orderId: event.data.metadata?.orderId }),
       },
     }) as express.RequestHandler;
@@ -110,7 +111,11 @@ describe("webhooks end to end: the service in one app, the receiver in another",
     const endpoint = await service.call("POST", "/v1/webhook-endpoints", { url: `${shopUrl}/hooks/pay`, events: ["payment.completed", "payment.failed"] });
     shop = createOrderSystem({ paymentsUrl: service.url, apiKey: service.key, webhookSecret: endpoint.body.secret });
 
-    const placed = await fetch(`${shopUrl}/orders`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ amountUsd: "12.50" }) });
+    const placed = await fetch(`${shopUrl}/orders`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ amountUsd: "12.50" }),
+    });
     expect(placed.status).toBe(201);
     const order = (await placed.json()) as { id: string; paymentId: string; checkoutUrl: string };
     expect(order.checkoutUrl).toContain(`/pay/${order.paymentId}`);
@@ -125,7 +130,9 @@ describe("webhooks end to end: the service in one app, the receiver in another",
     // Redelivering the completed event is acknowledged without running the handler again.
     const log = await service.call("GET", "/v1/webhook-deliveries?eventType=payment.completed");
     await service.call("POST", `/v1/webhook-deliveries/${log.body.data[0].id}/redeliver`);
-    await expect.poll(async () => (await service.call("GET", `/v1/webhook-deliveries/${log.body.data[0].id}`)).body.status, { timeout: 5000, interval: 20 }).toBe("succeeded");
+    await expect
+      .poll(async () => (await service.call("GET", `/v1/webhook-deliveries/${log.body.data[0].id}`)).body.status, { timeout: 5000, interval: 20 })
+      .toBe("succeeded");
     expect(await readOrder()).toMatchObject({ status: "paid", completions: 1 });
   });
 });

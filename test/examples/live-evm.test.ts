@@ -57,10 +57,14 @@ describe("examples/server with a live EVM chain", { timeout: 90_000 }, () => {
     expect(priced.body).toMatchObject({ rate: "3000", payAmount: "0.01", rateSources: ["coinbase", "kraken"] });
     await payToken(node, usdt, 6, created.body.address as string, "12");
     // anvil mines a block a second: USDT on ETH needs 12 confirmations.
-    const paid = await eventually(async () => {
-      const fetched = await call(`/v1/payments/${created.body.id}`);
-      return fetched.body.status === "PAID" ? fetched.body : undefined;
-    }, 60_000, "the payment to be PAID");
+    const paid = await eventually(
+      async () => {
+        const fetched = await call(`/v1/payments/${created.body.id}`);
+        return fetched.body.status === "PAID" ? fetched.body : undefined;
+      },
+      60_000,
+      "the payment to be PAID",
+    );
     expect(paid.receivedAmount).toBe("12");
   });
 

@@ -45,24 +45,32 @@ describe("examples/server on its embedded database (DATA_DIR)", { timeout: 120_0
     expect(endpoint.status).toBe(200);
     await first.call("/api/v1/merchants/invoice/create", { amount: 12, amountCurrency: "USD" });
     // The delivery fails, is retried in process after ~5 s, fails again and is stored for later.
-    const pending = await eventually(async () => {
-      const page = await first.call<{ data: Array<{ id: string; attemptCount: number; nextAttemptAt: string | null; status: string }> }>(
-        "/v1/webhook-deliveries?status=pending",
-      );
-      return page.body.data.find((delivery) => delivery.attemptCount >= 2 && Date.parse(delivery.nextAttemptAt ?? "") > Date.now() + 60_000);
-    }, 40_000, "a delivery waiting for its next attempt");
-    const balanceBefore = (await first.call<{ data: Array<{ currency: string; available: string }> }>("/v1/balances")).body.data.find((b) => b.currency === "USDT");
+    const pending = await eventually(
+      async () => {
+        const page = await first.call<{ data: Array<{ id: string; attemptCount: number; nextAttemptAt: string | null; status: string }> }>(
+          "/v1/webhook-deliveries?status=pending",
+        );
+        return page.body.data.find((delivery) => delivery.attemptCount >= 2 && Date.parse(delivery.nextAttemptAt ?? "") > Date.now() + 60_000);
+      },
+      40_000,
+      "a delivery waiting for its next attempt",
+    );
+    const balanceBefore = (await first.call<{ data: Array<{ currency: string; available: string }> }>("/v1/balances")).body.data.find(
+      (b) => b.currency === "USDT",
+    );
     expect(Number(balanceBefore?.available)).toBeGreaterThan(24);
 
     await first.stop("SIGTERM");
 
     const second = await startExample(env, KEY);
     running.push(second);
-    expect(second.lines.join("\n")).toContain("demo merchant mch_restart, test API key: " + KEY);
+    expect(second.lines.join("\n")).toContain(`demo merchant mch_restart, test API key: ${KEY}`);
     // The same key works; every record is as it was.
     expect((await second.call<{ status: string }>("/api/v1/merchants/invoice/fetch", { invoiceId: paid.body.id })).body.status).toBe("PAID");
     expect((await second.call<{ status: string }>("/api/v1/merchants/invoice/fetch", { invoiceId: open.body.id })).body.status).toBe("PENDING");
-    const balanceAfter = (await second.call<{ data: Array<{ currency: string; available: string }> }>("/v1/balances")).body.data.find((b) => b.currency === "USDT");
+    const balanceAfter = (await second.call<{ data: Array<{ currency: string; available: string }> }>("/v1/balances")).body.data.find(
+      (b) => b.currency === "USDT",
+    );
     expect(balanceAfter).toEqual(balanceBefore);
     expect((await second.call<{ data: Array<{ id: string }> }>("/v1/webhook-endpoints")).body.data.map((e) => e.id)).toEqual([endpoint.body.id]);
     const kept = await second.call<{ status: string; attemptCount: number; nextAttemptAt: string }>(`/v1/webhook-deliveries/${pending.id}`);

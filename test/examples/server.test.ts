@@ -9,7 +9,13 @@ import { afterEach, describe, expect, it } from "vitest";
 const children: ChildProcess[] = [];
 const dataDirs: string[] = [];
 afterEach(async () => {
-  await Promise.all(children.splice(0).map((child) => (child.exitCode === null && child.signalCode === null ? (child.kill(), once(child, "exit")) : null)));
+  await Promise.all(
+    children.splice(0).map((child) => {
+      if (child.exitCode !== null || child.signalCode !== null) return null;
+      child.kill();
+      return once(child, "exit");
+    }),
+  );
   await Promise.all(dataDirs.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
 });
 

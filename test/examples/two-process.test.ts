@@ -74,13 +74,20 @@ describe.runIf(DATABASE_URL)("two example server processes on one PostgreSQL dat
       });
       expect(created.status).toBe(200);
       invoices.push(created.body.id);
-      const sent = await both[(i + 1) % 2]!.call("/api/v1/sandbox/deposit/create", { address: created.body.address, amount: created.body.payAmount, confirmations: 19 });
+      const sent = await both[(i + 1) % 2]!.call("/api/v1/sandbox/deposit/create", {
+        address: created.body.address,
+        amount: created.body.payAmount,
+        confirmations: 19,
+      });
       expect(sent.status).toBe(200);
       const units = micros(created.body.payAmount);
       credited += units - (units * 5n) / 1000n; // less the 0.5% fee, rounded down
     }
     const balance = async (server: ExampleProcess) =>
-      micros((await server.call<{ data: Array<{ currency: string; available: string }> }>("/v1/balances")).body.data.find((row) => row.currency === "USDT")!.available);
+      micros(
+        (await server.call<{ data: Array<{ currency: string; available: string }> }>("/v1/balances")).body.data.find((row) => row.currency === "USDT")!
+          .available,
+      );
     expect(await balance(a!)).toBe(credited);
     expect(await balance(b!)).toBe(credited);
     for (const id of invoices) expect((await b!.call<{ status: string }>("/api/v1/merchants/invoice/fetch", { invoiceId: id })).body.status).toBe("PAID");
@@ -142,12 +149,17 @@ describe.runIf(DATABASE_URL)("two example server processes on one PostgreSQL dat
       expect(settled).toHaveLength(4 * 4 * 4);
       for (const delivery of settled) expect(hooks.seen).toContain(delivery.id);
 
-      const payouts = await eventually(async () => {
-        const list = (await d!.call<{ data: Array<{ status: string; amount: string; fee: string }> }>("/v1/withdrawals?limit=100")).body.data;
-        return list.every((payout) => payout.status !== "PROCESSING") ? list : undefined;
-      }, 30_000, "every payout to settle");
+      const payouts = await eventually(
+        async () => {
+          const list = (await d!.call<{ data: Array<{ status: string; amount: string; fee: string }> }>("/v1/withdrawals?limit=100")).body.data;
+          return list.every((payout) => payout.status !== "PROCESSING") ? list : undefined;
+        },
+        30_000,
+        "every payout to settle",
+      );
       expect(payouts).toHaveLength(k + 1);
-      for (const id of [...invoices, ...more]) expect((await d!.call<{ status: string }>("/api/v1/merchants/invoice/fetch", { invoiceId: id })).body.status).toBe("PAID");
+      for (const id of [...invoices, ...more])
+        expect((await d!.call<{ status: string }>("/api/v1/merchants/invoice/fetch", { invoiceId: id })).body.status).toBe("PAID");
       // The money adds up: every credit once, every completed payout's debit once, failed ones returned.
       const spent = payouts.filter((payout) => payout.status === "COMPLETED").reduce((sum, payout) => sum + micros(payout.amount) + micros(payout.fee), 0n);
       expect(await balance(d!)).toBe(credited - spent);

@@ -71,7 +71,12 @@ describe("API key authentication", () => {
 
   it("answers 401 (40101) to a key that differs from an issued one in case only", async () => {
     const h = await setup();
-    const key = h.testKey.slice(0, 8) + h.testKey.slice(8).replace(/[a-z]/g, (c) => c.toUpperCase()).replace(/[A-Z]/, (c) => c.toLowerCase());
+    const key =
+      h.testKey.slice(0, 8) +
+      h.testKey
+        .slice(8)
+        .replace(/[a-z]/g, (c) => c.toUpperCase())
+        .replace(/[A-Z]/, (c) => c.toLowerCase());
     expect(key).not.toBe(h.testKey);
     expectInvalidKey(await h.post(CREATE, { amount: 10 }, key));
   });

@@ -10,7 +10,6 @@ const CREATE = "/api/v1/merchants/invoice/create";
 const WHITELABEL = "/api/v1/merchants/whitelabel/create";
 const SECRET_DETAIL = "disk on fire at /var/lib/secret-db";
 
-
 /**
  * Memory storage whose transactions fail, once `failing` is set, after the invoice was written
  * inside them: the rollback must leave nothing behind. Records the invoices it was asked to
@@ -88,11 +87,7 @@ describe("request body errors", () => {
 
   it("answers a JSON body without a Content-Type with 415 (41501)", async () => {
     const h = await setup();
-    const res = await request(h.app)
-      .post(CREATE)
-      .set("Authorization", `Bearer ${h.testKey}`)
-      .set("Content-Type", "")
-      .send(Buffer.from('{"amount":10}'));
+    const res = await request(h.app).post(CREATE).set("Authorization", `Bearer ${h.testKey}`).set("Content-Type", "").send(Buffer.from('{"amount":10}'));
     expectErrorObject(res, 415, 41501);
   });
 

@@ -26,7 +26,8 @@ function storageThatGoesDown() {
     get(target, key, receiver) {
       const value: unknown = Reflect.get(target, key, receiver);
       if (typeof value !== "function" || key === "close") return value;
-      return (...args: unknown[]) => (state.down ? Promise.reject(new Error("connection terminated")) : (value as (...a: unknown[]) => unknown).apply(target, args));
+      return (...args: unknown[]) =>
+        state.down ? Promise.reject(new Error("connection terminated")) : (value as (...a: unknown[]) => unknown).apply(target, args);
     },
   }) as Storage;
   return { storage, state };
@@ -106,7 +107,9 @@ describe(`on Express ${MAJOR}`, () => {
       expect(page.status).toBe(500);
       expect(page.headers["content-type"]).toMatch(/^text\/html/);
       expectErrorObject(await request(h.app).get(`/pay/${created.body.id}/status`), 500, 50001);
-      expect((await request(h.app).post(`/pay/${created.body.id}/method`).set("Sec-Fetch-Site", "same-origin").type("form").send({ coin: "USDT" })).status).toBe(500);
+      expect(
+        (await request(h.app).post(`/pay/${created.body.id}/method`).set("Sec-Fetch-Site", "same-origin").type("form").send({ coin: "USDT" })).status,
+      ).toBe(500);
       expect((await request(h.app).get(new URL(link.body.url as string).pathname)).status).toBe(500);
       expect(h.logger.lines.filter((line) => line.startsWith("error ")).length).toBeGreaterThanOrEqual(6);
     } finally {
@@ -118,7 +121,14 @@ describe(`on Express ${MAJOR}`, () => {
     const app = express();
     const seen: unknown[] = [];
     // A middleware that set an encoding on the request stream leaves webhookHandler no raw bytes to verify.
-    app.post("/hooks", (req, _res, next) => (req.setEncoding("utf8"), next()), webhookHandler({ secret: SECRET, on: { "*": () => undefined }, logger: { warn: () => undefined, error: () => undefined } }));
+    app.post(
+      "/hooks",
+      (req, _res, next) => {
+        req.setEncoding("utf8");
+        next();
+      },
+      webhookHandler({ secret: SECRET, on: { "*": () => undefined }, logger: { warn: () => undefined, error: () => undefined } }),
+    );
     const hostErrors: ErrorRequestHandler = (error, _req, res, _next) => {
       seen.push(error);
       res.status(500).send("host error page");

@@ -98,7 +98,12 @@ for (const backend of BACKENDS) {
     it("fuzzes exactly the routes the route tables serve, and has records to address", () => {
       const reference = apiReferenceOf(app.h.router)!;
       const served = reference.apis.flatMap(({ prefix, table }) => table.operations().map((op) => `${op.method} ${prefix}${op.path}`));
-      expect(routes.filter((route) => route.kind === "api").map((route) => `${route.method} ${route.path}`).sort()).toEqual(served.sort());
+      expect(
+        routes
+          .filter((route) => route.kind === "api")
+          .map((route) => `${route.method} ${route.path}`)
+          .sort(),
+      ).toEqual(served.sort());
       for (const collection of ["payments", "webhook-endpoints", "webhook-deliveries", "payment-links", "withdrawals", "conversions", "refunds"]) {
         expect(app.world.ids[collection]?.length ?? 0, `fixture ids for ${collection}`).toBeGreaterThan(0);
       }

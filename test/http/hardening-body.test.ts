@@ -7,7 +7,6 @@ import { sendAndWaitForClose, serveRaw } from "../raw-socket";
 
 const CREATE = "/api/v1/merchants/invoice/create";
 
-
 /** POSTs raw JSON text (so that numbers reach the server exactly as written). */
 function postText(h: Harness, path: string, text: string | Buffer, headers: Record<string, string> = {}) {
   let call = request(h.app).post(`${h.prefix}${path}`).set("Authorization", `Bearer ${h.testKey}`).set("Content-Type", "application/json");
@@ -139,7 +138,13 @@ describe("JSON numbers are read from the request's text", () => {
 
   it("keeps ordinary numbers working: trailing zeros, 0.1, whole numbers", async () => {
     const h = await setup();
-    for (const [text, amount] of [["25", 25], ["25.50", 25.5], ["0.1", 0.1], ["123.45", 123.45], ["1000000", 1000000]] as const) {
+    for (const [text, amount] of [
+      ["25", 25],
+      ["25.50", 25.5],
+      ["0.1", 0.1],
+      ["123.45", 123.45],
+      ["1000000", 1000000],
+    ] as const) {
       const res = await postText(h, CREATE, `{"amount": ${text}}`);
       expect(res.status, text).toBe(200);
       expect(res.body.amount, text).toBe(amount);
@@ -185,7 +190,11 @@ describe("JSON numbers are read from the request's text", () => {
 
   it("refuses a non-UTF charset with 415", async () => {
     const h = await setup();
-    const res = await request(h.app).post(CREATE).set("Authorization", `Bearer ${h.testKey}`).set("Content-Type", "application/json; charset=latin1").send('{"amount": 10}');
+    const res = await request(h.app)
+      .post(CREATE)
+      .set("Authorization", `Bearer ${h.testKey}`)
+      .set("Content-Type", "application/json; charset=latin1")
+      .send('{"amount": 10}');
     expectErrorObject(res, 415, 41501);
   });
 
@@ -205,7 +214,11 @@ describe("JSON numbers are read from the request's text", () => {
     expect(ok.status).toBe(200);
     expect(ok.body.amount).toBe(12.5);
     // JSON.parse rounded this before the router saw it: nothing left to check, so it is 10.
-    const rounded = await request(app).post(CREATE).set("Authorization", `Bearer ${h.testKey}`).set("Content-Type", "application/json").send('{"amount": 10.0000000000000001}');
+    const rounded = await request(app)
+      .post(CREATE)
+      .set("Authorization", `Bearer ${h.testKey}`)
+      .set("Content-Type", "application/json")
+      .send('{"amount": 10.0000000000000001}');
     expect(rounded.status).toBe(200);
     expect(rounded.body.amount).toBe(10);
   });
@@ -259,14 +272,18 @@ describe("deeply nested metadata", () => {
     const app = express();
     app.use(express.json());
     app.use(h.router);
-    const res = await request(app).post(CREATE).set("Authorization", `Bearer ${h.testKey}`).set("Content-Type", "application/json").send(`{"amount": 10, "metadata": ${nested(5000)}}`);
+    const res = await request(app)
+      .post(CREATE)
+      .set("Authorization", `Bearer ${h.testKey}`)
+      .set("Content-Type", "application/json")
+      .send(`{"amount": 10, "metadata": ${nested(5000)}}`);
     expectErrorObject(res, 400, 40001);
     expect(res.body.message).toContain("metadata: must not nest");
   });
 
   it("does not count brackets inside strings", async () => {
     const h = await setup();
-    const res = await postText(h, CREATE, JSON.stringify({ amount: 10, metadata: { note: "[{".repeat(100) + '\\"[' } }));
+    const res = await postText(h, CREATE, JSON.stringify({ amount: 10, metadata: { note: `${"[{".repeat(100)}\\"[` } }));
     expect(res.status).toBe(200);
   });
 });

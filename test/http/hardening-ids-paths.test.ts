@@ -43,14 +43,17 @@ function expectOurPage(res: request.Response, statuses: number[]): void {
 }
 
 describe("a path that cannot be percent-decoded", () => {
-  it.each(["/api/v1/merchants/" + MALFORMED, "/v1/payments/" + MALFORMED, "/v1/webhook-endpoints/" + MALFORMED + "/test", "/api/assets/" + MALFORMED, "/api/" + MALFORMED])(
-    "answers %s with the error object (400 or 404)",
-    async (path) => {
-      expectErrorObject(await get(path), [400, 404]);
-    },
-  );
+  it.each([
+    `/api/v1/merchants/${MALFORMED}`,
+    `/v1/payments/${MALFORMED}`,
+    `/v1/webhook-endpoints/${MALFORMED}/test`,
+    `/api/assets/${MALFORMED}`,
+    `/api/${MALFORMED}`,
+  ])("answers %s with the error object (400 or 404)", async (path) => {
+    expectErrorObject(await get(path), [400, 404]);
+  });
 
-  it.each(["/pay/link/" + MALFORMED, "/pay/" + MALFORMED, "/pay/" + MALFORMED + "/method"])("answers %s with our own page", async (path) => {
+  it.each([`/pay/link/${MALFORMED}`, `/pay/${MALFORMED}`, `/pay/${MALFORMED}/method`])("answers %s with our own page", async (path) => {
     expectOurPage(await get(path), [400, 404]);
   });
 

@@ -34,7 +34,18 @@ const ID_FIELDS = new Set(["id", "invoiceId", "payoutId", "paymentId", "depositI
 const UNKNOWN_ID = `xx_${"0".repeat(24)}`;
 
 /** Ids no record can have. */
-const IMPOSSIBLE_IDS = ["\u0000", "inv_\u0000", "inv_abc\u0001def", "inv_abc\ndef", "\u007f", "a".repeat(5000), "inv_äöü", "inv-abc", "../inv_abc", "inv_abc ' OR 1=1"];
+const IMPOSSIBLE_IDS = [
+  "\u0000",
+  "inv_\u0000",
+  "inv_abc\u0001def",
+  "inv_abc\ndef",
+  "\u007f",
+  "a".repeat(5000),
+  "inv_äöü",
+  "inv-abc",
+  "../inv_abc",
+  "inv_abc ' OR 1=1",
+];
 
 const ADDRESS = "TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7";
 const URL_OK = "https://shop.example/orders/1042";
@@ -106,7 +117,13 @@ function outcome(res: request.Response) {
 beforeAll(async () => {
   h = await setup();
   const document = (await request(h.app).get("/api/openapi")).body as {
-    paths: Record<string, Record<string, { parameters?: Array<{ in: string; name: string; schema: JsonSchema }>; requestBody?: { content: Record<string, { schema: JsonSchema }> } }>>;
+    paths: Record<
+      string,
+      Record<
+        string,
+        { parameters?: Array<{ in: string; name: string; schema: JsonSchema }>; requestBody?: { content: Record<string, { schema: JsonSchema }> } }
+      >
+    >;
   };
   operations = Object.entries(document.paths).flatMap(([path, methods]) =>
     Object.entries(methods).map(([method, op]) => ({
@@ -144,7 +161,11 @@ describe("path parameters that cannot be ids", () => {
       expectErrorObject(baseline, 404, 40401);
       for (const id of IMPOSSIBLE_IDS) {
         const res = await send(op, pathWith(op, id));
-        expect({ route: `${op.method} ${op.path}`, id: JSON.stringify(id.slice(0, 20)), ...outcome(res) }).toEqual({ route: `${op.method} ${op.path}`, id: JSON.stringify(id.slice(0, 20)), ...outcome(baseline) });
+        expect({ route: `${op.method} ${op.path}`, id: JSON.stringify(id.slice(0, 20)), ...outcome(res) }).toEqual({
+          route: `${op.method} ${op.path}`,
+          id: JSON.stringify(id.slice(0, 20)),
+          ...outcome(baseline),
+        });
         expectErrorObject(res, 404, 40401);
       }
       checked.push(`${op.method} ${op.path}`);
@@ -174,7 +195,9 @@ describe("query parameters", () => {
         fields.push(`${op.path}?${name}`);
       }
     }
-    expect(fields).toEqual(expect.arrayContaining(["/v1/payments?cursor", "/v1/refunds?paymentId", "/v1/webhook-deliveries?endpointId", "/v1/webhook-deliveries?cursor"]));
+    expect(fields).toEqual(
+      expect.arrayContaining(["/v1/payments?cursor", "/v1/refunds?paymentId", "/v1/webhook-deliveries?endpointId", "/v1/webhook-deliveries?cursor"]),
+    );
   });
 
   it("answers control characters in any other query parameter with a 400 naming it", async () => {

@@ -372,7 +372,7 @@ describe("POST /api/v1/merchants/whitelabel/create", () => {
     expect(res.status).toBe(200);
     // rate = 1/1.08 cut to 18 decimals (0.925925925925925925), so 100 / rate is a hair above 108
     // and rounds up to the next micro-USDT: the payer never sends less than the invoice is worth.
-    expect(res.body.rate).toBe(0.925925925925925925);
+    expect(res.body.rate).toBe(25 / 27);
     expect(res.body.payAmount).toBe(108.000001);
   });
 

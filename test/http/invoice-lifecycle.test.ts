@@ -367,13 +367,7 @@ describe("invoice lifecycle through the sandbox", () => {
       const paid = await fetchInvoice(invoice.id);
       expect(paid.status).toBe("PAID");
       expect(paid.receivedAmount).toBe(100);
-      expect(await eventTypes(invoice.id)).toEqual([
-        "payment.created",
-        "payment.expired",
-        "payment.confirming",
-        "payment.confirmed",
-        "payment.completed",
-      ]);
+      expect(await eventTypes(invoice.id)).toEqual(["payment.created", "payment.expired", "payment.confirming", "payment.confirmed", "payment.completed"]);
       expect(await balance()).toBe(99_500_000n);
     });
 
@@ -382,13 +376,7 @@ describe("invoice lifecycle through the sandbox", () => {
       h.clock.advanceMinutes(LIFETIME + 10);
       await deposit(invoice.address, 100, MIN_CONFIRM);
       expect(await statusOf(invoice.id)).toBe("PAID");
-      expect(await eventTypes(invoice.id)).toEqual([
-        "payment.created",
-        "payment.expired",
-        "payment.confirming",
-        "payment.confirmed",
-        "payment.completed",
-      ]);
+      expect(await eventTypes(invoice.id)).toEqual(["payment.created", "payment.expired", "payment.confirming", "payment.confirmed", "payment.completed"]);
     });
 
     it("returns a late-reopened invoice to EXPIRED without a second payment.expired when its deposit is dropped", async () => {
@@ -407,13 +395,7 @@ describe("invoice lifecycle through the sandbox", () => {
       await passExpiry();
       await deposit(invoice.address, 50, MIN_CONFIRM);
       expect(await statusOf(invoice.id)).toBe("FAILED");
-      expect(await eventTypes(invoice.id)).toEqual([
-        "payment.created",
-        "payment.expired",
-        "payment.confirming",
-        "payment.confirmed",
-        "payment.failed",
-      ]);
+      expect(await eventTypes(invoice.id)).toEqual(["payment.created", "payment.expired", "payment.confirming", "payment.confirmed", "payment.failed"]);
       expect(await balance()).toBe(50n * UNITS - 250_000n);
     });
 

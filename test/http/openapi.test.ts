@@ -182,7 +182,13 @@ describe("GET /api/openapi", () => {
   it("documents every event as an OpenAPI 3.1 webhook, signed and carrying its resource", () => {
     expect(Object.keys(document.webhooks)).toEqual([...EVENT_TYPES]);
     const resourceOf = (type: string) =>
-      (PAYMENT_EVENT_TYPES as readonly string[]).includes(type) ? "Payment" : (PAYOUT_EVENT_TYPES as readonly string[]).includes(type) ? "Withdrawal" : (REFUND_EVENT_TYPES as readonly string[]).includes(type) ? "Refund" : "Conversion";
+      (PAYMENT_EVENT_TYPES as readonly string[]).includes(type)
+        ? "Payment"
+        : (PAYOUT_EVENT_TYPES as readonly string[]).includes(type)
+          ? "Withdrawal"
+          : (REFUND_EVENT_TYPES as readonly string[]).includes(type)
+            ? "Refund"
+            : "Conversion";
     for (const type of EVENT_TYPES) {
       const operation = document.webhooks[type].post;
       expect(operation.security).toEqual([]);
@@ -252,7 +258,13 @@ describe("GET /api", () => {
     expect(csp).toContain("default-src 'none'");
     for (const directive of csp.split(";").map((part) => part.trim())) {
       // Only 'self', 'none', 'unsafe-inline' (styles) and data: (icons): no host, no scheme wildcard.
-      expect(directive.split(/\s+/).slice(1).every((source) => ["'self'", "'none'", "'unsafe-inline'", "data:"].includes(source)), directive).toBe(true);
+      expect(
+        directive
+          .split(/\s+/)
+          .slice(1)
+          .every((source) => ["'self'", "'none'", "'unsafe-inline'", "data:"].includes(source)),
+        directive,
+      ).toBe(true);
     }
     const urls = [...res.text.matchAll(/(?:src|href|data-document)="([^"]+)"/g)].map((match) => match[1]!);
     expect(urls.length).toBeGreaterThanOrEqual(5);

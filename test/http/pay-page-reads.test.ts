@@ -98,10 +98,20 @@ describe.runIf(DATABASE_URL)("on a PostgreSQL server", () => {
       const locked = await holder.query(`SELECT id FROM "${schema}".invoices WHERE id = $1 FOR UPDATE`, [id]);
       expect(locked.rows).toHaveLength(1);
 
-      const page = await within(5000, request(h.app).get(`/pay/${id}`).then((res) => res));
+      const page = await within(
+        5000,
+        request(h.app)
+          .get(`/pay/${id}`)
+          .then((res) => res),
+      );
       expect(page.status).toBe(200);
       expect(page.text).toContain("Choose how to pay");
-      const status = await within(5000, request(h.app).get(`/pay/${id}/status`).then((res) => res));
+      const status = await within(
+        5000,
+        request(h.app)
+          .get(`/pay/${id}/status`)
+          .then((res) => res),
+      );
       expect(status.status).toBe(200);
       expect(status.body.status).toBe("PENDING");
     } finally {

@@ -41,7 +41,8 @@ async function createWhitelabel(body: Record<string, unknown> = {}) {
 const page = (id: string) => request(h.app).get(`/pay/${id}`);
 const status = (id: string) => request(h.app).get(`/pay/${id}/status`);
 /** The page's form post, as a current browser sends it from the page. */
-const choose = (id: string, form: Record<string, string>) => request(h.app).post(`/pay/${id}/method`).set("Sec-Fetch-Site", "same-origin").type("form").send(form);
+const choose = (id: string, form: Record<string, string>) =>
+  request(h.app).post(`/pay/${id}/method`).set("Sec-Fetch-Site", "same-origin").type("form").send(form);
 /** The same post with only the headers given (no Sec-Fetch-Site unless among them). */
 const chooseWith = (id: string, headers: Record<string, string>) => {
   const req = request(h.app).post(`/pay/${id}/method`);
@@ -125,7 +126,13 @@ describe("hosted invoice: choosing a coin", () => {
 
   it("re-renders the choice with 400 for an unknown, unaccepted or malformed coin", async () => {
     const invoice = await createHosted({ acceptedCoins: ["USDT"] });
-    const forms: Array<Record<string, string>> = [{ coin: "DOGE", network: "DOGE" }, { coin: "BTC", network: "BTC" }, { coin: "USDT", network: "SOL" }, { coin: "<b>x</b>" }, {}];
+    const forms: Array<Record<string, string>> = [
+      { coin: "DOGE", network: "DOGE" },
+      { coin: "BTC", network: "BTC" },
+      { coin: "USDT", network: "SOL" },
+      { coin: "<b>x</b>" },
+      {},
+    ];
     for (const form of forms) {
       const res = await choose(invoice.id, form);
       expect(res.status, JSON.stringify(form)).toBe(400);
@@ -191,13 +198,22 @@ describe("hosted invoice: choosing a coin", () => {
     const withChain = await setup({ liveChain: simulatedLiveChain() });
     const created = await withChain.post("/api/v1/merchants/invoice/create", { amount: 25 }, withChain.liveKey);
     expect(created.status).toBe(200);
-    const chainless = createPaymentRouter({ storage: withChain.router.storage, backgroundIntervalMs: false, now: withChain.clock.now, logger: withChain.logger });
+    const chainless = createPaymentRouter({
+      storage: withChain.router.storage,
+      backgroundIntervalMs: false,
+      now: withChain.clock.now,
+      logger: withChain.logger,
+    });
     const app = express().use(chainless);
     try {
       const res = await request(app).get(`/pay/${created.body.id}`);
       expect(res.status).toBe(200);
       expect(res.text).not.toContain("Test mode");
-      const chosen = await request(app).post(`/pay/${created.body.id}/method`).set("Sec-Fetch-Site", "same-origin").type("form").send({ coin: "BTC", network: "BTC" });
+      const chosen = await request(app)
+        .post(`/pay/${created.body.id}/method`)
+        .set("Sec-Fetch-Site", "same-origin")
+        .type("form")
+        .send({ coin: "BTC", network: "BTC" });
       expect(chosen.status).toBe(503);
       expect(chosen.headers["content-type"]).toMatch(/^text\/html/);
       expect(textOf(chosen.text)).toContain("cannot be taken right now");
@@ -303,7 +319,11 @@ describe("payment states", () => {
     const res = await request(h.app).get(`/payments/pay/${invoice.id}`);
     expect(res.text).toContain(`action="/payments/pay/${invoice.id}/method"`);
     expect(res.text).toContain(`data-status-url="/payments/pay/${invoice.id}/status"`);
-    const chosen = await request(h.app).post(`/payments/pay/${invoice.id}/method`).set("Sec-Fetch-Site", "same-origin").type("form").send({ coin: "LTC", network: "LTC" });
+    const chosen = await request(h.app)
+      .post(`/payments/pay/${invoice.id}/method`)
+      .set("Sec-Fetch-Site", "same-origin")
+      .type("form")
+      .send({ coin: "LTC", network: "LTC" });
     expect(chosen.headers.location).toBe(`/payments/pay/${invoice.id}`);
   });
 });

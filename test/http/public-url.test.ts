@@ -8,9 +8,14 @@ import { setup, simulatedLiveChain } from "../helpers";
  */
 describe("publicUrl and the Host header", () => {
   it("refuses live chains without publicUrl at boot, naming the option", () => {
-    expect(() => createPaymentRouter({ chains: [simulatedLiveChain()], pricing: staticPricing({ allowLive: true }), storage: memoryStorage(), backgroundIntervalMs: false })).toThrow(
-      /live chains need publicUrl/,
-    );
+    expect(() =>
+      createPaymentRouter({
+        chains: [simulatedLiveChain()],
+        pricing: staticPricing({ allowLive: true }),
+        storage: memoryStorage(),
+        backgroundIntervalMs: false,
+      }),
+    ).toThrow(/live chains need publicUrl/);
   });
 
   it("keeps a client's Host header out of stored URLs when publicUrl is set", async () => {

@@ -13,7 +13,7 @@ import type { deliveryView, endpointView } from "../../src/core/views/webhook-en
 import type { EventType } from "../../src/core/ports/records";
 import { eventSchemas } from "../../src/schemas/events";
 import * as resources from "../../src/schemas/resources";
-import * as v1 from "../../src/schemas/v1-resources";
+import type * as v1 from "../../src/schemas/v1-resources";
 import { setup, type Harness } from "../helpers";
 
 /**
@@ -69,7 +69,10 @@ describe("responses conform to the documented schemas", () => {
 
   /** Sends a request with the test key and checks a 200 answer against its route's schemas. */
   async function call(method: Method, url: string, body?: object): Promise<Json> {
-    let test = (request(h.app) as unknown as Record<string, (url: string) => request.Test>)[method.toLowerCase()]!(url).set("Authorization", `Bearer ${h.testKey}`);
+    let test = (request(h.app) as unknown as Record<string, (url: string) => request.Test>)[method.toLowerCase()]!(url).set(
+      "Authorization",
+      `Bearer ${h.testKey}`,
+    );
     if (body !== undefined) test = test.send(body);
     const res = await test;
     const path = url.split("?")[0]!;
@@ -141,7 +144,12 @@ describe("responses conform to the documented schemas", () => {
   });
 
   it("payouts: created, fetched, failed by the sandbox", async () => {
-    const payout = await call("POST", "/api/v1/merchants/payout/create", { currency: "USDT", network: "TRX", amount: 10, address: "TCUmA2JEPuSiBFmNGRiVktBZKbLB89JnSq" });
+    const payout = await call("POST", "/api/v1/merchants/payout/create", {
+      currency: "USDT",
+      network: "TRX",
+      amount: 10,
+      address: "TCUmA2JEPuSiBFmNGRiVktBZKbLB89JnSq",
+    });
     await call("POST", "/api/v1/merchants/payout/fetch", { payoutId: payout.id });
     const failed = await call("POST", "/api/v1/sandbox/payout/fail", { payoutId: payout.id, reason: "rejected" });
     expect(failed.failureReason).toBe("rejected");
@@ -207,7 +215,12 @@ describe("responses conform to the documented schemas", () => {
     expect(usdt.pending).not.toBe("0");
     expect(balances.data.some((row: Json) => row.lastSettledAt === null)).toBe(true);
 
-    const link = await call("POST", "/v1/payment-links", { amount: "25", acceptedCoins: ["USDT"], returnUrl: "https://shop.example/done", metadata: { sku: "tee" } });
+    const link = await call("POST", "/v1/payment-links", {
+      amount: "25",
+      acceptedCoins: ["USDT"],
+      returnUrl: "https://shop.example/done",
+      metadata: { sku: "tee" },
+    });
     expect((await request(h.app).post(new URL(link.url).pathname)).status).toBe(303); // the link page's button
     await call("GET", `/v1/payment-links/${link.id}`);
     await call("GET", "/v1/payment-links");

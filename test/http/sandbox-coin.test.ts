@@ -24,7 +24,14 @@ describe("sandbox deposit/create with coin", () => {
     const res = await h.post(CREATE_DEPOSIT, { address, amount: 0.1234567, coin: "eth", confirmations: 2 });
     expect(res.status, res.text).toBe(200);
     expect(Object.keys(res.body)).toEqual(["txHash"]);
-    expect(h.router.sandbox.getDeposit(res.body.txHash)).toMatchObject({ coin: "ETH", network: "ETH", address, amount: 123_456_700_000_000_000n, confirmations: 2, dropped: false });
+    expect(h.router.sandbox.getDeposit(res.body.txHash)).toMatchObject({
+      coin: "ETH",
+      network: "ETH",
+      address,
+      amount: 123_456_700_000_000_000n,
+      confirmations: 2,
+      dropped: false,
+    });
     const feed = await h.router.sandbox.pollDeposits(null, 100);
     expect(feed.deposits.filter((deposit) => deposit.txHash === res.body.txHash).map((deposit) => deposit.coin)).toEqual(["ETH"]);
   });
@@ -32,7 +39,10 @@ describe("sandbox deposit/create with coin", () => {
   it("sends the address's own coin when coin is left out or names it", async () => {
     const h = await setup();
     const address = await usdtOnEth(h);
-    for (const body of [{ address, amount: 4 }, { address, amount: 4, coin: "USDT" }]) {
+    for (const body of [
+      { address, amount: 4 },
+      { address, amount: 4, coin: "USDT" },
+    ]) {
       const res = await h.post(CREATE_DEPOSIT, body);
       expect(res.status, res.text).toBe(200);
       expect(Object.keys(res.body)).toEqual(["txHash"]);

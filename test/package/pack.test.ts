@@ -52,13 +52,17 @@ beforeAll(async () => {
   tarball = join(work, packed[0]!);
   const express = `express@${await installed("express")}`;
   app = join(work, "app");
-  await freshApp(app, ["esm.mjs", "cjs.cjs", "typed.mts", "typed.cts", "tsconfig.json"], [
-    tarball,
-    express,
-    `typescript@${await installed("typescript")}`,
-    `@types/express@${await installed("@types/express")}`,
-    `@types/node@${await installed("@types/node")}`,
-  ]);
+  await freshApp(
+    app,
+    ["esm.mjs", "cjs.cjs", "typed.mts", "typed.cts", "tsconfig.json"],
+    [
+      tarball,
+      express,
+      `typescript@${await installed("typescript")}`,
+      `@types/express@${await installed("@types/express")}`,
+      `@types/node@${await installed("@types/node")}`,
+    ],
+  );
   app4 = join(work, "app-express4");
   await freshApp(app4, ["cjs.cjs"], [tarball, `express@${await installed("express4")}`]);
 }, 600_000);
@@ -70,20 +74,30 @@ afterAll(async () => {
 describe("the packed package", () => {
   it("holds the build, its types and the reference page's assets, and no sources or tests", async () => {
     const { stdout } = await run("tar", ["-tzf", tarball], OUTPUT);
-    const files = stdout.trim().split("\n").map((file) => file.replace(/^package\//, ""));
+    const files = stdout
+      .trim()
+      .split("\n")
+      .map((file) => file.replace(/^package\//, ""));
     for (const entry of ["index", "postgres", "evm", "rates", "bitcoin"]) {
       expect(files).toEqual(expect.arrayContaining([`dist/${entry}.js`, `dist/${entry}.cjs`, `dist/${entry}.d.ts`, `dist/${entry}.d.cts`]));
     }
     expect(files).toEqual(expect.arrayContaining(["dist/testing.js", "dist/testing.d.ts", "package.json", "README.md"]));
     expect(files).toEqual(
-      expect.arrayContaining(["swagger-ui-bundle.js", "swagger-ui.css", "favicon-32x32.png", "favicon-16x16.png", "LICENSE", "NOTICE"].map((file) => `dist/swagger-ui/${file}`)),
+      expect.arrayContaining(
+        ["swagger-ui-bundle.js", "swagger-ui.css", "favicon-32x32.png", "favicon-16x16.png", "LICENSE", "NOTICE"].map((file) => `dist/swagger-ui/${file}`),
+      ),
     );
     expect(files.filter((file) => /^(src|test|examples|bench|scripts|\.ci)\//.test(file))).toEqual([]);
   });
 
   it("installs without swagger-ui-dist, @scarf/scarf or any other package with an install script", async () => {
-    const { stdout } = await run("npm", ["query", ":attr(scripts, [preinstall]), :attr(scripts, [install]), :attr(scripts, [postinstall])"], { cwd: app, ...OUTPUT });
-    const withScripts = (JSON.parse(stdout) as Array<{ name: string; scripts: Record<string, string> }>).map((found) => `${found.name}: ${JSON.stringify(found.scripts)}`);
+    const { stdout } = await run("npm", ["query", ":attr(scripts, [preinstall]), :attr(scripts, [install]), :attr(scripts, [postinstall])"], {
+      cwd: app,
+      ...OUTPUT,
+    });
+    const withScripts = (JSON.parse(stdout) as Array<{ name: string; scripts: Record<string, string> }>).map(
+      (found) => `${found.name}: ${JSON.stringify(found.scripts)}`,
+    );
     expect(withScripts).toEqual([]);
     for (const name of ["swagger-ui-dist", "@scarf/scarf"]) {
       await expect(stat(join(app, "node_modules", name))).rejects.toThrow(/ENOENT/);

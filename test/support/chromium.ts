@@ -14,7 +14,16 @@ import { chromium, type BrowserContext } from "playwright-core";
 
 const CHROMIUM = "/usr/bin/chromium";
 // Without the background-networking flags Chromium tries Google's hosts, which this network refuses.
-const ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
+const ARGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
 
 /** Whether Chromium is installed. CI installs it (.ci/run) and must fail without it; a developer machine without it skips. */
 export const haveChromium = existsSync(CHROMIUM);

@@ -97,7 +97,11 @@ describe("event schemas", () => {
     expectTypeOf<PaymentEvent<"payment.confirmed">["data"]["status"]>().toEqualTypeOf<"PAID" | "UNDER_PAID" | "FAILED">();
     expectTypeOf<PaymentEvent<"payment.failed">["data"]["status"]>().toEqualTypeOf<"FAILED">();
     expectTypeOf<PaymentEvent<"payment.expired">["data"]["status"]>().toEqualTypeOf<"EXPIRED">();
-    expectTypeOf<PaymentEvent<"payment.completed">>().toEqualTypeOf<{ type: "payment.completed"; timestamp?: string; data: PaymentEventData<"payment.completed"> }>();
+    expectTypeOf<PaymentEvent<"payment.completed">>().toEqualTypeOf<{
+      type: "payment.completed";
+      timestamp?: string;
+      data: PaymentEventData<"payment.completed">;
+    }>();
     // An older sender may leave any field out but id and status: the rest are a PaymentView's, optional.
     expectTypeOf<Omit<PaymentEventData<"payment.completed">, "status" | "id">>().toEqualTypeOf<Partial<Omit<PaymentView, "status" | "id">>>();
     expectTypeOf<PaymentEventData<"payment.completed">["id"]>().toEqualTypeOf<string>();

@@ -166,7 +166,8 @@ export function recordingLogger() {
 
 /** The memory store behind an async, delayed interface: what a store over the network looks like. */
 export function remoteLike(store: WebhookDedupeStore, delayMs = 2): WebhookDedupeStore {
-  const later = <T>(work: () => T | Promise<T>) => new Promise<T>((resolve, reject) => setTimeout(() => Promise.resolve().then(work).then(resolve, reject), Math.random() * delayMs));
+  const later = <T>(work: () => T | Promise<T>) =>
+    new Promise<T>((resolve, reject) => setTimeout(() => Promise.resolve().then(work).then(resolve, reject), Math.random() * delayMs));
   return {
     claim: (id) => later(() => store.claim(id)),
     complete: (id, token) => later(() => store.complete(id, token)),

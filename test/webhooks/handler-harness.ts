@@ -9,17 +9,17 @@ export function receiver(options: Partial<WebhookHandlerOptions> & { before?: Re
   const { before = [], ...handlerOptions } = options;
   const logger = recordingLogger();
   const app = express();
-  app.post(
-    "/hooks/pay",
-    ...before,
-    webhookHandler({ secret: SECRET, now: () => NOW_MS, logger, on: { "*": () => undefined }, ...handlerOptions }),
-  );
+  app.post("/hooks/pay", ...before, webhookHandler({ secret: SECRET, now: () => NOW_MS, logger, on: { "*": () => undefined }, ...handlerOptions }));
   return { app, logger };
 }
 
 /** POSTs `body` with the given headers (default: correctly signed) to /hooks/pay. */
 export function deliver(app: express.Express, body: string | Buffer, headers: object = signedHeaders(body), contentType = "application/json") {
-  return request(app).post("/hooks/pay").set(headers as Record<string, string>).set("content-type", contentType).send(body);
+  return request(app)
+    .post("/hooks/pay")
+    .set(headers as Record<string, string>)
+    .set("content-type", contentType)
+    .send(body);
 }
 
 /** Listens on a free port, for tests that need truly concurrent requests. */

@@ -9,7 +9,10 @@ const reference = (key: Uint8Array, prefix: string, body: string | Uint8Array) =
 // Any UTF-16 code units, lone surrogates included: both paths must encode them alike.
 const text = (maxLength: number) => fc.array(fc.integer({ min: 0, max: 0xffff }), { maxLength }).map((units) => String.fromCharCode(...units));
 // Around the 8 KB where the prepared key switches from one-shot hashes to createHmac.
-const bytes = fc.oneof(fc.uint8Array({ maxLength: 300 }), fc.integer({ min: 2000, max: 9000 }).chain((length) => fc.uint8Array({ minLength: length, maxLength: length })));
+const bytes = fc.oneof(
+  fc.uint8Array({ maxLength: 300 }),
+  fc.integer({ min: 2000, max: 9000 }).chain((length) => fc.uint8Array({ minLength: length, maxLength: length })),
+);
 
 describe("hmacKey", () => {
   it("gives node:crypto's HMAC-SHA256 for generated keys, prefixes and bodies", () => {

@@ -17,7 +17,14 @@ function interfaceShape(type: PaymentEvent["type"]) {
 
 /** The first version of this library's payment data: before acceptedCoins, rateAt, rateSources, settleCurrency and overpaidAmount. */
 function firstSenderShape(type: PaymentEvent["type"]) {
-  const { acceptedCoins: _a, rateAt: _b, rateSources: _c, settleCurrency: _d, overpaidAmount: _e, ...data } = { ...paymentData({ status: PAYMENT_EVENT_STATUSES[type][0] }) };
+  const {
+    acceptedCoins: _a,
+    rateAt: _b,
+    rateSources: _c,
+    settleCurrency: _d,
+    overpaidAmount: _e,
+    ...data
+  } = { ...paymentData({ status: PAYMENT_EVENT_STATUSES[type][0] }) };
   return { type, timestamp: "2026-03-01T11:55:00.000Z", data };
 }
 
@@ -36,11 +43,14 @@ describe("events in the oldest shapes", () => {
     const orders: string[] = [];
     const { app, logger } = receiver({
       on: {
-        "payment.completed": (event) => void orders.push(`paid ${String(event.data.metadata?.orderId)} ${event.data.status} ${event.timestamp ?? "no timestamp"}`),
+        "payment.completed": (event) =>
+          void orders.push(`paid ${String(event.data.metadata?.orderId)} ${event.data.status} ${event.timestamp ?? "no timestamp"}`),
         "payment.failed": (event) => void orders.push(`failed ${String(event.data.metadata?.orderId)}`),
       },
     });
-    for (const [index, body] of [interfaceShape("payment.completed"), firstSenderShape("payment.completed"), interfaceShape("payment.failed")].map((shape) => JSON.stringify(shape)).entries()) {
+    for (const [index, body] of [interfaceShape("payment.completed"), firstSenderShape("payment.completed"), interfaceShape("payment.failed")]
+      .map((shape) => JSON.stringify(shape))
+      .entries()) {
       const response = await deliver(app, body, signedHeaders(body, { id: `msg_old_${index}` }));
       expect(response.status).toBe(200);
       expect(response.body).toEqual({ received: true });
@@ -51,7 +61,12 @@ describe("events in the oldest shapes", () => {
 
   it("still refuse a known event without the id or status its handlers are chosen and narrowed by (40014)", async () => {
     const { app } = receiver({ on: { "payment.completed": () => undefined } });
-    for (const [index, data] of [{ status: "PAID" }, { id: "inv_1" }, { id: "inv_1", status: "PENDING" }, { id: "inv_1", status: "PAID", rateAt: 5 }].entries()) {
+    for (const [index, data] of [
+      { status: "PAID" },
+      { id: "inv_1" },
+      { id: "inv_1", status: "PENDING" },
+      { id: "inv_1", status: "PAID", rateAt: 5 },
+    ].entries()) {
       const body = JSON.stringify({ type: "payment.completed", data });
       const response = await deliver(app, body, signedHeaders(body, { id: `msg_bad_${index}` }));
       expect(response.status).toBe(400);

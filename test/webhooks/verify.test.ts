@@ -78,7 +78,11 @@ describe("verifyWebhook", () => {
   it("finds the headers whatever their case, in a plain object or a fetch Headers", () => {
     const body = eventBody();
     const signed = signedHeaders(body);
-    const mixedCase = { "Webhook-Id": signed["webhook-id"], "WEBHOOK-TIMESTAMP": signed["webhook-timestamp"], "Webhook-Signature": signed["webhook-signature"] };
+    const mixedCase = {
+      "Webhook-Id": signed["webhook-id"],
+      "WEBHOOK-TIMESTAMP": signed["webhook-timestamp"],
+      "Webhook-Signature": signed["webhook-signature"],
+    };
     expect(verifyWebhook(body, mixedCase, SECRET, { now }).type).toBe("payment.completed");
     expect(verifyWebhook(body, new Headers(mixedCase), SECRET, { now }).type).toBe("payment.completed");
   });
@@ -202,13 +206,22 @@ describe("verifyWebhook", () => {
 
     it("skips entries of other versions, even with a valid v1 digest in them", () => {
       const digest = v1.slice(3);
-      const error = expectReason(() => verifyWebhook(body, { ...signed, "webhook-signature": `v2,${digest} v1a,${digest}` }, SECRET, { now }), "no_matching_signature");
+      const error = expectReason(
+        () => verifyWebhook(body, { ...signed, "webhook-signature": `v2,${digest} v1a,${digest}` }, SECRET, { now }),
+        "no_matching_signature",
+      );
       expect(error.message).toContain("only v1 is supported");
     });
 
     it("skips v1 entries that are not the base64 of a 32-byte digest", () => {
       const digest = v1.slice(3);
-      for (const bad of [digest.slice(0, -2), `${digest}AAAA`, `${digest.slice(0, -1)}`, digest.replace(/.$/, "!"), `${digest.slice(0, 20)} ${digest.slice(20)}`]) {
+      for (const bad of [
+        digest.slice(0, -2),
+        `${digest}AAAA`,
+        `${digest.slice(0, -1)}`,
+        digest.replace(/.$/, "!"),
+        `${digest.slice(0, 20)} ${digest.slice(20)}`,
+      ]) {
         expectReason(() => verifyWebhook(body, { ...signed, "webhook-signature": `v1,${bad}` }, SECRET, { now }), "no_matching_signature");
       }
     });

@@ -177,7 +177,10 @@ describe("webhookHandler: exactly-once by webhook-id", () => {
 
   it("answers 200 when the handler succeeded but the store cannot record it, and logs that", async () => {
     const store = memoryDedupeStore();
-    const { app, logger } = gatedReceiver({ gated: false, dedupe: { claim: store.claim, release: store.release, complete: () => Promise.reject(new Error("redis down")) } });
+    const { app, logger } = gatedReceiver({
+      gated: false,
+      dedupe: { claim: store.claim, release: store.release, complete: () => Promise.reject(new Error("redis down")) },
+    });
     const response = await deliver(app, body);
     expect(response.status).toBe(200);
     expect(logger.lines.some((line) => line.includes("failed to mark webhook-id"))).toBe(true);

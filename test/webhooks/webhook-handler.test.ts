@@ -70,11 +70,19 @@ describe("webhookHandler: dispatch", () => {
         "conversion.completed": (event) => void seen.push(`${event.type} ${event.data.toAmount}`),
       },
     });
-    for (const [type, status] of [["payout.failed", "FAILED"], ["refund.completed", "COMPLETED"], ["conversion.completed", "SUCCESS"]] as const) {
+    for (const [type, status] of [
+      ["payout.failed", "FAILED"],
+      ["refund.completed", "COMPLETED"],
+      ["conversion.completed", "SUCCESS"],
+    ] as const) {
       const body = eventBody(type, eventData(type, status));
       expect((await deliver(app, body, signedHeaders(body, { id: `msg_${type}` }))).body).toEqual({ received: true });
     }
-    expect(seen).toEqual(["payout.failed po_4Hk2m9XkLp0RtY4sW1cE3vBn reverted", "refund.completed inv_7Qm2a9XkLp0RtY4sW1cE3vBn", "conversion.completed 83.333333"]);
+    expect(seen).toEqual([
+      "payout.failed po_4Hk2m9XkLp0RtY4sW1cE3vBn reverted",
+      "refund.completed inv_7Qm2a9XkLp0RtY4sW1cE3vBn",
+      "conversion.completed 83.333333",
+    ]);
     const wrong = eventBody("payout.failed", eventData("payout.completed", "COMPLETED"));
     const answer = await deliver(app, wrong, signedHeaders(wrong, { id: "msg_wrong" }));
     expect(answer.status).toBe(400);
@@ -262,8 +270,13 @@ describe("webhookHandler: status codes of rejected deliveries", () => {
     const { app } = receiver({ bodyTimeoutMs: 200, on: { "*": () => void (ran = true) } });
     const server = await serveRaw(app);
     try {
-      const headers = Object.entries(signedHeaders(body)).map(([name, value]) => `${name}: ${String(value)}\r\n`).join("");
-      const res = await sendAndWaitForClose(server.port, `POST /hooks/pay HTTP/1.1\r\nHost: shop.example\r\nContent-Type: application/json\r\n${headers}${framing(body)}`);
+      const headers = Object.entries(signedHeaders(body))
+        .map(([name, value]) => `${name}: ${String(value)}\r\n`)
+        .join("");
+      const res = await sendAndWaitForClose(
+        server.port,
+        `POST /hooks/pay HTTP/1.1\r\nHost: shop.example\r\nContent-Type: application/json\r\n${headers}${framing(body)}`,
+      );
       expect(res.status).toBe(408);
       expect(res.headers.connection).toBe("close");
       expect(res.body).toEqual({ error: 40801, message: expect.stringContaining("did not arrive in full within 200 ms") });

@@ -239,7 +239,10 @@ function decodeSegwit(text: string): { hrp: string; version: number; program: Ui
 
 /** The string decoded with whichever checksum (bech32 or bech32m) it carries, or null. */
 function decodeBech32(text: string): { prefix: string; words: number[]; encoding: "bech32" | "bech32m" } | null {
-  for (const [encoding, coder] of [["bech32", bech32], ["bech32m", bech32m]] as const) {
+  for (const [encoding, coder] of [
+    ["bech32", bech32],
+    ["bech32m", bech32m],
+  ] as const) {
     // The cast only satisfies the typing of @scure/base 1.x; decode checks the separator itself.
     try {
       return { ...coder.decode(text as `${string}1${string}`, BECH32_MAX_LENGTH), encoding };

@@ -19,7 +19,13 @@ export interface BlockTrail {
  * there, logging it. A reorg deeper than the remembered hashes rewinds as far as they go.
  * Returns the fork height, or null when the chain still has the newest block read.
  */
-export async function rewindOnReorg(trail: BlockTrail, head: number, hashAt: (height: number) => Promise<string | null>, host: ChainHost, network: string): Promise<number | null> {
+export async function rewindOnReorg(
+  trail: BlockTrail,
+  head: number,
+  hashAt: (height: number) => Promise<string | null>,
+  host: ChainHost,
+  network: string,
+): Promise<number | null> {
   let fork: number | null = null;
   for (let i = trail.hashes.length - 1; i >= 0; i--) {
     const [height, hash] = trail.hashes[i]!;

@@ -40,13 +40,7 @@ export interface SandboxChain extends ChainAdapter {
    * `confirmations` (default 0). Any address is accepted, issued here or not: deciding whether
    * a transfer concerns us is core's job, as with a real chain.
    */
-  createDeposit(request: {
-    coin: string;
-    network: string;
-    address: string;
-    amount: bigint;
-    confirmations?: number;
-  }): { txHash: string; outputIndex: number };
+  createDeposit(request: { coin: string; network: string; address: string; amount: bigint; confirmations?: number }): { txHash: string; outputIndex: number };
   /**
    * Sets how many confirmations a deposit has. Returns false when the txHash is unknown or the
    * transaction was dropped (a dropped transaction stays dropped; create a new deposit to
@@ -121,7 +115,11 @@ export function sandboxChain(options: SandboxChainOptions = {}): SandboxChain {
     async createAddress({ network }): Promise<string> {
       // Keep the network part within the loose address alphabet, so that on a network with no
       // address rule an issued address is a valid destination, whatever code a host configures.
-      const tag = network.toLowerCase().replace(/[^a-z0-9]+/g, "-").slice(0, 32) || "net";
+      const tag =
+        network
+          .toLowerCase()
+          .replace(/[^a-z0-9]+/g, "-")
+          .slice(0, 32) || "net";
       let address: string;
       do address = `sbx_${tag}_${randomToken(24)}`;
       while (issued.has(address)); // 62^24 makes a repeat practically impossible; the contract forbids it outright.

@@ -52,7 +52,13 @@ export interface ExchangeRates extends PricingAdapter {
 
 const optionsSchema = z.strictObject({
   sources: z
-    .array(z.looseObject({ name: z.string().min(1), timeoutMs: z.number().positive(), fetch: z.custom<PriceSource["fetch"]>((value) => typeof value === "function", { error: "must have a fetch() method" }) }))
+    .array(
+      z.looseObject({
+        name: z.string().min(1),
+        timeoutMs: z.number().positive(),
+        fetch: z.custom<PriceSource["fetch"]>((value) => typeof value === "function", { error: "must have a fetch() method" }),
+      }),
+    )
     .min(1, { error: "needs at least one source, such as coinbase()" }),
   maxAgeSeconds: z.number().positive().max(86_400).optional(),
   minSources: z.int().min(1).optional(),
@@ -100,7 +106,12 @@ export function exchangeRates(options: ExchangeRatesOptions): ExchangeRates {
     minSources,
     maxDeviationBps: BigInt(Math.round((options.maxDeviationPercent ?? 2) * 100)),
   };
-  const stablecoins = new Map(Object.entries(options.stablecoins === false ? {} : (options.stablecoins ?? { USDT: 2, USDC: 2 })).map(([symbol, band]) => [symbol, BigInt(Math.round(band * 100))]));
+  const stablecoins = new Map(
+    Object.entries(options.stablecoins === false ? {} : (options.stablecoins ?? { USDT: 2, USDC: 2 })).map(([symbol, band]) => [
+      symbol,
+      BigInt(Math.round(band * 100)),
+    ]),
+  );
   const now = options.now ?? Date.now;
   const refreshMs = (options.refreshSeconds ?? 30) * 1000;
   let assets = new Set(options.assets ?? [...DEFAULT_CURRENCIES.map((currency) => currency.symbol), ...Object.keys(DEFAULT_FIAT)]);
@@ -155,7 +166,10 @@ export function exchangeRates(options: ExchangeRatesOptions): ExchangeRates {
       if (old.length === 0) continue;
       const age = Math.round((at - Math.max(...old.map((price) => price.at.getTime()))) / 1000);
       const which = old.length === prices.size ? "its prices are" : `its prices of ${old.map((price) => price.base).join(", ")} are`;
-      stale.set(source, `price source ${source} left out until its prices are fresh again: ${which} ${age} s old or more, older than maxAgeSeconds (${maxAgeSeconds})`);
+      stale.set(
+        source,
+        `price source ${source} left out until its prices are fresh again: ${which} ${age} s old or more, older than maxAgeSeconds (${maxAgeSeconds})`,
+      );
     }
     notices.stale.update(stale, (source) => `price source ${source} has fresh prices again`);
 
@@ -164,7 +178,8 @@ export function exchangeRates(options: ExchangeRatesOptions): ExchangeRates {
     const disagreements = new Map<string, string>();
     for (const asset of assets) {
       const combined = usdOf(asset, at);
-      for (const outlier of combined.outliers) outliers.set(`${outlier.source} ${asset}`, `price source ${outlier.source} left out for ${asset}/USD: ${formatBps(outlier.bps)} from the median`);
+      for (const outlier of combined.outliers)
+        outliers.set(`${outlier.source} ${asset}`, `price source ${outlier.source} left out for ${asset}/USD: ${formatBps(outlier.bps)} from the median`);
       if (!combined.ok && combined.depeg) depegs.set(asset, combined.reason);
       if (!combined.ok && combined.disagreement) disagreements.set(asset, `no price for ${asset}/USD: ${combined.reason}`);
     }
@@ -225,7 +240,13 @@ export function exchangeRates(options: ExchangeRatesOptions): ExchangeRates {
         const said = `${price.price} USDT`;
         if (usdt.combined.ok) {
           const { usd } = usdt.combined;
-          candidates.push({ source, usd: mulDivDown(units, usd, ONE), alternatives: usdt.answers.map((answer) => mulDivDown(units, answer, ONE)), at: Math.min(observed, usdt.combined.at), said });
+          candidates.push({
+            source,
+            usd: mulDivDown(units, usd, ONE),
+            alternatives: usdt.answers.map((answer) => mulDivDown(units, answer, ONE)),
+            at: Math.min(observed, usdt.combined.at),
+            said,
+          });
         } else candidates.push({ source, usd: null, at: observed, said, why: `USDT/USD: ${usdt.combined.reason}` });
       }
     }
@@ -234,7 +255,12 @@ export function exchangeRates(options: ExchangeRatesOptions): ExchangeRates {
     if (combined.ok && band !== undefined) {
       const off = deviationBps(combined.usd, ONE);
       if (off > band) {
-        return { ok: false, depeg: true, reason: `${asset} is off its peg: ${formatDecimal(combined.usd, RATE_DECIMALS)} USD, more than ${formatBps(band)} from 1 USD`, outliers: combined.outliers };
+        return {
+          ok: false,
+          depeg: true,
+          reason: `${asset} is off its peg: ${formatDecimal(combined.usd, RATE_DECIMALS)} USD, more than ${formatBps(band)} from 1 USD`,
+          outliers: combined.outliers,
+        };
       }
     }
     // A converted price changes when a USDT/USD price goes stale.
@@ -288,7 +314,10 @@ export function exchangeRates(options: ExchangeRatesOptions): ExchangeRates {
     const rate = mulDivDown(b.usd, ONE, q.usd);
     const until = Math.min(b.freshUntil, q.freshUntil);
     if (rate === 0n) return { rate: null, until };
-    return { rate: { rate: formatDecimal(rate, RATE_DECIMALS), at: new Date(Math.min(b.at, q.at)), sources: [...new Set([...b.sources, ...q.sources])].sort() }, until };
+    return {
+      rate: { rate: formatDecimal(rate, RATE_DECIMALS), at: new Date(Math.min(b.at, q.at)), sources: [...new Set([...b.sources, ...q.sources])].sort() },
+      until,
+    };
   }
 
   function isKnown(asset: string): boolean {

@@ -41,7 +41,6 @@ export interface StaticPricingOptions {
 /** Marks the fixed table (see `StaticPricing`). */
 export const STATIC_PRICING = Symbol.for("express-crypto-pay.static-pricing");
 
-
 /** A pricing adapter backed by a fixed table that tests and the sandbox can change at run time. */
 export interface StaticPricing extends PricingAdapter {
   /** Marks a fixed table for the router, which refuses it in live mode unless `allowLive` is set. */

@@ -35,10 +35,8 @@ import type {
 // NUL cannot appear in ids, networks or addresses, so joined keys never collide.
 const SEP = "\u0000";
 const scopeKey = (merchantId: string, mode: Mode): string => merchantId + SEP + mode;
-const balanceKey = (merchantId: string, mode: Mode, asset: string): string =>
-  merchantId + SEP + mode + SEP + asset;
-const addressKey = (mode: Mode, network: string, address: string): string =>
-  mode + SEP + network + SEP + address;
+const balanceKey = (merchantId: string, mode: Mode, asset: string): string => merchantId + SEP + mode + SEP + asset;
+const addressKey = (mode: Mode, network: string, address: string): string => mode + SEP + network + SEP + address;
 const depositKey = (mode: Mode, network: string, txHash: string, outputIndex: number): string =>
   mode + SEP + network + SEP + txHash + SEP + String(outputIndex);
 
@@ -82,7 +80,6 @@ const copyLink = (link: PaymentLinkRecord): PaymentLinkRecord => ({
   metadata: link.metadata ? copyJson(link.metadata) : null,
 });
 
-
 /** A delivery as the log keeps it, with its place in insertion order. */
 interface StoredDelivery {
   record: WebhookDeliveryRecord;
@@ -111,8 +108,7 @@ function matchesPayout(payout: PayoutRecord, filter: PayoutFilter): boolean {
   );
 }
 
-const inScope = (record: { merchantId: string; mode: Mode }, scope: Scope): boolean =>
-  record.merchantId === scope.merchantId && record.mode === scope.mode;
+const inScope = (record: { merchantId: string; mode: Mode }, scope: Scope): boolean => record.merchantId === scope.merchantId && record.mode === scope.mode;
 
 const byCreatedAt = (a: { createdAt: number }, b: { createdAt: number }): number => a.createdAt - b.createdAt;
 /** (createdAt, id) order: ties on the clock still have one stable order to page through. */
@@ -214,8 +210,7 @@ class Tables {
       findInvoice: (id) => run("findInvoice", () => this.pick(this.invoices.get(id), copyInvoice)),
       getPayout: (scope, id) => run("getPayout", () => this.scoped(this.payouts.get(id), scope, copy)),
       getExchange: (scope, id) => run("getExchange", () => this.scoped(this.exchanges.get(id), scope, copy)),
-      findAddress: (mode, network, address) =>
-        run("findAddress", () => this.pick(this.addresses.get(addressKey(mode, network, address)), copy)),
+      findAddress: (mode, network, address) => run("findAddress", () => this.pick(this.addresses.get(addressKey(mode, network, address)), copy)),
       findAddresses: (mode, network, addresses) =>
         run("findAddresses", () => {
           const found: AddressRecord[] = [];
@@ -227,9 +222,7 @@ class Tables {
           return found;
         }),
       listDepositsForInvoice: (invoiceId) =>
-        run("listDepositsForInvoice", () =>
-          (this.depositIdsByInvoice.get(invoiceId) ?? []).flatMap((id) => this.deposits.get(id) ?? []).map(copy),
-        ),
+        run("listDepositsForInvoice", () => (this.depositIdsByInvoice.get(invoiceId) ?? []).flatMap((id) => this.deposits.get(id) ?? []).map(copy)),
       listNotableDeposits: (mode, query) =>
         run("listNotableDeposits", () => {
           const all = [...this.deposits.values()];
@@ -240,8 +233,7 @@ class Tables {
             .slice(0, query.limit)
             .map(copy);
         }),
-      getBalance: (scope, asset) =>
-        run("getBalance", () => this.balances.get(balanceKey(scope.merchantId, scope.mode, asset))?.amount ?? 0n),
+      getBalance: (scope, asset) => run("getBalance", () => this.balances.get(balanceKey(scope.merchantId, scope.mode, asset))?.amount ?? 0n),
       listBalances: (scope) =>
         run("listBalances", () =>
           [...this.balances.values()]
@@ -251,9 +243,7 @@ class Tables {
         ),
       listLedgerEntries: (scope, asset) =>
         run("listLedgerEntries", () =>
-          (this.ledgerByScope.get(scopeKey(scope.merchantId, scope.mode)) ?? [])
-            .filter((entry) => asset === undefined || entry.asset === asset)
-            .map(copy),
+          (this.ledgerByScope.get(scopeKey(scope.merchantId, scope.mode)) ?? []).filter((entry) => asset === undefined || entry.asset === asset).map(copy),
         ),
       listEvents: (scope, options) =>
         run("listEvents", () => {
@@ -497,8 +487,7 @@ class Tables {
         }),
       lockWebhookDelivery: (id) => run("lockWebhookDelivery", () => this.pick(this.deliveries.get(id)?.record, copy)),
       updateWebhookDelivery: (delivery) => run("updateWebhookDelivery", () => this.updateDelivery(delivery, undo)),
-      insertWebhookAttempt: (attempt) =>
-        run("insertWebhookAttempt", () => pushIn(this.attemptsByDelivery, attempt.deliveryId, copy(attempt), undo)),
+      insertWebhookAttempt: (attempt) => run("insertWebhookAttempt", () => pushIn(this.attemptsByDelivery, attempt.deliveryId, copy(attempt), undo)),
       recordWebhookAttempt: (attempt, heldUntil, outcome) =>
         run("recordWebhookAttempt", () => {
           pushIn(this.attemptsByDelivery, attempt.deliveryId, copy(attempt), undo);
@@ -525,11 +514,7 @@ class Tables {
     return record === undefined ? null : clone(record);
   }
 
-  private scoped<T extends { merchantId: string; mode: Mode }>(
-    record: T | undefined,
-    scope: Scope,
-    clone: (record: T) => T,
-  ): T | null {
+  private scoped<T extends { merchantId: string; mode: Mode }>(record: T | undefined, scope: Scope, clone: (record: T) => T): T | null {
     return record !== undefined && inScope(record, scope) ? clone(record) : null;
   }
 
@@ -599,7 +584,7 @@ class Tables {
     const chosen: Array<{ stored: StoredDelivery; turn: number }> = [];
     for (const candidates of byMerchant.values()) {
       candidates.sort((a, b) => a.rank - b.rank || byDue(a.stored, b.stored));
-      candidates.forEach(({ stored }, i) => chosen.push({ stored, turn: i + 1 }));
+      for (const [i, { stored }] of candidates.entries()) chosen.push({ stored, turn: i + 1 });
     }
     chosen.sort((a, b) => a.turn - b.turn || byDue(a.stored, b.stored));
     return chosen.slice(0, Math.max(0, limit)).map(({ stored }) => {
@@ -641,7 +626,12 @@ class Tables {
     if (deposit.invoiceId !== stored.invoiceId) {
       // Fresh arrays, so the undo restores the old ones untouched.
       const from = this.depositIdsByInvoice.get(stored.invoiceId) ?? [];
-      setIn(this.depositIdsByInvoice, stored.invoiceId, from.filter((id) => id !== deposit.id), undo);
+      setIn(
+        this.depositIdsByInvoice,
+        stored.invoiceId,
+        from.filter((id) => id !== deposit.id),
+        undo,
+      );
       const to = this.depositIdsByInvoice.get(deposit.invoiceId) ?? [];
       setIn(this.depositIdsByInvoice, deposit.invoiceId, [...to, deposit.id], undo);
     }

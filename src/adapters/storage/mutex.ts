@@ -21,7 +21,8 @@ export class Mutex {
 
   release(): void {
     const next = this.waiters.shift();
-    if (next) next(); // ownership passes straight on, so nobody can cut in between
+    if (next)
+      next(); // ownership passes straight on, so nobody can cut in between
     else this.held = false;
   }
 

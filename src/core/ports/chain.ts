@@ -31,10 +31,7 @@ export interface DepositFeedPage {
 }
 
 /** What `getPayoutStatus` reports about a sent payout. */
-export type ChainPayoutStatus =
-  | { status: "pending" }
-  | { status: "confirmed" }
-  | { status: "failed"; reason: string };
+export type ChainPayoutStatus = { status: "pending" } | { status: "confirmed" } | { status: "failed"; reason: string };
 
 /**
  * Durable named values the service keeps for an adapter, shared by every instance that shares
@@ -174,13 +171,7 @@ export interface ChainAdapter {
    * Broadcasts a payout. Idempotent by `payoutId`: a second call for the same payout returns
    * the first call's txHash instead of sending again.
    */
-  sendPayout(request: {
-    payoutId: string;
-    coin: string;
-    network: string;
-    address: string;
-    amount: bigint;
-  }): Promise<{ txHash: string }>;
+  sendPayout(request: { payoutId: string; coin: string; network: string; address: string; amount: bigint }): Promise<{ txHash: string }>;
   /** Where a payout sent by `sendPayout` stands. */
   getPayoutStatus(request: { payoutId: string; txHash: string; coin: string; network: string }): Promise<ChainPayoutStatus>;
   /**

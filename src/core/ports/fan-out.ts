@@ -39,7 +39,13 @@ export function subscribed(endpoint: WebhookEndpointRecord, type: string): boole
 export const IN_PROCESS_ENDPOINT = "we_in_process";
 
 /** A pending delivery, due now, with nothing tried yet. */
-export function pendingDelivery(id: string, endpoint: Pick<WebhookEndpointRecord, "id" | "merchantId" | "mode">, event: Pick<EventRecord, "id" | "type">, payload: string, now: number): WebhookDeliveryRecord {
+export function pendingDelivery(
+  id: string,
+  endpoint: Pick<WebhookEndpointRecord, "id" | "merchantId" | "mode">,
+  event: Pick<EventRecord, "id" | "type">,
+  payload: string,
+  now: number,
+): WebhookDeliveryRecord {
   return {
     id,
     merchantId: endpoint.merchantId,

@@ -113,7 +113,7 @@ export function depositView(deposit: DepositRecord, currencies: CurrencyCatalog)
 
 /** Renders an invoice record as a `PaymentView`, with its deposits when they are given. */
 export function paymentView(invoice: InvoiceRecord, currencies: CurrencyCatalog, deposits?: readonly DepositRecord[]): PaymentView {
-  const coinDecimals = invoice.coin ? currencies.crypto(invoice.coin)?.decimals ?? 0 : 0;
+  const coinDecimals = invoice.coin ? (currencies.crypto(invoice.coin)?.decimals ?? 0) : 0;
   return {
     id: invoice.id,
     object: "payment",

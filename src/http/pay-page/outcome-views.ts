@@ -31,11 +31,19 @@ export function expiredPage(view: PayerView): Omit<Page, "merchant"> {
 <h1 class="center">This payment has expired</h1>
 <p class="sub center">The time to pay for this order of <strong>${view.amount}&nbsp;${view.amountCurrency}</strong> ran out. Please go back to the merchant to start a new payment.</p>
 <div class="center">${statusPill(view.status)}</div>
-${received
-  ? notice("warn", html`We received ${coinAmount(view.receivedAmount ?? "0", view.coin ?? "")} after the payment window closed. The merchant has it; contact them with the reference below.`)
-  : view.address
-    ? notice("info", "If you sent a payment just now, it is still detected for a while and this page will show it. Otherwise, contact the merchant with the reference below.")
-    : null}`,
+${
+  received
+    ? notice(
+        "warn",
+        html`We received ${coinAmount(view.receivedAmount ?? "0", view.coin ?? "")} after the payment window closed. The merchant has it; contact them with the reference below.`,
+      )
+    : view.address
+      ? notice(
+          "info",
+          "If you sent a payment just now, it is still detected for a while and this page will show it. Otherwise, contact the merchant with the reference below.",
+        )
+      : null
+}`,
   };
 }
 

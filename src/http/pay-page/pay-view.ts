@@ -36,9 +36,11 @@ ${partial ? notice("warn", html`<strong>Partially paid.</strong> We received ${c
 <div class="field">
 <span class="label">${partial ? "Remaining to send" : "Amount to send"}</span>
 <div class="amount" data-amount>${partial ? view.remaining : view.payAmount} <small>${coin}</small></div>
-${view.fee !== null
-  ? html`<p class="meta" data-fee>${partial ? html`The total of ${coinAmount(view.payAmount ?? "", coin)} includes` : "Includes"} the 0.5% payment fee of ${coinAmount(view.fee, coin)}.</p>`
-  : null}
+${
+  view.fee !== null
+    ? html`<p class="meta" data-fee>${partial ? html`The total of ${coinAmount(view.payAmount ?? "", coin)} includes` : "Includes"} the 0.5% payment fee of ${coinAmount(view.fee, coin)}.</p>`
+    : null
+}
 </div>
 <div class="field">
 <span class="label">Network</span>

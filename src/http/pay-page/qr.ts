@@ -25,9 +25,7 @@ export function paymentUri(coin: string, network: string, address: string, units
   if (!native || native.coin !== coin) return address;
   const target = encodeURIComponent(address);
   if (units <= 0n) return `${native.scheme}:${target}`;
-  return native.amount === "wei"
-    ? `${native.scheme}:${target}?value=${units}`
-    : `${native.scheme}:${target}?amount=${formatDecimal(units, decimals)}`;
+  return native.amount === "wei" ? `${native.scheme}:${target}?value=${units}` : `${native.scheme}:${target}?amount=${formatDecimal(units, decimals)}`;
 }
 
 /** The QR code of `text` as inline SVG markup (a white square with black modules, no text from outside). */

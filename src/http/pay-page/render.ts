@@ -51,14 +51,19 @@ export async function renderInvoicePage(
   let page: Omit<Page, "merchant">;
   switch (view.stage) {
     case "choose": {
-      page = choosePage(view, payerOptions(context.currencies, loaded.invoice.acceptedCoins, (coin, network) => context.chains.serves(view.mode, coin, network)), links);
+      page = choosePage(
+        view,
+        payerOptions(context.currencies, loaded.invoice.acceptedCoins, (coin, network) => context.chains.serves(view.mode, coin, network)),
+        links,
+      );
       break;
     }
     case "pay": {
       const units = view.units;
-      const qr = units && view.address && view.coin && view.network
-        ? await qrSvg(paymentUri(view.coin, view.network, view.address, units.remaining, units.decimals))
-        : null;
+      const qr =
+        units && view.address && view.coin && view.network
+          ? await qrSvg(paymentUri(view.coin, view.network, view.address, units.remaining, units.decimals))
+          : null;
       page = payPage(view, links, qr);
       break;
     }

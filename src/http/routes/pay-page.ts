@@ -32,18 +32,26 @@ export function payPageRoutes(context: CoreContext, options: { publicUrl?: strin
     return { page, method: `${page}/method`, status: `${page}/status` };
   };
 
-  router.get("/:id", onlyInvoices, asyncHandler(async (req, res) => {
-    const loaded = await loadInvoice(context, String(req.params.id));
-    if (!loaded) return renderNotFound(res);
-    await renderInvoicePage(context, res, loaded, linksOf(req));
-  }));
+  router.get(
+    "/:id",
+    onlyInvoices,
+    asyncHandler(async (req, res) => {
+      const loaded = await loadInvoice(context, String(req.params.id));
+      if (!loaded) return renderNotFound(res);
+      await renderInvoicePage(context, res, loaded, linksOf(req));
+    }),
+  );
 
-  router.get("/:id/status", onlyInvoices, asyncHandler(async (req, res) => {
-    setCommonHeaders(res);
-    const loaded = await loadInvoice(context, String(req.params.id));
-    if (!loaded) return sendJson(res, 404, new PaymentError("not_found", "No payment with this id.").toJSON());
-    sendJson(res, 200, publicStatus(viewOf(context, loaded)));
-  }));
+  router.get(
+    "/:id/status",
+    onlyInvoices,
+    asyncHandler(async (req, res) => {
+      setCommonHeaders(res);
+      const loaded = await loadInvoice(context, String(req.params.id));
+      if (!loaded) return sendJson(res, 404, new PaymentError("not_found", "No payment with this id.").toJSON());
+      sendJson(res, 200, publicStatus(viewOf(context, loaded)));
+    }),
+  );
 
   router.post(
     "/:id/method",
@@ -112,7 +120,9 @@ function fromSameOrigin(req: Request, publicHost: string | null): boolean {
 function payerMessage(error: PaymentError, chosenAlready: boolean): string {
   switch (error.type) {
     case "invalid_state":
-      return chosenAlready ? "A payment method has already been chosen for this payment." : "This payment is no longer open, so no payment method can be chosen.";
+      return chosenAlready
+        ? "A payment method has already been chosen for this payment."
+        : "This payment is no longer open, so no payment method can be chosen.";
     case "amount_below_minimum":
       return "This payment is too small to be paid with that coin on that network. Please choose another option.";
     case "chain_unavailable":

@@ -20,52 +20,76 @@ export function paymentLinkRoutes(routes: RouteTable, context: CoreContext, view
     schemas.paymentLinkCreateRequest,
     async (body, call) =>
       view(call)(
-        await createPaymentLink(context, call.scope, {
-          amount: body.amount,
-          amountCurrency: body.amountCurrency,
-          acceptedCoins: body.acceptedCoins ?? null,
-          feePaidByPayer: body.feePaidByPayer,
-          underPaidCoverTenths: body.underPaidCover,
-          lifeTimeMinutes: body.lifeTime,
-          returnUrl: body.returnUrl ?? null,
-          metadata: body.metadata ?? null,
-          settleCurrency: body.settleCurrency ?? null,
-        }, call.commitAnswer?.(view(call))),
+        await createPaymentLink(
+          context,
+          call.scope,
+          {
+            amount: body.amount,
+            amountCurrency: body.amountCurrency,
+            acceptedCoins: body.acceptedCoins ?? null,
+            feePaidByPayer: body.feePaidByPayer,
+            underPaidCoverTenths: body.underPaidCover,
+            lifeTimeMinutes: body.lifeTime,
+            returnUrl: body.returnUrl ?? null,
+            metadata: body.metadata ?? null,
+            settleCurrency: body.settleCurrency ?? null,
+          },
+          call.commitAnswer?.(view(call)),
+        ),
       ),
-    { idempotent: true, docs: {
-      summary: "Create a payment link",
-      description: "A reusable link: its public `url` shows the link's page, which creates nothing (crawlers and link previews fetch links); the page's button posts to the same URL, which creates a fresh hosted payment with these settings and redirects (303) the payer to its page. `amount` is a decimal string in `amountCurrency` (default USD); the payer picks one of `acceptedCoins` (every supported coin when left out). Other settings as for `POST /v1/payments` (`lifeTime` 1 to 1440 minutes, default 1440; `underPaidCover` 0 to 50). `settleCurrency` left out means no auto-conversion (the merchant's default does not apply). Each created payment's `metadata` is this `metadata` plus `paymentLinkId`. The settings are checked now, not at the first payment.",
-      response: v1.paymentLink,
-      tags: ["Payment links"],
-    } },
+    {
+      idempotent: true,
+      docs: {
+        summary: "Create a payment link",
+        description:
+          "A reusable link: its public `url` shows the link's page, which creates nothing (crawlers and link previews fetch links); the page's button posts to the same URL, which creates a fresh hosted payment with these settings and redirects (303) the payer to its page. `amount` is a decimal string in `amountCurrency` (default USD); the payer picks one of `acceptedCoins` (every supported coin when left out). Other settings as for `POST /v1/payments` (`lifeTime` 1 to 1440 minutes, default 1440; `underPaidCover` 0 to 50). `settleCurrency` left out means no auto-conversion (the merchant's default does not apply). Each created payment's `metadata` is this `metadata` plus `paymentLinkId`. The settings are checked now, not at the first payment.",
+        response: v1.paymentLink,
+        tags: ["Payment links"],
+      },
+    },
   );
 
-  routes.get("/payment-links/:id", emptyQuery, async (_query, call) => view(call)(await getPaymentLink(context, call.scope, call.params.id!)), { docs: {
-    summary: "Fetch a payment link",
-    response: v1.paymentLink,
-    tags: ["Payment links"],
-    errors: [404],
-  } });
-
-  routes.get("/payment-links", schemas.plainListQuery, async (query, call) => {
-    const after = await checkCursor(query.cursor, (id) => context.storage.getPaymentLink(call.scope, id));
-    const rows = await context.storage.listPaymentLinks(call.scope, { limit: query.limit + 1, after });
-    return page(rows, query.limit, view(call));
-  }, { docs: {
-    summary: "List payment links",
-    description: "Newest first, deactivated links included. `limit` 1 to 100 (default 20); pass the previous page's `nextCursor` as `cursor` for the next. A cursor this list did not return is a 400.",
-    response: v1.paymentLinkPage,
-    tags: ["Payment links"],
-  } });
-
-  routes.post("/payment-links/:id/deactivate", emptyBody, async (_body, call) =>
-    view(call)(await deactivatePaymentLink(context, call.scope, call.params.id!)),
-    { docs: {
-      summary: "Deactivate a payment link",
-      description: "From now on its `url` answers 410 and creates nothing; payments it created already are unaffected. Idempotent: deactivating an inactive link answers it as it is. There is no way to reactivate a link: create a new one.",
+  routes.get("/payment-links/:id", emptyQuery, async (_query, call) => view(call)(await getPaymentLink(context, call.scope, call.params.id!)), {
+    docs: {
+      summary: "Fetch a payment link",
       response: v1.paymentLink,
       tags: ["Payment links"],
       errors: [404],
-    } },
+    },
+  });
+
+  routes.get(
+    "/payment-links",
+    schemas.plainListQuery,
+    async (query, call) => {
+      const after = await checkCursor(query.cursor, (id) => context.storage.getPaymentLink(call.scope, id));
+      const rows = await context.storage.listPaymentLinks(call.scope, { limit: query.limit + 1, after });
+      return page(rows, query.limit, view(call));
+    },
+    {
+      docs: {
+        summary: "List payment links",
+        description:
+          "Newest first, deactivated links included. `limit` 1 to 100 (default 20); pass the previous page's `nextCursor` as `cursor` for the next. A cursor this list did not return is a 400.",
+        response: v1.paymentLinkPage,
+        tags: ["Payment links"],
+      },
+    },
+  );
+
+  routes.post(
+    "/payment-links/:id/deactivate",
+    emptyBody,
+    async (_body, call) => view(call)(await deactivatePaymentLink(context, call.scope, call.params.id!)),
+    {
+      docs: {
+        summary: "Deactivate a payment link",
+        description:
+          "From now on its `url` answers 410 and creates nothing; payments it created already are unaffected. Idempotent: deactivating an inactive link answers it as it is. There is no way to reactivate a link: create a new one.",
+        response: v1.paymentLink,
+        tags: ["Payment links"],
+        errors: [404],
+      },
+    },
   );
 }

@@ -40,91 +40,141 @@ export function paymentRoutes(routes: RouteTable, context: CoreContext, views: V
       // A fixed chain refuses a zero amount through depositMin (40002); a payment whose network
       // the payer picks has no minimum yet, so zero is refused here.
       if (!fixed && /^0(\.0+)?$/.test(body.amount)) throw new PaymentError("validation_error", "Invalid request: amount: must be greater than 0.");
-      const invoice = await createInvoice(context, call.scope, {
-        amount: body.amount,
-        amountCurrency: body.amountCurrency ?? body.currency,
-        acceptedCoins: fixed ? null : [body.currency],
-        whiteLabel: fixed ? { payCurrency: body.currency, network: body.chain ?? null } : null,
-        underPaidCoverTenths: body.underPaidCover,
-        feePaidByPayer: body.feePaidByPayer,
-        lifeTimeMinutes: body.lifeTime,
-        returnUrl: body.returnUrl ?? null,
-        metadata: body.metadata ?? null,
-        settleCurrency: body.settleCurrency,
-        merchant: call.merchant,
-        paymentUrlFor: (id) => paymentUrl(call, id),
-      }, call.commitAnswer?.(view));
+      const invoice = await createInvoice(
+        context,
+        call.scope,
+        {
+          amount: body.amount,
+          amountCurrency: body.amountCurrency ?? body.currency,
+          acceptedCoins: fixed ? null : [body.currency],
+          whiteLabel: fixed ? { payCurrency: body.currency, network: body.chain ?? null } : null,
+          underPaidCoverTenths: body.underPaidCover,
+          feePaidByPayer: body.feePaidByPayer,
+          lifeTimeMinutes: body.lifeTime,
+          returnUrl: body.returnUrl ?? null,
+          metadata: body.metadata ?? null,
+          settleCurrency: body.settleCurrency,
+          merchant: call.merchant,
+          paymentUrlFor: (id) => paymentUrl(call, id),
+        },
+        call.commitAnswer?.(view),
+      );
       return view(invoice);
     },
-    { idempotent: true, docs: {
-      summary: "Create a payment",
-      description: "A payment is an invoice: the same record, id and statuses as `/api/v1/merchants/invoice/*`, so it can be fetched under either prefix. Amounts are decimal strings. `currency` is the coin the payer pays in. `chain` is optional: left out, a single-network coin uses its network, and a coin on several networks lets the payer choose on the hosted `checkoutUrl` page, so `currency`, `chain`, `address`, `rate` and `payAmount` stay null until then. `amountCurrency` defaults to `currency` (the amount is in the coin); give a fiat such as `USD` to price it at the live rate, locked when the network is fixed. `lifeTime` is in minutes (1 to 1440, default 1440), `underPaidCover` a percentage (0 to 50 in steps of 0.1) of underpayment to accept, and `feePaidByPayer` grosses the payer's amount up by the 0.5% fee. `settleCurrency` turns on auto-conversion: each credit is converted into that coin at the live rate (a conversion with this `paymentId`); null keeps the coin paid in, left out uses the merchant's default. `metadata.orderId` comes back in every webhook event of the payment. 40002 when a fixed-network payment comes to less than the network's `depositMin`.",
-      response: resources.payment,
-      tags: ["Payments"],
-      errors: [503],
-    } },
+    {
+      idempotent: true,
+      docs: {
+        summary: "Create a payment",
+        description:
+          "A payment is an invoice: the same record, id and statuses as `/api/v1/merchants/invoice/*`, so it can be fetched under either prefix. Amounts are decimal strings. `currency` is the coin the payer pays in. `chain` is optional: left out, a single-network coin uses its network, and a coin on several networks lets the payer choose on the hosted `checkoutUrl` page, so `currency`, `chain`, `address`, `rate` and `payAmount` stay null until then. `amountCurrency` defaults to `currency` (the amount is in the coin); give a fiat such as `USD` to price it at the live rate, locked when the network is fixed. `lifeTime` is in minutes (1 to 1440, default 1440), `underPaidCover` a percentage (0 to 50 in steps of 0.1) of underpayment to accept, and `feePaidByPayer` grosses the payer's amount up by the 0.5% fee. `settleCurrency` turns on auto-conversion: each credit is converted into that coin at the live rate (a conversion with this `paymentId`); null keeps the coin paid in, left out uses the merchant's default. `metadata.orderId` comes back in every webhook event of the payment. 40002 when a fixed-network payment comes to less than the network's `depositMin`.",
+        response: resources.payment,
+        tags: ["Payments"],
+        errors: [503],
+      },
+    },
   );
 
-  routes.get("/payments/:id", emptyQuery, async (_query, { scope, params }) => {
-    const invoice = await getInvoice(context, scope, params.id!);
-    return paymentView(invoice, context.currencies, await context.storage.listDepositsForInvoice(invoice.id));
-  },
-    { docs: {
-      summary: "Fetch a payment",
-      description: "Any payment of this key's merchant and mode, including one created as an `/api/v1` invoice, with `deposits`: every transfer to its address, counted or not. A coin other than the payment's (a stray deposit) is credited to the balance in that coin, less the 0.5% fee, and listed with `countsTowardPayment: false`; refund it with POST /v1/refunds and its `depositId`. A deposit credited and then removed by a reorg deeper than its confirmations is REVERSED: its credit was taken back and `reversedAmount` shows it.",
-      response: resources.payment,
-      tags: ["Payments"],
-      errors: [404],
-    } },
+  routes.get(
+    "/payments/:id",
+    emptyQuery,
+    async (_query, { scope, params }) => {
+      const invoice = await getInvoice(context, scope, params.id!);
+      return paymentView(invoice, context.currencies, await context.storage.listDepositsForInvoice(invoice.id));
+    },
+    {
+      docs: {
+        summary: "Fetch a payment",
+        description:
+          "Any payment of this key's merchant and mode, including one created as an `/api/v1` invoice, with `deposits`: every transfer to its address, counted or not. A coin other than the payment's (a stray deposit) is credited to the balance in that coin, less the 0.5% fee, and listed with `countsTowardPayment: false`; refund it with POST /v1/refunds and its `depositId`. A deposit credited and then removed by a reorg deeper than its confirmations is REVERSED: its credit was taken back and `reversedAmount` shows it.",
+        response: resources.payment,
+        tags: ["Payments"],
+        errors: [404],
+      },
+    },
   );
 
-  routes.get("/payments", schemas.paymentListQuery, async (query, { scope }) => {
-    const after = await checkCursor(query.cursor, (id) => context.storage.getInvoice(scope, id));
-    const rows = await context.storage.listInvoices(
-      scope,
-      { status: query.status, createdFrom: query.createdFrom, createdTo: query.createdTo, network: query.chain },
-      { limit: query.limit + 1, after },
-    );
-    return page(rows, query.limit, (invoice) => paymentView(invoice, context.currencies));
-  }, { docs: {
-    summary: "List payments",
-    description: "Newest first (by creation time, then id), filtered by `status`, `chain` and creation time (`createdFrom` inclusive, `createdTo` exclusive, ISO 8601). `limit` 1 to 100 (default 20); pass the previous page's `nextCursor` as `cursor` for the next. Payments created while you page sort before your cursor, so a walk sees every older one exactly once. A cursor this list did not return is a 400.",
-    response: v1.paymentPage,
-    tags: ["Payments"],
-  } });
+  routes.get(
+    "/payments",
+    schemas.paymentListQuery,
+    async (query, { scope }) => {
+      const after = await checkCursor(query.cursor, (id) => context.storage.getInvoice(scope, id));
+      const rows = await context.storage.listInvoices(
+        scope,
+        { status: query.status, createdFrom: query.createdFrom, createdTo: query.createdTo, network: query.chain },
+        { limit: query.limit + 1, after },
+      );
+      return page(rows, query.limit, (invoice) => paymentView(invoice, context.currencies));
+    },
+    {
+      docs: {
+        summary: "List payments",
+        description:
+          "Newest first (by creation time, then id), filtered by `status`, `chain` and creation time (`createdFrom` inclusive, `createdTo` exclusive, ISO 8601). `limit` 1 to 100 (default 20); pass the previous page's `nextCursor` as `cursor` for the next. Payments created while you page sort before your cursor, so a walk sees every older one exactly once. A cursor this list did not return is a 400.",
+        response: v1.paymentPage,
+        tags: ["Payments"],
+      },
+    },
+  );
 
   routes.post(
     "/refunds",
     schemas.refundCreateRequest,
     async (body, { scope, commitAnswer }) => {
-      const input = { paymentId: body.paymentId, depositId: body.depositId ?? null, amount: body.amount ?? null, address: body.address, network: body.chain ?? null };
-      return views.refund(await createRefund(context, scope, input, commitAnswer?.((refund: PayoutRecord) => views.refund(refund))));
+      const input = {
+        paymentId: body.paymentId,
+        depositId: body.depositId ?? null,
+        amount: body.amount ?? null,
+        address: body.address,
+        network: body.chain ?? null,
+      };
+      return views.refund(
+        await createRefund(
+          context,
+          scope,
+          input,
+          commitAnswer?.((refund: PayoutRecord) => views.refund(refund)),
+        ),
+      );
     },
-    { idempotent: true, docs: {
-      summary: "Refund a payment",
-      description: "Gives back part of what a payment received (`amount`, a decimal string in the payment's coin) or, without `amount`, all that is left, to `address`, on the payment's network unless `chain` names another. With `depositId`, gives back that one deposit of the payment (a stray coin sent to its address, say) in the deposit's coin and on its network: at most its credited amount (what was received less the 0.5% fee) less its refunds not FAILED; a deposit that is not CONFIRMED has nothing to refund (409). Never more than the confirmed deposits less the refunds not FAILED: an `amount` over that is a 400 that says how much is left; leaving `amount` out when nothing is left is a 409, as is refunding a payment whose coin was never chosen. Two refunds sent at once are checked under the payment's lock. A refund is a payout: the balance is debited amount + the network's fee at once (422 and nothing debited when it does not cover that), then it goes PROCESSING -> COMPLETED, or FAILED with the debit returned and the amount refundable again.",
-      response: v1.refund,
-      tags: ["Refunds"],
-      errors: [404, 409, 422, 503],
-    } },
+    {
+      idempotent: true,
+      docs: {
+        summary: "Refund a payment",
+        description:
+          "Gives back part of what a payment received (`amount`, a decimal string in the payment's coin) or, without `amount`, all that is left, to `address`, on the payment's network unless `chain` names another. With `depositId`, gives back that one deposit of the payment (a stray coin sent to its address, say) in the deposit's coin and on its network: at most its credited amount (what was received less the 0.5% fee) less its refunds not FAILED; a deposit that is not CONFIRMED has nothing to refund (409). Never more than the confirmed deposits less the refunds not FAILED: an `amount` over that is a 400 that says how much is left; leaving `amount` out when nothing is left is a 409, as is refunding a payment whose coin was never chosen. Two refunds sent at once are checked under the payment's lock. A refund is a payout: the balance is debited amount + the network's fee at once (422 and nothing debited when it does not cover that), then it goes PROCESSING -> COMPLETED, or FAILED with the debit returned and the amount refundable again.",
+        response: v1.refund,
+        tags: ["Refunds"],
+        errors: [404, 409, 422, 503],
+      },
+    },
   );
 
-  routes.get("/refunds/:id", emptyQuery, async (_query, { scope, params }) => views.refund(await getRefund(context, scope, params.id!)), { docs: {
-    summary: "Fetch a refund",
-    description: "404 for the id of a withdrawal: refunds and withdrawals are separate lists.",
-    response: v1.refund,
-    tags: ["Refunds"],
-    errors: [404],
-  } });
+  routes.get("/refunds/:id", emptyQuery, async (_query, { scope, params }) => views.refund(await getRefund(context, scope, params.id!)), {
+    docs: {
+      summary: "Fetch a refund",
+      description: "404 for the id of a withdrawal: refunds and withdrawals are separate lists.",
+      response: v1.refund,
+      tags: ["Refunds"],
+      errors: [404],
+    },
+  });
 
-  routes.get("/refunds", schemas.refundListQuery, async (query, { scope }) => {
-    const after = await checkCursor(query.cursor, async (id) => (await context.storage.getPayout(scope, id))?.refundOf);
-    const rows = await context.storage.listPayouts(scope, { kind: "refund", refundOf: query.paymentId }, { limit: query.limit + 1, after });
-    return page(rows, query.limit, (refund) => views.refund(refund));
-  }, { docs: {
-    summary: "List refunds",
-    description: "Newest first, optionally only those of `paymentId`. `limit` 1 to 100 (default 20); pass the previous page's `nextCursor` as `cursor` for the next. A cursor this list did not return is a 400.",
-    response: v1.refundPage,
-    tags: ["Refunds"],
-  } });
+  routes.get(
+    "/refunds",
+    schemas.refundListQuery,
+    async (query, { scope }) => {
+      const after = await checkCursor(query.cursor, async (id) => (await context.storage.getPayout(scope, id))?.refundOf);
+      const rows = await context.storage.listPayouts(scope, { kind: "refund", refundOf: query.paymentId }, { limit: query.limit + 1, after });
+      return page(rows, query.limit, (refund) => views.refund(refund));
+    },
+    {
+      docs: {
+        summary: "List refunds",
+        description:
+          "Newest first, optionally only those of `paymentId`. `limit` 1 to 100 (default 20); pass the previous page's `nextCursor` as `cursor` for the next. A cursor this list did not return is a 400.",
+        response: v1.refundPage,
+        tags: ["Refunds"],
+      },
+    },
+  );
 }

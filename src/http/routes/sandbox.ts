@@ -16,13 +16,7 @@ import type { RouteTable } from "../route-table";
  * payout progress) before answering, so its effect is visible as soon as the response is back.
  * A live key gets the same 404 as for a path that does not exist.
  */
-export function sandboxRoutes(
-  routes: RouteTable,
-  context: CoreContext,
-  present: Presenter,
-  chain: SandboxChain,
-  background: BackgroundWork,
-): void {
+export function sandboxRoutes(routes: RouteTable, context: CoreContext, present: Presenter, chain: SandboxChain, background: BackgroundWork): void {
   const networks = [...new Set(context.currencies.currencies.flatMap((currency) => currency.networks.map((entry) => entry.network)))];
 
   /** Live keys get the 404 of a path that does not exist, before their body is even read. */
@@ -48,78 +42,129 @@ export function sandboxRoutes(
     throw new PaymentError("not_found", `No sandbox deposit with txHash "${txHash}" exists for this merchant.`);
   }
 
-  routes.post("/sandbox/deposit/create", schemas.sandboxDepositCreateRequest, async (body, { scope }) => {
-    const address = await ownedAddress(scope, body.address);
-    // Another coin than the address's is a stray deposit: it must be one the network carries.
-    const coin = body.coin ?? address.coin;
-    if (!context.currencies.network(coin, address.network)) {
-      throw new PaymentError("unsupported_currency", `coin: ${coin} is not a coin of the ${address.network} network in the currency list, so it cannot be sent to ${address.address}.`);
-    }
-    const amount = parseAmountIn(context, body.amount, coin);
-    if (amount <= 0n) throw new PaymentError("validation_error", "Invalid request: amount: must be greater than 0.");
-    const { txHash } = chain.createDeposit({ coin, network: address.network, address: address.address, amount, confirmations: body.confirmations });
-    await background.syncDeposits("test");
-    return { txHash };
-  }, { guard: testOnly, idempotent: true, docs: {
-    summary: "Simulate a deposit",
-    description: "Sends `amount` of `coin` (default: the coin of the address) to a deposit address issued to this merchant in test mode, with `confirmations` (default 0), and runs the deposit sync, so the invoice shows the deposit as soon as this answers. A `coin` other than the address's, of the same network, makes a stray deposit. 400 for a coin the address's network does not carry.",
-    response: resources.sandboxDeposit,
-    tags: ["Sandbox"],
-    errors: [400, 404],
-  } });
+  routes.post(
+    "/sandbox/deposit/create",
+    schemas.sandboxDepositCreateRequest,
+    async (body, { scope }) => {
+      const address = await ownedAddress(scope, body.address);
+      // Another coin than the address's is a stray deposit: it must be one the network carries.
+      const coin = body.coin ?? address.coin;
+      if (!context.currencies.network(coin, address.network)) {
+        throw new PaymentError(
+          "unsupported_currency",
+          `coin: ${coin} is not a coin of the ${address.network} network in the currency list, so it cannot be sent to ${address.address}.`,
+        );
+      }
+      const amount = parseAmountIn(context, body.amount, coin);
+      if (amount <= 0n) throw new PaymentError("validation_error", "Invalid request: amount: must be greater than 0.");
+      const { txHash } = chain.createDeposit({ coin, network: address.network, address: address.address, amount, confirmations: body.confirmations });
+      await background.syncDeposits("test");
+      return { txHash };
+    },
+    {
+      guard: testOnly,
+      idempotent: true,
+      docs: {
+        summary: "Simulate a deposit",
+        description:
+          "Sends `amount` of `coin` (default: the coin of the address) to a deposit address issued to this merchant in test mode, with `confirmations` (default 0), and runs the deposit sync, so the invoice shows the deposit as soon as this answers. A `coin` other than the address's, of the same network, makes a stray deposit. 400 for a coin the address's network does not carry.",
+        response: resources.sandboxDeposit,
+        tags: ["Sandbox"],
+        errors: [400, 404],
+      },
+    },
+  );
 
-  routes.post("/sandbox/deposit/confirm", schemas.sandboxDepositConfirmRequest, async (body, { scope }) => {
-    const { deposit } = await ownedDeposit(scope, body.txHash);
-    if (deposit.dropped) throw new PaymentError("invalid_state", `Deposit ${body.txHash} was dropped; create a new deposit to simulate a re-broadcast.`);
-    // False when a drop won the race since the check above.
-    if (!chain.setConfirmations(body.txHash, body.confirmations)) {
-      throw new PaymentError("invalid_state", `Deposit ${body.txHash} was dropped; create a new deposit to simulate a re-broadcast.`);
-    }
-    await background.syncDeposits("test");
-    return { txHash: body.txHash, confirmations: body.confirmations };
-  }, { guard: testOnly, docs: {
-    summary: "Set a deposit's confirmations",
-    description: "Once every deposit of an invoice has its network's `minConfirm`, the invoice is PAID (or UNDER_PAID) and the merchant's balance is credited. 409 for a dropped deposit.",
-    response: resources.sandboxDepositConfirmation,
-    tags: ["Sandbox"],
-    errors: [404, 409],
-  } });
+  routes.post(
+    "/sandbox/deposit/confirm",
+    schemas.sandboxDepositConfirmRequest,
+    async (body, { scope }) => {
+      const { deposit } = await ownedDeposit(scope, body.txHash);
+      if (deposit.dropped) throw new PaymentError("invalid_state", `Deposit ${body.txHash} was dropped; create a new deposit to simulate a re-broadcast.`);
+      // False when a drop won the race since the check above.
+      if (!chain.setConfirmations(body.txHash, body.confirmations)) {
+        throw new PaymentError("invalid_state", `Deposit ${body.txHash} was dropped; create a new deposit to simulate a re-broadcast.`);
+      }
+      await background.syncDeposits("test");
+      return { txHash: body.txHash, confirmations: body.confirmations };
+    },
+    {
+      guard: testOnly,
+      docs: {
+        summary: "Set a deposit's confirmations",
+        description:
+          "Once every deposit of an invoice has its network's `minConfirm`, the invoice is PAID (or UNDER_PAID) and the merchant's balance is credited. 409 for a dropped deposit.",
+        response: resources.sandboxDepositConfirmation,
+        tags: ["Sandbox"],
+        errors: [404, 409],
+      },
+    },
+  );
 
-  routes.post("/sandbox/deposit/drop", schemas.sandboxDepositDropRequest, async (body, { scope }) => {
-    await ownedDeposit(scope, body.txHash);
-    chain.drop(body.txHash);
-    await background.syncDeposits("test");
-    return { txHash: body.txHash, dropped: true };
-  }, { guard: testOnly, docs: {
-    summary: "Drop a deposit",
-    description: "Simulates a reorg or a reverted transaction. A deposit not yet final stops counting and the invoice goes back to PENDING (or EXPIRED/FAILED when its window closed), with a `payment.deposit_dropped` event. A deposit that was final and credited is a reorg deeper than its confirmations: it becomes REVERSED, its credit is taken back (the balance may go below zero), the invoice's `reversedAmount` shows it, and `payment.reversed` is sent.",
-    response: resources.sandboxDepositDrop,
-    tags: ["Sandbox"],
-    errors: [404],
-  } });
+  routes.post(
+    "/sandbox/deposit/drop",
+    schemas.sandboxDepositDropRequest,
+    async (body, { scope }) => {
+      await ownedDeposit(scope, body.txHash);
+      chain.drop(body.txHash);
+      await background.syncDeposits("test");
+      return { txHash: body.txHash, dropped: true };
+    },
+    {
+      guard: testOnly,
+      docs: {
+        summary: "Drop a deposit",
+        description:
+          "Simulates a reorg or a reverted transaction. A deposit not yet final stops counting and the invoice goes back to PENDING (or EXPIRED/FAILED when its window closed), with a `payment.deposit_dropped` event. A deposit that was final and credited is a reorg deeper than its confirmations: it becomes REVERSED, its credit is taken back (the balance may go below zero), the invoice's `reversedAmount` shows it, and `payment.reversed` is sent.",
+        response: resources.sandboxDepositDrop,
+        tags: ["Sandbox"],
+        errors: [404],
+      },
+    },
+  );
 
-  routes.post("/sandbox/invoice/expire", schemas.sandboxInvoiceExpireRequest, async (body, { scope }) => {
-    return present.invoice(await forceExpire(context, scope, body.invoiceId));
-  }, { guard: testOnly, docs: {
-    summary: "Expire an invoice now",
-    description: "Moves the invoice's expiry to now and applies it, as if its lifeTime had passed. 409 for an invoice that is no longer open.",
-    response: resources.invoice,
-    tags: ["Sandbox"],
-    errors: [404, 409],
-  } });
+  routes.post(
+    "/sandbox/invoice/expire",
+    schemas.sandboxInvoiceExpireRequest,
+    async (body, { scope }) => {
+      return present.invoice(await forceExpire(context, scope, body.invoiceId));
+    },
+    {
+      guard: testOnly,
+      docs: {
+        summary: "Expire an invoice now",
+        description: "Moves the invoice's expiry to now and applies it, as if its lifeTime had passed. 409 for an invoice that is no longer open.",
+        response: resources.invoice,
+        tags: ["Sandbox"],
+        errors: [404, 409],
+      },
+    },
+  );
 
-  routes.post("/sandbox/payout/fail", schemas.sandboxPayoutFailRequest, async (body, { scope }) => {
-    const payout = await getPayout(context, scope, body.payoutId);
-    if (payout.status !== "PROCESSING" || !chain.failPayout(payout.id, body.reason)) {
-      throw new PaymentError("invalid_state", `Payout ${payout.id} is settled already (${payout.status === "PROCESSING" ? "confirmed on chain" : payout.status}).`);
-    }
-    await background.progressPayouts("test");
-    return present.payout(await getPayout(context, scope, body.payoutId));
-  }, { guard: testOnly, docs: {
-    summary: "Fail a processing payout",
-    description: "The simulated chain rejects the payout: it becomes FAILED with `reason` as its failureReason, and amount and fee are credited back. 409 for a payout that is settled already.",
-    response: resources.payout,
-    tags: ["Sandbox"],
-    errors: [404, 409],
-  } });
+  routes.post(
+    "/sandbox/payout/fail",
+    schemas.sandboxPayoutFailRequest,
+    async (body, { scope }) => {
+      const payout = await getPayout(context, scope, body.payoutId);
+      if (payout.status !== "PROCESSING" || !chain.failPayout(payout.id, body.reason)) {
+        throw new PaymentError(
+          "invalid_state",
+          `Payout ${payout.id} is settled already (${payout.status === "PROCESSING" ? "confirmed on chain" : payout.status}).`,
+        );
+      }
+      await background.progressPayouts("test");
+      return present.payout(await getPayout(context, scope, body.payoutId));
+    },
+    {
+      guard: testOnly,
+      docs: {
+        summary: "Fail a processing payout",
+        description:
+          "The simulated chain rejects the payout: it becomes FAILED with `reason` as its failureReason, and amount and fee are credited back. 409 for a payout that is settled already.",
+        response: resources.payout,
+        tags: ["Sandbox"],
+        errors: [404, 409],
+      },
+    },
+  );
 }

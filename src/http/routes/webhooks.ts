@@ -9,114 +9,183 @@ import { deliveryView, endpointView } from "../../core/views/webhook-endpoints";
 
 /** Webhook endpoint management and the delivery log, under /v1. */
 export function webhookRoutes(routes: RouteTable, context: CoreContext, policy: endpoints.WebhookEndpointPolicy): void {
-  const withAttempts = async (delivery: WebhookDeliveryRecord, reads: StorageReads = context.storage) => deliveryView(delivery, await reads.listWebhookAttempts(delivery.id));
+  const withAttempts = async (delivery: WebhookDeliveryRecord, reads: StorageReads = context.storage) =>
+    deliveryView(delivery, await reads.listWebhookAttempts(delivery.id));
 
   // The secret is in this answer only: a replay of the create gets the endpoint without it.
-  routes.post("/webhook-endpoints", schemas.webhookEndpointCreateRequest, async (body, { scope, commitAnswer }) =>
-    endpointView(await endpoints.createWebhookEndpoint(context, policy, scope, { url: body.url, events: body.events ?? null }, commitAnswer?.((endpoint: WebhookEndpointRecord) => endpointView(endpoint))), true),
-    { idempotent: true, docs: {
-      summary: "Create a webhook endpoint",
-      description: "Registers a URL to receive the events of this key's mode: every event type, or those in `events`. The answer carries the endpoint's `whsec_` signing `secret`, shown only here and on rotation: a replay of this request (same `Idempotency-Key`) returns the endpoint without it. In both modes the URL must be a public address: one that is, or resolves to, a loopback, private or reserved address is refused with 400 (unless the router allows private URLs), and every delivery checks it again.",
-      response: resources.webhookEndpoint,
-      tags: ["Webhook endpoints"],
-    } },
+  routes.post(
+    "/webhook-endpoints",
+    schemas.webhookEndpointCreateRequest,
+    async (body, { scope, commitAnswer }) =>
+      endpointView(
+        await endpoints.createWebhookEndpoint(
+          context,
+          policy,
+          scope,
+          { url: body.url, events: body.events ?? null },
+          commitAnswer?.((endpoint: WebhookEndpointRecord) => endpointView(endpoint)),
+        ),
+        true,
+      ),
+    {
+      idempotent: true,
+      docs: {
+        summary: "Create a webhook endpoint",
+        description:
+          "Registers a URL to receive the events of this key's mode: every event type, or those in `events`. The answer carries the endpoint's `whsec_` signing `secret`, shown only here and on rotation: a replay of this request (same `Idempotency-Key`) returns the endpoint without it. In both modes the URL must be a public address: one that is, or resolves to, a loopback, private or reserved address is refused with 400 (unless the router allows private URLs), and every delivery checks it again.",
+        response: resources.webhookEndpoint,
+        tags: ["Webhook endpoints"],
+      },
+    },
   );
 
-  routes.get("/webhook-endpoints", schemas.emptyQuery, async (_query, { scope }) => ({
-    data: (await context.storage.listWebhookEndpoints(scope)).map((endpoint) => endpointView(endpoint)),
-  }), { docs: {
-    summary: "List webhook endpoints",
-    response: resources.webhookEndpointList,
-    tags: ["Webhook endpoints"],
-  } });
-
-  routes.get("/webhook-endpoints/:id", schemas.emptyQuery, async (_query, { scope, params }) =>
-    endpointView(await endpoints.getWebhookEndpoint(context, scope, params.id!)),
-    { docs: {
-      summary: "Fetch a webhook endpoint",
-      response: resources.webhookEndpoint,
-      tags: ["Webhook endpoints"],
-      errors: [404],
-    } },
+  routes.get(
+    "/webhook-endpoints",
+    schemas.emptyQuery,
+    async (_query, { scope }) => ({
+      data: (await context.storage.listWebhookEndpoints(scope)).map((endpoint) => endpointView(endpoint)),
+    }),
+    {
+      docs: {
+        summary: "List webhook endpoints",
+        response: resources.webhookEndpointList,
+        tags: ["Webhook endpoints"],
+      },
+    },
   );
 
-  routes.delete("/webhook-endpoints/:id", schemas.emptyQuery, async (_query, { scope, params }) => {
-    await endpoints.deleteWebhookEndpoint(context, scope, params.id!);
-    return { id: params.id, object: "webhook_endpoint", deleted: true };
-  }, { docs: {
-    summary: "Delete a webhook endpoint",
-    description: "Its pending deliveries are marked failed and no more are made.",
-    response: resources.deletedWebhookEndpoint,
-    tags: ["Webhook endpoints"],
-    errors: [404],
-  } });
-
-  routes.post("/webhook-endpoints/:id/rotate-secret", schemas.emptyBody, async (_body, { scope, params }) =>
-    endpointView(await endpoints.rotateWebhookSecret(context, policy, scope, params.id!), true),
-    { docs: {
-      summary: "Rotate the signing secret",
-      description: "Returns a new `secret`. The old one keeps signing alongside it (deliveries carry both signatures) for the router's `rotationOverlapMinutes` (default 24 h), so a receiver can switch without losing a delivery.",
-      response: resources.webhookEndpoint,
-      tags: ["Webhook endpoints"],
-      errors: [404],
-    } },
+  routes.get(
+    "/webhook-endpoints/:id",
+    schemas.emptyQuery,
+    async (_query, { scope, params }) => endpointView(await endpoints.getWebhookEndpoint(context, scope, params.id!)),
+    {
+      docs: {
+        summary: "Fetch a webhook endpoint",
+        response: resources.webhookEndpoint,
+        tags: ["Webhook endpoints"],
+        errors: [404],
+      },
+    },
   );
 
-  routes.post("/webhook-endpoints/:id/enable", schemas.emptyBody, async (_body, { scope, params }) =>
-    endpointView(await endpoints.enableWebhookEndpoint(context, scope, params.id!)),
-    { docs: {
-      summary: "Re-enable a webhook endpoint",
-      description: "Turns an endpoint that was disabled (it answered `410 Gone`) back on: events from now on are delivered to it again. Deliveries that failed while it was disabled stay failed; redeliver the ones you still want. Enabling an enabled endpoint changes nothing.",
-      response: resources.webhookEndpoint,
-      tags: ["Webhook endpoints"],
-      errors: [404],
-    } },
+  routes.delete(
+    "/webhook-endpoints/:id",
+    schemas.emptyQuery,
+    async (_query, { scope, params }) => {
+      await endpoints.deleteWebhookEndpoint(context, scope, params.id!);
+      return { id: params.id, object: "webhook_endpoint", deleted: true };
+    },
+    {
+      docs: {
+        summary: "Delete a webhook endpoint",
+        description: "Its pending deliveries are marked failed and no more are made.",
+        response: resources.deletedWebhookEndpoint,
+        tags: ["Webhook endpoints"],
+        errors: [404],
+      },
+    },
   );
 
-  routes.post("/webhook-endpoints/:id/test", schemas.emptyBody, async (_body, { scope, params, commitAnswer }) =>
-    withAttempts(await endpoints.sendTestEvent(context, scope, params.id!, commitAnswer?.(withAttempts))),
-    { idempotent: true, docs: {
-      summary: "Send a test event",
-      description: "Queues a `payment.created` event for a sample payment (marked `test: true` in `data`) to this endpoint through the normal delivery path, whatever event types it subscribes to.",
-      response: resources.webhookDelivery,
-      tags: ["Webhook endpoints"],
-      errors: [404],
-    } },
+  routes.post(
+    "/webhook-endpoints/:id/rotate-secret",
+    schemas.emptyBody,
+    async (_body, { scope, params }) => endpointView(await endpoints.rotateWebhookSecret(context, policy, scope, params.id!), true),
+    {
+      docs: {
+        summary: "Rotate the signing secret",
+        description:
+          "Returns a new `secret`. The old one keeps signing alongside it (deliveries carry both signatures) for the router's `rotationOverlapMinutes` (default 24 h), so a receiver can switch without losing a delivery.",
+        response: resources.webhookEndpoint,
+        tags: ["Webhook endpoints"],
+        errors: [404],
+      },
+    },
   );
 
-  routes.get("/webhook-deliveries", schemas.webhookDeliveryListQuery, async (query, { scope }) => {
-    const page = await endpoints.listWebhookDeliveries(
-      context,
-      scope,
-      { endpointId: query.endpointId, eventType: query.eventType, status: query.status },
-      { limit: query.limit, after: query.cursor ?? null },
-    );
-    return { data: await Promise.all(page.data.map((delivery) => withAttempts(delivery))), hasMore: page.hasMore, nextCursor: page.nextCursor };
-  }, { docs: {
-    summary: "List deliveries",
-    description: "Newest first, filtered by `endpointId`, `eventType` and `status`. `limit` 1 to 100 (default 20); pass the previous page's `nextCursor` as `cursor` for the next.",
-    response: resources.webhookDeliveryPage,
-    tags: ["Webhook deliveries"],
-  } });
-
-  routes.get("/webhook-deliveries/:id", schemas.emptyQuery, async (_query, { scope, params }) =>
-    withAttempts(await endpoints.getWebhookDelivery(context, scope, params.id!)),
-    { docs: {
-      summary: "Fetch a delivery",
-      response: resources.webhookDelivery,
-      tags: ["Webhook deliveries"],
-      errors: [404],
-    } },
+  routes.post(
+    "/webhook-endpoints/:id/enable",
+    schemas.emptyBody,
+    async (_body, { scope, params }) => endpointView(await endpoints.enableWebhookEndpoint(context, scope, params.id!)),
+    {
+      docs: {
+        summary: "Re-enable a webhook endpoint",
+        description:
+          "Turns an endpoint that was disabled (it answered `410 Gone`) back on: events from now on are delivered to it again. Deliveries that failed while it was disabled stay failed; redeliver the ones you still want. Enabling an enabled endpoint changes nothing.",
+        response: resources.webhookEndpoint,
+        tags: ["Webhook endpoints"],
+        errors: [404],
+      },
+    },
   );
 
-  routes.post("/webhook-deliveries/:id/redeliver", schemas.emptyBody, async (_body, { scope, params, commitAnswer }) =>
-    withAttempts(await endpoints.redeliver(context, scope, params.id!, commitAnswer?.(withAttempts))),
-    { idempotent: true, docs: {
-      summary: "Redeliver an event",
-      description: "Queues the same body again with the same `webhook-id`, attempts starting over (a receiver that processed it already skips it). A pending delivery is left as it is; 409 when its endpoint is deleted or disabled.",
-      response: resources.webhookDelivery,
-      tags: ["Webhook deliveries"],
-      errors: [404, 409],
-    } },
+  routes.post(
+    "/webhook-endpoints/:id/test",
+    schemas.emptyBody,
+    async (_body, { scope, params, commitAnswer }) => withAttempts(await endpoints.sendTestEvent(context, scope, params.id!, commitAnswer?.(withAttempts))),
+    {
+      idempotent: true,
+      docs: {
+        summary: "Send a test event",
+        description:
+          "Queues a `payment.created` event for a sample payment (marked `test: true` in `data`) to this endpoint through the normal delivery path, whatever event types it subscribes to.",
+        response: resources.webhookDelivery,
+        tags: ["Webhook endpoints"],
+        errors: [404],
+      },
+    },
+  );
+
+  routes.get(
+    "/webhook-deliveries",
+    schemas.webhookDeliveryListQuery,
+    async (query, { scope }) => {
+      const page = await endpoints.listWebhookDeliveries(
+        context,
+        scope,
+        { endpointId: query.endpointId, eventType: query.eventType, status: query.status },
+        { limit: query.limit, after: query.cursor ?? null },
+      );
+      return { data: await Promise.all(page.data.map((delivery) => withAttempts(delivery))), hasMore: page.hasMore, nextCursor: page.nextCursor };
+    },
+    {
+      docs: {
+        summary: "List deliveries",
+        description:
+          "Newest first, filtered by `endpointId`, `eventType` and `status`. `limit` 1 to 100 (default 20); pass the previous page's `nextCursor` as `cursor` for the next.",
+        response: resources.webhookDeliveryPage,
+        tags: ["Webhook deliveries"],
+      },
+    },
+  );
+
+  routes.get(
+    "/webhook-deliveries/:id",
+    schemas.emptyQuery,
+    async (_query, { scope, params }) => withAttempts(await endpoints.getWebhookDelivery(context, scope, params.id!)),
+    {
+      docs: {
+        summary: "Fetch a delivery",
+        response: resources.webhookDelivery,
+        tags: ["Webhook deliveries"],
+        errors: [404],
+      },
+    },
+  );
+
+  routes.post(
+    "/webhook-deliveries/:id/redeliver",
+    schemas.emptyBody,
+    async (_body, { scope, params, commitAnswer }) => withAttempts(await endpoints.redeliver(context, scope, params.id!, commitAnswer?.(withAttempts))),
+    {
+      idempotent: true,
+      docs: {
+        summary: "Redeliver an event",
+        description:
+          "Queues the same body again with the same `webhook-id`, attempts starting over (a receiver that processed it already skips it). A pending delivery is left as it is; 409 when its endpoint is deleted or disabled.",
+        response: resources.webhookDelivery,
+        tags: ["Webhook deliveries"],
+        errors: [404, 409],
+      },
+    },
   );
 }

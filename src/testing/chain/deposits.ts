@@ -103,7 +103,8 @@ export function depositTests(ctx: ChainSuiteContext): void {
       await first.poll();
       const again = run.reader(cursor);
       await again.poll();
-      for (const { address, txHash } of paid) expect(first.latestOf(address, txHash), `the payment ${txHash} to ${address}, one block deep, was not reported`).toBeDefined();
+      for (const { address, txHash } of paid)
+        expect(first.latestOf(address, txHash), `the payment ${txHash} to ${address}, one block deep, was not reported`).toBeDefined();
       expect(Object.fromEntries(again.latest()), "the last states read from the same cursor a second time").toEqual(Object.fromEntries(first.latest()));
     });
 
@@ -121,7 +122,10 @@ export function depositTests(ctx: ChainSuiteContext): void {
         read = await run.feed.poll();
         rounds++;
       } while (read.length > 0 && rounds < QUIET_WITHIN);
-      expect(read.map(describeReport), `still reporting after ${QUIET_WITHIN} rounds with no change on the chain: the cursor does not move past what was read`).toEqual([]);
+      expect(
+        read.map(describeReport),
+        `still reporting after ${QUIET_WITHIN} rounds with no change on the chain: the cursor does not move past what was read`,
+      ).toEqual([]);
       expect(await run.feed.poll(), "a quiet feed stays quiet while nothing changes").toEqual([]);
       const odd = run.feed.cursors.filter((cursor) => typeof cursor !== "string");
       expect(odd, "cursors that are not strings").toEqual([]);
@@ -138,7 +142,10 @@ export function depositTests(ctx: ChainSuiteContext): void {
         await run.sighting(address, second.txHash);
         const transfers = run.feed.latestTo(address).filter((deposit) => !deposit.dropped);
         expect(transfers.length, `${label(pair)}: two transfers to ${address}, reported as ${transfers.length}`).toBe(2);
-        expect(transfers.reduce((sum, deposit) => sum + deposit.amount, 0n), label(pair)).toBe(amounts[0]! + amounts[1]!);
+        expect(
+          transfers.reduce((sum, deposit) => sum + deposit.amount, 0n),
+          label(pair),
+        ).toBe(amounts[0]! + amounts[1]!);
         expect(run.feed.latestOf(address, first.txHash)?.amount, label(pair)).toBe(amounts[0]);
         expect(run.feed.latestOf(address, second.txHash)?.amount, label(pair)).toBe(amounts[1]);
       }
@@ -159,7 +166,10 @@ export function depositTests(ctx: ChainSuiteContext): void {
       await run.feed.poll();
       for (const { pair, address, txHash, amount } of paid) {
         const transfers = run.feed.latestTo(address);
-        expect(transfers.map((deposit) => [deposit.txHash, deposit.amount]), `${pair}: transfers reported to ${address}`).toEqual([[txHash, amount]]);
+        expect(
+          transfers.map((deposit) => [deposit.txHash, deposit.amount]),
+          `${pair}: transfers reported to ${address}`,
+        ).toEqual([[txHash, amount]]);
       }
     });
 
@@ -193,8 +203,17 @@ export function depositTests(ctx: ChainSuiteContext): void {
         await run.sighting(address, txHash);
         // Whether the stranger's transfer is reported is the adapter's choice (core ignores it);
         // it must not be put down to an issued address.
-        expect(run.feed.latestTo(address).map((deposit) => [deposit.txHash, deposit.amount]), `${label(pair)}: transfers reported to ${address}`).toEqual([[txHash, amount]]);
-        expect(run.feed.reportsOf(unrelated.txHash).filter((deposit) => deposit.address !== stranger).map(describeReport), label(pair)).toEqual([]);
+        expect(
+          run.feed.latestTo(address).map((deposit) => [deposit.txHash, deposit.amount]),
+          `${label(pair)}: transfers reported to ${address}`,
+        ).toEqual([[txHash, amount]]);
+        expect(
+          run.feed
+            .reportsOf(unrelated.txHash)
+            .filter((deposit) => deposit.address !== stranger)
+            .map(describeReport),
+          label(pair),
+        ).toEqual([]);
       }
     });
   });

@@ -40,7 +40,10 @@ export function payoutTests(ctx: ChainSuiteContext): void {
         const late = await run.adapter.sendPayout({ ...request });
         expect(late.txHash, `${label(pair)}: a retry after confirmation returned another txHash`).toBe(first.txHash);
         await run.subject.confirm(2);
-        expect((await run.subject.balanceOf(pair, address)) - before, `${label(pair)}: what ${address} received for one payout of ${amount}, sent three times`).toBe(amount);
+        expect(
+          (await run.subject.balanceOf(pair, address)) - before,
+          `${label(pair)}: what ${address} received for one payout of ${amount}, sent three times`,
+        ).toBe(amount);
       }
     });
 
@@ -53,17 +56,28 @@ export function payoutTests(ctx: ChainSuiteContext): void {
         const request = { payoutId: run.payoutId(), ...pair, address, amount };
         const before = await run.subject.balanceOf(pair, address);
         const sent = await Promise.all(Array.from({ length: SAME_ID_CALLS }, () => run.adapter.sendPayout({ ...request })));
-        expect(new Set(sent.map((result) => result.txHash)).size, `${label(pair)}: ${SAME_ID_CALLS} calls at once for one payout id returned several txHashes`).toBe(1);
+        expect(
+          new Set(sent.map((result) => result.txHash)).size,
+          `${label(pair)}: ${SAME_ID_CALLS} calls at once for one payout id returned several txHashes`,
+        ).toBe(1);
         expect(await run.settlePayout(pair, request.payoutId, sent[0]!.txHash), label(pair)).toEqual({ status: "confirmed" });
         await run.subject.confirm(2);
-        expect((await run.subject.balanceOf(pair, address)) - before, `${label(pair)}: what ${address} received for one payout of ${amount}, sent by ${SAME_ID_CALLS} calls at once`).toBe(amount);
+        expect(
+          (await run.subject.balanceOf(pair, address)) - before,
+          `${label(pair)}: what ${address} received for one payout of ${amount}, sent by ${SAME_ID_CALLS} calls at once`,
+        ).toBe(amount);
       }
     });
 
     it(`sends ${PARALLEL} payouts with distinct ids in parallel: each confirms, each with its own txHash, each paid in full`, async () => {
       const run = ctx.run();
       const payouts = run.pairs.flatMap((pair) =>
-        Array.from({ length: PARALLEL }, (_, i) => ({ pair, payoutId: run.payoutId(), address: run.destination(pair, i), amount: run.payoutAmount(pair, BigInt(10 + i)) })),
+        Array.from({ length: PARALLEL }, (_, i) => ({
+          pair,
+          payoutId: run.payoutId(),
+          address: run.destination(pair, i),
+          amount: run.payoutAmount(pair, BigInt(10 + i)),
+        })),
       );
       for (const pair of run.pairs) await run.fundPayouts(pair, PARALLEL);
       const owed = new Map<string, { pair: ChainTestPair; address: string; amount: bigint; before: bigint }>();

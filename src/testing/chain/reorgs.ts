@@ -17,7 +17,10 @@ export function reorgTests(ctx: ChainSuiteContext): void {
       for (const pair of run.pairs) {
         const { address, txHash } = await paidThenDropped(run, pair);
         const state = run.feed.latestOf(address, txHash);
-        expect(state?.dropped, `${label(pair)}: after the reorg and ${DROP_WITHIN} more blocks, the feed's last word on ${txHash} is ${state ? describeReport(state) : "nothing"}`).toBe(true);
+        expect(
+          state?.dropped,
+          `${label(pair)}: after the reorg and ${DROP_WITHIN} more blocks, the feed's last word on ${txHash} is ${state ? describeReport(state) : "nothing"}`,
+        ).toBe(true);
       }
     });
 
@@ -30,7 +33,8 @@ export function reorgTests(ctx: ChainSuiteContext): void {
         const state = await run.sighting(dropped.address, txHash);
         expect(state, `${label(pair)}: the payment ${txHash} made after the reorg was never reported`).toBeDefined();
         expect(state, label(pair)).toMatchObject({ address: dropped.address, txHash, amount, dropped: false });
-        if (txHash !== dropped.txHash) expect(run.feed.latestOf(dropped.address, dropped.txHash)?.dropped, `${label(pair)}: the dropped payment came back`).toBe(true);
+        if (txHash !== dropped.txHash)
+          expect(run.feed.latestOf(dropped.address, dropped.txHash)?.dropped, `${label(pair)}: the dropped payment came back`).toBe(true);
       }
     });
 
@@ -45,7 +49,10 @@ export function reorgTests(ctx: ChainSuiteContext): void {
         await run.subject.confirm(final);
         await run.feed.poll();
         const reached = run.feed.latestOf(address, txHash);
-        expect(reached?.confirmations ?? 0, `${label(pair)}: ${final} blocks after it was seen, the feed's last word on ${txHash} is ${reached ? describeReport(reached) : "nothing"}`).toBeGreaterThanOrEqual(final);
+        expect(
+          reached?.confirmations ?? 0,
+          `${label(pair)}: ${final} blocks after it was seen, the feed's last word on ${txHash} is ${reached ? describeReport(reached) : "nothing"}`,
+        ).toBeGreaterThanOrEqual(final);
         // Final, and credited by the service: now the branch that holds it is abandoned.
         await run.subject.dropSince(mark);
         for (let block = 0; block < DROP_WITHIN; block++) {

@@ -29,7 +29,14 @@ export function strayTests(ctx: ChainSuiteContext): void {
         const state = await run.sighting(address, txHash);
         const what = `${label(sent)} sent to an address issued for ${label(issuedFor)}`;
         expect(state, `${what}: the transfer ${txHash} to ${address} was never reported`).toBeDefined();
-        expect(state, `${what}: reported as ${describeReport(state!)}`).toMatchObject({ coin: sent.coin, network: sent.network, address, txHash, amount, dropped: false });
+        expect(state, `${what}: reported as ${describeReport(state!)}`).toMatchObject({
+          coin: sent.coin,
+          network: sent.network,
+          address,
+          txHash,
+          amount,
+          dropped: false,
+        });
       }
     });
 
@@ -47,7 +54,10 @@ export function strayTests(ctx: ChainSuiteContext): void {
         if (first!.confirmations < final) await run.subject.confirm(final - first!.confirmations);
         await run.feed.poll();
         const last = run.feed.latestOf(address, txHash);
-        expect(last?.confirmations, `${what}: ${final - first!.confirmations} block(s) after it was first seen, the feed's last word is ${last ? describeReport(last) : "nothing"}`).toBeGreaterThanOrEqual(final);
+        expect(
+          last?.confirmations,
+          `${what}: ${final - first!.confirmations} block(s) after it was first seen, the feed's last word is ${last ? describeReport(last) : "nothing"}`,
+        ).toBeGreaterThanOrEqual(final);
         expect(last, what).toMatchObject({ coin: sent.coin, dropped: false });
       }
     });

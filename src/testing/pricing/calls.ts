@@ -45,9 +45,12 @@ export function callTests(ctx: PricingSuiteContext): void {
           continue;
         }
         const after = snapshot(nextRate);
-        if (after.rate === MARK_RATE && before.rate !== MARK_RATE) problems.push(`${label(base, quote)}: rate was ${String(before.rate)}, is what the caller wrote into the previous answer`);
-        if (after.sources.includes(MARK)) problems.push(`${label(base, quote)}: sources ${JSON.stringify(after.sources)} show what the caller pushed into the previous answer's array`);
-        if (after.at === MARK_AT && before.at !== MARK_AT) problems.push(`${label(base, quote)}: at is the time the caller set on the previous answer's Date (the epoch), not ${iso(before.at)}`);
+        if (after.rate === MARK_RATE && before.rate !== MARK_RATE)
+          problems.push(`${label(base, quote)}: rate was ${String(before.rate)}, is what the caller wrote into the previous answer`);
+        if (after.sources.includes(MARK))
+          problems.push(`${label(base, quote)}: sources ${JSON.stringify(after.sources)} show what the caller pushed into the previous answer's array`);
+        if (after.at === MARK_AT && before.at !== MARK_AT)
+          problems.push(`${label(base, quote)}: at is the time the caller set on the previous answer's Date (the epoch), not ${iso(before.at)}`);
       }
       expect(problems, "answers that share state with the adapter (return fresh objects, arrays and Dates)").toEqual([]);
     });

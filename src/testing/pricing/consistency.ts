@@ -41,7 +41,8 @@ export function consistencyTests(ctx: PricingSuiteContext): void {
             const ac = rates.get(label(a, c));
             if (!ab || !bc || !ac) continue;
             const problem = beyond(mul(ab, bc), ac, [ab, bc, ac], ctx.tolerance);
-            if (problem) problems.push(`${label(a, c)} is ${showRatio(ac, 20)} but ${label(a, b)} × ${label(b, c)} is ${showRatio(mul(ab, bc), 20)}: ${problem}`);
+            if (problem)
+              problems.push(`${label(a, c)} is ${showRatio(ac, 20)} but ${label(a, b)} × ${label(b, c)} is ${showRatio(mul(ab, bc), 20)}: ${problem}`);
           }
         }
       }

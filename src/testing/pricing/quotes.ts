@@ -37,7 +37,10 @@ export function quoteTests(ctx: PricingSuiteContext): void {
     it("answers null, without throwing, for a pair it does not know", async () => {
       const [base, quote] = ctx.unknownPair;
       const answer = await ask(ctx.adapter(), base, quote);
-      expect(describeAnswer(answer), `getRate("${base}", "${quote}") must answer null: the service tells "no price for this pair" (null) from "no price right now" (a throw)`).toBe("null");
+      expect(
+        describeAnswer(answer),
+        `getRate("${base}", "${quote}") must answer null: the service tells "no price for this pair" (null) from "no price right now" (a throw)`,
+      ).toBe("null");
     });
 
     it("answers null, without throwing, for an unknown asset against a known one, either way round", async () => {

@@ -49,7 +49,13 @@ const renamed = merchant({ name: "Renamed shop", settleCurrency: "USDT" });
 // answers "not found" are in the list too: a cache of misses is as stale as a cache of hits.
 const CASES: FreshnessCase[] = [
   { read: "getMerchant", write: "updateMerchant", look: (r) => r.getMerchant("m_1"), change: (tx) => tx.updateMerchant(renamed), after: renamed },
-  { read: "getMerchant", write: "insertMerchant of an id read as missing", look: (r) => r.getMerchant("m_2"), change: (tx) => tx.insertMerchant(merchant({ id: "m_2" })), after: merchant({ id: "m_2" }) },
+  {
+    read: "getMerchant",
+    write: "insertMerchant of an id read as missing",
+    look: (r) => r.getMerchant("m_2"),
+    change: (tx) => tx.insertMerchant(merchant({ id: "m_2" })),
+    after: merchant({ id: "m_2" }),
+  },
   {
     read: "findApiKeyByHash",
     write: "revokeApiKey",
@@ -121,7 +127,13 @@ const CASES: FreshnessCase[] = [
     change: (tx) => tx.insertAddress(address({ address: "bc1qnew", invoiceId: "inv_2" })),
     after: ["bc1qnew"],
   },
-  { read: "listDepositsForInvoice", write: "updateDeposit", look: (r) => r.listDepositsForInvoice("inv_1"), change: (tx) => tx.updateDeposit(confirmed), after: [confirmed] },
+  {
+    read: "listDepositsForInvoice",
+    write: "updateDeposit",
+    look: (r) => r.listDepositsForInvoice("inv_1"),
+    change: (tx) => tx.updateDeposit(confirmed),
+    after: [confirmed],
+  },
   { read: "sumPendingDeposits", write: "updateDeposit", look: (r) => r.sumPendingDeposits(TEST), change: (tx) => tx.updateDeposit(confirmed), after: [] },
   {
     read: "getBalance",
@@ -188,8 +200,20 @@ const CASES: FreshnessCase[] = [
     after: ["ex_2", "ex_1"],
   },
   { read: "getCursor", write: "setCursor", look: (r) => r.getCursor("bitcoin"), change: (tx) => tx.setCursor("bitcoin", "200"), after: "200" },
-  { read: "getPaymentLink", write: "updatePaymentLink", look: (r) => r.getPaymentLink(TEST, "pl_1"), change: (tx) => tx.updatePaymentLink(deactivated), after: deactivated },
-  { read: "findPaymentLink", write: "updatePaymentLink", look: (r) => r.findPaymentLink("pl_1"), change: (tx) => tx.updatePaymentLink(deactivated), after: deactivated },
+  {
+    read: "getPaymentLink",
+    write: "updatePaymentLink",
+    look: (r) => r.getPaymentLink(TEST, "pl_1"),
+    change: (tx) => tx.updatePaymentLink(deactivated),
+    after: deactivated,
+  },
+  {
+    read: "findPaymentLink",
+    write: "updatePaymentLink",
+    look: (r) => r.findPaymentLink("pl_1"),
+    change: (tx) => tx.updatePaymentLink(deactivated),
+    after: deactivated,
+  },
   {
     read: "listPaymentLinks",
     write: "updatePaymentLink",

@@ -34,7 +34,9 @@ export function idempotencyTests(ctx: SuiteContext): void {
     it("replaces a record whose time ran out", async () => {
       const storage = ctx.storage();
       await storage.transaction((tx) => tx.claimIdempotencyKey(idempotency({ expiresAt: T0 + 100 }), LEASE));
-      expect(await storage.transaction((tx) => tx.claimIdempotencyKey(idempotency({ createdAt: T0 + 99 }), LEASE))).toEqual(idempotency({ expiresAt: T0 + 100 }));
+      expect(await storage.transaction((tx) => tx.claimIdempotencyKey(idempotency({ createdAt: T0 + 99 }), LEASE))).toEqual(
+        idempotency({ expiresAt: T0 + 100 }),
+      );
       const fresh = idempotency({ requestHash: "new", createdAt: T0 + 100, expiresAt: T0 + 500 });
       expect(await storage.transaction((tx) => tx.claimIdempotencyKey(fresh, LEASE))).toBeNull();
       expect(await storage.transaction((tx) => tx.claimIdempotencyKey(idempotency({ createdAt: T0 + 101 }), LEASE))).toEqual(fresh);
@@ -76,7 +78,9 @@ export function idempotencyTests(ctx: SuiteContext): void {
       await storage.transaction((tx) => tx.claimIdempotencyKey(idempotency(), 1));
       await sleep(25);
       // Another request never takes the key over: that is a conflict, lapsed or not.
-      expect(await storage.transaction((tx) => tx.claimIdempotencyKey(idempotency({ requestHash: "other", leaseToken: "lease_x" }), LEASE))).toEqual(idempotency());
+      expect(await storage.transaction((tx) => tx.claimIdempotencyKey(idempotency({ requestHash: "other", leaseToken: "lease_x" }), LEASE))).toEqual(
+        idempotency(),
+      );
       const retry = idempotency({ createdAt: T0 + 5, leaseToken: "lease_2" });
       expect(await storage.transaction((tx) => tx.claimIdempotencyKey(retry, LEASE))).toBeNull();
       // The first claim lost the key: it can neither complete nor forget it.
@@ -103,7 +107,9 @@ export function idempotencyTests(ctx: SuiteContext): void {
       await sleep(25);
       const n = ctx.parallelism;
       const results = await Promise.all(
-        Array.from({ length: n }, (_, i) => storage.transaction((tx) => tx.claimIdempotencyKey(idempotency({ createdAt: T0 + 5, leaseToken: `retry_${i}` }), LEASE))),
+        Array.from({ length: n }, (_, i) =>
+          storage.transaction((tx) => tx.claimIdempotencyKey(idempotency({ createdAt: T0 + 5, leaseToken: `retry_${i}` }), LEASE)),
+        ),
       );
       const winners = results.map((result, i) => (result === null ? i : -1)).filter((i) => i >= 0);
       expect(winners).toHaveLength(1);

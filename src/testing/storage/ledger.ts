@@ -55,7 +55,10 @@ export function ledgerTests(ctx: SuiteContext): void {
       const storage = ctx.storage();
       await seed(storage);
       const result = await storage.transaction((tx) =>
-        tx.postLedgerEntries([entry({ id: "in", causeKey: "in", asset: "USDT", amount: 1000n }), entry({ id: "out", causeKey: "out", asset: "BTC", amount: -101n, kind: "payout" })]),
+        tx.postLedgerEntries([
+          entry({ id: "in", causeKey: "in", asset: "USDT", amount: 1000n }),
+          entry({ id: "out", causeKey: "out", asset: "BTC", amount: -101n, kind: "payout" }),
+        ]),
       );
       expect(result).toEqual({ status: "insufficient", asset: "BTC" });
       expect(await storage.getBalance(TEST, "BTC")).toBe(100n);
@@ -82,7 +85,10 @@ export function ledgerTests(ctx: SuiteContext): void {
       const storage = ctx.storage();
       await seed(storage);
       const result = await storage.transaction((tx) =>
-        tx.postLedgerEntries([entry({ id: "o", causeKey: "out", amount: -150n, kind: "exchange_out" }), entry({ id: "i", causeKey: "in", amount: 50n, kind: "exchange_in" })]),
+        tx.postLedgerEntries([
+          entry({ id: "o", causeKey: "out", amount: -150n, kind: "exchange_out" }),
+          entry({ id: "i", causeKey: "in", amount: 50n, kind: "exchange_in" }),
+        ]),
       );
       expect(result).toEqual({ status: "posted" });
       expect(await storage.getBalance(TEST, "BTC")).toBe(0n);
@@ -140,7 +146,9 @@ export function ledgerTests(ctx: SuiteContext): void {
     it("adds up parallel credits to one new balance without losing any", async () => {
       const storage = ctx.storage();
       const n = ctx.parallelism;
-      await Promise.all(Array.from({ length: n }, (_, i) => storage.transaction((tx) => tx.postLedgerEntries([entry({ id: `c${i}`, causeKey: `credit:${i}`, amount: 3n })]))));
+      await Promise.all(
+        Array.from({ length: n }, (_, i) => storage.transaction((tx) => tx.postLedgerEntries([entry({ id: `c${i}`, causeKey: `credit:${i}`, amount: 3n })]))),
+      );
       expect(await storage.getBalance(TEST, "BTC")).toBe(3n * BigInt(n));
       expect(await storage.listBalances(TEST)).toHaveLength(1);
     });
@@ -149,7 +157,9 @@ export function ledgerTests(ctx: SuiteContext): void {
       const storage = ctx.storage();
       const n = ctx.parallelism;
       const results = await Promise.all(
-        Array.from({ length: n }, (_, i) => storage.transaction((tx) => tx.postLedgerEntries([entry({ id: `dup${i}`, causeKey: "deposit:dep_9", amount: 42n })]))),
+        Array.from({ length: n }, (_, i) =>
+          storage.transaction((tx) => tx.postLedgerEntries([entry({ id: `dup${i}`, causeKey: "deposit:dep_9", amount: 42n })])),
+        ),
       );
       expect(results.filter((result) => result.status === "posted")).toHaveLength(1);
       expect(results.filter((result) => result.status === "duplicate")).toHaveLength(n - 1);
@@ -213,7 +223,9 @@ export function ledgerTests(ctx: SuiteContext): void {
       expect(await storage.getBalance(TEST, "BTC")).toBe(-50n);
       expect(await storage.transaction((tx) => tx.postLedgerEntries([entry({ id: "c2", causeKey: "c2", amount: 60n })]))).toEqual({ status: "posted" });
       expect(await storage.getBalance(TEST, "BTC")).toBe(10n);
-      expect(await storage.transaction((tx) => tx.postLedgerEntries([entry({ id: "d2", causeKey: "d2", amount: -10n, kind: "payout" })]))).toEqual({ status: "posted" });
+      expect(await storage.transaction((tx) => tx.postLedgerEntries([entry({ id: "d2", causeKey: "d2", amount: -10n, kind: "payout" })]))).toEqual({
+        status: "posted",
+      });
       const entries = await storage.listLedgerEntries(TEST, "BTC");
       expect(entries.reduce((sum, e) => sum + e.amount, 0n)).toBe(0n);
       expect(entries.find((e) => e.id === "rev")?.kind).toBe("deposit_reversal");
@@ -227,13 +239,26 @@ export function ledgerTests(ctx: SuiteContext): void {
         await tx.insertDeposit(
           deposit({ id: "dep_rev", txHash: "t2", status: "REVERSED", reversals: 1, creditedAsset: "USDT", creditedAmount: 123_456_789_012_345_678_901n }),
         );
-        await tx.insertDeposit(deposit({ id: "dep_stray", txHash: "t3", coin: "ETH", countsTowardInvoice: false, status: "CONFIRMED", creditedAt: T0, creditedAsset: "ETH", creditedAmount: 995n }));
+        await tx.insertDeposit(
+          deposit({
+            id: "dep_stray",
+            txHash: "t3",
+            coin: "ETH",
+            countsTowardInvoice: false,
+            status: "CONFIRMED",
+            creditedAt: T0,
+            creditedAsset: "ETH",
+            creditedAmount: 995n,
+          }),
+        );
         await tx.insertDeposit(deposit({ id: "dep_live", txHash: "t4", mode: "live", countsTowardInvoice: false }));
         await tx.insertDeposit(deposit({ id: "dep_back", txHash: "t5", status: "CONFIRMED", reversals: 2, creditedAt: T0 + 3 }));
       });
       const first = await storage.listNotableDeposits("test", { limit: 2 });
       expect(first.map((d) => d.id)).toEqual(["dep_rev", "dep_stray"]);
-      expect(first[0]).toEqual(deposit({ id: "dep_rev", txHash: "t2", status: "REVERSED", reversals: 1, creditedAsset: "USDT", creditedAmount: 123_456_789_012_345_678_901n }));
+      expect(first[0]).toEqual(
+        deposit({ id: "dep_rev", txHash: "t2", status: "REVERSED", reversals: 1, creditedAsset: "USDT", creditedAmount: 123_456_789_012_345_678_901n }),
+      );
       expect((await storage.listNotableDeposits("test", { limit: 2, after: "dep_stray" })).map((d) => d.id)).toEqual(["dep_back"]);
       expect((await storage.listNotableDeposits("test", { limit: 10, after: null })).map((d) => d.id)).toEqual(["dep_rev", "dep_stray", "dep_back"]);
       expect((await storage.listNotableDeposits("live", { limit: 10 })).map((d) => d.id)).toEqual(["dep_live"]);

@@ -210,7 +210,14 @@ export function readTests(ctx: SuiteContext): void {
     it("keeps amounts exact far beyond 2^53 and 2^64, and every optional field either way", async () => {
       const storage = ctx.storage();
       const huge = 10n ** 40n + 7n; // 134 bits: no double or int64 survives this
-      const hosted = hostedInvoice({ id: "inv_h", amount: huge, receivedAmount: huge - 1n, returnUrl: "https://shop.example/r", failureReason: "underpaid", late: true });
+      const hosted = hostedInvoice({
+        id: "inv_h",
+        amount: huge,
+        receivedAmount: huge - 1n,
+        returnUrl: "https://shop.example/r",
+        failureReason: "underpaid",
+        late: true,
+      });
       const full = invoice({
         id: "inv_f",
         rate: huge,
@@ -228,16 +235,22 @@ export function readTests(ctx: SuiteContext): void {
         await tx.insertInvoice(hosted);
         await tx.insertInvoice(full);
         await tx.insertInvoice(unsourced);
-        await tx.insertDeposit(deposit({ amount: huge, fee: 2n ** 63n, creditedAt: T0 + 9, status: "CONFIRMED", confirmations: 120, countsTowardInvoice: false }));
+        await tx.insertDeposit(
+          deposit({ amount: huge, fee: 2n ** 63n, creditedAt: T0 + 9, status: "CONFIRMED", confirmations: 120, countsTowardInvoice: false }),
+        );
         await tx.insertPayout(payout({ amount: huge, refundOf: "inv_f", txHash: "0xdef", failureReason: "reverted", status: "FAILED" }));
         await tx.insertExchange(exchange({ amount: huge, toAmount: huge * 3n, invoiceId: "inv_f" }));
         await tx.insertPaymentLink(paymentLink({ amount: huge, acceptedCoins: null, metadata: null, returnUrl: null, settleCurrency: null, active: false }));
         await tx.insertWebhookEndpoint(endpoint({ events: null, status: "disabled", disabledReason: "the endpoint answered 410 Gone" }));
-        await tx.insertWebhookDeliveries([delivery({ status: "failed", nextAttemptAt: null, leaseUntil: T0 + 5, lastStatusCode: 410, lastError: "gone", attempts: 3 })]);
+        await tx.insertWebhookDeliveries([
+          delivery({ status: "failed", nextAttemptAt: null, leaseUntil: T0 + 5, lastStatusCode: 410, lastError: "gone", attempts: 3 }),
+        ]);
         await tx.insertWebhookAttempt(attempt({ statusCode: null, error: "timeout" }));
         await tx.insertApiKey(apiKey({ revokedAt: T0 + 1 }));
         await tx.insertMerchant(merchant({ settleCurrency: "USDT" }));
-        await tx.postLedgerEntries([{ id: "le_h", merchantId: "m_1", mode: "test", asset: "BTC", amount: huge, kind: "deposit", causeKey: "huge", createdAt: T0 }]);
+        await tx.postLedgerEntries([
+          { id: "le_h", merchantId: "m_1", mode: "test", asset: "BTC", amount: huge, kind: "deposit", causeKey: "huge", createdAt: T0 },
+        ]);
       });
       expect(await storage.getInvoice(TEST, "inv_h")).toEqual(hosted);
       expect(await storage.getInvoice(TEST, "inv_f")).toEqual(full);
@@ -248,11 +261,15 @@ export function readTests(ctx: SuiteContext): void {
       expect(rateOf(await storage.getInvoice(TEST, "inv_u"))).toEqual({ rateAt: T0, rateSources: [] });
       expect((await storage.listDepositsForInvoice("inv_1"))[0]?.amount).toBe(huge);
       expect((await storage.getPayout(TEST, "po_1"))?.amount).toBe(huge);
-      expect(await storage.getPayout(TEST, "po_1")).toEqual(payout({ amount: huge, refundOf: "inv_f", txHash: "0xdef", failureReason: "reverted", status: "FAILED" }));
+      expect(await storage.getPayout(TEST, "po_1")).toEqual(
+        payout({ amount: huge, refundOf: "inv_f", txHash: "0xdef", failureReason: "reverted", status: "FAILED" }),
+      );
       expect((await storage.getExchange(TEST, "ex_1"))?.toAmount).toBe(huge * 3n);
       expect((await storage.findPaymentLink("pl_1"))?.amount).toBe(huge);
       expect((await storage.findPaymentLink("pl_1"))?.acceptedCoins).toBeNull();
-      expect(await storage.getWebhookEndpoint(TEST, "we_1")).toEqual(endpoint({ events: null, status: "disabled", disabledReason: "the endpoint answered 410 Gone" }));
+      expect(await storage.getWebhookEndpoint(TEST, "we_1")).toEqual(
+        endpoint({ events: null, status: "disabled", disabledReason: "the endpoint answered 410 Gone" }),
+      );
       expect((await storage.getWebhookDelivery(TEST, "msg_1"))?.leaseUntil).toBe(T0 + 5);
       expect((await storage.listWebhookAttempts("msg_1"))[0]?.statusCode).toBeNull();
       expect(await storage.getBalance(TEST, "BTC")).toBe(huge);
@@ -280,7 +297,7 @@ export function readTests(ctx: SuiteContext): void {
       inv.status = "PAID";
       inv.acceptedCoins?.push("ETH");
       inv.rateSources?.push("bitstamp");
-      (inv.metadata?.nested as { tags: string[] }).tags.push("b");
+      (inv.metadata!.nested as { tags: string[] }).tags.push("b");
       (evt.data.metadata as Record<string, unknown>).orderId = "changed";
       dep.amount = 0n;
       link.acceptedCoins?.push("ETH");
@@ -299,7 +316,7 @@ export function readTests(ctx: SuiteContext): void {
       const read = await storage.getInvoice(TEST, "inv_1");
       read?.acceptedCoins?.push("ETH");
       read?.rateSources?.push("bitstamp");
-      (read?.metadata?.nested as { tags: string[] }).tags.push("b");
+      (read!.metadata!.nested as { tags: string[] }).tags.push("b");
       const [expiring] = await storage.listExpiringInvoices("test", T0 * 2, 1);
       if (expiring) expiring.status = "EXPIRED";
       const [listed] = await storage.listInvoices(TEST, {}, { limit: 1 });

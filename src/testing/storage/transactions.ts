@@ -55,7 +55,9 @@ export function transactionTests(ctx: SuiteContext): void {
           await tx.insertAddress(address({ address: "bc1qother" }));
           await tx.insertDeposit(deposit({ id: "dep_2", txHash: "tx_2", invoiceId: "inv_2" }));
           await tx.updateDeposit(deposit({ confirmations: 9, status: "CONFIRMED", txHash: "tx_moved" }));
-          expect(await tx.postLedgerEntries([entry({ id: "le_n", causeKey: "c_new", amount: 5n }), entry({ id: "le_e", causeKey: "c_eth", asset: "ETH" })])).toEqual({
+          expect(
+            await tx.postLedgerEntries([entry({ id: "le_n", causeKey: "c_new", amount: 5n }), entry({ id: "le_e", causeKey: "c_eth", asset: "ETH" })]),
+          ).toEqual({
             status: "posted",
           });
           await tx.insertPayout(payout({ id: "po_2" }));
@@ -160,8 +162,18 @@ export function transactionTests(ctx: SuiteContext): void {
     });
 
     const locks: Array<[string, (tx: Tx) => Promise<unknown>, (tx: Tx) => Promise<void>, (tx: Tx) => Promise<unknown>]> = [
-      ["lockInvoice", (tx) => tx.lockInvoice("inv_1"), (tx) => tx.updateInvoice(invoice({ status: "PAID" })), async (tx) => (await tx.lockInvoice("inv_1"))?.status],
-      ["lockPayout", (tx) => tx.lockPayout("po_1"), (tx) => tx.updatePayout(payout({ status: "COMPLETED" })), async (tx) => (await tx.lockPayout("po_1"))?.status],
+      [
+        "lockInvoice",
+        (tx) => tx.lockInvoice("inv_1"),
+        (tx) => tx.updateInvoice(invoice({ status: "PAID" })),
+        async (tx) => (await tx.lockInvoice("inv_1"))?.status,
+      ],
+      [
+        "lockPayout",
+        (tx) => tx.lockPayout("po_1"),
+        (tx) => tx.updatePayout(payout({ status: "COMPLETED" })),
+        async (tx) => (await tx.lockPayout("po_1"))?.status,
+      ],
       [
         "lockDeposit",
         (tx) => tx.lockDeposit("test", "bitcoin", "tx_1", 0),

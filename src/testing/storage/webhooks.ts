@@ -69,7 +69,9 @@ export function webhookTests(ctx: SuiteContext): void {
       expect(await page({ endpointId: "we_1", eventType: "payment.completed", status: "succeeded" }, 10)).toEqual(["m3"]);
       expect(await page({ endpointId: "we_1" }, 1, "m4")).toEqual(["m3"]);
       // An update keeps a delivery's place in the log.
-      await storage.transaction((tx) => tx.updateWebhookDelivery(delivery({ id: "m1", endpointId: "we_1", eventType: "payment.created", status: "failed", createdAt: T0 + 9 })));
+      await storage.transaction((tx) =>
+        tx.updateWebhookDelivery(delivery({ id: "m1", endpointId: "we_1", eventType: "payment.created", status: "failed", createdAt: T0 + 9 })),
+      );
       expect(await page({}, 10)).toEqual(["m4", "m3", "m2", "m1"]);
     });
 
@@ -91,7 +93,13 @@ export function webhookTests(ctx: SuiteContext): void {
       const count = await storage.transaction((tx) => tx.failPendingWebhookDeliveries("we_a", "the endpoint was deleted", T0 + 50));
       expect(count).toBe(2);
       for (const id of ["a1", "a2"]) {
-        expect(await storage.getWebhookDelivery(TEST, id)).toMatchObject({ status: "failed", nextAttemptAt: null, leaseUntil: null, lastError: "the endpoint was deleted", updatedAt: T0 + 50 });
+        expect(await storage.getWebhookDelivery(TEST, id)).toMatchObject({
+          status: "failed",
+          nextAttemptAt: null,
+          leaseUntil: null,
+          lastError: "the endpoint was deleted",
+          updatedAt: T0 + 50,
+        });
       }
       expect((await storage.getWebhookDelivery(TEST, "a0"))?.status).toBe("succeeded");
       expect((await storage.getWebhookDelivery(TEST, "b1"))?.status).toBe("pending");
@@ -180,12 +188,21 @@ export function webhookTests(ctx: SuiteContext): void {
 
   describe("recording an attempt (recordWebhookAttempt)", () => {
     const leased = delivery({ id: "msg_1", endpointId: "we_1", leaseUntil: T0 + 1000 });
-    const retry = { status: "pending", nextAttemptAt: T0 + 5000, leaseUntil: null, lastStatusCode: 503, lastError: "the endpoint answered 503", updatedAt: T0 + 10 } as const;
+    const retry = {
+      status: "pending",
+      nextAttemptAt: T0 + 5000,
+      leaseUntil: null,
+      lastStatusCode: 503,
+      lastError: "the endpoint answered 503",
+      updatedAt: T0 + 10,
+    } as const;
 
     it("logs the attempt and applies its outcome, attempts one up, while the claim holds the delivery", async () => {
       const storage = ctx.storage();
       await storage.transaction((tx) => tx.insertWebhookDeliveries([{ ...leased, attempts: 2 }]));
-      await storage.transaction((tx) => tx.recordWebhookAttempt(attempt({ id: "att_1", statusCode: 503, error: "the endpoint answered 503" }), T0 + 1000, retry));
+      await storage.transaction((tx) =>
+        tx.recordWebhookAttempt(attempt({ id: "att_1", statusCode: 503, error: "the endpoint answered 503" }), T0 + 1000, retry),
+      );
       expect(await storage.getWebhookDelivery(TEST, "msg_1")).toEqual({ ...leased, ...retry, attempts: 3 });
       expect(await storage.listWebhookAttempts("msg_1")).toEqual([attempt({ id: "att_1", statusCode: 503, error: "the endpoint answered 503" })]);
       // Nothing of it stays when its transaction rolls back.
@@ -285,7 +302,11 @@ export function webhookTests(ctx: SuiteContext): void {
     it("shares a claim out in turns, between merchants and between a merchant's endpoints", async () => {
       const storage = ctx.storage();
       await storage.transaction(async (tx) => {
-        for (const [id, merchantId] of [["we_big", "m_1"], ["we_small", "m_1"], ["we_other", "m_2"]] as const) {
+        for (const [id, merchantId] of [
+          ["we_big", "m_1"],
+          ["we_small", "m_1"],
+          ["we_other", "m_2"],
+        ] as const) {
           await tx.insertWebhookEndpoint(endpoint({ id, merchantId }));
         }
         await tx.insertWebhookDeliveries([

@@ -327,7 +327,11 @@ describe("EVM addresses", () => {
 
   it("agrees with viem's strict isAddress on random addresses and case patterns, the zero address aside", () => {
     const address = fc
-      .tuple(fc.uint8Array({ minLength: 20, maxLength: 20 }), fc.constantFrom("lower", "upper", "checksum", "random"), fc.array(fc.boolean(), { minLength: 40, maxLength: 40 }))
+      .tuple(
+        fc.uint8Array({ minLength: 20, maxLength: 20 }),
+        fc.constantFrom("lower", "upper", "checksum", "random"),
+        fc.array(fc.boolean(), { minLength: 40, maxLength: 40 }),
+      )
       .map(([bytes, style, flips]) => {
         const lower = Buffer.from(bytes).toString("hex");
         if (style === "lower") return `0x${lower}`;
@@ -335,7 +339,10 @@ describe("EVM addresses", () => {
         // Checksummed by viem, an implementation other than ours.
         const checksummed = getAddress(`0x${lower}`);
         if (style === "checksum") return checksummed;
-        const digits = checksummed.slice(2).split("").map((c, i) => (flips[i] ? (c === c.toLowerCase() ? c.toUpperCase() : c.toLowerCase()) : c));
+        const digits = checksummed
+          .slice(2)
+          .split("")
+          .map((c, i) => (flips[i] ? (c === c.toLowerCase() ? c.toUpperCase() : c.toLowerCase()) : c));
         return `0x${digits.join("")}`;
       });
     fc.assert(

@@ -77,7 +77,11 @@ export async function startRpcProxy(target: string): Promise<RpcProxy> {
           path: upstream.pathname,
           method: "POST",
           // Bitcoin Core's RPC wants its Basic credentials: they pass through as the client sent them.
-          headers: { "content-type": "application/json", "content-length": body.length, ...(req.headers.authorization ? { authorization: req.headers.authorization } : {}) },
+          headers: {
+            "content-type": "application/json",
+            "content-length": body.length,
+            ...(req.headers.authorization ? { authorization: req.headers.authorization } : {}),
+          },
         },
         (answer) => {
           res.writeHead(answer.statusCode ?? 502, { "content-type": "application/json" });
@@ -90,7 +94,7 @@ export async function startRpcProxy(target: string): Promise<RpcProxy> {
   });
   // One call at a time, the unsupported ones answered here, the others by the node.
   const answerEach = async (calls: RpcCall | RpcCall[]): Promise<unknown> => {
-    if (!Array.isArray(calls)) return (await answerEach([calls]) as unknown[])[0];
+    if (!Array.isArray(calls)) return ((await answerEach([calls])) as unknown[])[0];
     const answers: unknown[] = [];
     for (const call of calls) {
       if (unsupported.has(call.method)) {

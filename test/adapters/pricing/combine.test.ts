@@ -68,10 +68,19 @@ describe("combine", () => {
     const four = [candidate("a", "3300"), candidate("b", "3300"), candidate("c", "3000"), candidate("d", "3000")];
     const split = combine(four, now, rules);
     expect(split).toMatchObject({ ok: false, disagreement: true });
-    expect(!split.ok && split.reason).toBe("the sources disagree: 0 of the 4 that answered agree, 3 needed (within 2% of the median 3150 USD): a 3300, b 3300, c 3000, d 3000");
-    expect(combine([candidate("a", "3300"), candidate("b", "3000"), candidate("c", "3000")], now, rules)).toMatchObject({ ok: true, usd: usd("3000"), sources: ["b", "c"] });
+    expect(!split.ok && split.reason).toBe(
+      "the sources disagree: 0 of the 4 that answered agree, 3 needed (within 2% of the median 3150 USD): a 3300, b 3300, c 3000, d 3000",
+    );
+    expect(combine([candidate("a", "3300"), candidate("b", "3000"), candidate("c", "3000")], now, rules)).toMatchObject({
+      ok: true,
+      usd: usd("3000"),
+      sources: ["b", "c"],
+    });
     // Stale sources did not answer: two fresh ones that agree still make a price.
-    expect(combine([candidate("a", "3300", 300), candidate("b", "3300", 300), candidate("c", "3000"), candidate("d", "3000")], now, rules)).toMatchObject({ ok: true, sources: ["c", "d"] });
+    expect(combine([candidate("a", "3300", 300), candidate("b", "3300", 300), candidate("c", "3000"), candidate("d", "3000")], now, rules)).toMatchObject({
+      ok: true,
+      sources: ["c", "d"],
+    });
   });
 
   it("counts a source with no USD value as having answered, and as not agreeing", () => {

@@ -159,7 +159,9 @@ describe("exchangeRates", () => {
     await adapter.refresh();
     clock += 121_000;
     await adapter.refresh();
-    await expect(adapter.getRate("BTC", "USD")).rejects.toThrow(/1 fresh source, 2 needed; .*down: .*binance 63000 USDT \(not counted: USDT\/USD: 1 fresh source, 2 needed/);
+    await expect(adapter.getRate("BTC", "USD")).rejects.toThrow(
+      /1 fresh source, 2 needed; .*down: .*binance 63000 USDT \(not counted: USDT\/USD: 1 fresh source, 2 needed/,
+    );
   });
 
   it("counts a USDT-quoted price as agreeing only at every fresh USDT/USD answer, so liars on USDT/USD cannot lend it their lie", async () => {
@@ -191,7 +193,9 @@ describe("exchangeRates", () => {
     await adapter.refresh();
     clock += 61_000;
     for (let i = 0; i < 3; i++) await adapter.refresh();
-    expect(staleLines()).toEqual(["warn price source c left out until its prices are fresh again: its prices are 61 s old or more, older than maxAgeSeconds (60)"]);
+    expect(staleLines()).toEqual([
+      "warn price source c left out until its prices are fresh again: its prices are 61 s old or more, older than maxAgeSeconds (60)",
+    ]);
     expect(logger.lines.filter((line) => line.includes("c: HTTP 502"))).toHaveLength(1);
     expect(await adapter.getRate("BTC", "USD")).toMatchObject({ sources: ["a", "b"] });
 

@@ -44,7 +44,10 @@ const offsets = (bps: fc.Arbitrary<number>) => fc.record({ BTC: bps, ETH: bps, U
  * default deviation, so a lie on USDT/USD is quoted), 3.7% (agrees with a price converted at a
  * 1.9% USDT/USD, not with the honest one), 10% (the issue's liars), and anything else.
  */
-const lie = fc.oneof({ weight: 3, arbitrary: fc.constantFrom(0, 190, -190, 370, -370, 1000, -1000) }, { weight: 1, arbitrary: fc.integer({ min: -5000, max: 5000 }) });
+const lie = fc.oneof(
+  { weight: 3, arbitrary: fc.constantFrom(0, 190, -190, 370, -370, 1000, -1000) },
+  { weight: 1, arbitrary: fc.integer({ min: -5000, max: 5000 }) },
+);
 /** Liars mostly tell the lie they agreed on. */
 const colluding = fc.oneof({ weight: 3, arbitrary: fc.constant(true) }, { weight: 1, arbitrary: fc.constant(false) });
 
@@ -84,7 +87,10 @@ async function check(world: World): Promise<void> {
   const sources = specs.map((source, i) => {
     const prices: Record<string, string> = {};
     for (const asset of ASSETS) if (!(source.quote === "USDT" && asset === "USDT")) prices[asset] = stated(source, asset, shared);
-    const made = scripted(`s${i}${source.liar ? "-liar" : ""}`, prices, { quote: source.quote, ageSeconds: source.status === "stale" ? MAX_AGE_SECONDS + 30 : 0 });
+    const made = scripted(`s${i}${source.liar ? "-liar" : ""}`, prices, {
+      quote: source.quote,
+      ageSeconds: source.status === "stale" ? MAX_AGE_SECONDS + 30 : 0,
+    });
     if (source.status === "down") made.state.fail = "HTTP 500";
     return made;
   });
@@ -120,7 +126,10 @@ async function check(world: World): Promise<void> {
       if (!answer) continue;
       const quote = units(answer.rate);
       const agrees = honest.some((value) => (value > quote ? value - quote : quote - value) * 10_000n <= d * quote);
-      expect(agrees, `${asset}/USD quoted ${answer.rate} from ${answer.sources?.join(", ")}; honest USD values ${honest.map((value) => formatDecimal(value, 18)).join(", ")}; ${liars} of ${answering.length} answering lie`).toBe(true);
+      expect(
+        agrees,
+        `${asset}/USD quoted ${answer.rate} from ${answer.sources?.join(", ")}; honest USD values ${honest.map((value) => formatDecimal(value, 18)).join(", ")}; ${liars} of ${answering.length} answering lie`,
+      ).toBe(true);
     }
   } finally {
     await adapter.close();
@@ -154,7 +163,16 @@ describe("half or fewer of the answering sources never move a quote", () => {
         fc.array(offsets(lie), { minLength: 4, maxLength: 4 }),
         fc.array(colluding, { minLength: 4, maxLength: 4 }),
         async (liars, shared, own, colludes) => {
-          const specs = quotes.map((quote, i): SourceSpec => ({ quote, liar: liars.includes(i), status: "fresh", spread: { BTC: 0, ETH: 0, USDT: 0 }, own: own[i]!, colludes: colludes[i]! }));
+          const specs = quotes.map(
+            (quote, i): SourceSpec => ({
+              quote,
+              liar: liars.includes(i),
+              status: "fresh",
+              spread: { BTC: 0, ETH: 0, USDT: 0 },
+              own: own[i]!,
+              colludes: colludes[i]!,
+            }),
+          );
           await check({ specs, shared, deviationPercent: 2, band: 2, minSources: 2 });
         },
       ),

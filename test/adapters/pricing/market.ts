@@ -71,22 +71,24 @@ export async function startMarket(): Promise<Market> {
       await Promise.all([coinbase, kraken, binance, coingecko].map((provider) => provider.server.close()));
     },
   };
-  const answer = (provider: FakeProvider, ok: (request: Received) => Reply) => (request: Received): Reply => {
-    switch (provider.behaviour) {
-      case "ok":
-        return ok(request);
-      case "down":
-        return { status: 500, body: '{"message":"internal error"}' };
-      case "html":
-        return { status: 200, headers: { "content-type": "text/html" }, body: "<!doctype html><title>Maintenance</title><h1>We'll be right back</h1>" };
-      case "rate-limited":
-        return { status: 429, headers: { "retry-after": "30" }, body: '{"message":"Too many requests"}' };
-      case "hang":
-        return { hang: true };
-      case "garbage":
-        return { status: 200, body: '{"surprise":[1,2,3]}' };
-    }
-  };
+  const answer =
+    (provider: FakeProvider, ok: (request: Received) => Reply) =>
+    (request: Received): Reply => {
+      switch (provider.behaviour) {
+        case "ok":
+          return ok(request);
+        case "down":
+          return { status: 500, body: '{"message":"internal error"}' };
+        case "html":
+          return { status: 200, headers: { "content-type": "text/html" }, body: "<!doctype html><title>Maintenance</title><h1>We'll be right back</h1>" };
+        case "rate-limited":
+          return { status: 429, headers: { "retry-after": "30" }, body: '{"message":"Too many requests"}' };
+        case "hang":
+          return { hang: true };
+        case "garbage":
+          return { status: 200, body: '{"surprise":[1,2,3]}' };
+      }
+    };
   const byCode = (table: Readonly<Record<string, string>>) => new Map(Object.entries(table).map(([symbol, code]) => [code, symbol]));
 
   // https://docs.cdp.coinbase.com/coinbase-app/track-apis/prices

@@ -42,7 +42,11 @@ const http = { timeoutMs: 400 };
 
 function liveRates(options: Partial<Parameters<typeof exchangeRates>[0]> = {}): ExchangeRates {
   return exchangeRates({
-    sources: [coinbase({ baseUrl: market.coinbase.url, ...http }), kraken({ baseUrl: market.kraken.url, ...http }), coingecko({ baseUrl: market.coingecko.url, ...http })],
+    sources: [
+      coinbase({ baseUrl: market.coinbase.url, ...http }),
+      kraken({ baseUrl: market.kraken.url, ...http }),
+      coingecko({ baseUrl: market.coingecko.url, ...http }),
+    ],
     now: clock.now,
     refreshSeconds: 3600,
     ...options,
@@ -71,7 +75,11 @@ describe("live invoices priced by exchangeRates", () => {
     const h = await liveHarness(liveRates());
     const res = await pay(h, "BTC", "120.01");
     expect(res.status, res.text).toBe(200);
-    expect(res.body).toMatchObject({ rate: "60000.5", rateSources: ["coinbase", "coingecko", "kraken"], rateAt: new Date(market.coingeckoTime - (market.coingeckoTime % 1000)).toISOString() });
+    expect(res.body).toMatchObject({
+      rate: "60000.5",
+      rateSources: ["coinbase", "coingecko", "kraken"],
+      rateAt: new Date(market.coingeckoTime - (market.coingeckoTime % 1000)).toISOString(),
+    });
     // 120.01 / 60000.5 = 0.0020001499..., rounded up to the satoshi.
     expect(res.body.payAmount).toBe("0.00200015");
     const merchantView = await h.post("/api/v1/merchants/invoice/fetch", { invoiceId: res.body.id }, h.liveKey);
@@ -103,7 +111,9 @@ describe("live invoices priced by exchangeRates", () => {
       expect(res.status, res.text).toBe(200);
       expect(res.body.rateSources).toEqual(["coingecko", "kraken"]);
       const reason = h.logger.lines.find((line) => line.includes("coinbase"));
-      expect(reason, h.logger.lines.join("\n")).toMatch({ garbage: /shape|expected/i, html: /not JSON/i, "rate-limited": /rate limited.*30/i, hang: /within|timed out|time/i }[behaviour]);
+      expect(reason, h.logger.lines.join("\n")).toMatch(
+        { garbage: /shape|expected/i, html: /not JSON/i, "rate-limited": /rate limited.*30/i, hang: /within|timed out|time/i }[behaviour],
+      );
     });
   }
 
@@ -115,7 +125,12 @@ describe("live invoices priced by exchangeRates", () => {
     clock.advanceMinutes(3);
     await pricing.refresh(); // what the background refresh does: every provider fails
     const refused = await pay(h, "BTC");
-    expectError(refused, 503, 50302, /^No price for BTC\/USD right now: BTC\/USD: 0 fresh sources, 2 needed; stale: coinbase \(180 s old\), coingecko \(190 s old\), kraken \(180 s old\); down: coinbase, coingecko, kraken\.$/);
+    expectError(
+      refused,
+      503,
+      50302,
+      /^No price for BTC\/USD right now: BTC\/USD: 0 fresh sources, 2 needed; stale: coinbase \(180 s old\), coingecko \(190 s old\), kraken \(180 s old\); down: coinbase, coingecko, kraken\.$/,
+    );
     // A conversion that needs a rate is refused the same way, never priced from an old value.
     const conversion = await h.post("/v1/conversions", { fromCurrency: "BTC", toCurrency: "ETH", amount: "0.1" }, h.liveKey);
     expect(conversion.status).toBe(503);
@@ -129,7 +144,9 @@ describe("live invoices priced by exchangeRates", () => {
   it("prices across USD when no direct pair exists: ETH in BTC, EUR in USDT", async () => {
     const h = await liveHarness(liveRates());
     const pairs = await h.post("/api/v1/exchange/pairs", undefined, h.liveKey);
-    const ethBtc = pairs.body.find((pair: { fromCurrency: { symbol: string }; toCurrency: { symbol: string } }) => pair.fromCurrency.symbol === "ETH" && pair.toCurrency.symbol === "BTC");
+    const ethBtc = pairs.body.find(
+      (pair: { fromCurrency: { symbol: string }; toCurrency: { symbol: string } }) => pair.fromCurrency.symbol === "ETH" && pair.toCurrency.symbol === "BTC",
+    );
     expect(ethBtc.rate).toBe(0.05);
     const euro = await h.post("/v1/payments", { amount: "100", amountCurrency: "EUR", currency: "USDT", chain: "ETH" }, h.liveKey);
     // rate is the price of the coin in the amount's currency: 1 USDT = 0.8 EUR (USDT/USD 1, EUR/USD 1.25).
@@ -137,7 +154,13 @@ describe("live invoices priced by exchangeRates", () => {
   });
 
   it("counts Binance's USDT prices as USD through the other providers' USDT/USD", async () => {
-    const pricing = liveRates({ sources: [kraken({ baseUrl: market.kraken.url, ...http }), binance({ baseUrl: market.binance.url, ...http }), coingecko({ baseUrl: market.coingecko.url, ...http })] });
+    const pricing = liveRates({
+      sources: [
+        kraken({ baseUrl: market.kraken.url, ...http }),
+        binance({ baseUrl: market.binance.url, ...http }),
+        coingecko({ baseUrl: market.coingecko.url, ...http }),
+      ],
+    });
     market.binance.prices.BTC = "60030";
     market.kraken.prices.USDT = "0.999";
     market.coingecko.prices.USDT = "0.999";
@@ -158,9 +181,23 @@ describe("live invoices priced by exchangeRates", () => {
 
   it("takes a Chainlink feed on a real node as one of the sources", async () => {
     const feed = await deploy(node, mockAggregatorAbi, mockAggregatorBytecode, [8, "BTC / USD"]);
-    await mine(node, node.wallet.writeContract({ address: feed, abi: mockAggregatorAbi, functionName: "setRound", args: [6_001_000_000_000n, BigInt(Math.floor(clock.ms / 1000))], account: node.account(0), chain: null }));
+    await mine(
+      node,
+      node.wallet.writeContract({
+        address: feed,
+        abi: mockAggregatorAbi,
+        functionName: "setRound",
+        args: [6_001_000_000_000n, BigInt(Math.floor(clock.ms / 1000))],
+        account: node.account(0),
+        chain: null,
+      }),
+    );
     const pricing = liveRates({
-      sources: [chainlink({ rpcUrl: node.rpcUrl, feeds: { "BTC/USD": feed } }), kraken({ baseUrl: market.kraken.url, ...http }), coingecko({ baseUrl: market.coingecko.url, ...http })],
+      sources: [
+        chainlink({ rpcUrl: node.rpcUrl, feeds: { "BTC/USD": feed } }),
+        kraken({ baseUrl: market.kraken.url, ...http }),
+        coingecko({ baseUrl: market.coingecko.url, ...http }),
+      ],
       assets: ["BTC", "USDT", "ETH", "LTC", "TRX", "USD", "EUR"],
     });
     market.kraken.prices.BTC = "60020";
@@ -173,14 +210,20 @@ describe("live invoices priced by exchangeRates", () => {
 /** The crypto prices of USD_PRICES times 1.1, exactly (fiat stays: the fake market serves only exact fiat inverses). */
 function tenPercentHigh(): Record<string, string> {
   const high: Record<string, string> = { ...USD_PRICES };
-  for (const symbol of ["BTC", "ETH", "USDT", "USDC", "LTC", "TRX", "BNB"]) high[symbol] = formatDecimal(mulDivDown(parseDecimal(USD_PRICES[symbol]!, 18, "down"), 11n, 10n), 18);
+  for (const symbol of ["BTC", "ETH", "USDT", "USDC", "LTC", "TRX", "BNB"])
+    high[symbol] = formatDecimal(mulDivDown(parseDecimal(USD_PRICES[symbol]!, 18, "down"), 11n, 10n), 18);
   return high;
 }
 
 describe("two lying providers never make a price", () => {
   // A longer time than the other tests' 400 ms: here a provider that misses it would change the count.
   const patient = { timeoutMs: 3000 };
-  const four = () => [coinbase({ baseUrl: market.coinbase.url, ...patient }), kraken({ baseUrl: market.kraken.url, ...patient }), binance({ baseUrl: market.binance.url, ...patient }), coingecko({ baseUrl: market.coingecko.url, ...patient })];
+  const four = () => [
+    coinbase({ baseUrl: market.coinbase.url, ...patient }),
+    kraken({ baseUrl: market.kraken.url, ...patient }),
+    binance({ baseUrl: market.binance.url, ...patient }),
+    coingecko({ baseUrl: market.coingecko.url, ...patient }),
+  ];
 
   it("answers 503 naming who said what when Coinbase and Kraken are both 10% high on every asset, USDT included", async () => {
     market.coinbase.prices = tenPercentHigh();
@@ -216,9 +259,17 @@ describe("which pricing each mode uses", () => {
   });
 
   it("refuses at boot a live chain with the fixed table, unless the host allows it explicitly", () => {
-    expect(() => createPaymentRouter({ chains: [simulatedLiveChain()], backgroundIntervalMs: false })).toThrow(/live chains need live prices.*exchangeRates.*staticPricing\(\{ allowLive: true \}\)/);
+    expect(() => createPaymentRouter({ chains: [simulatedLiveChain()], backgroundIntervalMs: false })).toThrow(
+      /live chains need live prices.*exchangeRates.*staticPricing\(\{ allowLive: true \}\)/,
+    );
     expect(() => createPaymentRouter({ chains: [simulatedLiveChain()], pricing: staticPricing(), backgroundIntervalMs: false })).toThrow(/fixed table/);
-    const allowed = createPaymentRouter({ chains: [simulatedLiveChain()], pricing: staticPricing({ allowLive: true }), publicUrl: "https://shop.example", backgroundIntervalMs: false, storage: memoryStorage() });
+    const allowed = createPaymentRouter({
+      chains: [simulatedLiveChain()],
+      pricing: staticPricing({ allowLive: true }),
+      publicUrl: "https://shop.example",
+      backgroundIntervalMs: false,
+      storage: memoryStorage(),
+    });
     open.push(allowed);
   });
 

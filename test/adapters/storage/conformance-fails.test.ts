@@ -50,6 +50,10 @@ describe("the storage conformance suite can fail", () => {
     expect(failures("staleCache")).toContain("getInvoice after insertInvoice of an id read as missing, read before the commit, answers as committed");
     expect(failures("staleCache")).toContain("a payment seen PENDING, then paid in a transaction, is PAID by id and in the list alike");
     // Only freshness gives it away: it answers copies, in scope, from committed data.
-    expect(failures("staleCache").split("\n").filter((title) => !/answers as committed$|PAID by id/.test(title))).toEqual([]);
+    expect(
+      failures("staleCache")
+        .split("\n")
+        .filter((title) => !/answers as committed$|PAID by id/.test(title)),
+    ).toEqual([]);
   });
 });

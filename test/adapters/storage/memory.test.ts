@@ -14,7 +14,9 @@ describe("memoryStorage specifics", () => {
     await seed(storage);
     await expect(storage.transaction((tx) => tx.insertMerchant(merchant()))).rejects.toThrow(/merchant m_1 exists/);
     await expect(storage.transaction((tx) => tx.insertApiKey(apiKey({ id: "key_other" })))).rejects.toThrow(/hash exists/);
-    await expect(storage.transaction((tx) => tx.insertAddress(address({ invoiceId: "inv_2" })))).rejects.toThrow(/address bc1qexample on bitcoin \(test\) exists/);
+    await expect(storage.transaction((tx) => tx.insertAddress(address({ invoiceId: "inv_2" })))).rejects.toThrow(
+      /address bc1qexample on bitcoin \(test\) exists/,
+    );
     await expect(storage.transaction((tx) => tx.insertDeposit(deposit({ id: "dep_other" })))).rejects.toThrow(/deposit tx_1:0 on bitcoin \(test\) exists/);
     await expect(storage.transaction((tx) => tx.updateInvoice(invoice({ id: "inv_x" })))).rejects.toThrow(/invoice inv_x: no such record/);
     await expect(storage.transaction((tx) => tx.postLedgerEntries([entry({ causeKey: "k" }), entry({ causeKey: "k" })]))).rejects.toThrow(/twice in one batch/);

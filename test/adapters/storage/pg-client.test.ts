@@ -27,7 +27,13 @@ const DELIVERY = "INSERT INTO webhook_deliveries (id, event_id, at) SELECT $1, $
 
 describe("merging deferred writes", () => {
   it("joins writes to different tables into one statement, renumbering each one's placeholders after the ones before", () => {
-    expect(mergeWrites([[INVOICE, ["inv_1", "100"]], [EVENT, ["evt_1", "{}"]], [DELIVERY, ["msg_1", "evt_1", 5]]])).toEqual([
+    expect(
+      mergeWrites([
+        [INVOICE, ["inv_1", "100"]],
+        [EVENT, ["evt_1", "{}"]],
+        [DELIVERY, ["msg_1", "evt_1", 5]],
+      ]),
+    ).toEqual([
       [
         "WITH w1 AS (INSERT INTO invoices (id, amount) VALUES ($1, $2)), w2 AS (INSERT INTO events (id, data) VALUES ($3, $4::json)) " +
           "INSERT INTO webhook_deliveries (id, event_id, at) SELECT $5, $6, $7::bigint",
@@ -37,12 +43,24 @@ describe("merging deferred writes", () => {
   });
 
   it("never puts two writes to one table in one statement (their rows keep insertion order), nor a statement it cannot read", () => {
-    expect(mergeWrites([[EVENT, [1, 2]], [INVOICE, [3, 4]], [EVENT, [5, 6]]])).toEqual([
+    expect(
+      mergeWrites([
+        [EVENT, [1, 2]],
+        [INVOICE, [3, 4]],
+        [EVENT, [5, 6]],
+      ]),
+    ).toEqual([
       ["WITH w1 AS (INSERT INTO events (id, data) VALUES ($1, $2::json)) INSERT INTO invoices (id, amount) VALUES ($3, $4)", [1, 2, 3, 4]],
       [EVENT, [5, 6]],
     ]);
     const odd = "SELECT pg_notify($1, $2)";
-    expect(mergeWrites([[INVOICE, [1, 2]], [odd, ["a", "b"]], [EVENT, [3, 4]]])).toEqual([
+    expect(
+      mergeWrites([
+        [INVOICE, [1, 2]],
+        [odd, ["a", "b"]],
+        [EVENT, [3, 4]],
+      ]),
+    ).toEqual([
       [INVOICE, [1, 2]],
       [odd, ["a", "b"]],
       [EVENT, [3, 4]],
@@ -52,7 +70,10 @@ describe("merging deferred writes", () => {
   it("merges at most eight writes into one statement, and gives the same sequence the same text every time", () => {
     const tables = Array.from({ length: 10 }, (_, i) => [`INSERT INTO t${i} (v) VALUES ($1)`, [i]] as [string, unknown[]]);
     const merged = mergeWrites(tables);
-    expect(merged.map(([, values]) => values)).toEqual([[0, 1, 2, 3, 4, 5, 6, 7], [8, 9]]);
+    expect(merged.map(([, values]) => values)).toEqual([
+      [0, 1, 2, 3, 4, 5, 6, 7],
+      [8, 9],
+    ]);
     expect(merged[0]![0]).toContain("w7 AS (INSERT INTO t6 (v) VALUES ($7))");
     expect(mergeWrites(tables)[0]![0]).toBe(merged[0]![0]);
   });
@@ -66,7 +87,12 @@ describe("pgClient transactions", () => {
       sql.defer(INVOICE, ["inv_1", "100"]);
       sql.defer(EVENT, ["evt_1", "{}"]);
     });
-    expect(sent.map((s) => s.text)).toEqual([mergeWrites([[INVOICE, []], [EVENT, []]])[0]![0]]);
+    expect(sent.map((s) => s.text)).toEqual([
+      mergeWrites([
+        [INVOICE, []],
+        [EVENT, []],
+      ])[0]![0],
+    ]);
     expect(sent[0]!.values).toEqual(["inv_1", "100", "evt_1", "{}"]);
   });
 

@@ -160,7 +160,10 @@ describe("values inlined for PGlite", () => {
     await storage.transaction(async (tx) => {
       for (const [i, name] of names.entries()) await tx.insertMerchant(merchant({ id: `m_${i}`, name }));
       // An own "__proto__" key, as JSON.parse makes it from a request body.
-      const metadata = JSON.parse(`{"note": ${JSON.stringify(names.join(" | "))}, "__proto__": {"polluted": true}, "nested": {"quote'key": "v"}}`) as Record<string, unknown>;
+      const metadata = JSON.parse(`{"note": ${JSON.stringify(names.join(" | "))}, "__proto__": {"polluted": true}, "nested": {"quote'key": "v"}}`) as Record<
+        string,
+        unknown
+      >;
       await tx.insertInvoice(invoice({ metadata }));
     });
     for (const [i, name] of names.entries()) expect((await storage.getMerchant(`m_${i}`))?.name).toBe(name);
@@ -194,23 +197,37 @@ function invariantTests(open: () => Promise<{ client: SqlClient; schema: string;
     );
     expect(rows.filter((row) => row.data_type !== "numeric")).toEqual([]);
     expect(rows.every((row) => Number(row.numeric_scale) === 0)).toBe(true);
-    expect(rows.map((row) => `${row.table_name}.${row.column_name}`)).toEqual(expect.arrayContaining(["balances.amount", "ledger_entries.amount", "invoices.amount", "payouts.fee"]));
+    expect(rows.map((row) => `${row.table_name}.${row.column_name}`)).toEqual(
+      expect.arrayContaining(["balances.amount", "ledger_entries.amount", "invoices.amount", "payouts.fee"]),
+    );
   });
 
   it("refuses, in the database itself, a second credit of a cause, a second deposit of a transfer, a second idempotency key; keeps a balance whole", async () => {
     const t = (name: string) => `"${schema}".${name}`;
-    await client.query(`INSERT INTO ${t("ledger_entries")} (id, merchant_id, mode, asset, amount, kind, cause_key, created_at) VALUES ('a', 'm', 'test', 'BTC', 1, 'deposit', 'c', 0)`);
-    await expect(client.query(`INSERT INTO ${t("ledger_entries")} (id, merchant_id, mode, asset, amount, kind, cause_key, created_at) VALUES ('b', 'm', 'test', 'BTC', 1, 'deposit', 'c', 0)`)).rejects.toThrow(/ledger_entries_cause_once/);
+    await client.query(
+      `INSERT INTO ${t("ledger_entries")} (id, merchant_id, mode, asset, amount, kind, cause_key, created_at) VALUES ('a', 'm', 'test', 'BTC', 1, 'deposit', 'c', 0)`,
+    );
+    await expect(
+      client.query(
+        `INSERT INTO ${t("ledger_entries")} (id, merchant_id, mode, asset, amount, kind, cause_key, created_at) VALUES ('b', 'm', 'test', 'BTC', 1, 'deposit', 'c', 0)`,
+      ),
+    ).rejects.toThrow(/ledger_entries_cause_once/);
     const deposit = `INSERT INTO ${t("deposits")} (id, merchant_id, mode, invoice_id, coin, network, address, tx_hash, output_index, amount, confirmations, status, counts_toward_invoice, fee, seen_at, updated_at) VALUES`;
     await client.query(`${deposit} ('d1', 'm', 'test', 'i', 'BTC', 'bitcoin', 'a', 'tx', 0, 1, 0, 'PENDING', true, 0, 0, 0)`);
-    await expect(client.query(`${deposit} ('d2', 'm', 'test', 'i', 'BTC', 'bitcoin', 'a', 'tx', 0, 1, 0, 'PENDING', true, 0, 0, 0)`)).rejects.toThrow(/deposits_chain_identity/);
+    await expect(client.query(`${deposit} ('d2', 'm', 'test', 'i', 'BTC', 'bitcoin', 'a', 'tx', 0, 1, 0, 'PENDING', true, 0, 0, 0)`)).rejects.toThrow(
+      /deposits_chain_identity/,
+    );
     const key = `INSERT INTO ${t("idempotency_keys")} (merchant_id, mode, key, request_hash, state, created_at, expires_at) VALUES ('m', 'test', 'k', 'h', 'started', 0, 1)`;
     await client.query(key);
     await expect(client.query(key)).rejects.toThrow(/idempotency_key_once/);
     // A balance may be below zero: a credit taken back after a deep reorg overdraws it (the
     // adapter's debit statement still refuses ordinary debits that would).
-    await expect(client.query(`INSERT INTO ${t("balances")} (merchant_id, mode, asset, amount, updated_at) VALUES ('m', 'test', 'ETH', -1, 0)`)).resolves.toBeDefined();
-    await expect(client.query(`INSERT INTO ${t("balances")} (merchant_id, mode, asset, amount, updated_at) VALUES ('m', 'test', 'BTC', 1.5, 0)`)).resolves.toBeDefined();
+    await expect(
+      client.query(`INSERT INTO ${t("balances")} (merchant_id, mode, asset, amount, updated_at) VALUES ('m', 'test', 'ETH', -1, 0)`),
+    ).resolves.toBeDefined();
+    await expect(
+      client.query(`INSERT INTO ${t("balances")} (merchant_id, mode, asset, amount, updated_at) VALUES ('m', 'test', 'BTC', 1.5, 0)`),
+    ).resolves.toBeDefined();
     // numeric(78,0) keeps whole smallest units: a fraction is rounded away, never stored.
     expect((await client.query(`SELECT amount::text AS amount FROM ${t("balances")} WHERE asset = 'BTC'`)).rows[0]?.amount).toBe("2");
   });

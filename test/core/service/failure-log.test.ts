@@ -18,7 +18,18 @@ let proxy: RpcProxy;
 const open: Harness[] = [];
 
 /** Every method the Bitcoin adapter asks: refusing them all is a node that went away. */
-const NODE_METHODS = ["getblockchaininfo", "getblockcount", "getblockhash", "getblock", "getrawmempool", "getrawtransaction", "getmempoolentry", "gettxout", "estimatesmartfee", "sendrawtransaction"];
+const NODE_METHODS = [
+  "getblockchaininfo",
+  "getblockcount",
+  "getblockhash",
+  "getblock",
+  "getrawmempool",
+  "getrawtransaction",
+  "getmempoolentry",
+  "gettxout",
+  "estimatesmartfee",
+  "sendrawtransaction",
+];
 
 beforeAll(async () => {
   [litecoind, anvil] = await Promise.all([startLitecoind(), startAnvil()]);
@@ -47,7 +58,9 @@ function keepingLogger() {
 /** Everything a logger was given, as text: messages, and the stacks and messages of errors. */
 function allText(calls: ReturnType<typeof keepingLogger>["calls"]): string {
   const describe = (detail: unknown): string =>
-    detail instanceof Error ? `${detail.stack} ${detail.message} ${(detail as AggregateError).errors?.map(describe).join(" ") ?? ""} ${describe((detail as { cause?: unknown }).cause)}` : String(detail);
+    detail instanceof Error
+      ? `${detail.stack} ${detail.message} ${(detail as AggregateError).errors?.map(describe).join(" ") ?? ""} ${describe((detail as { cause?: unknown }).cause)}`
+      : String(detail);
   return calls.map((call) => `${call.message} ${call.details.map(describe).join(" ")}`).join("\n");
 }
 
@@ -99,6 +112,7 @@ describe("a node that stays down", () => {
     expect(logger.calls).toHaveLength(rounds + 1);
 
     const text = allText(logger.calls);
-    for (const secret of [litecoind.rpcPassword, url.toString(), proxy.url, account.xprv.slice(4, 40), anvil.privateKey(9).slice(2)]) expect(text).not.toContain(secret);
+    for (const secret of [litecoind.rpcPassword, url.toString(), proxy.url, account.xprv.slice(4, 40), anvil.privateKey(9).slice(2)])
+      expect(text).not.toContain(secret);
   });
 });

@@ -50,7 +50,18 @@ function ltcProxyUrl(): string {
 /** Funds the live LTC balance through the storage's ledger, as a credited deposit would. */
 async function creditLtc(h: Harness, amount: bigint): Promise<void> {
   const posted = await h.router.storage.transaction((tx) =>
-    tx.postLedgerEntries([{ id: `led_test_${amount}`, merchantId: h.merchant.id, mode: "live", asset: "LTC", amount, kind: "deposit", causeKey: `test-credit:${amount}`, createdAt: h.clock.now() }]),
+    tx.postLedgerEntries([
+      {
+        id: `led_test_${amount}`,
+        merchantId: h.merchant.id,
+        mode: "live",
+        asset: "LTC",
+        amount,
+        kind: "deposit",
+        causeKey: `test-credit:${amount}`,
+        createdAt: h.clock.now(),
+      },
+    ]),
   );
   expect(posted.status).toBe("posted");
 }
@@ -75,7 +86,14 @@ describe("payments.ready()", () => {
 
   it("rejects a mainnet xpub on a regtest node, naming the mismatch: the chain is not scanned and LTC answers 503 while ETH serves", async () => {
     const mainnet = HDKey.fromMasterSeed(new Uint8Array(64).fill(5)).derive("m/84'/2'/0'");
-    const wrong = bitcoinChain({ coin: "LTC", network: "LTC", rpcUrl: ltcProxyUrl(), xpub: mainnet.publicExtendedKey, hotWallet: mainnet.privateExtendedKey, feeRate: { fallback: 2 } });
+    const wrong = bitcoinChain({
+      coin: "LTC",
+      network: "LTC",
+      rpcUrl: ltcProxyUrl(),
+      xpub: mainnet.publicExtendedKey,
+      hotWallet: mainnet.privateExtendedKey,
+      feeRate: { fallback: 2 },
+    });
     const h = await harness([ethChain(anvil), wrong]);
     await expect(h.router.ready()).rejects.toThrow(/^the LTC node is on regtest, but the xpub given is a xpub key for main/);
     expect(h.logger.lines.filter((line) => line.includes("refused"))).toHaveLength(1);
@@ -125,7 +143,11 @@ describe("a bitcoinChain whose node was never reached", () => {
     expect(payout.status, payout.text).toBe(503);
     expect(payout.body).toMatchObject({ error: 50301 });
     expect(payout.text).not.toContain("pw-never-shown");
-    const legacy = await h.post("/api/v1/merchants/payout/create", { currency: "LTC", network: "LTC", amount: 0.5, address: "rltc1qw508d6qejxtdg4y5r3zarvary0c5xw7kgmn4n9" }, h.liveKey);
+    const legacy = await h.post(
+      "/api/v1/merchants/payout/create",
+      { currency: "LTC", network: "LTC", amount: 0.5, address: "rltc1qw508d6qejxtdg4y5r3zarvary0c5xw7kgmn4n9" },
+      h.liveKey,
+    );
     expect(legacy.status, legacy.text).toBe(503);
     expect((await balances(h, h.liveKey)).LTC?.available).toBe("2");
     expect((await get(h, "/v1/withdrawals", h.liveKey)).body.data).toEqual([]);

@@ -72,34 +72,61 @@ describe("one hung node", () => {
     const expiring = await livePayment(h, { amount: "0.1", currency: "ETH", chain: "ETH", lifeTime: 10 });
     const ltcPaid = await ltcPayment(h, "0.5");
     // Both schedules have run since the start.
-    await until(async () => requests(ethProxy, "eth_blockNumber"), (count) => count > 0);
+    await until(
+      async () => requests(ethProxy, "eth_blockNumber"),
+      (count) => count > 0,
+    );
 
     anvil.pause();
     // The ETH schedule's next request reaches the proxy and hangs there: from then on it is stuck.
     const beforeHang = requests(ethProxy);
-    expect(await until(async () => requests(ethProxy), (count) => count > beforeHang)).toBeGreaterThan(beforeHang);
+    expect(
+      await until(
+        async () => requests(ethProxy),
+        (count) => count > beforeHang,
+      ),
+    ).toBeGreaterThan(beforeHang);
     const ltcPollsAtFreeze = requests(ltcProxy, "getblockcount");
 
     // Litecoin: paid and confirmed within its own rounds.
     await litecoind.pay(ltcPaid.address, "0.5");
     await litecoind.mine(6);
-    const paid = await until(() => ltcInvoice(h, ltcPaid.id), (invoice) => invoice.status === "PAID");
+    const paid = await until(
+      () => ltcInvoice(h, ltcPaid.id),
+      (invoice) => invoice.status === "PAID",
+    );
     expect(paid.status).toBe("PAID");
     expect((await balances(h, h.liveKey)).LTC?.available).toBe("0.4975");
     // The LTC chain goes on with its rounds (three more at least), while the ETH schedule is
     // still in the round it started: no new round, so no more than a round's first requests.
-    expect(await until(async () => requests(ltcProxy, "getblockcount"), (count) => count >= ltcPollsAtFreeze + 3)).toBeGreaterThanOrEqual(ltcPollsAtFreeze + 3);
+    expect(
+      await until(
+        async () => requests(ltcProxy, "getblockcount"),
+        (count) => count >= ltcPollsAtFreeze + 3,
+      ),
+    ).toBeGreaterThanOrEqual(ltcPollsAtFreeze + 3);
     const hung = requests(ethProxy);
     expect(hung - beforeHang).toBeLessThanOrEqual(3);
 
     // Expiry does not wait for the frozen chain, even for that chain's own invoice.
     h.clock.advanceMinutes(11);
-    expect((await until(() => payment(h, expiring.id), (invoice) => invoice.status === "EXPIRED")).status).toBe("EXPIRED");
+    expect(
+      (
+        await until(
+          () => payment(h, expiring.id),
+          (invoice) => invoice.status === "EXPIRED",
+        )
+      ).status,
+    ).toBe("EXPIRED");
 
     // Test mode: the sandbox endpoints answer with their effect, and a test-mode tick returns.
     const test = await h.post("/v1/payments", { amount: "10", currency: "USDT", chain: "TRX" }, h.testKey);
     expect(test.status, test.text).toBe(200);
-    const deposit = await h.post("/api/v1/sandbox/deposit/create", { address: test.body.address, amount: Number(test.body.payAmount), confirmations: 19 }, h.testKey);
+    const deposit = await h.post(
+      "/api/v1/sandbox/deposit/create",
+      { address: test.body.address, amount: Number(test.body.payAmount), confirmations: 19 },
+      h.testKey,
+    );
     expect(deposit.status, deposit.text).toBe(200);
     expect((await get(h, `/v1/payments/${test.body.id}`, h.testKey)).body.status).toBe("PAID");
     const report = await h.router.tick({ mode: "test" });
@@ -111,7 +138,14 @@ describe("one hung node", () => {
     const late = await livePayment(h, { amount: "0.02", currency: "ETH", chain: "ETH" });
     await payNative(anvil, late.address, "0.02");
     await anvil.mine(12);
-    expect((await until(() => payment(h, late.id), (invoice) => invoice.status === "PAID")).status).toBe("PAID");
+    expect(
+      (
+        await until(
+          () => payment(h, late.id),
+          (invoice) => invoice.status === "PAID",
+        )
+      ).status,
+    ).toBe("PAID");
     await settle(h);
   });
 });

@@ -98,7 +98,7 @@ export function hostileString(hints: string[] = [], longest = 70_000): fc.Arbitr
 }
 
 /** `{"a":{"a":...1...}}` nested `depth` times. */
-export const deepObject = (depth: number) => '{"a":'.repeat(depth) + "1" + "}".repeat(depth);
+export const deepObject = (depth: number) => `${'{"a":'.repeat(depth)}1${"}".repeat(depth)}`;
 /** `[[[...]]]` nested `depth` times. */
 export const deepArray = (depth: number) => "[".repeat(depth) + "]".repeat(depth);
 
@@ -127,9 +127,9 @@ const DECIMAL = /^\^\(0\|\[1-9\]\\d\*\)/; // zod-openapi's decimal-string patter
 function decimalString(): fc.Arbitrary<string> {
   return fc.oneof(
     fc.constantFrom("25", "10", "1", "0", "0.5", "100.25", "0.00000001"),
-    fc.tuple(fc.integer({ min: 0, max: 100_000 }), fc.option(fc.integer({ min: 0, max: 99_999_999 }), { nil: undefined })).map(([whole, part]) =>
-      part === undefined ? String(whole) : `${whole}.${part}`,
-    ),
+    fc
+      .tuple(fc.integer({ min: 0, max: 100_000 }), fc.option(fc.integer({ min: 0, max: 99_999_999 }), { nil: undefined }))
+      .map(([whole, part]) => (part === undefined ? String(whole) : `${whole}.${part}`)),
   );
 }
 
@@ -145,7 +145,10 @@ export function validText(schema: JsonSchema, resolve: (ref: string) => JsonSche
   const alternatives = schema.anyOf ?? schema.oneOf;
   if (alternatives) return fc.oneof(...alternatives.map((alternative) => validText(alternative, resolve, hints, field)));
   const type = Array.isArray(schema.type) ? schema.type[0] : schema.type;
-  const known = [...(schema.examples ?? []).map((value) => JSON.stringify(value)), ...(type === "string" ? hints(field).map((value) => JSON.stringify(value)) : [])];
+  const known = [
+    ...(schema.examples ?? []).map((value) => JSON.stringify(value)),
+    ...(type === "string" ? hints(field).map((value) => JSON.stringify(value)) : []),
+  ];
   const fromKnown = known.length > 0 ? [{ arbitrary: fc.constantFrom(...known), weight: 3 }] : [];
   switch (type) {
     case "string": {
@@ -153,7 +156,9 @@ export function validText(schema: JsonSchema, resolve: (ref: string) => JsonSche
       if (schema.pattern && DECIMAL.test(schema.pattern)) generic = decimalString();
       else if (schema.format === "uri") generic = fc.constantFrom("https://shop.example/orders/1042", "http://127.0.0.1:9/x");
       else if (schema.format === "date-time") {
-        generic = fc.date({ min: new Date("2025-01-01T00:00:00Z"), max: new Date("2027-01-01T00:00:00Z"), noInvalidDate: true }).map((date) => date.toISOString());
+        generic = fc
+          .date({ min: new Date("2025-01-01T00:00:00Z"), max: new Date("2027-01-01T00:00:00Z"), noInvalidDate: true })
+          .map((date) => date.toISOString());
       } else generic = fc.string({ minLength: schema.minLength ?? 0, maxLength: Math.min(schema.maxLength ?? 24, 24) });
       return fc.oneof(...fromKnown, { arbitrary: generic.map((s) => JSON.stringify(s)), weight: 2 });
     }

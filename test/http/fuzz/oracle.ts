@@ -74,7 +74,8 @@ export function check(property: Property, { fuzz, res, logged, before, after }: 
       const body = res.body as Record<string, unknown>;
       const keys = body && typeof body === "object" ? Object.keys(body).sort().join(",") : typeof body;
       if (keys !== "error,message") throw new Error(`error answer is not { error, message } (keys: ${keys}): ${summary}`);
-      if (!Number.isInteger(body.error) || Math.floor((body.error as number) / 100) !== status) throw new Error(`error ${String(body.error)} does not match status ${status}: ${summary}`);
+      if (!Number.isInteger(body.error) || Math.floor((body.error as number) / 100) !== status)
+        throw new Error(`error ${String(body.error)} does not match status ${status}: ${summary}`);
       if (typeof body.message !== "string" || body.message.length === 0) throw new Error(`error message is not a non-empty string: ${summary}`);
       return;
     }
@@ -99,7 +100,10 @@ export function check(property: Property, { fuzz, res, logged, before, after }: 
     case "precise-numbers": {
       if (!underApi || status >= 300 || fuzz.method !== "POST" || fuzz.body === undefined) return;
       const lost = numberTokens(fuzz.body).filter(isOverPrecise);
-      if (lost.length > 0) throw new Error(`accepted ${lost.join(", ")}, which JSON.parse changes (${lost.map((token) => `${token} -> ${Number(token)}`).join(", ")}): ${summary}`);
+      if (lost.length > 0)
+        throw new Error(
+          `accepted ${lost.join(", ")}, which JSON.parse changes (${lost.map((token) => `${token} -> ${Number(token)}`).join(", ")}): ${summary}`,
+        );
       return;
     }
     case "plain-text": {

@@ -2,7 +2,18 @@ import { gzipSync } from "node:zlib";
 import type { Express } from "express";
 import fc from "fast-check";
 import request from "supertest";
-import { deepArray, deepObject, hostileString, hostileValue, objectEntries, objectText, validText, type Entries, type FieldHints, type JsonSchema } from "./json-text";
+import {
+  deepArray,
+  deepObject,
+  hostileString,
+  hostileValue,
+  objectEntries,
+  objectText,
+  validText,
+  type Entries,
+  type FieldHints,
+  type JsonSchema,
+} from "./json-text";
 import { collectionOf, type FuzzRoute } from "./routes";
 
 /** Which credentials a request carries. */
@@ -48,7 +59,14 @@ function segment(world: FuzzWorld, route: FuzzRoute): fc.Arbitrary<string> {
     ...(known.length > 0 ? [{ arbitrary: fc.constantFrom(...known), weight: 3 }] : []),
     ...(all.length > 0 ? [{ arbitrary: fc.constantFrom(...all), weight: 1 }] : []),
     ...(known.length > 0
-      ? [{ arbitrary: fc.tuple(fc.constantFrom(...known), fc.constantFrom("%00", "%E0%A4%A", "%", "%0A", "%FF")).map(([id, tail]) => encodeURIComponent(id) + tail), weight: 2 }]
+      ? [
+          {
+            arbitrary: fc
+              .tuple(fc.constantFrom(...known), fc.constantFrom("%00", "%E0%A4%A", "%", "%0A", "%FF"))
+              .map(([id, tail]) => encodeURIComponent(id) + tail),
+            weight: 2,
+          },
+        ]
       : []),
     { arbitrary: fc.constantFrom(...BAD_SEGMENTS), weight: 3 },
     { arbitrary: hostileString(known, URL_LONGEST).map((s) => encodeURIComponent(s.replace(/[\ud800-\udfff]/g, "\u0000"))), weight: 3 },
@@ -63,19 +81,25 @@ function queryValue(schema: JsonSchema, name: string, world: FuzzWorld): fc.Arbi
   });
   return fc.oneof(
     { arbitrary: valid, weight: 3 },
-    { arbitrary: fc.constantFrom("%E0%A4%A", "%00", "%", "%FF", "1e400", "-0", "10.0000000000000001", "1e-30", "NaN", "-1", "0", "101", "9999999999999999999"), weight: 2 },
+    {
+      arbitrary: fc.constantFrom("%E0%A4%A", "%00", "%", "%FF", "1e400", "-0", "10.0000000000000001", "1e-30", "NaN", "-1", "0", "101", "9999999999999999999"),
+      weight: 2,
+    },
     { arbitrary: hostileString(world.hints(name), URL_LONGEST).map((s) => encodeURIComponent(s.replace(/[\ud800-\udfff]/g, "\u0000"))), weight: 2 },
   );
 }
 
 function queryString(route: FuzzRoute, world: FuzzWorld): fc.Arbitrary<string> {
-  const known = route.query.map(({ name, schema }) => fc.option(queryValue(schema, name, world).map((value) => `${name}=${value}`), { nil: undefined, freq: 2 }));
+  const known = route.query.map(({ name, schema }) =>
+    fc.option(
+      queryValue(schema, name, world).map((value) => `${name}=${value}`),
+      { nil: undefined, freq: 2 },
+    ),
+  );
   const extra = fc.oneof(
     { arbitrary: fc.constant([] as string[]), weight: 4 },
     { arbitrary: fc.constantFrom(["unknown=1"], ["a[b]=c"], ["%E0%A4%A=1"], ["%00=%00"], ["=x"], ["__proto__=x"], ["constructor[prototype]=x"]), weight: 1 },
-    ...(route.query.length > 0
-      ? [{ arbitrary: fc.constantFrom(...route.query.map(({ name }) => [`${name}=1`, `${name}=2`])), weight: 1 }]
-      : []),
+    ...(route.query.length > 0 ? [{ arbitrary: fc.constantFrom(...route.query.map(({ name }) => [`${name}=1`, `${name}=2`])), weight: 1 }] : []),
   );
   return fc.tuple(fc.tuple(...known), extra).map(([parts, more]) => {
     const all = [...parts.filter((part): part is string => part !== undefined), ...more];
@@ -92,10 +116,21 @@ function jsonBody(schema: JsonSchema, world: FuzzWorld): fc.Arbitrary<string> {
     names.length > 0
       ? fc
           .tuple(entries, fc.constantFrom(...names))
-          .chain(([fields, name]) => hostileValue(fieldValue(name), world.hints(name)).map((value) => objectText([...fields.filter(([key]) => key !== name), [name, value]])))
+          .chain(([fields, name]) =>
+            hostileValue(fieldValue(name), world.hints(name)).map((value) => objectText([...fields.filter(([key]) => key !== name), [name, value]])),
+          )
       : hostileValue(fc.constant("1")).map((value) => objectText([["field", value]]));
   const withExtraKey = fc
-    .tuple(entries, fc.constantFrom<[string, string]>(["__proto__", '{"polluted":true}'], ["constructor", '{"prototype":{"polluted":true}}'], ["unknownField", "1"], ["", "1"], ["a\u0000b", "1"]))
+    .tuple(
+      entries,
+      fc.constantFrom<[string, string]>(
+        ["__proto__", '{"polluted":true}'],
+        ["constructor", '{"prototype":{"polluted":true}}'],
+        ["unknownField", "1"],
+        ["", "1"],
+        ["a\u0000b", "1"],
+      ),
+    )
     .map(([fields, extra]) => objectText([...fields, extra] as Entries));
   const withoutAField = fc.tuple(entries, fc.nat()).map(([fields, index]) => objectText(fields.filter((_, i) => i !== index % Math.max(fields.length, 1))));
   const deepMetadata = fc
@@ -133,7 +168,11 @@ function jsonBody(schema: JsonSchema, world: FuzzWorld): fc.Arbitrary<string> {
 
 /** Form bodies for the hosted page's coin choice. */
 function formBody(): fc.Arbitrary<string> {
-  const value = fc.oneof(fc.constantFrom("USDT", "BTC", "TRX", "ETH", ""), hostileString().map((s) => encodeURIComponent(s.replace(/[\ud800-\udfff]/g, ""))), fc.constantFrom("%E0%A4%A", "%00"));
+  const value = fc.oneof(
+    fc.constantFrom("USDT", "BTC", "TRX", "ETH", ""),
+    hostileString().map((s) => encodeURIComponent(s.replace(/[\ud800-\udfff]/g, ""))),
+    fc.constantFrom("%E0%A4%A", "%00"),
+  );
   return fc.tuple(value, fc.option(value, { nil: undefined })).map(([coin, network]) => `coin=${coin}${network === undefined ? "" : `&network=${network}`}`);
 }
 
@@ -158,11 +197,21 @@ export function requestArbitrary(route: FuzzRoute, world: FuzzWorld): fc.Arbitra
       ? formBody()
       : fc.oneof({ arbitrary: jsonBody(route.body ?? { type: "object" }, world), weight: 12 }, { arbitrary: fc.constant(undefined), weight: 1 });
   const contentType = route.form
-    ? fc.oneof({ arbitrary: fc.constant("application/x-www-form-urlencoded"), weight: 6 }, { arbitrary: fc.constantFrom("application/json", "text/plain"), weight: 1 })
+    ? fc.oneof(
+        { arbitrary: fc.constant("application/x-www-form-urlencoded"), weight: 6 },
+        { arbitrary: fc.constantFrom("application/json", "text/plain"), weight: 1 },
+      )
     : fc.oneof(
         { arbitrary: fc.constant("application/json"), weight: 12 },
         {
-          arbitrary: fc.constantFrom("application/json; charset=utf-8", "application/vnd.api+json", "application/json; charset=latin1", "text/plain", "application/x-www-form-urlencoded", "none"),
+          arbitrary: fc.constantFrom(
+            "application/json; charset=utf-8",
+            "application/vnd.api+json",
+            "application/json; charset=latin1",
+            "text/plain",
+            "application/x-www-form-urlencoded",
+            "none",
+          ),
           weight: 2,
         },
       );
@@ -197,7 +246,10 @@ export function requestArbitrary(route: FuzzRoute, world: FuzzWorld): fc.Arbitra
 /** A short, readable form of a request for counterexamples: long runs of one character are abbreviated. */
 export function describeRequest(request: FuzzRequest): string {
   const shorten = (text: string) =>
-    JSON.stringify(text.length > 400 ? `${text.slice(0, 200)}…(${text.length} chars)…${text.slice(-60)}` : text).replace(/(.)\1{39,}/g, (run, char: string) => `${char.repeat(5)}…×${run.length}`);
+    JSON.stringify(text.length > 400 ? `${text.slice(0, 200)}…(${text.length} chars)…${text.slice(-60)}` : text).replace(
+      /(.)\1{39,}/g,
+      (run, char: string) => `${char.repeat(5)}…×${run.length}`,
+    );
   const parts = [`${request.method} ${shorten(request.url)}`, `key=${request.key}`];
   for (const [name, value] of Object.entries(request.headers)) parts.push(`${name}: ${value}`);
   if (request.encoding) parts.push(`Content-Encoding: ${request.encoding}`);

@@ -1,6 +1,6 @@
 import request from "supertest";
 import type { Scope, Storage } from "../../../src/core/ports/storage";
-import { recordingLogger, setup, simulatedLiveChain } from "../../helpers";
+import { type recordingLogger, setup, simulatedLiveChain } from "../../helpers";
 import type { JsonSchema } from "./json-text";
 import { HOST_FALLBACK } from "./oracle";
 import type { FuzzWorld } from "./requests";
@@ -54,10 +54,19 @@ export async function fuzzWorld(storage: Storage) {
   const whitelabel = await call("post", "/api/v1/merchants/whitelabel/create", h.testKey, { amount: 100, payCurrency: "USDT", network: "TRX" });
   hint("address", whitelabel.body.address);
   keep("payments", whitelabel.body.id);
-  const deposit = await call("post", "/api/v1/sandbox/deposit/create", h.testKey, { address: whitelabel.body.address, amount: whitelabel.body.payAmount, confirmations: 1000 });
+  const deposit = await call("post", "/api/v1/sandbox/deposit/create", h.testKey, {
+    address: whitelabel.body.address,
+    amount: whitelabel.body.payAmount,
+    confirmations: 1000,
+  });
   hint("txHash", deposit.body.txHash);
   await h.router.tick();
-  const withdrawal = await call("post", "/v1/withdrawals", h.testKey, { currency: "USDT", chain: "TRX", amount: "10", address: "TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7" });
+  const withdrawal = await call("post", "/v1/withdrawals", h.testKey, {
+    currency: "USDT",
+    chain: "TRX",
+    amount: "10",
+    address: "TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7",
+  });
   keep("withdrawals", withdrawal.body.id);
   hint("payoutId", withdrawal.body.id);
   const conversion = await call("post", "/v1/conversions", h.testKey, { fromCurrency: "USDT", toCurrency: "TRX", amount: "10" });

@@ -195,7 +195,12 @@ describe.skipIf(!haveChromium)("hosted payment page in Chromium", () => {
   });
 
   it("works with JavaScript off: the form chooses, and a reload shows the current state", async () => {
-    const invoice = await api("/api/v1/merchants/invoice/create", { amount: 25, acceptedCoins: ["USDT"], lifeTime: 30, returnUrl: "https://shop.example/done" });
+    const invoice = await api("/api/v1/merchants/invoice/create", {
+      amount: 25,
+      acceptedCoins: ["USDT"],
+      lifeTime: 30,
+      returnUrl: "https://shop.example/done",
+    });
     const { page } = await open(noScript, invoice.paymentUrl as string);
     await page.locator('[data-option="USDT/TRX"]').click();
     await page.waitForURL(`${base}/pay/${invoice.id}`);
@@ -260,7 +265,11 @@ describe.skipIf(!haveChromium)("hosted payment page in Chromium", () => {
     // Another origin (localhost is another site than 127.0.0.1) whose page posts our form.
     const evil = express();
     evil.get("/", (_req, res) =>
-      res.type("html").send(`<!doctype html><form method="post" action="${String(invoice.paymentUrl)}/method"><input type="hidden" name="coin" value="USDT"><input type="hidden" name="network" value="TRX"><button id="go">Win a prize</button></form>`),
+      res
+        .type("html")
+        .send(
+          `<!doctype html><form method="post" action="${String(invoice.paymentUrl)}/method"><input type="hidden" name="coin" value="USDT"><input type="hidden" name="network" value="TRX"><button id="go">Win a prize</button></form>`,
+        ),
     );
     const other = await listen(evil);
     try {
@@ -289,7 +298,10 @@ describe.skipIf(!haveChromium)("hosted payment page in Chromium", () => {
       });
       const link = (await res.json()) as { url: string };
       // Two visitors from the same address: the first gets its payment, the second (no cookie) the limit.
-      for (const [context, size] of [[browser, "phone"], [noScript, "desktop"]] as const) {
+      for (const [context, size] of [
+        [browser, "phone"],
+        [noScript, "desktop"],
+      ] as const) {
         const { page } = await open(context, link.url.replace(base, served.base));
         if (size === "desktop") await page.setViewportSize({ width: 1280, height: 900 });
         const answer = page.waitForResponse((response) => response.request().method() === "POST");

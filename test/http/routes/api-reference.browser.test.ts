@@ -60,7 +60,13 @@ describe.skipIf(!haveChromium)("API reference page in Chromium", () => {
 
     const paths = await page.locator(".opblock-summary-path").allInnerTexts();
     const shown = paths.map((text) => text.replace(/\u200b/g, "").trim());
-    for (const path of ["/api/v1/merchants/invoice/create", "/api/v1/currencies", "/api/v1/sandbox/deposit/create", "/v1/webhook-endpoints", "/v1/webhook-deliveries/{id}"]) {
+    for (const path of [
+      "/api/v1/merchants/invoice/create",
+      "/api/v1/currencies",
+      "/api/v1/sandbox/deposit/create",
+      "/v1/webhook-endpoints",
+      "/v1/webhook-deliveries/{id}",
+    ]) {
       expect(shown).toContain(path);
     }
     const text = await page.locator("body").innerText();

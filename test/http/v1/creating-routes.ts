@@ -23,7 +23,12 @@ const endpoints = async (h: Harness) => (await h.router.storage.listWebhookEndpo
 /** The creating POSTs of both prefixes, for the idempotency tests. */
 export const CREATING_ROUTES: CreatingRoute[] = [
   { path: "/api/v1/merchants/invoice/create", body: () => ({ amount: 10 }), other: () => ({ amount: 11 }), count: invoices },
-  { path: "/api/v1/merchants/whitelabel/create", body: () => ({ amount: 10, payCurrency: "TRX" }), other: () => ({ amount: 10, payCurrency: "BTC" }), count: invoices },
+  {
+    path: "/api/v1/merchants/whitelabel/create",
+    body: () => ({ amount: 10, payCurrency: "TRX" }),
+    other: () => ({ amount: 10, payCurrency: "BTC" }),
+    count: invoices,
+  },
   {
     path: "/api/v1/merchants/payout/create",
     body: () => ({ currency: "USDT", network: "TRX", amount: 10, address: ADDRESS }),
@@ -36,7 +41,12 @@ export const CREATING_ROUTES: CreatingRoute[] = [
     other: () => ({ fromCurrency: "USDT", toCurrency: "BTC", amount: 10 }),
     count: exchanges,
   },
-  { path: "/v1/payments", body: () => ({ amount: "10", currency: "TRX" }), other: () => ({ amount: "10", currency: "TRX", metadata: { orderId: "b" } }), count: invoices },
+  {
+    path: "/v1/payments",
+    body: () => ({ amount: "10", currency: "TRX" }),
+    other: () => ({ amount: "10", currency: "TRX", metadata: { orderId: "b" } }),
+    count: invoices,
+  },
   {
     path: "/v1/withdrawals",
     body: () => ({ currency: "USDT", chain: "TRX", amount: "10", address: ADDRESS }),
@@ -72,4 +82,3 @@ export async function funded(options: Parameters<typeof setup>[0] = {}) {
   const payment = await paidPayment(h, "100");
   return { h, paymentId: payment.id };
 }
-

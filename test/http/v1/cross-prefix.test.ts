@@ -99,7 +99,12 @@ describe("one record through both prefixes", () => {
 
   it("puts metadata.orderId into the events of an /api/v1 invoice too", async () => {
     const h = await setup();
-    const invoice = await h.post("/api/v1/merchants/whitelabel/create", { amount: 10, amountCurrency: "TRX", payCurrency: "TRX", metadata: { orderId: "ord-88" } });
+    const invoice = await h.post("/api/v1/merchants/whitelabel/create", {
+      amount: 10,
+      amountCurrency: "TRX",
+      payCurrency: "TRX",
+      metadata: { orderId: "ord-88" },
+    });
     await deposit(h, invoice.body.address, "10", 19);
     const events = await h.router.storage.listEvents(scopeOf(h), { invoiceId: invoice.body.id });
     expect(events.length).toBeGreaterThanOrEqual(4);

@@ -83,7 +83,11 @@ function secondInstance(h: Harness, storage: Storage) {
   });
   const app = express().use(router);
   return (path: string, body: unknown, key: string) =>
-    request(app).post(path).set("Authorization", `Bearer ${h.testKey}`).set("Idempotency-Key", key).send(body as object);
+    request(app)
+      .post(path)
+      .set("Authorization", `Bearer ${h.testKey}`)
+      .set("Idempotency-Key", key)
+      .send(body as object);
 }
 
 /** The answer as a replay gives it: without what is shown once. */
@@ -100,13 +104,19 @@ async function harness(backend: StorageBackend) {
   const retry = secondInstance(context.h, opened.second());
   const first = (route: CreatingRoute, key: string) =>
     // Started now (supertest sends on then()), answered whenever the held request goes on.
-    context.h.post(route.path, route.body(context)).set("Idempotency-Key", key).then((res) => res);
+    context.h
+      .post(route.path, route.body(context))
+      .set("Idempotency-Key", key)
+      .then((res) => res);
   return { ...context, held, retry, first, dispose: opened.dispose };
 }
 
 for (const backend of BACKENDS) {
   // Every creating route on the memory adapter; on SQL, the ones that move money or create payments.
-  const routes = backend.name === "memory storage" ? CREATING_ROUTES : CREATING_ROUTES.filter((route) => ["/v1/withdrawals", "/v1/payments", "/v1/refunds"].includes(route.path));
+  const routes =
+    backend.name === "memory storage"
+      ? CREATING_ROUTES
+      : CREATING_ROUTES.filter((route) => ["/v1/withdrawals", "/v1/payments", "/v1/refunds"].includes(route.path));
 
   describe.runIf(backend.enabled)(`Idempotency-Key across a crash, on ${backend.name}`, () => {
     describe.each(routes)("POST $path", (route) => {

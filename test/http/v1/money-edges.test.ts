@@ -24,7 +24,8 @@ beforeEach(async () => {
   h = await setup();
   // The harness's logger keeps warnings and errors; credited deposits are logged at info.
   infos = [];
-  (h.logger as { info?: (message: string, ...details: unknown[]) => void }).info = (message, ...details) => void infos.push(`${message} ${JSON.stringify(details)}`);
+  (h.logger as { info?: (message: string, ...details: unknown[]) => void }).info = (message, ...details) =>
+    void infos.push(`${message} ${JSON.stringify(details)}`);
   scope = scopeOf(h);
 });
 afterEach(async () => {
@@ -150,7 +151,15 @@ describe("stray coins", () => {
     const refund = await h.post("/v1/refunds", { paymentId: created.id, depositId: stray!.id, address: ETH_ADDRESS });
     expect(refund.status, refund.text).toBe(200);
     // 0.199 credited: 0.198 sent and the 0.001 network fee.
-    expect(refund.body).toMatchObject({ object: "refund", paymentId: created.id, depositId: stray!.id, currency: "ETH", chain: "ETH", amount: "0.198", fee: "0.001" });
+    expect(refund.body).toMatchObject({
+      object: "refund",
+      paymentId: created.id,
+      depositId: stray!.id,
+      currency: "ETH",
+      chain: "ETH",
+      amount: "0.198",
+      fee: "0.001",
+    });
     expect((await balances(h)).ETH?.available).toBe("0");
     const again = await h.post("/v1/refunds", { paymentId: created.id, depositId: stray!.id, address: ETH_ADDRESS });
     expectError(again, 409, 40902, /nothing left to refund/);
@@ -266,7 +275,17 @@ describe("reversals", () => {
     const report = await h.router.admin.operatorReport({ mode: "test" });
     expect(report.mode).toBe("test");
     expect(report.strayDeposits).toEqual([
-      expect.objectContaining({ invoiceId: created.id, merchantId: h.merchant.id, coin: "ETH", invoiceCoin: "USDT", network: "ETH", amount: "0.2", txHash: strayTx, status: "REVERSED", reversals: 1 }),
+      expect.objectContaining({
+        invoiceId: created.id,
+        merchantId: h.merchant.id,
+        coin: "ETH",
+        invoiceCoin: "USDT",
+        network: "ETH",
+        amount: "0.2",
+        txHash: strayTx,
+        status: "REVERSED",
+        reversals: 1,
+      }),
     ]);
     expect(report.reversedDeposits.map((row) => [row.invoiceId, row.coin, row.amount, row.creditedAsset, row.creditedAmount])).toEqual([
       [created.id, "ETH", "0.2", "ETH", "0.199"],
@@ -317,12 +336,26 @@ describe("a deposit that leaves and comes back, again and again", () => {
     try {
       const liveScope = scopeOf(live, "live");
       const created = (await live.post("/v1/payments", { amount: "1", currency: "ETH", chain: "ETH" }, live.liveKey)).body as { id: string; address: string };
-      const transfer = { coin: "ETH", network: "ETH", address: created.address, txHash: `0x${"ab".repeat(32)}`, outputIndex: 0, amount: 10n ** 18n, dropped: false };
+      const transfer = {
+        coin: "ETH",
+        network: "ETH",
+        address: created.address,
+        txHash: `0x${"ab".repeat(32)}`,
+        outputIndex: 0,
+        amount: 10n ** 18n,
+        dropped: false,
+      };
       const state = async () => {
         await live.router.tick();
         const res = await get(live, `/v1/payments/${created.id}`, live.liveKey);
         const row = (await balances(live, live.liveKey)).ETH!;
-        return { status: res.body.status, deposit: res.body.deposits[0].status, reversed: res.body.reversedAmount, available: row.available, pending: row.pending };
+        return {
+          status: res.body.status,
+          deposit: res.body.deposits[0].status,
+          reversed: res.body.reversedAmount,
+          available: row.available,
+          pending: row.pending,
+        };
       };
       chain.report({ ...transfer, confirmations: 12 });
       expect(await state()).toEqual({ status: "PAID", deposit: "CONFIRMED", reversed: "0", available: "0.995", pending: "0" });
@@ -338,7 +371,14 @@ describe("a deposit that leaves and comes back, again and again", () => {
       chain.report({ ...transfer, confirmations: 0, dropped: true });
       expect(await state()).toEqual({ status: "PAID", deposit: "REVERSED", reversed: "1", available: "0", pending: "0" });
       const keys = (await live.router.storage.listLedgerEntries(liveScope, "ETH")).map((entry) => entry.causeKey.replace(/dep_\w+/, "dep"));
-      expect(keys).toEqual(["deposit:dep", "deposit:dep:reversal:1", "deposit:dep:credit:1", "deposit:dep:reversal:2", "deposit:dep:credit:2", "deposit:dep:reversal:3"]);
+      expect(keys).toEqual([
+        "deposit:dep",
+        "deposit:dep:reversal:1",
+        "deposit:dep:credit:1",
+        "deposit:dep:reversal:2",
+        "deposit:dep:credit:2",
+        "deposit:dep:reversal:3",
+      ]);
       // A feed replayed from the start walks the same history again: states carry no block, so
       // each past return is a return again, but every credit is paired with its reversal and
       // the balance ends where the chain's latest word puts it.

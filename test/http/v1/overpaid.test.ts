@@ -28,7 +28,13 @@ describe("an overpaid payment", () => {
 
     await h.router.tick();
     expect(completed).toHaveLength(1);
-    expect(completed[0]!.data).toMatchObject({ status: "PAID", payAmount: "100", receivedAmount: "130.25", overpaidAmount: "30.25", metadata: { orderId: "o-7" } });
+    expect(completed[0]!.data).toMatchObject({
+      status: "PAID",
+      payAmount: "100",
+      receivedAmount: "130.25",
+      overpaidAmount: "30.25",
+      metadata: { orderId: "o-7" },
+    });
     const recorded = (await h.router.storage.listEvents(scopeOf(h), { invoiceId: payment.id })).find((event) => event.type === "payment.completed")!;
     expect(recorded.data).toEqual(v1);
   });

@@ -11,7 +11,13 @@ import { createPayment, deposit, expectError, get, walk, type PaymentBody } from
  * Creates `count` payments in groups: each group in one millisecond (so ties on createdAt are
  * common), `gapMs` between groups. Returns them in creation order.
  */
-async function createMany(h: Harness, count: number, groupSize: number, gapMs = 3, body: Record<string, unknown> = { amount: "10", currency: "TRX" }): Promise<PaymentBody[]> {
+async function createMany(
+  h: Harness,
+  count: number,
+  groupSize: number,
+  gapMs = 3,
+  body: Record<string, unknown> = { amount: "10", currency: "TRX" },
+): Promise<PaymentBody[]> {
   const created: PaymentBody[] = [];
   for (let index = 0; index < count; index++) {
     if (index > 0 && index % groupSize === 0) h.clock.ms += gapMs;
@@ -172,7 +178,9 @@ describe("filters of GET /v1/payments", () => {
     expect(ids((await get(h, `/v1/payments?createdFrom=${made[8]!.createdAt}`)).body.data)).toEqual([made[8]!.id]);
     expect(ids((await get(h, `/v1/payments?createdTo=${made[1]!.createdAt}`)).body.data)).toEqual([made[0]!.id]);
     // An offset is honoured: 13:02+01:00 is 12:02Z.
-    expect(ids((await get(h, `/v1/payments?createdFrom=${encodeURIComponent("2026-03-01T13:02:00+01:00")}&createdTo=2026-03-01T12:03:00Z`)).body.data)).toEqual([made[2]!.id]);
+    expect(ids((await get(h, `/v1/payments?createdFrom=${encodeURIComponent("2026-03-01T13:02:00+01:00")}&createdTo=2026-03-01T12:03:00Z`)).body.data)).toEqual(
+      [made[2]!.id],
+    );
   });
 
   it("combines filters", async () => {

@@ -226,13 +226,18 @@ describe("paying through a payment link", () => {
   it("creates the invoice from a post sent from another site too: the link is public, so that gives nobody anything", async () => {
     const h = await setup();
     const link = await createLink(h);
-    const res = await request(h.app).post(new URL(link.url).pathname).set("Sec-Fetch-Site", "cross-site").set("Origin", "https://elsewhere.example").type("form").send("");
+    const res = await request(h.app)
+      .post(new URL(link.url).pathname)
+      .set("Sec-Fetch-Site", "cross-site")
+      .set("Origin", "https://elsewhere.example")
+      .type("form")
+      .send("");
     expect(res.status).toBe(303);
     invoiceIdOf(res.headers.location);
   });
 
   it.each([
-    ["an oversized body", "a=" + "x".repeat(4000), 413],
+    ["an oversized body", `a=${"x".repeat(4000)}`, 413],
     ["too many fields", Array.from({ length: 20 }, (_, i) => `f${i}=1`).join("&"), 413],
   ])("answers %s with our error page and creates nothing", async (_what, body, status) => {
     const h = await setup();

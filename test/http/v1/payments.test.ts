@@ -71,7 +71,16 @@ describe("POST /v1/payments", () => {
   it("leaves the network to the payer when a coin with several networks comes without chain", async () => {
     const h = await setup();
     const payment = await createPayment(h, { amount: "10", currency: "USDT" });
-    expect(payment).toMatchObject({ status: "PENDING", chain: null, address: null, rate: null, rateAt: null, rateSources: null, payAmount: null, isWhiteLabel: false });
+    expect(payment).toMatchObject({
+      status: "PENDING",
+      chain: null,
+      address: null,
+      rate: null,
+      rateAt: null,
+      rateSources: null,
+      payAmount: null,
+      isWhiteLabel: false,
+    });
     const stored = await h.router.storage.getInvoice(scopeOf(h), payment.id);
     expect(stored?.acceptedCoins).toEqual(["USDT"]);
   });
@@ -151,7 +160,7 @@ describe("POST /v1/payments", () => {
 
     it("refuses malformed JSON with the error object", async () => {
       const h = await setup();
-      const res = await h.post("/v1/payments").set("Content-Type", "application/json").send("{\"amount\":");
+      const res = await h.post("/v1/payments").set("Content-Type", "application/json").send('{"amount":');
       expectError(res, 400, 40004);
     });
   });
@@ -177,7 +186,11 @@ describe("GET /v1/payments/:id", () => {
     expect((await get(h, `/v1/payments/${created.id}`)).body).toMatchObject({ rate: null, rateAt: null, rateSources: null });
 
     h.clock.advanceMinutes(3);
-    const chosen = await request(h.app).post(`/pay/${created.id}/method`).set("Sec-Fetch-Site", "same-origin").type("form").send({ coin: "USDT", network: "TRX" });
+    const chosen = await request(h.app)
+      .post(`/pay/${created.id}/method`)
+      .set("Sec-Fetch-Site", "same-origin")
+      .type("form")
+      .send({ coin: "USDT", network: "TRX" });
     expect(chosen.status, chosen.text).toBe(303);
     const picked = (await get(h, `/v1/payments/${created.id}`)).body;
     expect(picked).toMatchObject({ chain: "TRX", rate: "1", rateAt: new Date(h.clock.ms).toISOString(), rateSources: ["static"] });
@@ -196,7 +209,18 @@ describe("GET /v1/payments/:id", () => {
     const txHash = await deposit(h, created.address!, "10", 19);
     const paid = await get(h, `/v1/payments/${created.id}`);
     expect(paid.body).toMatchObject({ status: "PAID", receivedAmount: "10", reversedAmount: "0", txHash, metadata: { orderId: "o-7" } });
-    expect(paid.body.deposits).toEqual([expect.objectContaining({ txHash, currency: "USDT", chain: "TRX", amount: "10", fee: "0.05", status: "CONFIRMED", countsTowardPayment: true, confirmations: 19 })]);
+    expect(paid.body.deposits).toEqual([
+      expect.objectContaining({
+        txHash,
+        currency: "USDT",
+        chain: "TRX",
+        amount: "10",
+        fee: "0.05",
+        status: "CONFIRMED",
+        countsTowardPayment: true,
+        confirmations: 19,
+      }),
+    ]);
     expect(paid.body.updatedAt).toBe(new Date(h.clock.ms).toISOString());
     expect(paid.body.createdAt).toMatch(ISO_DATE);
   });

@@ -232,7 +232,8 @@ describe("GET /v1/refunds", () => {
 });
 
 describe("refund events", () => {
-  const eventsOf = async (h: Harness, id: string) => (await h.router.storage.listEvents(scopeOf(h), { invoiceId: id })).map(({ type, data }) => ({ type, data }));
+  const eventsOf = async (h: Harness, id: string) =>
+    (await h.router.storage.listEvents(scopeOf(h), { invoiceId: id })).map(({ type, data }) => ({ type, data }));
 
   it("records refund.processing and refund.completed, carrying the refund as /v1 shows it, and never a payout event for it", async () => {
     const h = await setup();

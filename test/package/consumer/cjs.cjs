@@ -8,7 +8,12 @@ const { bitcoinChain } = require("express-crypto-pay/bitcoin");
 const { exchangeRates } = require("express-crypto-pay/rates");
 
 async function main() {
-  const payments = createPaymentRouter({ storage: memoryStorage(), backgroundIntervalMs: false, webhooks: { intervalMs: false }, logger: { warn: () => undefined, error: console.error } });
+  const payments = createPaymentRouter({
+    storage: memoryStorage(),
+    backgroundIntervalMs: false,
+    webhooks: { intervalMs: false },
+    logger: { warn: () => undefined, error: console.error },
+  });
   const app = express();
   app.use(payments);
   const server = await new Promise((resolve) => {
@@ -30,12 +35,14 @@ async function main() {
     const secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
     const body = JSON.stringify({ type: "custom.event", timestamp: new Date().toISOString(), data: {} });
     const event = verifyWebhook(body, webhookHeaders({ id: "msg_1", body }, secret), secret);
-    console.log(JSON.stringify({
-      entries: [postgresStorage, evmChain, bitcoinChain, exchangeRates, PaymentError].map((entry) => typeof entry),
-      invoice: { status: response.status, state: invoice.status },
-      unknownInvoice: { status: unknown.status, error: (await unknown.json()).error },
-      verified: event.type,
-    }));
+    console.log(
+      JSON.stringify({
+        entries: [postgresStorage, evmChain, bitcoinChain, exchangeRates, PaymentError].map((entry) => typeof entry),
+        invoice: { status: response.status, state: invoice.status },
+        unknownInvoice: { status: unknown.status, error: (await unknown.json()).error },
+        verified: event.type,
+      }),
+    );
   } finally {
     server.close();
     await payments.close();

@@ -24,7 +24,11 @@ try {
   const merchant = await payments.admin.createMerchant({ name: "Shop" });
   const { key } = await payments.admin.issueApiKey(merchant.id, { mode: "test" });
   const call = async (path, body) => {
-    const response = await fetch(`${base}${path}`, { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: JSON.stringify(body) });
+    const response = await fetch(`${base}${path}`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
     return { status: response.status, body: await response.json() };
   };
   const endpoint = await call("/v1/webhook-endpoints", { url: `${base}/hooks/pay` });
@@ -36,17 +40,19 @@ try {
     const response = await fetch(`${base}${path}`);
     return { status: response.status, type: response.headers.get("content-type"), size: (await response.arrayBuffer()).byteLength };
   };
-  console.log(JSON.stringify({
-    payment: { status: payment.status, state: payment.body.status },
-    unknownInvoice: { status: unknown.status, error: unknown.body.error },
-    webhooksSent: tick.webhooksSent,
-    received,
-    page: await get(new URL(payment.body.checkoutUrl).pathname),
-    reference: await get("/api"),
-    openapi: await get("/api/openapi"),
-    bundle: await get("/api/assets/swagger-ui-bundle.js"),
-    stylesheet: await get("/api/assets/swagger-ui.css"),
-  }));
+  console.log(
+    JSON.stringify({
+      payment: { status: payment.status, state: payment.body.status },
+      unknownInvoice: { status: unknown.status, error: unknown.body.error },
+      webhooksSent: tick.webhooksSent,
+      received,
+      page: await get(new URL(payment.body.checkoutUrl).pathname),
+      reference: await get("/api"),
+      openapi: await get("/api/openapi"),
+      bundle: await get("/api/assets/swagger-ui-bundle.js"),
+      stylesheet: await get("/api/assets/swagger-ui.css"),
+    }),
+  );
 } finally {
   server.close();
   await payments.close();

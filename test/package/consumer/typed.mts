@@ -1,11 +1,24 @@
 // A TypeScript host app (ESM), compiled with tsc --strict against the package's .d.ts and then
 // run: typed webhook dispatch, the router type, the adapters of the subpath entries.
 import express, { type ErrorRequestHandler } from "express";
-import { createPaymentRouter, memoryStorage, PaymentError, webhookHandler, type PaymentEvent, type PaymentRouter, type PaymentRouterOptions } from "express-crypto-pay";
+import {
+  createPaymentRouter,
+  memoryStorage,
+  PaymentError,
+  webhookHandler,
+  type PaymentEvent,
+  type PaymentRouter,
+  type PaymentRouterOptions,
+} from "express-crypto-pay";
 import { postgresStorage } from "express-crypto-pay/postgres";
 import { exchangeRates } from "express-crypto-pay/rates";
 
-const options: PaymentRouterOptions = { storage: memoryStorage(), backgroundIntervalMs: false, webhooks: { intervalMs: false }, logger: { warn: () => undefined, error: console.error } };
+const options: PaymentRouterOptions = {
+  storage: memoryStorage(),
+  backgroundIntervalMs: false,
+  webhooks: { intervalMs: false },
+  logger: { warn: () => undefined, error: console.error },
+};
 const payments: PaymentRouter = createPaymentRouter(options);
 const paid: string[] = [];
 const onCompleted = (event: PaymentEvent<"payment.completed">): void => {

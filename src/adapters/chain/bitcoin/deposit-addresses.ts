@@ -77,7 +77,13 @@ export class DepositAddresses {
     const known = await this.unused(await host.state.get(this.key("unused-receive")), await host.state.get(this.key("next-receive")));
     const asked = known.length >= gapLimit;
     const use = new Map<string, AddressUse>();
-    if (asked) for (const entry of await host.addressUse(this.settings.network, known.map((item) => item.address), merchantId)) use.set(entry.address, entry);
+    if (asked)
+      for (const entry of await host.addressUse(
+        this.settings.network,
+        known.map((item) => item.address),
+        merchantId,
+      ))
+        use.set(entry.address, entry);
     const askedAbout = new Set(known.map((item) => item.address));
     return host.state.withLock(this.key("next-receive"), async (state) => {
       const next = Number((await state.get(this.key("next-receive"))) ?? "0");

@@ -45,12 +45,14 @@ export interface BitcoinChain extends ChainAdapter {
 export function bitcoinChain(options: BitcoinChainOptions): BitcoinChain {
   const settings = checkBitcoinOptions(options);
   const account = parseAccountKey(settings.xpub, settings.family, "bitcoinChain: xpub");
-  if (account.isPrivate) throw new TypeError("bitcoinChain: xpub is a private key; pass the account's extended public key there, and the private one as hotWallet");
+  if (account.isPrivate)
+    throw new TypeError("bitcoinChain: xpub is a private key; pass the account's extended public key there, and the private one as hotWallet");
   let signer: HDKey | null = null;
   if (settings.hotWallet) {
     const hot = parseAccountKey(settings.hotWallet, settings.family, "bitcoinChain: hotWallet");
     if (!hot.isPrivate) throw new TypeError("bitcoinChain: hotWallet must be the account's extended private key (xprv/zprv/tprv/vprv/Ltpv/Mtpv)");
-    if (!sameAccount(account.key, hot.key)) throw new TypeError("bitcoinChain: hotWallet is not the private key of the account given as xpub; payouts would spend nothing the deposits received");
+    if (!sameAccount(account.key, hot.key))
+      throw new TypeError("bitcoinChain: hotWallet is not the private key of the account given as xpub; payouts would spend nothing the deposits received");
     signer = hot.key;
   }
   const node = bitcoinNode({ url: settings.rpcUrl, timeoutMs: settings.timeoutMs, label: `${settings.network} node` });
@@ -66,10 +68,15 @@ export function bitcoinChain(options: BitcoinChainOptions): BitcoinChain {
     // A testnet key on a mainnet node (or the reverse) would hand out addresses no wallet of
     // the merchant's shows: refuse rather than derive them.
     if (!account.chains.includes(kind)) {
-      throw new ChainMismatchError(`the ${settings.network} node is on ${kind}, but the xpub given is a ${account.kind} key for ${account.chains.join("/")}; export the account key of the node's network`);
+      throw new ChainMismatchError(
+        `the ${settings.network} node is on ${kind}, but the xpub given is a ${account.kind} key for ${account.chains.join("/")}; export the account key of the node's network`,
+      );
     }
     const remembered = await host.state.get(`${namespace}:chain`);
-    if (remembered && remembered !== kind) throw new ChainMismatchError(`the ${settings.network} node is on ${kind}, but this service issued addresses on ${remembered}; point rpcUrl at the right node`);
+    if (remembered && remembered !== kind)
+      throw new ChainMismatchError(
+        `the ${settings.network} node is on ${kind}, but this service issued addresses on ${remembered}; point rpcUrl at the right node`,
+      );
     if (!remembered) await host.state.withLock(`${namespace}:chain`, (state) => state.set(`${namespace}:chain`, kind));
     return kind;
   };

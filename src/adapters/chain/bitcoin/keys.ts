@@ -2,14 +2,7 @@ import { sha256 } from "@noble/hashes/sha2.js";
 import { bech32m, createBase58check, hex } from "@scure/base";
 import { HDKey } from "@scure/bip32";
 import { Address, OutScript, Script, p2wpkh } from "@scure/btc-signer";
-import {
-  EXTENDED_KEY_VERSIONS,
-  coinType,
-  extendedKeyVersion,
-  type AddressParams,
-  type ChainKind,
-  type CoinFamily,
-} from "./params";
+import { EXTENDED_KEY_VERSIONS, coinType, extendedKeyVersion, type AddressParams, type ChainKind, type CoinFamily } from "./params";
 
 /**
  * BIP84 keys of the Bitcoin family adapter: parse the account key a merchant configures, derive
@@ -66,7 +59,9 @@ export function parseAccountKey(text: string, family: CoinFamily, label = "accou
   if (trimmed.length === 0) throw new TypeError(`${label} is empty: expected an account-level extended key such as "zpub..."`);
   const payload = decodeExtendedKey(trimmed);
   if (!payload) {
-    throw new TypeError(`${label} is not an extended key (base58check of ${EXTENDED_KEY_BYTES} bytes, such as "zpub..." or "xpub..."): check it was copied whole`);
+    throw new TypeError(
+      `${label} is not an extended key (base58check of ${EXTENDED_KEY_BYTES} bytes, such as "zpub..." or "xpub..."): check it was copied whole`,
+    );
   }
   const version = readUint32(payload, 0);
   const entry = extendedKeyVersion(version);
@@ -77,12 +72,16 @@ export function parseAccountKey(text: string, family: CoinFamily, label = "accou
     );
   }
   if (!entry.families.includes(family)) {
-    throw new TypeError(`${label} is a ${entry.kind}, a ${entry.families.join("/")} serialisation, but this chain is ${family}: accepted are ${acceptedKinds(family)}`);
+    throw new TypeError(
+      `${label} is a ${entry.kind}, a ${entry.families.join("/")} serialisation, but this chain is ${family}: accepted are ${acceptedKinds(family)}`,
+    );
   }
   // BIP32: a private key is serialised as 0x00 || k, a public one as its compressed point (0x02/0x03).
   const holdsPrivate = payload[45] === 0;
   if (holdsPrivate !== entry.isPrivate) {
-    throw new TypeError(`${label} is damaged: its ${entry.kind} prefix says ${entry.isPrivate ? "private" : "public"} but it holds a ${holdsPrivate ? "private" : "public"} key`);
+    throw new TypeError(
+      `${label} is damaged: its ${entry.kind} prefix says ${entry.isPrivate ? "private" : "public"} but it holds a ${holdsPrivate ? "private" : "public"} key`,
+    );
   }
   const depth = payload[4]!;
   if (depth !== ACCOUNT_DEPTH) throw new TypeError(depthMessage(label, entry.kind, depth, family, entry.chains));
@@ -206,7 +205,8 @@ const branchKeys = new WeakMap<HDKey, [HDKey | undefined, HDKey | undefined]>();
  */
 export function derive(key: HDKey, branch: Branch, index: number): HDKey {
   if (branch !== 0 && branch !== 1) throw new RangeError(`branch must be 0 (receive) or 1 (change), got ${String(branch)}`);
-  if (!Number.isSafeInteger(index) || index < 0 || index >= HARDENED) throw new RangeError(`index must be an integer from 0 to ${HARDENED - 1}, got ${String(index)}`);
+  if (!Number.isSafeInteger(index) || index < 0 || index >= HARDENED)
+    throw new RangeError(`index must be an integer from 0 to ${HARDENED - 1}, got ${String(index)}`);
   let cached = branchKeys.get(key);
   if (!cached) branchKeys.set(key, (cached = [undefined, undefined]));
   const branchKey = (cached[branch] ??= key.deriveChild(branch));

@@ -1,4 +1,4 @@
-import { type ChainKind } from "../address-rules";
+import type { ChainKind } from "../address-rules";
 import { ChainMismatchError } from "../../../core/ports/chain";
 import { chainKindOfNode } from "./params";
 import { BITCOIN_RPC_CODES, BitcoinRpcError, createBitcoinRpc } from "./rpc";
@@ -33,7 +33,10 @@ export function bitcoinNode(options: { url: string; timeoutMs: number; label: st
   const rpc = createBitcoinRpc(options);
   const transaction = (raw: RawTransaction): NodeTransaction => ({
     txid: raw.txid,
-    vin: raw.vin.map((input) => ({ ...(input.txid ? { txid: input.txid, vout: Number(input.vout) } : {}), ...(input.coinbase ? { coinbase: input.coinbase } : {}) })),
+    vin: raw.vin.map((input) => ({
+      ...(input.txid ? { txid: input.txid, vout: Number(input.vout) } : {}),
+      ...(input.coinbase ? { coinbase: input.coinbase } : {}),
+    })),
     vout: raw.vout.map((output) => ({ value: output.value, n: Number(output.n), scriptPubKey: { hex: output.scriptPubKey.hex } })),
   });
   return {
@@ -51,7 +54,14 @@ export function bitcoinNode(options: { url: string; timeoutMs: number; label: st
     },
     async blocks(hashes) {
       const raw = await rpc.batch<RawBlock>(hashes.map((hash) => ({ method: "getblock", params: [hash, 2] })));
-      return raw.map((block): NodeBlock => ({ hash: block.hash, height: Number(block.height), ...(block.previousblockhash ? { previousblockhash: block.previousblockhash } : {}), tx: block.tx.map(transaction) }));
+      return raw.map(
+        (block): NodeBlock => ({
+          hash: block.hash,
+          height: Number(block.height),
+          ...(block.previousblockhash ? { previousblockhash: block.previousblockhash } : {}),
+          tx: block.tx.map(transaction),
+        }),
+      );
     },
     mempool() {
       return rpc.call<string[]>("getrawmempool");
@@ -88,7 +98,8 @@ export function bitcoinNode(options: { url: string; timeoutMs: number; label: st
       } catch (error) {
         // Already mined (-27), or mined with every output spent since (-25 on 0.21): it is out.
         // A waiting copy in the mempool is no error at all on 0.21 (the txid comes back).
-        if (error instanceof BitcoinRpcError && (error.code === BITCOIN_RPC_CODES.VERIFY_ALREADY_IN_CHAIN || error.code === BITCOIN_RPC_CODES.VERIFY_ERROR)) return;
+        if (error instanceof BitcoinRpcError && (error.code === BITCOIN_RPC_CODES.VERIFY_ALREADY_IN_CHAIN || error.code === BITCOIN_RPC_CODES.VERIFY_ERROR))
+          return;
         if (error instanceof BitcoinRpcError && /already/i.test(error.nodeMessage)) return;
         throw error;
       }

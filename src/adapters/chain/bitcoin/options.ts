@@ -68,7 +68,13 @@ const schema = z.strictObject({
   confirmations: z.int().min(1).max(10_000).optional(),
   startHeight: z.int().min(0).optional(),
   blocksPerPoll: z.int().min(1).max(1_000).optional(),
-  feeRate: z.strictObject({ target: z.int().min(1).max(1008).optional(), fallback: z.number().positive().max(10_000).optional(), ceiling: z.number().positive().max(100_000).optional() }).optional(),
+  feeRate: z
+    .strictObject({
+      target: z.int().min(1).max(1008).optional(),
+      fallback: z.number().positive().max(10_000).optional(),
+      ceiling: z.number().positive().max(100_000).optional(),
+    })
+    .optional(),
   timeoutMs: z.int().min(100).max(300_000).optional(),
   gapLimit: z.int().min(1).max(100_000).optional(),
 });

@@ -44,9 +44,12 @@ const ADDRESS_PARAMS: Readonly<Record<CoinFamily, Readonly<Record<ChainKind, Add
  * Throws a TypeError for a family or chain outside the table.
  */
 export function addressParams(family: CoinFamily, chain: ChainKind): AddressParams {
-  const params = Object.prototype.hasOwnProperty.call(ADDRESS_PARAMS, family) ? ADDRESS_PARAMS[family] : undefined;
-  const entry = params && Object.prototype.hasOwnProperty.call(params, chain) ? params[chain] : undefined;
-  if (!entry) throw new TypeError(`No address parameters for ${String(family)} on chain ${String(chain)}: expected "bitcoin" or "litecoin" and "main", "test" or "regtest"`);
+  const params = Object.hasOwn(ADDRESS_PARAMS, family) ? ADDRESS_PARAMS[family] : undefined;
+  const entry = params && Object.hasOwn(params, chain) ? params[chain] : undefined;
+  if (!entry)
+    throw new TypeError(
+      `No address parameters for ${String(family)} on chain ${String(chain)}: expected "bitcoin" or "litecoin" and "main", "test" or "regtest"`,
+    );
   return entry;
 }
 

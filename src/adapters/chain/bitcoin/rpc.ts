@@ -193,7 +193,9 @@ export function createBitcoinRpc(options: BitcoinRpcOptions): BitcoinRpc {
     }
     const status = `HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ""}`;
     if (response.status === 401) {
-      throw fail(`the node refused the RPC credentials (${status}): check the user and password in the URL (rpcuser/rpcpassword or rpcauth in the node's config)`);
+      throw fail(
+        `the node refused the RPC credentials (${status}): check the user and password in the URL (rpcuser/rpcpassword or rpcauth in the node's config)`,
+      );
     }
     if (response.status === 403) {
       throw fail(`the node refused this client's address (${status}): allow it with rpcallowip in the node's config`);
@@ -269,4 +271,3 @@ function summarise(calls: readonly BitcoinRpcCall[]): string {
   for (const call of calls) counts.set(call.method, (counts.get(call.method) ?? 0) + 1);
   return [...counts].map(([method, count]) => (count > 1 ? `${method} x${count}` : method)).join(", ");
 }
-

@@ -121,7 +121,10 @@ export class BitcoinScanner {
     const mempool = new Set(await node.mempool());
     const head = await node.blockCount();
     const cursor = cursorText === null ? this.initial(chain, head) : decode(cursorText);
-    if (cursor.chain !== chain) throw new Error(`the ${this.settings.network} node is on ${chain}, but the stored deposit cursor was made on ${cursor.chain}; point rpcUrl at the right node`);
+    if (cursor.chain !== chain)
+      throw new Error(
+        `the ${this.settings.network} node is on ${chain}, but the stored deposit cursor was made on ${cursor.chain}; point rpcUrl at the right node`,
+      );
     if (rescanFrom !== null && rescanFrom <= cursor.height) {
       // A recovery rescan: read again from there (what is found again is applied idempotently).
       cursor.height = rescanFrom - 1;
@@ -147,7 +150,13 @@ export class BitcoinScanner {
 
   /** Rewinds to the fork after a reorg; deposits of orphaned blocks become unconfirmed (their transactions are back in the mempool). */
   private async rewindOnReorg(cursor: Cursor, head: number): Promise<void> {
-    const fork = await rewindOnReorg(cursor, head, async (height) => (await this.settings.node.blockHashes([height]))[0] ?? null, this.settings.host, this.settings.network);
+    const fork = await rewindOnReorg(
+      cursor,
+      head,
+      async (height) => (await this.settings.node.blockHashes([height]))[0] ?? null,
+      this.settings.host,
+      this.settings.network,
+    );
     if (fork === null) return;
     for (const deposit of cursor.tracked) {
       if (deposit.block !== null && deposit.block > fork) {
@@ -165,7 +174,8 @@ export class BitcoinScanner {
     const read = chainedPrefix(blocks, cursor.hashes.at(-1), (block) => ({ height: block.height, hash: block.hash, parentHash: block.previousblockhash }));
     const found: Array<{ tx: NodeTransaction; block: NodeBlock | null }> = [];
     for (const block of read) for (const tx of block.tx) found.push({ tx, block });
-    if (read.length > 0) await this.settings.onBlocks?.(read.map((block) => ({ hash: block.hash, height: block.height, txids: block.tx.map((tx) => tx.txid) })));
+    if (read.length > 0)
+      await this.settings.onBlocks?.(read.map((block) => ({ hash: block.hash, height: block.height, txids: block.tx.map((tx) => tx.txid) })));
     await this.match(cursor, found, head, reports, minedNow);
     for (const block of read) cursor.hashes.push([block.height, block.hash]);
     if (read.length > 0) cursor.height = read.at(-1)!.height;
@@ -184,7 +194,13 @@ export class BitcoinScanner {
   }
 
   /** Finds outputs to issued addresses among transactions, and follows them. */
-  private async match(cursor: Cursor, found: ReadonlyArray<{ tx: NodeTransaction; block: NodeBlock | null }>, head: number, reports: ChainDeposit[], minedNow: Set<string>): Promise<void> {
+  private async match(
+    cursor: Cursor,
+    found: ReadonlyArray<{ tx: NodeTransaction; block: NodeBlock | null }>,
+    head: number,
+    reports: ChainDeposit[],
+    minedNow: Set<string>,
+  ): Promise<void> {
     const outputs: Array<{ address: string; tx: NodeTransaction; vout: number; value: string; block: NodeBlock | null }> = [];
     for (const { tx, block } of found) {
       for (const output of tx.vout) {

@@ -102,7 +102,9 @@ export class BitcoinWallet {
     for (const block of blocks) {
       for (const txid of block.txids) {
         if (!watched.has(txid)) continue;
-        await this.settings.host.state.withLock(this.key(`mined:${txid}`), (state) => state.set(this.key(`mined:${txid}`), JSON.stringify({ height: block.height, hash: block.hash } satisfies Mined)));
+        await this.settings.host.state.withLock(this.key(`mined:${txid}`), (state) =>
+          state.set(this.key(`mined:${txid}`), JSON.stringify({ height: block.height, hash: block.hash } satisfies Mined)),
+        );
       }
     }
   }
@@ -140,7 +142,9 @@ export class BitcoinWallet {
     }
     // Not mined (or its block was orphaned): it should be in the mempool; if the node lost it, send it again.
     if (!(await this.settings.node.inMempool(stored.txid))) {
-      await this.settings.node.broadcast(stored.hex).catch((error: unknown) => this.settings.host.logger.warn(`payout ${payoutId}: re-broadcasting ${stored.txid} failed, will retry`, error));
+      await this.settings.node
+        .broadcast(stored.hex)
+        .catch((error: unknown) => this.settings.host.logger.warn(`payout ${payoutId}: re-broadcasting ${stored.txid} failed, will retry`, error));
     }
     return { status: "pending" };
   }
@@ -159,8 +163,14 @@ export class BitcoinWallet {
     const { account, node } = this.settings;
     if (!account?.privateKey) throw new Error("payouts need the hot wallet (the account's extended private key)");
     const params = await this.settings.params();
-    const feeRate = BigInt(Math.min(this.settings.fee.ceiling, Math.max(1, Math.ceil((await node.estimateFeeRate(this.settings.fee.target).catch(() => null)) ?? this.settings.fee.fallback))));
-    const spendableOf = (coins: Coin[]) => coins.filter((coin) => coin.spentBy === null && coin.confirmed).sort((a, b) => (BigInt(b.sats) > BigInt(a.sats) ? 1 : -1));
+    const feeRate = BigInt(
+      Math.min(
+        this.settings.fee.ceiling,
+        Math.max(1, Math.ceil((await node.estimateFeeRate(this.settings.fee.target).catch(() => null)) ?? this.settings.fee.fallback)),
+      ),
+    );
+    const spendableOf = (coins: Coin[]) =>
+      coins.filter((coin) => coin.spentBy === null && coin.confirmed).sort((a, b) => (BigInt(b.sats) > BigInt(a.sats) ? 1 : -1));
     // The node is asked which coins are still unspent before the lock is taken: a node call under
     // it would hold a storage transaction (on memory or PGlite storage, every other one too) for
     // as long as a hung node takes. Only a coin this read did not cover is asked under the lock.
@@ -215,7 +225,7 @@ export class BitcoinWallet {
       } else {
         change = 0n; // Dust goes to the fee.
       }
-      keys.forEach((key, i) => tx.signIdx(key.privateKey!, i));
+      for (const [i, key] of keys.entries()) tx.signIdx(key.privateKey!, i);
       tx.finalize();
       const stored: StoredPayout = { txid: tx.id, hex: tx.hex, change: changeOutput };
       for (const coin of chosen) coin.spentBy = payoutId;

@@ -103,34 +103,47 @@ export class Consolidator {
     const batch = list.filter((entry) => entry.coin === coin).slice(0, SWEEP_BATCH);
     const token = this.options.tokenOf(coin);
     const balances = decodeBalancesOf(
-      (await this.options.client.call({ to: factory, data: balancesOfCallData(token, batch.map((entry) => entry.address as Address)) })).data ?? "0x",
+      (
+        await this.options.client.call({
+          to: factory,
+          data: balancesOfCallData(
+            token,
+            batch.map((entry) => entry.address as Address),
+          ),
+        })
+      ).data ?? "0x",
     );
     const due = batch.filter((_, i) => (balances[i] ?? 0n) > 0n && balances[i]! >= this.options.minimum(coin));
     const idle = batch.filter((_, i) => (balances[i] ?? 0n) === 0n);
-    return host.state.withLock(this.listKey, async (state) => {
-      // Another instance may have started a sweep meanwhile: one at a time.
-      if (parse<Sweeping | null>(await state.get(this.sweepingKey), null)) return 0;
-      // Empty addresses (swept already, or drained by nothing we know) leave the list.
-      const current = parse<Holding[]>(await state.get(this.listKey), []);
-      await state.set(this.listKey, JSON.stringify(current.filter((entry) => !idle.some((gone) => gone.coin === entry.coin && gone.address === entry.address))));
-      if (due.length === 0) return idle.length > 0 ? 1 : 0;
-      const sequence = Number((await state.get(`${this.options.namespace}:sweep-seq`)) ?? "0") + 1;
-      await state.set(`${this.options.namespace}:sweep-seq`, String(sequence));
-      const salts: Hex[] = due.map((entry) => forwarderSalt(entry.invoiceId));
-      const next: Sweeping = {
-        id: `sweep:${sequence}`,
-        coin,
-        addresses: due.map((entry) => entry.address),
-        data: sweepCallData(token, salts),
-        gasFallback: String(60_000n + 120_000n * BigInt(salts.length)),
-      };
-      await state.set(this.sweepingKey, JSON.stringify(next));
-      return next;
-    }).then(async (next) => {
-      if (typeof next === "number") return next;
-      await wallet.send(next.id, { to: factory, data: next.data, gasFallback: BigInt(next.gasFallback) });
-      return 1;
-    });
+    return host.state
+      .withLock(this.listKey, async (state) => {
+        // Another instance may have started a sweep meanwhile: one at a time.
+        if (parse<Sweeping | null>(await state.get(this.sweepingKey), null)) return 0;
+        // Empty addresses (swept already, or drained by nothing we know) leave the list.
+        const current = parse<Holding[]>(await state.get(this.listKey), []);
+        await state.set(
+          this.listKey,
+          JSON.stringify(current.filter((entry) => !idle.some((gone) => gone.coin === entry.coin && gone.address === entry.address))),
+        );
+        if (due.length === 0) return idle.length > 0 ? 1 : 0;
+        const sequence = Number((await state.get(`${this.options.namespace}:sweep-seq`)) ?? "0") + 1;
+        await state.set(`${this.options.namespace}:sweep-seq`, String(sequence));
+        const salts: Hex[] = due.map((entry) => forwarderSalt(entry.invoiceId));
+        const next: Sweeping = {
+          id: `sweep:${sequence}`,
+          coin,
+          addresses: due.map((entry) => entry.address),
+          data: sweepCallData(token, salts),
+          gasFallback: String(60_000n + 120_000n * BigInt(salts.length)),
+        };
+        await state.set(this.sweepingKey, JSON.stringify(next));
+        return next;
+      })
+      .then(async (next) => {
+        if (typeof next === "number") return next;
+        await wallet.send(next.id, { to: factory, data: next.data, gasFallback: BigInt(next.gasFallback) });
+        return 1;
+      });
   }
 }
 

@@ -106,7 +106,8 @@ export function balancesOfCallData(token: Address | null, accounts: readonly Add
  * Throws on empty data, which is what an eth_call to an address without code answers.
  */
 export function decodeBalancesOf(data: Hex): readonly bigint[] {
-  if (data === "0x") throw new Error("balancesOf returned no data: the factory is probably not deployed at that address on this chain (deploy it with factoryDeploymentData).");
+  if (data === "0x")
+    throw new Error("balancesOf returned no data: the factory is probably not deployed at that address on this chain (deploy it with factoryDeploymentData).");
   return decodeFunctionResult({ abi: forwarderFactoryAbi, functionName: "balancesOf", data });
 }
 
@@ -124,6 +125,7 @@ function checkReceiver(receiver: Address): Address {
 }
 
 function checkSalt(salt: Hex): Hex {
-  if (!isHex(salt, { strict: true }) || salt.length !== 66) throw new TypeError(`a forwarder salt is 32 bytes of hex (see forwarderSalt), got: ${String(salt)}`);
+  if (!isHex(salt, { strict: true }) || salt.length !== 66)
+    throw new TypeError(`a forwarder salt is 32 bytes of hex (see forwarderSalt), got: ${String(salt)}`);
   return salt;
 }

@@ -185,7 +185,9 @@ export class HotWallet {
       try {
         await this.broadcast(stored);
       } catch (error) {
-        this.logger.warn(`${this.label}: the dropped transaction "${id}" (${stored.hash}) could not be re-broadcast, trying again on the next status check: ${(error as Error).message}`);
+        this.logger.warn(
+          `${this.label}: the dropped transaction "${id}" (${stored.hash}) could not be re-broadcast, trying again on the next status check: ${(error as Error).message}`,
+        );
       }
       return { status: "pending" };
     });
@@ -219,7 +221,12 @@ export class HotWallet {
   /** Gas limit: the estimate plus a margin, or the fallback when the call would revert. */
   private async gas(id: string, request: HotWalletRequest): Promise<bigint> {
     try {
-      const estimate = await this.client.estimateGas({ account: this.address, to: request.to, value: request.value ?? 0n, ...(request.data ? { data: request.data } : {}) });
+      const estimate = await this.client.estimateGas({
+        account: this.address,
+        to: request.to,
+        value: request.value ?? 0n,
+        ...(request.data ? { data: request.data } : {}),
+      });
       return estimate + (estimate * MARGIN_FIFTHS + 4n) / 5n;
     } catch (error) {
       if (request.gasFallback !== undefined && reverts(error)) return request.gasFallback;
@@ -242,7 +249,9 @@ export class HotWallet {
   private checkChain(): Promise<void> {
     this.chainChecked ??= this.call("reading the chain id", () => this.client.getChainId()).then((served) => {
       if (served !== this.chainId) {
-        throw this.own(new Error(`${this.label}: the node serves chain ${served}, the hot wallet signs for chain ${this.chainId}: check the RPC URL and chainId`));
+        throw this.own(
+          new Error(`${this.label}: the node serves chain ${served}, the hot wallet signs for chain ${this.chainId}: check the RPC URL and chainId`),
+        );
       }
     });
     // A failed check (node down) is tried again next time.
@@ -318,7 +327,8 @@ export class HotWallet {
 
 function checkRequest(request: HotWalletRequest): void {
   if (!isAddress(request.to, { strict: false })) throw new TypeError("HotWallet: `to` must be a 0x address");
-  if (request.value !== undefined && (typeof request.value !== "bigint" || request.value < 0n)) throw new TypeError("HotWallet: `value` must be a non-negative bigint (wei)");
+  if (request.value !== undefined && (typeof request.value !== "bigint" || request.value < 0n))
+    throw new TypeError("HotWallet: `value` must be a non-negative bigint (wei)");
   if (request.gasFallback !== undefined && (typeof request.gasFallback !== "bigint" || request.gasFallback < 21_000n)) {
     throw new TypeError("HotWallet: `gasFallback` must be a bigint of at least 21000");
   }

@@ -116,7 +116,9 @@ export function evmChain(options: EvmChainOptions): EvmChain {
       for (const asset of assets) {
         const ledger = host.decimals(asset.coin);
         if (asset.chainDecimals < ledger) {
-          throw new TypeError(`evmChain: ${asset.coin} has ${asset.chainDecimals} decimals on ${settings.network} but ${ledger} in the currency list; payouts could not be exact`);
+          throw new TypeError(
+            `evmChain: ${asset.coin} has ${asset.chainDecimals} decimals on ${settings.network} but ${ledger} in the currency list; payouts could not be exact`,
+          );
         }
       }
       const namespace = `evm:${settings.network}:${account.address}`;
@@ -138,7 +140,8 @@ export function evmChain(options: EvmChainOptions): EvmChain {
               host,
               namespace,
               tokenOf: (coin) => assetOf(coin)?.token ?? null,
-              minimum: (coin) => parseUnits((settings.consolidation as { minimum: Record<string, string> }).minimum[coin] ?? "0", assetOf(coin)?.chainDecimals ?? 18),
+              minimum: (coin) =>
+                parseUnits((settings.consolidation as { minimum: Record<string, string> }).minimum[coin] ?? "0", assetOf(coin)?.chainDecimals ?? 18),
               ensureFactory,
             });
       const scanner = new EvmScanner({

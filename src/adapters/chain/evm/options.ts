@@ -92,12 +92,19 @@ const schema = z.strictObject({
     error: "must be a 0x private key of 64 hex digits",
   }),
   tokens: z
-    .record(z.string().regex(/^[A-Z0-9]{2,10}$/, { error: "token symbols are the currency list's, such as USDT" }), z.strictObject({
-      address: address("token contract"),
-      decimals: z.int().min(0).max(36),
-    }))
+    .record(
+      z.string().regex(/^[A-Z0-9]{2,10}$/, { error: "token symbols are the currency list's, such as USDT" }),
+      z.strictObject({
+        address: address("token contract"),
+        decimals: z.int().min(0).max(36),
+      }),
+    )
     .optional(),
-  nativeCoin: z.string().regex(/^[A-Z0-9]{2,10}$/).nullable().optional(),
+  nativeCoin: z
+    .string()
+    .regex(/^[A-Z0-9]{2,10}$/)
+    .nullable()
+    .optional(),
   chainId: z.int().positive().optional(),
   confirmations: z.int().min(1).max(10_000).optional(),
   startBlock: z.int().min(0).optional(),
@@ -105,7 +112,10 @@ const schema = z.strictObject({
   internalTransfers: z.boolean().optional(),
   factory: address("factory contract").optional(),
   consolidation: z
-    .union([z.literal(false), z.strictObject({ minimum: z.record(z.string(), z.string().regex(/^\d+(\.\d+)?$/, { error: "must be a decimal string" })).optional() })])
+    .union([
+      z.literal(false),
+      z.strictObject({ minimum: z.record(z.string(), z.string().regex(/^\d+(\.\d+)?$/, { error: "must be a decimal string" })).optional() }),
+    ])
     .optional(),
   timeoutMs: z.int().min(100).max(300_000).optional(),
 });
@@ -121,7 +131,9 @@ export function checkEvmOptions(options: EvmChainOptions): EvmSettings {
   const tokens = Object.entries(value.tokens ?? {}).map(([coin, token]) => ({ coin, address: getAddress(token.address), decimals: token.decimals }));
   const nativeCoin = value.nativeCoin === undefined ? (NATIVE_COINS[value.network] ?? null) : value.nativeCoin;
   if (nativeCoin !== null && tokens.some((token) => token.coin === nativeCoin)) {
-    throw new TypeError(`evmChain: ${nativeCoin} is the native coin of ${value.network} and cannot also be a token; set nativeCoin: null to serve it as a token`);
+    throw new TypeError(
+      `evmChain: ${nativeCoin} is the native coin of ${value.network} and cannot also be a token; set nativeCoin: null to serve it as a token`,
+    );
   }
   return {
     network: value.network,

@@ -114,7 +114,9 @@ export class EvmScanner {
     const head = Number(await client.getBlockNumber());
     const cursor = cursorText === null ? this.initial(chainId, head) : decodeCursor(cursorText);
     if (cursor.chainId !== chainId) {
-      throw new Error(`the ${this.settings.network} node is on chain ${chainId}, but the stored deposit cursor was made on chain ${cursor.chainId}; point rpcUrl at the right network`);
+      throw new Error(
+        `the ${this.settings.network} node is on chain ${chainId}, but the stored deposit cursor was made on chain ${cursor.chainId}; point rpcUrl at the right network`,
+      );
     }
     const reports: ChainDeposit[] = [];
     await this.rewindOnReorg(cursor, head, reports);
@@ -146,7 +148,10 @@ export class EvmScanner {
     }
     cursor.tracked = kept;
     // Unlisted transfers are reported only once final: one that a reorg took off is forgotten.
-    this.keepUnlisted(cursor, (cursor.unlisted ?? []).filter((transfer) => transfer.block <= fork));
+    this.keepUnlisted(
+      cursor,
+      (cursor.unlisted ?? []).filter((transfer) => transfer.block <= fork),
+    );
   }
 
   private async hashAt(height: number): Promise<string | null> {
@@ -168,7 +173,11 @@ export class EvmScanner {
     ]);
 
     // Keep the prefix of blocks that chains onto what was read before (and that the logs cover).
-    const read = chainedPrefix(blocks.slice(0, covered - from + 1), cursor.hashes.at(-1), (block) => ({ height: Number(block.number), hash: block.hash!, parentHash: block.parentHash }));
+    const read = chainedPrefix(blocks.slice(0, covered - from + 1), cursor.hashes.at(-1), (block) => ({
+      height: Number(block.number),
+      hash: block.hash!,
+      parentHash: block.parentHash,
+    }));
     const hashByHeight = new Map(read.map((block) => [Number(block.number), block.hash!]));
     let last = from - 1 + read.length;
     for (const log of logs) {
@@ -198,7 +207,8 @@ export class EvmScanner {
       const asset = this.tokens.get(log.address.toLowerCase());
       if (!asset) {
         // Another contract's Transfer: an ERC-20's has three topics (an ERC-721's has four).
-        if (log.topics.length === 3 && log.args.value > 0n && log.logIndex !== null) unlisted.push({ log, to: getAddress(log.args.to), value: log.args.value, block });
+        if (log.topics.length === 3 && log.args.value > 0n && log.logIndex !== null)
+          unlisted.push({ log, to: getAddress(log.args.to), value: log.args.value, block });
         continue;
       }
       // The position counts the watched tokens' logs only, as it always has: a deposit's
@@ -397,7 +407,9 @@ const TRACE_METHODS: TraceMethod[] = [
       const txHash = trace.txHash ?? block.transactions[position]?.hash;
       if (!txHash) return [];
       // The transaction's own value (depth 0) is read from the block.
-      return callFrames(trace.result).filter((frame) => frame.depth > 0).map((frame) => ({ ...frame, txHash }));
+      return callFrames(trace.result)
+        .filter((frame) => frame.depth > 0)
+        .map((frame) => ({ ...frame, txHash }));
     });
   },
 ];

@@ -45,7 +45,7 @@ const ANSWER = z.array(z.object({ symbol: z.string(), price: z.string() }));
 const ERROR_BODY = z.object({ code: z.unknown(), msg: z.string() });
 
 const NAME = "binance";
-const SYMBOL = nameMatching(/^[A-Z0-9]{1,20}USDT$/, "a Binance symbol quoted in USDT such as \"DOGEUSDT\"");
+const SYMBOL = nameMatching(/^[A-Z0-9]{1,20}USDT$/, 'a Binance symbol quoted in USDT such as "DOGEUSDT"');
 
 /**
  * A price source reading Binance's spot price ticker: the latest price of each market, in USDT.

@@ -109,7 +109,10 @@ export function chainlink(options: ChainlinkOptions): PriceSource {
         let decimals: number;
         let round: readonly [bigint, bigint, bigint, bigint, bigint];
         try {
-          [decimals, round] = await Promise.all([decimalsOf(feed), client.readContract({ address: feed.address, abi: aggregatorV3Abi, functionName: "latestRoundData" })]);
+          [decimals, round] = await Promise.all([
+            decimalsOf(feed),
+            client.readContract({ address: feed.address, abi: aggregatorV3Abi, functionName: "latestRoundData" }),
+          ]);
         } catch (error) {
           if (combined.aborted) {
             if (combined.reason === timeout.reason) throw new PriceSourceError(NAME, `${feed.key} feed got no answer within ${timeoutMs} ms (timeoutMs)`);
@@ -126,7 +129,13 @@ export function chainlink(options: ChainlinkOptions): PriceSource {
   };
 }
 
-function priceOf(feed: Feed, decimals: number, round: readonly [bigint, bigint, bigint, bigint, bigint], maxAgeSeconds: number | undefined, now: () => Date): SourcePrice {
+function priceOf(
+  feed: Feed,
+  decimals: number,
+  round: readonly [bigint, bigint, bigint, bigint, bigint],
+  maxAgeSeconds: number | undefined,
+  now: () => Date,
+): SourcePrice {
   const [roundId, answer, , updatedAt, answeredInRound] = round;
   const where = `${feed.key} feed ${feed.address}`;
   if (decimals > MAX_DECIMALS) throw new PriceSourceError(NAME, `${where} reports ${decimals} decimals: not a price feed`);

@@ -44,7 +44,7 @@ const RATES_ANSWER = z.object({ data: z.object({ currency: z.string(), rates: z.
 
 const NAME = "coinbase";
 // A currency code goes into a URL path: letters and digits only.
-const CODE = nameMatching(/^[A-Za-z0-9]{2,15}$/, "a Coinbase currency code such as \"BTC\"");
+const CODE = nameMatching(/^[A-Za-z0-9]{2,15}$/, 'a Coinbase currency code such as "BTC"');
 
 /**
  * A price source reading Coinbase's public prices API.
@@ -83,7 +83,14 @@ export function coinbase(options?: CoinbaseOptions): PriceSource {
       const spotPrice = async (base: string) => {
         const code = spot.get(base)!;
         const label = `GET /v2/prices/${code}-USD/spot`;
-        const answer = await getJson({ source: NAME, label, url: `${baseUrl}/v2/prices/${code}-USD/spot`, signal: group.signal, timeoutMs, schema: SPOT_ANSWER });
+        const answer = await getJson({
+          source: NAME,
+          label,
+          url: `${baseUrl}/v2/prices/${code}-USD/spot`,
+          signal: group.signal,
+          timeoutMs,
+          schema: SPOT_ANSWER,
+        });
         const { data } = answer;
         if (data.base.toUpperCase() !== code.toUpperCase() || data.currency !== "USD") {
           throw new PriceSourceError(NAME, `${label} answered for ${data.base}-${data.currency}`);
@@ -93,7 +100,14 @@ export function coinbase(options?: CoinbaseOptions): PriceSource {
 
       const fiatPrices = async () => {
         const label = "GET /v2/exchange-rates?currency=USD";
-        const answer = await getJson({ source: NAME, label, url: `${baseUrl}/v2/exchange-rates?currency=USD`, signal: group.signal, timeoutMs, schema: RATES_ANSWER });
+        const answer = await getJson({
+          source: NAME,
+          label,
+          url: `${baseUrl}/v2/exchange-rates?currency=USD`,
+          signal: group.signal,
+          timeoutMs,
+          schema: RATES_ANSWER,
+        });
         if (answer.data.currency !== "USD") throw new PriceSourceError(NAME, `${label} answered rates for ${answer.data.currency}`);
         const found: { base: string; price: string }[] = [];
         for (const base of fiatBases) {

@@ -42,7 +42,7 @@ const ANSWER = z.record(z.string(), z.object({ usd: jsonNumber, last_updated_at:
 
 const NAME = "coingecko";
 // Ids go into the query unescaped, comma-separated.
-const COIN_ID = nameMatching(/^[a-z0-9][a-z0-9._-]{0,99}$/, "a CoinGecko coin id such as \"dogecoin\"");
+const COIN_ID = nameMatching(/^[a-z0-9][a-z0-9._-]{0,99}$/, 'a CoinGecko coin id such as "dogecoin"');
 
 /**
  * A price source reading CoinGecko's simple price endpoint, in USD, each price stamped with
@@ -73,7 +73,16 @@ export function coingecko(options?: CoinGeckoOptions): PriceSource {
       if (asked.length === 0) return [];
       const query = `ids=${[...new Set(asked.map((base) => ids.get(base)!))].join(",")}&vs_currencies=usd&include_last_updated_at=true&precision=full`;
       const label = `GET /api/v3/simple/price?${query}`;
-      const answer = await getJson({ source: NAME, label, url: `${baseUrl}/api/v3/simple/price?${query}`, signal, timeoutMs, schema: ANSWER, headers, secrets });
+      const answer = await getJson({
+        source: NAME,
+        label,
+        url: `${baseUrl}/api/v3/simple/price?${query}`,
+        signal,
+        timeoutMs,
+        schema: ANSWER,
+        headers,
+        secrets,
+      });
       // Every entry is checked, asked for or not: one malformed entry means the answer is not trusted.
       const entries = new Map<string, { price: string; at: Date }>();
       for (const [id, entry] of Object.entries(answer)) {
@@ -89,6 +98,7 @@ export function coingecko(options?: CoinGeckoOptions): PriceSource {
 
 function unixSeconds(label: string, id: string, text: string): Date {
   // Whole seconds after 1970, at most 12 digits: a time a Date holds exactly.
-  if (!/^[1-9]\d{0,11}$/.test(text)) throw new PriceSourceError(NAME, `${label} answered ${id}.last_updated_at ${JSON.stringify(text.slice(0, 40))}, not a unix time in seconds`);
+  if (!/^[1-9]\d{0,11}$/.test(text))
+    throw new PriceSourceError(NAME, `${label} answered ${id}.last_updated_at ${JSON.stringify(text.slice(0, 40))}, not a unix time in seconds`);
   return new Date(Number(text) * 1000);
 }

@@ -111,7 +111,7 @@ export function kraken(options?: KrakenOptions): PriceSource {
 
 function checkPair(value: unknown): Readonly<Required<KrakenPair>> {
   if (typeof value === "string") value = { pair: value };
-  if (typeof value !== "object" || value === null) throw new Error("must be a Kraken pair name such as \"BNBUSD\" or { pair, keys?, inverse? }");
+  if (typeof value !== "object" || value === null) throw new Error('must be a Kraken pair name such as "BNBUSD" or { pair, keys?, inverse? }');
   const { pair, keys, inverse, ...rest } = value as Record<string, unknown>;
   if (Object.keys(rest).length > 0) throw new Error(`unknown field "${Object.keys(rest)[0]}" (known: pair, keys, inverse)`);
   if (typeof pair !== "string" || !PAIR_NAME.test(pair)) throw new Error(`pair must be a Kraken pair name such as "BNBUSD", got ${JSON.stringify(pair)}`);

@@ -140,7 +140,13 @@ function plan(texts: readonly string[]): PlannedStatement[] {
       offset += valueCount(text);
       return shift === 0 ? text : text.replace(/\$(\d+)/g, (_match, n: string) => `$${Number(n) + shift}`);
     });
-    const text = shifted.length === 1 ? shifted[0]! : `WITH ${shifted.slice(0, -1).map((part, i) => `w${i + 1} AS (${part})`).join(", ")} ${shifted.at(-1)}`;
+    const text =
+      shifted.length === 1
+        ? shifted[0]!
+        : `WITH ${shifted
+            .slice(0, -1)
+            .map((part, i) => `w${i + 1} AS (${part})`)
+            .join(", ")} ${shifted.at(-1)}`;
     statements.push({ text, from, to });
     from = to;
     tables = new Set();
@@ -304,7 +310,8 @@ export function pgClient(pool: PgPoolLike, options: PgClientOptions = {}): SqlCl
         }
         // A transaction the server aborted answers COMMIT with ROLLBACK: never take that as done.
         const committed = await send("COMMIT");
-        if (committed.command !== undefined && committed.command !== "COMMIT") throw new Error("postgresStorage: the transaction was rolled back by the server");
+        if (committed.command !== undefined && committed.command !== "COMMIT")
+          throw new Error("postgresStorage: the transaction was rolled back by the server");
         return result;
       } catch (error) {
         active = false;

@@ -187,19 +187,26 @@ export function postgresStorage(options: PostgresStorageOptions): PostgresStorag
  */
 function cachedTransaction(tx: StorageTransaction, cache: CommittedCache): StorageTransaction {
   const dirty = new Set<CachedTable>();
-  const writing = <A extends unknown[], R>(table: CachedTable, write: (...args: A) => Promise<R>) => (...args: A): Promise<R> => {
-    dirty.add(table);
-    cache.invalidate(new Set([table]));
-    return write(...args);
-  };
+  const writing =
+    <A extends unknown[], R>(table: CachedTable, write: (...args: A) => Promise<R>) =>
+    (...args: A): Promise<R> => {
+      dirty.add(table);
+      cache.invalidate(new Set([table]));
+      return write(...args);
+    };
   return Object.assign(tx, {
-    getMerchant: ((read) => (id: string) => (dirty.has("merchants") ? read(id) : cache.merchant(id, () => read(id))))(tx.getMerchant),
-    findApiKeyByHash: ((read) => (hash: string) => (dirty.has("apiKeys") || dirty.has("merchants") ? read(hash) : cache.apiKey(hash, () => read(hash))))(
-      tx.findApiKeyByHash,
-    ),
-    listWebhookEndpoints: ((read) => (scope: Scope) => (dirty.has("endpoints") ? read(scope) : cache.webhookEndpoints(scope, () => read(scope))))(
-      tx.listWebhookEndpoints,
-    ),
+    getMerchant: (
+      (read) => (id: string) =>
+        dirty.has("merchants") ? read(id) : cache.merchant(id, () => read(id))
+    )(tx.getMerchant),
+    findApiKeyByHash: (
+      (read) => (hash: string) =>
+        dirty.has("apiKeys") || dirty.has("merchants") ? read(hash) : cache.apiKey(hash, () => read(hash))
+    )(tx.findApiKeyByHash),
+    listWebhookEndpoints: (
+      (read) => (scope: Scope) =>
+        dirty.has("endpoints") ? read(scope) : cache.webhookEndpoints(scope, () => read(scope))
+    )(tx.listWebhookEndpoints),
     // Endpoints the cache holds need no statement to match: an event no endpoint wants costs nothing.
     queueWebhookDeliveries: ((queue, read, insert) => async (events: EventRecord[], now: number) => {
       if (dirty.has("endpoints")) return queue(events, now);

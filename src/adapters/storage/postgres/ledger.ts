@@ -30,7 +30,12 @@ const SAVEPOINT = "ecp_post_ledger";
  *    the balance does not cover the debit. With `overdraw` (a reversal of a credit) every
  *    change is an upsert that may leave the balance below zero.
  */
-export async function postLedgerEntries(db: SqlQueryable, s: Statements, entries: readonly LedgerEntry[], options: PostLedgerOptions = {}): Promise<PostLedgerResult> {
+export async function postLedgerEntries(
+  db: SqlQueryable,
+  s: Statements,
+  entries: readonly LedgerEntry[],
+  options: PostLedgerOptions = {},
+): Promise<PostLedgerResult> {
   if (entries.length === 0) return { status: "posted" };
   const seen = new Set<string>();
   for (const entry of entries) {

@@ -224,7 +224,8 @@ export const toBalance = (row: Row): BalanceRecord => ({
   updatedAt: num(row.updated_at),
 });
 
-export const PAYOUT_COLUMNS = "id, merchant_id, mode, status, coin, network, address, amount, fee, tx_hash, failure_reason, created_at, updated_at, refund_of, refund_deposit_id";
+export const PAYOUT_COLUMNS =
+  "id, merchant_id, mode, status, coin, network, address, amount, fee, tx_hash, failure_reason, created_at, updated_at, refund_of, refund_deposit_id";
 export const toPayout = (row: Row): PayoutRecord => ({
   id: str(row.id),
   merchantId: str(row.merchant_id),

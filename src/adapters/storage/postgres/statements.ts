@@ -203,8 +203,7 @@ export function buildStatements(schema: string | undefined) {
     // application locks) only make their transactions wait for each other: harmless. The schema
     // keeps services (or test runs) in schemas of their own on one database from waiting on each
     // other's names; NULL would lock nothing, hence the coalesce.
-    lockCursorName:
-      `SELECT 1 AS locked FROM pg_advisory_xact_lock(hashtextextended(${cursorLockSpace} || '.' || $1::text, ${CURSOR_LOCK_SEED}))`,
+    lockCursorName: `SELECT 1 AS locked FROM pg_advisory_xact_lock(hashtextextended(${cursorLockSpace} || '.' || $1::text, ${CURSOR_LOCK_SEED}))`,
     insertWebhookEndpoint: `INSERT INTO ${t.endpoints} (${ENDPOINT_COLUMNS}) VALUES (${placeholders(10, ENDPOINT_CASTS)}) ON CONFLICT DO NOTHING RETURNING 1`,
     lockWebhookEndpoint: `SELECT ${ENDPOINT_COLUMNS} FROM ${t.endpoints} WHERE id = $1 FOR UPDATE`,
     updateWebhookEndpoint: `UPDATE ${t.endpoints} SET ${assignments(ENDPOINT_COLUMNS, ENDPOINT_CASTS)} WHERE id = $1`,
@@ -273,8 +272,7 @@ export function buildStatements(schema: string | undefined) {
       `due AS MATERIALIZED (SELECT d.id, p.n AS turn FROM picked p JOIN ${t.deliveries} d ON d.id = p.id ` +
       "WHERE d.status = 'pending' AND d.next_attempt_at <= $1 AND (d.lease_until IS NULL OR d.lease_until <= $1) " +
       "ORDER BY p.n LIMIT $2 FOR UPDATE OF d SKIP LOCKED) " +
-      `UPDATE ${t.deliveries} d SET lease_until = $3 FROM due WHERE d.id = due.id RETURNING ${DELIVERY_COLUMNS
-        .split(",")
+      `UPDATE ${t.deliveries} d SET lease_until = $3 FROM due WHERE d.id = due.id RETURNING ${DELIVERY_COLUMNS.split(",")
         .map((column) => `d.${column.trim()}`)
         .join(", ")}, d.seq, due.turn`,
     failPendingWebhookDeliveries:
@@ -286,8 +284,7 @@ export function buildStatements(schema: string | undefined) {
       `INSERT INTO ${t.ledger} (${LEDGER_COLUMNS}) SELECT id, merchant_id, mode, asset, amount::numeric, kind, cause_key, created_at ` +
       "FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::bigint[]) WITH ORDINALITY " +
       "AS e(id, merchant_id, mode, asset, amount, kind, cause_key, created_at, n) ORDER BY n ON CONFLICT (cause_key) DO NOTHING RETURNING 1",
-    insertLedgerEntry:
-      `INSERT INTO ${t.ledger} (${LEDGER_COLUMNS}) VALUES ($1, $2, $3, $4, $5::numeric, $6, $7, $8) ON CONFLICT (cause_key) DO NOTHING RETURNING 1`,
+    insertLedgerEntry: `INSERT INTO ${t.ledger} (${LEDGER_COLUMNS}) VALUES ($1, $2, $3, $4, $5::numeric, $6, $7, $8) ON CONFLICT (cause_key) DO NOTHING RETURNING 1`,
     creditBalance:
       `INSERT INTO ${t.balances} AS b (${BALANCE_COLUMNS}) VALUES ($1, $2, $3, $4::numeric, $5) ` +
       "ON CONFLICT (merchant_id, mode, asset) DO UPDATE SET amount = b.amount + EXCLUDED.amount, updated_at = EXCLUDED.updated_at",

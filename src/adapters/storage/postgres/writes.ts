@@ -63,8 +63,8 @@ const payloadOf = (event: EventRecord): string => webhookPayload(event, dataJson
  */
 function deferRows(db: SqlQueryable, single: string, multiple: string, rows: unknown[][], shared: unknown[] = []): void {
   if (rows.length === 0) return;
-  if (rows.length === 1) return db.defer(single, [...rows[0]!, ...shared]);
-  db.defer(multiple, [...rows[0]!.map((_, column) => rows.map((row) => row[column])), ...shared]);
+  if (rows.length === 1) db.defer(single, [...rows[0]!, ...shared]);
+  else db.defer(multiple, [...rows[0]!.map((_, column) => rows.map((row) => row[column])), ...shared]);
 }
 
 /** The writes of the contract over one transaction's connection. */
@@ -83,9 +83,19 @@ export function sqlWrites(db: SqlQueryable, s: Statements): Omit<StorageTransact
     },
     updateInvoice: (invoice) => update(db, s.updateInvoice, invoiceParams(invoice), () => `invoice ${invoice.id}`),
     insertAddress: (a) =>
-      insert(db, s.insertAddress, [a.mode, a.network, a.address, a.coin, a.merchantId, a.invoiceId, a.createdAt], () => `address ${a.address} on ${a.network} (${a.mode})`),
+      insert(
+        db,
+        s.insertAddress,
+        [a.mode, a.network, a.address, a.coin, a.merchantId, a.invoiceId, a.createdAt],
+        () => `address ${a.address} on ${a.network} (${a.mode})`,
+      ),
     updateAddress: (a) =>
-      update(db, s.updateAddress, [a.mode, a.network, a.address, a.coin, a.merchantId, a.invoiceId, a.createdAt], () => `address ${a.address} on ${a.network} (${a.mode})`),
+      update(
+        db,
+        s.updateAddress,
+        [a.mode, a.network, a.address, a.coin, a.merchantId, a.invoiceId, a.createdAt],
+        () => `address ${a.address} on ${a.network} (${a.mode})`,
+      ),
     lockDeposit: async (mode, network, txHash, outputIndex) => {
       const row = (await db.query(s.lockDeposit, [mode, network, txHash, outputIndex])).rows[0];
       return row === undefined ? null : toDeposit(row);
@@ -108,7 +118,12 @@ export function sqlWrites(db: SqlQueryable, s: Statements): Omit<StorageTransact
     insertUnlistedTransfer: async (transfer) => (await db.query(s.insertUnlistedTransfer, unlistedParams(transfer))).rowCount > 0,
     // Appends (no key to collide on) are deferred: they travel with the next statement.
     appendEvents: async (events) =>
-      deferRows(db, s.insertEvent, s.insertEvents, events.map((e) => [e.id, e.merchantId, e.mode, e.type, e.invoiceId, dataJsonOf(e), e.createdAt])),
+      deferRows(
+        db,
+        s.insertEvent,
+        s.insertEvents,
+        events.map((e) => [e.id, e.merchantId, e.mode, e.type, e.invoiceId, dataJsonOf(e), e.createdAt]),
+      ),
     insertPaymentLink: (link) => insert(db, s.insertPaymentLink, paymentLinkParams(link), () => `payment link ${link.id}`),
     lockPaymentLink: async (id) => {
       const row = (await db.query(s.lockPaymentLink, [id])).rows[0];
@@ -128,8 +143,7 @@ export function sqlWrites(db: SqlQueryable, s: Statements): Omit<StorageTransact
     completeIdempotencyKey: async (scope, key, leaseToken, responseStatus, responseBody) =>
       (await db.query(s.completeIdempotencyKey, [scope.merchantId, scope.mode, key, leaseToken, responseStatus, responseBody])).rowCount > 0,
     deleteIdempotencyKey: async (scope, key, leaseToken) => void (await db.query(s.deleteIdempotencyKey, [scope.merchantId, scope.mode, key, leaseToken])),
-    deleteExpiredIdempotencyKeys: async (now, limit) =>
-      limit <= 0 ? 0 : (await db.query(s.deleteExpiredIdempotencyKeys, [now, limit])).rowCount,
+    deleteExpiredIdempotencyKeys: async (now, limit) => (limit <= 0 ? 0 : (await db.query(s.deleteExpiredIdempotencyKeys, [now, limit])).rowCount),
     setCursor: async (key, value) => void (await db.query(s.setCursor, [key, value])),
     // Two statements, both awaited (never deferred, never merged): a statement reads the snapshot
     // taken when it started, so a read in the statement that waited for the lock would miss what
@@ -157,7 +171,13 @@ export function sqlWrites(db: SqlQueryable, s: Statements): Omit<StorageTransact
     },
     // Deferred like the appends: the endpoints are matched in the statement, nothing is read back.
     queueWebhookDeliveries: async (events, now) =>
-      deferRows(db, s.queueWebhookDelivery, s.queueWebhookDeliveries, events.map((e) => [e.id, e.merchantId, e.mode, e.type, payloadOf(e)]), [now]),
+      deferRows(
+        db,
+        s.queueWebhookDelivery,
+        s.queueWebhookDeliveries,
+        events.map((e) => [e.id, e.merchantId, e.mode, e.type, payloadOf(e)]),
+        [now],
+      ),
     lockWebhookDelivery: async (id) => {
       const row = (await db.query(s.lockWebhookDelivery, [id])).rows[0];
       return row === undefined ? null : toDelivery(row);
@@ -167,16 +187,25 @@ export function sqlWrites(db: SqlQueryable, s: Statements): Omit<StorageTransact
     // Deferred: alone in its unit of work, it is one statement sent without BEGIN and COMMIT.
     recordWebhookAttempt: async (a, heldUntil, o) =>
       db.defer(s.recordWebhookAttempt, [
-        a.id, a.deliveryId, a.at, a.statusCode, a.durationMs, a.error,
-        heldUntil, o.status, o.nextAttemptAt, o.leaseUntil, o.lastStatusCode, o.lastError, o.updatedAt,
+        a.id,
+        a.deliveryId,
+        a.at,
+        a.statusCode,
+        a.durationMs,
+        a.error,
+        heldUntil,
+        o.status,
+        o.nextAttemptAt,
+        o.leaseUntil,
+        o.lastStatusCode,
+        o.lastError,
+        o.updatedAt,
       ]),
     claimWebhookDeliveries: async (now, limit, leaseMs, perEndpoint) => {
       if (limit <= 0 || perEndpoint <= 0) return [];
       const { rows } = await db.query(s.claimWebhookDeliveries, [now, limit, now + leaseMs, perEndpoint]);
       // RETURNING has no order: by turn, then earliest due, then insertion order, as the contract says.
-      return rows
-        .sort((a, b) => num(a.turn) - num(b.turn) || num(a.next_attempt_at) - num(b.next_attempt_at) || num(a.seq) - num(b.seq))
-        .map(toDelivery);
+      return rows.sort((a, b) => num(a.turn) - num(b.turn) || num(a.next_attempt_at) - num(b.next_attempt_at) || num(a.seq) - num(b.seq)).map(toDelivery);
     },
     failPendingWebhookDeliveries: async (endpointId, error, now) => (await db.query(s.failPendingWebhookDeliveries, [endpointId, error, now])).rowCount,
   };

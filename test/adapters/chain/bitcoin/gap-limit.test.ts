@@ -83,7 +83,12 @@ describe("bitcoinChain gap limit (LTC regtest)", () => {
     h.clock.advanceMinutes(60);
     const again = [await created(h, "0.2"), await created(h, "0.2"), await created(h, "0.2")];
     const unpaid = [first[0]!.address, first[2]!.address].sort();
-    expect(again.slice(0, 2).map((payment) => payment.address).sort()).toEqual(unpaid);
+    expect(
+      again
+        .slice(0, 2)
+        .map((payment) => payment.address)
+        .sort(),
+    ).toEqual(unpaid);
     expect(again[2]!.address).toBe(receive(3));
     expect((await create(h)).status).toBe(503);
     // Never an index past what a wallet with this gap limit finds: 0..3, with 1 used.
@@ -109,7 +114,9 @@ describe("bitcoinChain gap limit (LTC regtest)", () => {
     // A script posts the same choice five times at once: each is quoted before one is saved,
     // and each asks the adapter for an address for this invoice: it gets the same one.
     const choices = await Promise.all(
-      Array.from({ length: 5 }, () => request(h.app).post(`/pay/${hosted.body.id}/method`).set("Sec-Fetch-Site", "same-origin").type("form").send({ coin: "LTC", network: "LTC" })),
+      Array.from({ length: 5 }, () =>
+        request(h.app).post(`/pay/${hosted.body.id}/method`).set("Sec-Fetch-Site", "same-origin").type("form").send({ coin: "LTC", network: "LTC" }),
+      ),
     );
     expect(choices.map((res) => res.status)).toEqual([303, 303, 303, 303, 303]);
     const addresses = [(await get(h, `/v1/payments/${hosted.body.id}`, h.liveKey)).body.address as string];

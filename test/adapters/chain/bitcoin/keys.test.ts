@@ -139,9 +139,20 @@ describe("EXTENDED_KEY_VERSIONS", () => {
   it("marks zpub and vpub as BIP84, Mtub as BIP49 and the others as generic", () => {
     const conventions = Object.fromEntries(EXTENDED_KEY_VERSIONS.map((entry) => [entry.kind, entry.convention]));
     expect(conventions).toEqual({
-      xpub: "generic", xprv: "generic", tpub: "generic", tprv: "generic",
-      zpub: "bip84", zprv: "bip84", vpub: "bip84", vprv: "bip84",
-      Ltub: "generic", Ltpv: "generic", Mtub: "bip49", Mtpv: "bip49", ttub: "generic", ttpv: "generic",
+      xpub: "generic",
+      xprv: "generic",
+      tpub: "generic",
+      tprv: "generic",
+      zpub: "bip84",
+      zprv: "bip84",
+      vpub: "bip84",
+      vprv: "bip84",
+      Ltub: "generic",
+      Ltpv: "generic",
+      Mtub: "bip49",
+      Mtpv: "bip49",
+      ttub: "generic",
+      ttpv: "generic",
     });
   });
 
@@ -308,7 +319,11 @@ describe("deriveAddress", () => {
 
   it("gives ltc1, tltc1 and rltc1 addresses with the bc1 address's witness program", () => {
     const expected = witnessProgram(BIP84.receive0).program;
-    for (const [chain, prefix] of [["main", "ltc"], ["test", "tltc"], ["regtest", "rltc"]] as const) {
+    for (const [chain, prefix] of [
+      ["main", "ltc"],
+      ["test", "tltc"],
+      ["regtest", "rltc"],
+    ] as const) {
       const address = deriveAddress(account, 0, 0, addressParams("litecoin", chain));
       expect(witnessProgram(address)).toEqual({ prefix, program: expected });
     }
@@ -373,7 +388,9 @@ describe("sameAccount", () => {
       const other = parseAccountKey(serialise(path, VERSIONS.xpub, true), "bitcoin").key;
       expect(sameAccount(zpub, other), path).toBe(false);
     }
-    const otherWallet = HDKey.fromMasterSeed(mnemonicToSeedSync("legal winner thank year wave sausage worth useful legal winner thank yellow")).derive("m/84'/0'/0'");
+    const otherWallet = HDKey.fromMasterSeed(mnemonicToSeedSync("legal winner thank year wave sausage worth useful legal winner thank yellow")).derive(
+      "m/84'/0'/0'",
+    );
     expect(sameAccount(zpub, otherWallet)).toBe(false);
   });
 });
@@ -439,7 +456,7 @@ describe("scriptOf and addressOfScript", () => {
       "51", // OP_TRUE: a version with no program
       "ff",
       "0014abcd", // P2WPKH with a short hash
-      "0013" + "00".repeat(19), // witness version 0 with a 19-byte program
+      `0013${"00".repeat(19)}`, // witness version 0 with a 19-byte program
       `5129${"ab".repeat(41)}`, // witness version 1 with a 41-byte program
       "01025102abcd", // a non-minimal push before the pattern
       "zz",

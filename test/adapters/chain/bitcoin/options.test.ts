@@ -45,7 +45,8 @@ describe("bitcoinChain options", () => {
       expect(thrown, JSON.stringify(Object.keys(options))).toBeInstanceOf(TypeError);
       const text = (thrown as Error).message;
       expect(text).toMatch(message);
-      for (const secret of ["hunter2-secret", account.xprv.slice(4, 40), other.xprv.slice(4, 40), account.xpub.slice(4, 40)]) expect(text).not.toContain(secret);
+      for (const secret of ["hunter2-secret", account.xprv.slice(4, 40), other.xprv.slice(4, 40), account.xpub.slice(4, 40)])
+        expect(text).not.toContain(secret);
     }
   });
 

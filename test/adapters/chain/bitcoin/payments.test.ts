@@ -61,7 +61,10 @@ describe("LTC on a real node", () => {
     expect(created.status, created.text).toBe(200);
     const page = await request(h.app).get(`/pay/${created.body.id}`);
     expect([...page.text.matchAll(/data-option="([^"]+)"/g)].map((match) => match[1])).toEqual(["LTC/LTC"]);
-    expect((await request(h.app).post(`/pay/${created.body.id}/method`).set("Sec-Fetch-Site", "same-origin").type("form").send({ coin: "LTC", network: "LTC" })).status).toBe(303);
+    expect(
+      (await request(h.app).post(`/pay/${created.body.id}/method`).set("Sec-Fetch-Site", "same-origin").type("form").send({ coin: "LTC", network: "LTC" }))
+        .status,
+    ).toBe(303);
     const invoice = await payment(h, created.body.id);
     expect(invoice.payAmount).toBe(0.5); // 40 USD at 80 USD per LTC
     await node.pay(invoice.address, "0.5");

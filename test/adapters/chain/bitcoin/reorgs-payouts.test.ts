@@ -32,7 +32,11 @@ afterEach(async () => {
   for (const h of open.splice(0)) await h.router.close();
 });
 
-async function harness(account = newAccount(), storage: Storage = postgresStorage({ pglite, schema: `ltc_${++schemas}` }), options: Parameters<typeof ltcChain>[2] = {}): Promise<Harness> {
+async function harness(
+  account = newAccount(),
+  storage: Storage = postgresStorage({ pglite, schema: `ltc_${++schemas}` }),
+  options: Parameters<typeof ltcChain>[2] = {},
+): Promise<Harness> {
   const h = await liveHarness([ltcChain(node, account, options)], { storage });
   open.push(h);
   return h;
@@ -110,7 +114,15 @@ describe("reorgs deeper than the confirmations", () => {
     expect((await h.router.storage.listEvents(scope, { invoiceId: created.id })).at(-1)?.type).toBe("payment.reversed");
     expect(h.logger.lines.filter((line) => /deposit dep_\w+ reversed/.test(line))).toHaveLength(1);
     expect((await h.router.admin.operatorReport()).reversedDeposits).toEqual([
-      expect.objectContaining({ invoiceId: created.id, coin: "LTC", network: "LTC", amount: "0.5", txHash: txid, status: "REVERSED", creditedAmount: "0.4975" }),
+      expect.objectContaining({
+        invoiceId: created.id,
+        coin: "LTC",
+        network: "LTC",
+        amount: "0.5",
+        txHash: txid,
+        status: "REVERSED",
+        creditedAmount: "0.4975",
+      }),
     ]);
 
     // The original branch (six blocks) is allowed back and outweighs the conflict's: the same
@@ -220,7 +232,9 @@ describe("payouts", () => {
     const mempool = await node.mempool();
     for (const hash of hashes) expect(mempool).toContain(hash);
     // No output is spent twice: every input of the three transactions is distinct.
-    const inputs = (await Promise.all(hashes.map(async (hash) => (await node.decode(await node.rawTransaction(hash))).vin.map((input) => `${input.txid}:${input.vout}`)))).flat();
+    const inputs = (
+      await Promise.all(hashes.map(async (hash) => (await node.decode(await node.rawTransaction(hash))).vin.map((input) => `${input.txid}:${input.vout}`)))
+    ).flat();
     expect(new Set(inputs).size).toBe(inputs.length);
     await settle(h);
     expect((await withdrawal(h, sent[0]!.body.id)).status).toBe("PROCESSING");
@@ -239,7 +253,9 @@ describe("payouts", () => {
     const key = parseAccountKey(account.xpub, "litecoin").key;
     const internal = new Set(Array.from({ length: 10 }, (_, i) => deriveAddress(key, 1, i, addressParams("litecoin", "regtest"))));
     for (const [i, hash] of hashes.entries()) {
-      const rest = (await node.decode(await node.rawTransaction(hash))).vout.flatMap((output) => output.scriptPubKey.addresses ?? []).filter((address) => address !== destinations[i]);
+      const rest = (await node.decode(await node.rawTransaction(hash))).vout
+        .flatMap((output) => output.scriptPubKey.addresses ?? [])
+        .filter((address) => address !== destinations[i]);
       expect(rest).toHaveLength(1);
       expect(internal.has(rest[0]!), `${rest[0]} is one of the account's change addresses`).toBe(true);
     }

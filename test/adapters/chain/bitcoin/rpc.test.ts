@@ -47,7 +47,10 @@ describe("reading the chain", () => {
     const [hash] = await node.mine(1);
     const block = await rpc.call<{
       height: string;
-      tx: Array<{ txid: string; vout: Array<{ value: string; n: string; scriptPubKey: { hex: string; type: string; addresses?: string[]; address?: string } }> }>;
+      tx: Array<{
+        txid: string;
+        vout: Array<{ value: string; n: string; scriptPubKey: { hex: string; type: string; addresses?: string[]; address?: string } }>;
+      }>;
     }>("getblock", [hash, 2]);
     const tx = block.tx.find((candidate) => candidate.txid === txid)!;
     const paid = tx.vout.find((output) => output.scriptPubKey.addresses?.includes(to))!;
@@ -71,11 +74,7 @@ describe("reading the chain", () => {
   });
 
   it("reports each call of a batch apart with batchSettled, and throws the first error with batch", async () => {
-    const calls = [
-      { method: "getblockhash", params: [1] },
-      { method: "getblockhash", params: [99_999] },
-      { method: "getblockcount" },
-    ];
+    const calls = [{ method: "getblockhash", params: [1] }, { method: "getblockhash", params: [99_999] }, { method: "getblockcount" }];
     const outcomes = await rpc.batchSettled(calls);
     expect(outcomes[0]).toEqual({ ok: true, result: await node.blockHash(1) });
     expect(outcomes[1]!.ok).toBe(false);
@@ -181,7 +180,12 @@ describe("errors", () => {
     const { port } = server.address() as { port: number };
     try {
       const slow = createBitcoinRpc({ url: `http://${node.rpcUser}:${node.rpcPassword}@127.0.0.1:${port}`, timeoutMs: 200 });
-      const error = await rejection(slow.batch([{ method: "getblockhash", params: [1] }, { method: "getblockhash", params: [2] }]));
+      const error = await rejection(
+        slow.batch([
+          { method: "getblockhash", params: [1] },
+          { method: "getblockhash", params: [2] },
+        ]),
+      );
       expect(error.message).toBe("Bitcoin RPC: a batch of 2 (getblockhash x2) got no answer within 200 ms (timeoutMs)");
       expectNoSecrets(error);
     } finally {

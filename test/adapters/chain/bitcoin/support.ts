@@ -22,7 +22,11 @@ export function newAccount(): { xpub: string; xprv: string } {
 }
 
 /** An LTC adapter on `node` for `account`, with its hot wallet unless `hotWallet: false`. */
-export function ltcChain(node: Litecoind, account: { xpub: string; xprv: string }, options: Omit<Partial<BitcoinChainOptions>, "hotWallet"> & { hotWallet?: string | false } = {}): BitcoinChain {
+export function ltcChain(
+  node: Litecoind,
+  account: { xpub: string; xprv: string },
+  options: Omit<Partial<BitcoinChainOptions>, "hotWallet"> & { hotWallet?: string | false } = {},
+): BitcoinChain {
   const { hotWallet, ...rest } = options;
   return bitcoinChain({
     coin: "LTC",

@@ -11,13 +11,23 @@ beforeAll(async () => {
 
 describe("the chain adapter conformance suite can fail", () => {
   it("still passes most of its tests on a broken adapter whose bug is narrow, so each failure points at its bug", () => {
-    for (const suite of ["replayingPayouts", "frozenConfirmations", "roundedAmounts", "lenientAddresses", "forgottenDrops", "finalForgotten", "droppedStrays"]) {
+    for (const suite of [
+      "replayingPayouts",
+      "frozenConfirmations",
+      "roundedAmounts",
+      "lenientAddresses",
+      "forgottenDrops",
+      "finalForgotten",
+      "droppedStrays",
+    ]) {
       expect(passed.get(suite) ?? 0, suite).toBeGreaterThanOrEqual(16);
     }
   });
 
   it("catches an adapter that pays again when a payout is retried", () => {
-    expect(failures("replayingPayouts")).toContain("sends a payout once: the same payoutId again returns the same txHash, and the destination receives the amount once");
+    expect(failures("replayingPayouts")).toContain(
+      "sends a payout once: the same payoutId again returns the same txHash, and the destination receives the amount once",
+    );
     expect(failures("replayingPayouts")).toContain("sends a payout once when the same payoutId is sent by several calls at once");
     expect(failures("replayingPayouts")).not.toContain("sends 5 payouts with distinct ids in parallel");
   });
@@ -46,12 +56,16 @@ describe("the chain adapter conformance suite can fail", () => {
   });
 
   it("catches a feed that stops watching a transfer once final, so a deeper reorg goes unreported", () => {
-    expect(failures("finalForgotten")).toContain("reports a payment as dropped when a reorg deeper than its confirmations takes it off the chain after it was final");
+    expect(failures("finalForgotten")).toContain(
+      "reports a payment as dropped when a reorg deeper than its confirmations takes it off the chain after it was final",
+    );
     expect(failures("finalForgotten")).not.toContain("reports a payment that a reorg took off the chain as dropped, once the chain moves on");
   });
 
   it("catches a feed that drops a coin sent to an address issued for another coin of the network", () => {
-    expect(failures("droppedStrays")).toContain("reports another coin of the network sent to an address issued for one coin, as the coin sent, with its exact amount");
+    expect(failures("droppedStrays")).toContain(
+      "reports another coin of the network sent to an address issued for one coin, as the coin sent, with its exact amount",
+    );
     expect(failures("droppedStrays")).toContain("follows a stray coin's confirmations until it is final (the sent coin's minConfirm)");
     expect(failures("droppedStrays")).not.toContain("reports a payment to an issued address with its exact amount, its txHash and dropped false");
   });

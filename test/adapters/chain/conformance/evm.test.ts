@@ -28,7 +28,17 @@ beforeAll(async () => {
   node = await startAnvil();
   usdt = await deployToken(node, "USDT", USDT_DECIMALS);
   // Token payouts come out of the hot wallet (dev account 9 already holds 10000 ETH for gas).
-  await mine(node, node.wallet.writeContract({ address: usdt, abi: testTokenAbi, functionName: "mint", args: [node.account(HOT).address, 1_000_000n * 10n ** 6n], account: node.account(0), chain: null }));
+  await mine(
+    node,
+    node.wallet.writeContract({
+      address: usdt,
+      abi: testTokenAbi,
+      functionName: "mint",
+      args: [node.account(HOT).address, 1_000_000n * 10n ** 6n],
+      account: node.account(0),
+      chain: null,
+    }),
+  );
 }, 60_000);
 afterAll(async () => {
   await node?.stop();
@@ -38,7 +48,10 @@ afterAll(async () => {
 function pay(pair: ChainTestPair, to: string, amount: bigint): Promise<string> {
   const account = node.account(PAYER);
   if (pair.coin === "ETH") return mine(node, node.wallet.sendTransaction({ account, to: to as Address, value: amount, chain: null }));
-  return mine(node, node.wallet.writeContract({ address: usdt, abi: testTokenAbi, functionName: "transfer", args: [to as Address, amount], account, chain: null }));
+  return mine(
+    node,
+    node.wallet.writeContract({ address: usdt, abi: testTokenAbi, functionName: "transfer", args: [to as Address, amount], account, chain: null }),
+  );
 }
 
 async function balanceOf(pair: ChainTestPair, address: string): Promise<bigint> {

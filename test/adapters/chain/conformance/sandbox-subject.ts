@@ -4,7 +4,9 @@ import { DEFAULT_CURRENCIES } from "../../../../src/currencies";
 import type { ChainTestPair, ChainTestSubject } from "../../../../src/testing/index";
 
 /** Every coin/network pair of the default currency list. */
-export const SANDBOX_PAIRS: ChainTestPair[] = DEFAULT_CURRENCIES.flatMap((currency) => currency.networks.map(({ network }) => ({ coin: currency.symbol, network })));
+export const SANDBOX_PAIRS: ChainTestPair[] = DEFAULT_CURRENCIES.flatMap((currency) =>
+  currency.networks.map(({ network }) => ({ coin: currency.symbol, network })),
+);
 
 const EVM_VALID = ["0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed", "0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d359", "0xde709f2102306220921060314715629080e2fb77"];
 const EVM_INVALID = [
@@ -21,7 +23,12 @@ const EVM_INVALID = [
  * ETH and BSC share the EVM format and list the same addresses.
  */
 export const SANDBOX_VALID_ADDRESSES: Record<string, string[]> = {
-  BTC: ["bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu", "1BvBMSEYstWetqTFn5Au4m4GFg7xJaNVN2", "3J98t1WpEZ73CNmQviecrnyiWrnqRhWNLy", "tb1qcrh3yqn4nlleplcez2yndq2ry8h9ncg3qh7n54"],
+  BTC: [
+    "bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu",
+    "1BvBMSEYstWetqTFn5Au4m4GFg7xJaNVN2",
+    "3J98t1WpEZ73CNmQviecrnyiWrnqRhWNLy",
+    "tb1qcrh3yqn4nlleplcez2yndq2ry8h9ncg3qh7n54",
+  ],
   LTC: ["ltc1qytnqzjknvv03jwfgrsmzt0ycmwqgl0asjnaxwu", "LT2KVaAy1ppRuxRgrS5RNU3vBsy7RibPeA", "MHrYRxAiMNBTku3eoDHwhA1LQGDjUStZW2"],
   ETH: EVM_VALID,
   BSC: EVM_VALID,

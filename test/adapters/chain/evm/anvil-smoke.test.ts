@@ -3,8 +3,12 @@ import { parseEther } from "viem";
 import { startAnvil, type Anvil } from "./anvil";
 
 let node: Anvil;
-beforeAll(async () => { node = await startAnvil(); });
-afterAll(async () => { await node.stop(); });
+beforeAll(async () => {
+  node = await startAnvil();
+});
+afterAll(async () => {
+  await node.stop();
+});
 
 it("starts anvil, sends, mines", async () => {
   const to = node.account(5).address;

@@ -63,7 +63,17 @@ beforeAll(async () => {
   [usdt, air] = [await deployToken(node, "USDT", 6), getAddress(await deployToken(node, "AIR", 18))];
   hotWallet = node.account(HOT).address;
   // The hot wallet pays USDT payouts from a float of its own until sweeps bring coins in.
-  await mine(node, node.wallet.writeContract({ address: usdt, abi: testTokenAbi, functionName: "mint", args: [hotWallet, parseUnits("1000", 6)], account: node.account(0), chain: null }));
+  await mine(
+    node,
+    node.wallet.writeContract({
+      address: usdt,
+      abi: testTokenAbi,
+      functionName: "mint",
+      args: [hotWallet, parseUnits("1000", 6)],
+      account: node.account(0),
+      chain: null,
+    }),
+  );
   float = { ETH: await node.public.getBalance({ address: hotWallet }), USDT: parseUnits("1000", 6) };
   const chain = ethChain(node, { tokens: { USDT: { address: usdt, decimals: 6 } }, consolidation: { minimum: { ETH: "0.05" } } });
   factory = chain.factoryAddress;
@@ -95,10 +105,28 @@ async function list<T>(path: string, key: string): Promise<T[]> {
   }
 }
 
-interface Deposit { currency: string; fee: string }
+interface Deposit {
+  currency: string;
+  fee: string;
+}
 /** The terms of the identity for one coin, in its smallest unit. */
-interface Terms { holdings: bigint; balances: bigint; fees: bigint; unsentPayouts: bigint; takenBack: bigint; reversedOnChain: bigint; float: bigint; gas: bigint }
-interface Payout { currency: string; amount: string; fee: string; status: string; txHash: Hash | null }
+interface Terms {
+  holdings: bigint;
+  balances: bigint;
+  fees: bigint;
+  unsentPayouts: bigint;
+  takenBack: bigint;
+  reversedOnChain: bigint;
+  float: bigint;
+  gas: bigint;
+}
+interface Payout {
+  currency: string;
+  amount: string;
+  fee: string;
+  status: string;
+  txHash: Hash | null;
+}
 
 /** Gas the hot wallet paid: gasUsed x effectiveGasPrice of each of its transactions on the chain. */
 async function gasPaidByHotWallet(): Promise<bigint> {
@@ -117,7 +145,9 @@ async function gasPaidByHotWallet(): Promise<bigint> {
 
 /** What `holder` holds of a coin: the native balance, or an ERC-20's balanceOf. */
 function holding(token: Address | null, holder: Address): Promise<bigint> {
-  return token === null ? node.public.getBalance({ address: holder }) : node.public.readContract({ address: token, abi: erc20Abi, functionName: "balanceOf", args: [holder] });
+  return token === null
+    ? node.public.getBalance({ address: holder })
+    : node.public.readContract({ address: token, abi: erc20Abi, functionName: "balanceOf", args: [holder] });
 }
 
 /**
@@ -126,7 +156,16 @@ function holding(token: Address | null, holder: Address): Promise<bigint> {
  */
 async function checkBooks() {
   const keys = [h.liveKey, otherLiveKey];
-  const zero = (coin: Coin): Terms => ({ holdings: 0n, balances: 0n, fees: 0n, unsentPayouts: 0n, takenBack: 0n, reversedOnChain: 0n, float: float[coin], gas: 0n });
+  const zero = (coin: Coin): Terms => ({
+    holdings: 0n,
+    balances: 0n,
+    fees: 0n,
+    unsentPayouts: 0n,
+    takenBack: 0n,
+    reversedOnChain: 0n,
+    float: float[coin],
+    gas: 0n,
+  });
   const terms: Record<Coin, Terms> = { ETH: zero("ETH"), USDT: zero("USDT") };
 
   // The service's side, merchant by merchant (there is no operator-wide read of these).
@@ -180,7 +219,9 @@ async function checkBooks() {
   // The unlisted token: never credited, never swept; the report names every unit of it.
   let airHeld = 0n;
   for (const address of addresses) airHeld += await holding(air, address);
-  const airListed = report.unlistedTransfers.filter((transfer) => getAddress(transfer.token) === air).reduce((sum, transfer) => sum + BigInt(transfer.amount), 0n);
+  const airListed = report.unlistedTransfers
+    .filter((transfer) => getAddress(transfer.token) === air)
+    .reduce((sum, transfer) => sum + BigInt(transfer.amount), 0n);
   expect(airHeld).toBe(airListed);
   return { terms, report, airHeld, addresses };
 }
@@ -204,7 +245,9 @@ describe("the books against the chain", () => {
     await settle(h);
     expect(await payment(h, usdtPayment.id)).toMatchObject({ status: "PAID", receivedAmount: "25" });
     expect(await payment(h, ethPayment.id)).toMatchObject({ status: "PAID", receivedAmount: "0.1" });
-    expect((await payment(h, usdtPayment.id)).deposits).toContainEqual(expect.objectContaining({ currency: "ETH", amount: "0.06", status: "CONFIRMED", countsTowardPayment: false }));
+    expect((await payment(h, usdtPayment.id)).deposits).toContainEqual(
+      expect.objectContaining({ currency: "ETH", amount: "0.06", status: "CONFIRMED", countsTowardPayment: false }),
+    );
 
     // Payouts: USDT from the hot wallet's float (nothing is swept yet), ETH after.
     const usdtPayout = await withdraw({ currency: "USDT", amount: "10", address: node.account(4).address });
@@ -240,7 +283,9 @@ describe("the books against the chain", () => {
       expect(pending.status).toBe("PROCESSING");
       const { terms, report, airHeld } = await checkBooks();
       // Every term the identity names is really at work here, in both coins.
-      expect(report.reversedDeposits).toEqual([expect.objectContaining({ invoiceId: doomed.id, coin: "ETH", amount: "0.02", status: "REVERSED", creditedAsset: "ETH", creditedAmount: "0.0199" })]);
+      expect(report.reversedDeposits).toEqual([
+        expect.objectContaining({ invoiceId: doomed.id, coin: "ETH", amount: "0.02", status: "REVERSED", creditedAsset: "ETH", creditedAmount: "0.0199" }),
+      ]);
       expect(report.strayDeposits).toEqual([expect.objectContaining({ invoiceId: usdtPayment.id, coin: "ETH", amount: "0.06" })]);
       expect(airHeld).toBe(parseUnits("777.000000000000000123", 18));
       expect(terms.ETH.unsentPayouts).toBe(parseEther("0.01"));

@@ -18,7 +18,16 @@ const modules = [
   {
     source: "test/fixtures/contracts/TestContracts.sol",
     committed: testArtifacts as Record<string, unknown>,
-    expected: ["mockAggregatorAbi", "mockAggregatorBytecode", "payerAbi", "payerBytecode", "revertingReceiverAbi", "revertingReceiverBytecode", "testTokenAbi", "testTokenBytecode"],
+    expected: [
+      "mockAggregatorAbi",
+      "mockAggregatorBytecode",
+      "payerAbi",
+      "payerBytecode",
+      "revertingReceiverAbi",
+      "revertingReceiverBytecode",
+      "testTokenAbi",
+      "testTokenBytecode",
+    ],
   },
 ];
 

@@ -80,18 +80,32 @@ async function sweep(token: Address | null, salts: Hex[]) {
 }
 
 const ethBalance = (address: Address) => node.public.getBalance({ address });
-const tokenBalance = (token: Address, address: Address) => node.public.readContract({ address: token, abi: testTokenAbi, functionName: "balanceOf", args: [address] });
+const tokenBalance = (token: Address, address: Address) =>
+  node.public.readContract({ address: token, abi: testTokenAbi, functionName: "balanceOf", args: [address] });
 const codeAt = async (address: Address) => (await node.public.getCode({ address })) ?? "0x";
 
 async function mint(token: Address, to: Address, amount: bigint): Promise<void> {
-  const hash = await node.wallet.writeContract({ address: token, abi: testTokenAbi, functionName: "mint", args: [to, amount], account: node.account(0), chain: null });
+  const hash = await node.wallet.writeContract({
+    address: token,
+    abi: testTokenAbi,
+    functionName: "mint",
+    args: [to, amount],
+    account: node.account(0),
+    chain: null,
+  });
   await node.public.waitForTransactionReceipt({ hash });
 }
 
 /** The custom error a sweep by `from` would revert with, from a simulation. */
 async function sweepRevert(from: number, token: Address | null, salts: Hex[]): Promise<{ errorName?: string; args?: readonly unknown[] }> {
   try {
-    await node.public.simulateContract({ address: factory, abi: sweepErrorsAbi, functionName: "sweep", args: [token ?? zeroAddress, salts], account: node.account(from) });
+    await node.public.simulateContract({
+      address: factory,
+      abi: sweepErrorsAbi,
+      functionName: "sweep",
+      args: [token ?? zeroAddress, salts],
+      account: node.account(from),
+    });
   } catch (error) {
     const reverted = error instanceof BaseError ? error.walk((e) => e instanceof ContractFunctionRevertedError) : null;
     if (reverted instanceof ContractFunctionRevertedError) return { errorName: reverted.data?.errorName, args: reverted.data?.args };
@@ -105,7 +119,9 @@ describe("the factory", () => {
     expect(factoryDeployment.status).toBe("success");
     expect(await codeAt(factory)).not.toBe("0x");
     expect(await node.public.readContract({ address: factory, abi: forwarderFactoryAbi, functionName: "receiver" })).toBe(receiver);
-    expect(await node.public.readContract({ address: factory, abi: forwarderFactoryAbi, functionName: "forwarderInitCodeHash" })).toBe(FORWARDER_INIT_CODE_HASH);
+    expect(await node.public.readContract({ address: factory, abi: forwarderFactoryAbi, functionName: "forwarderInitCodeHash" })).toBe(
+      FORWARDER_INIT_CODE_HASH,
+    );
     // Another receiver gets another factory, hence other deposit addresses.
     expect(factoryAddress(node.account(2).address)).not.toBe(factory);
     gas.factoryDeployment = factoryDeployment.gasUsed;
@@ -166,7 +182,15 @@ describe("a native-coin sweep", () => {
   it("moves money that arrived through a contract's internal call (Payer.pay)", async () => {
     const deposit = depositOf("eth-internal");
     const amount = parseEther("0.5");
-    const hash = await node.wallet.writeContract({ address: payer, abi: payerAbi, functionName: "pay", args: [deposit.address], value: amount, account: node.account(0), chain: null });
+    const hash = await node.wallet.writeContract({
+      address: payer,
+      abi: payerAbi,
+      functionName: "pay",
+      args: [deposit.address],
+      value: amount,
+      account: node.account(0),
+      chain: null,
+    });
     await node.public.waitForTransactionReceipt({ hash });
     expect(await ethBalance(deposit.address)).toBe(amount);
     const before = await ethBalance(receiver);
@@ -253,7 +277,14 @@ describe("a token sweep", () => {
   it("accepts a token whose transfer returns no data, like USDT on Ethereum", async () => {
     const usdt = await deploy(testTokenAbi, testTokenBytecode, ["Tether-like", "USDTL", 6]);
     await node.public.waitForTransactionReceipt({
-      hash: await node.wallet.writeContract({ address: usdt, abi: testTokenAbi, functionName: "setTransferReturn", args: [1], account: node.account(0), chain: null }),
+      hash: await node.wallet.writeContract({
+        address: usdt,
+        abi: testTokenAbi,
+        functionName: "setTransferReturn",
+        args: [1],
+        account: node.account(0),
+        chain: null,
+      }),
     });
     const deposit = depositOf("usdt-like");
     await mint(usdt, deposit.address, 5_000_000n);
@@ -299,7 +330,11 @@ describe("the deposit-address helpers", () => {
     // money already paid to the old ones can only be swept by the old factory. Only change these
     // values on purpose, knowing that.
     const hot = getAddress("0x70997970C51812dc3A010C7d01b50e0d17dc79C8"); // anvil account 1
-    expect({ initCodeHash: FORWARDER_INIT_CODE_HASH, factory: factoryAddress(hot), deposit: forwarderAddress(factoryAddress(hot), forwarderSalt("inv_1")) }).toMatchInlineSnapshot(`
+    expect({
+      initCodeHash: FORWARDER_INIT_CODE_HASH,
+      factory: factoryAddress(hot),
+      deposit: forwarderAddress(factoryAddress(hot), forwarderSalt("inv_1")),
+    }).toMatchInlineSnapshot(`
       {
         "deposit": "0x17D57337549573bdc98336e594D26824fa4051DD",
         "factory": "0xc81B1041687906517B2d660bD7e69f3f793230C9",

@@ -204,7 +204,12 @@ describe("HotWallet on anvil", () => {
     const logged = logger.lines.length;
     expect(await wallet.status("unfunded_1", 1)).toEqual({ status: "pending" });
     expect(logger.lines.slice(logged)).toEqual([
-      expect.stringMatching(new RegExp(`^warn ETH node: the dropped transaction "unfunded_1" \\(${signed.hash}\\) could not be re-broadcast, trying again on the next status check: .*insufficient funds`, "i")),
+      expect.stringMatching(
+        new RegExp(
+          `^warn ETH node: the dropped transaction "unfunded_1" \\(${signed.hash}\\) could not be re-broadcast, trying again on the next status check: .*insufficient funds`,
+          "i",
+        ),
+      ),
     ]);
   });
 
@@ -248,7 +253,10 @@ describe("rpcSecrets and nodeError", () => {
   });
 
   it("keeps the short reason, redacts every secret and attaches no cause", () => {
-    const source = Object.assign(new Error("long message with http://alice:pw@host/k"), { shortMessage: "HTTP request failed.", details: "refused by http://alice:pw@host/k" });
+    const source = Object.assign(new Error("long message with http://alice:pw@host/k"), {
+      shortMessage: "HTTP request failed.",
+      details: "refused by http://alice:pw@host/k",
+    });
     const error = nodeError(source, { label: "ETH node", secrets: rpcSecrets("http://alice:pw@host/k") });
     expect(error.message).toBe("ETH node: HTTP request failed: refused by [redacted]");
     expect(error.cause).toBeUndefined();

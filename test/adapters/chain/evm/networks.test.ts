@@ -33,7 +33,8 @@ afterEach(async () => {
 });
 
 const ethAdapter = () => ethChain(eth, { tokens: { USDT: { address: ethUsdt, decimals: 6 } } });
-const bscAdapter = () => evmChain({ network: "BSC", rpcUrl: bsc.rpcUrl, hotWallet: bsc.privateKey(HOT), chainId: 56, tokens: { USDT: { address: bscUsdt, decimals: 18 } } });
+const bscAdapter = () =>
+  evmChain({ network: "BSC", rpcUrl: bsc.rpcUrl, hotWallet: bsc.privateKey(HOT), chainId: 56, tokens: { USDT: { address: bscUsdt, decimals: 18 } } });
 
 describe("two EVM networks at once", () => {
   it("takes USDT on ETH (6 decimals) and on BSC (18 decimals on chain) in one router, each from its own node", async () => {
@@ -47,7 +48,14 @@ describe("two EVM networks at once", () => {
     const onBsc = await livePayment(h, { amount: "7.25", currency: "USDT", chain: "BSC" });
     await payToken(eth, ethUsdt, 6, onEth.address, "12.5");
     // 18 decimals on chain, 6 in the ledger: the dust below a micro-USDT is not credited.
-    await bsc.wallet.writeContract({ address: bscUsdt, abi: testTokenAbi, functionName: "transfer", args: [onBsc.address as Address, parseUnits("7.25", 18) + 999n], account: bsc.account(1), chain: null });
+    await bsc.wallet.writeContract({
+      address: bscUsdt,
+      abi: testTokenAbi,
+      functionName: "transfer",
+      args: [onBsc.address as Address, parseUnits("7.25", 18) + 999n],
+      account: bsc.account(1),
+      chain: null,
+    });
     await Promise.all([eth.mine(12), bsc.mine(15)]);
     await settle(h);
     expect(await payment(h, onEth.id)).toMatchObject({ status: "PAID", receivedAmount: "12.5" });
@@ -62,7 +70,14 @@ describe("two EVM networks at once", () => {
     await payToken(bsc, bscUsdt, 18, funding.address, "50");
     await bsc.mine(15);
     await settle(h);
-    await bsc.wallet.writeContract({ address: bscUsdt, abi: testTokenAbi, functionName: "mint", args: [bsc.account(HOT).address, parseUnits("1000", 18)], account: bsc.account(0), chain: null });
+    await bsc.wallet.writeContract({
+      address: bscUsdt,
+      abi: testTokenAbi,
+      functionName: "mint",
+      args: [bsc.account(HOT).address, parseUnits("1000", 18)],
+      account: bsc.account(0),
+      chain: null,
+    });
     const to = bsc.account(30).address;
     const res = await h.post("/v1/withdrawals", { currency: "USDT", chain: "BSC", amount: "10.5", address: to }, h.liveKey);
     expect(res.status, res.text).toBe(200);
@@ -82,10 +97,18 @@ describe("the hosted page in live mode", () => {
     const page = await request(h.app).get(`/pay/${created.body.id}`);
     expect(page.status).toBe(200);
     expect([...page.text.matchAll(/data-option="([^"]+)"/g)].map((match) => match[1])).toEqual(["ETH/ETH", "USDT/ETH", "USDT/BSC"]);
-    const refused = await request(h.app).post(`/pay/${created.body.id}/method`).set("Sec-Fetch-Site", "same-origin").type("form").send({ coin: "USDT", network: "TRX" });
+    const refused = await request(h.app)
+      .post(`/pay/${created.body.id}/method`)
+      .set("Sec-Fetch-Site", "same-origin")
+      .type("form")
+      .send({ coin: "USDT", network: "TRX" });
     expect(refused.status).toBe(400);
 
-    const chosen = await request(h.app).post(`/pay/${created.body.id}/method`).set("Sec-Fetch-Site", "same-origin").type("form").send({ coin: "USDT", network: "BSC" });
+    const chosen = await request(h.app)
+      .post(`/pay/${created.body.id}/method`)
+      .set("Sec-Fetch-Site", "same-origin")
+      .type("form")
+      .send({ coin: "USDT", network: "BSC" });
     expect(chosen.status).toBe(303);
     const invoice = await h.post("/api/v1/merchants/invoice/fetch", { invoiceId: created.body.id }, h.liveKey);
     expect(invoice.body.network).toEqual({ network: "BSC" });
@@ -120,7 +143,10 @@ describe("consolidation", () => {
     expect(await eth.public.readContract({ address: ethUsdt, abi: testTokenAbi, functionName: "balanceOf", args: [usdtPaid.address as Address] })).toBe(0n);
     expect(await eth.public.readContract({ address: ethUsdt, abi: testTokenAbi, functionName: "balanceOf", args: [hot] })).toBe(hotUsdt + parseUnits("40", 6));
     // The factory's Swept events account for every wei moved.
-    const swept = await eth.public.getLogs({ event: parseAbiItem("event Swept(address indexed token, address indexed forwarder, uint256 amount)"), fromBlock: 0n });
+    const swept = await eth.public.getLogs({
+      event: parseAbiItem("event Swept(address indexed token, address indexed forwarder, uint256 amount)"),
+      fromBlock: 0n,
+    });
     const native = swept.filter((log) => log.args.token === "0x0000000000000000000000000000000000000000");
     expect(native.map((log) => log.args.amount).sort()).toEqual([parseEther("0.3"), parseEther("0.7")].sort());
     // The ledger was never touched by it.
@@ -136,11 +162,25 @@ describe("configuration checked at boot", () => {
 
   it("refuses two adapters claiming one coin and network", () => {
     const a = evmChain({ network: "ETH", rpcUrl: "http://127.0.0.1:1", hotWallet: key });
-    const b = evmChain({ network: "ETH", rpcUrl: "http://127.0.0.1:2", hotWallet: key, nativeCoin: null, tokens: { USDT: { address: "0xdAC17F958D2ee523a2206206994597C13D831ec7", decimals: 6 } } });
+    const b = evmChain({
+      network: "ETH",
+      rpcUrl: "http://127.0.0.1:2",
+      hotWallet: key,
+      nativeCoin: null,
+      tokens: { USDT: { address: "0xdAC17F958D2ee523a2206206994597C13D831ec7", decimals: 6 } },
+    });
     const c = evmChain({ network: "ETH", rpcUrl: "http://127.0.0.1:3", hotWallet: key });
     expect(() => createPaymentRouter({ chains: [a, c], backgroundIntervalMs: false })).toThrow(/two chain adapters use the feed id "evm:ETH"/);
     const d = { ...b, feedId: "evm:ETH-tokens" };
-    const e = { ...evmChain({ network: "ETH", rpcUrl: "http://127.0.0.1:4", hotWallet: key, tokens: { USDT: { address: "0xdAC17F958D2ee523a2206206994597C13D831ec7", decimals: 6 } } }), feedId: "evm:ETH-all" };
+    const e = {
+      ...evmChain({
+        network: "ETH",
+        rpcUrl: "http://127.0.0.1:4",
+        hotWallet: key,
+        tokens: { USDT: { address: "0xdAC17F958D2ee523a2206206994597C13D831ec7", decimals: 6 } },
+      }),
+      feedId: "evm:ETH-all",
+    };
     expect(() => createPaymentRouter({ chains: [d, e], backgroundIntervalMs: false })).toThrow(/USDT\/ETH is claimed by two chain adapters/);
   });
 
@@ -158,7 +198,10 @@ describe("configuration checked at boot", () => {
       [{ network: "ETH", rpcUrl: secretUrl, hotWallet: `${key}ff` }, /hotWallet/],
       [{ network: "ETH", rpcUrl: "ftp://node", hotWallet: key }, /rpcUrl must be an http\(s\) URL/],
       [{ network: "ETH", rpcUrl: secretUrl, hotWallet: key, tokens: { USDT: { address: "0x1234", decimals: 6 } } }, /tokens\.USDT\.address/],
-      [{ network: "ETH", rpcUrl: secretUrl, hotWallet: key, tokens: { USDT: { address: "0xdAC17F958D2ee523a2206206994597C13D831ec7", decimals: -1 } } }, /tokens\.USDT\.decimals/],
+      [
+        { network: "ETH", rpcUrl: secretUrl, hotWallet: key, tokens: { USDT: { address: "0xdAC17F958D2ee523a2206206994597C13D831ec7", decimals: -1 } } },
+        /tokens\.USDT\.decimals/,
+      ],
       [{ network: "ETH", rpcUrl: secretUrl }, /hotWallet is required/],
       [{ network: "ETH", rpcUrl: secretUrl, hotWallet: key, confirmation: 3 }, /unknown option\(s\) confirmation/],
     ];
@@ -179,8 +222,15 @@ describe("configuration checked at boot", () => {
   });
 
   it("refuses a token with fewer decimals on chain than the ledger keeps", () => {
-    const adapter = evmChain({ network: "ETH", rpcUrl: eth.rpcUrl, hotWallet: key, tokens: { USDT: { address: "0xdAC17F958D2ee523a2206206994597C13D831ec7", decimals: 2 } } });
-    expect(() => createPaymentRouter({ chains: [adapter], pricing: staticPricing({ allowLive: true }), backgroundIntervalMs: false })).toThrow(/USDT has 2 decimals on ETH but 6 in the currency list/);
+    const adapter = evmChain({
+      network: "ETH",
+      rpcUrl: eth.rpcUrl,
+      hotWallet: key,
+      tokens: { USDT: { address: "0xdAC17F958D2ee523a2206206994597C13D831ec7", decimals: 2 } },
+    });
+    expect(() => createPaymentRouter({ chains: [adapter], pricing: staticPricing({ allowLive: true }), backgroundIntervalMs: false })).toThrow(
+      /USDT has 2 decimals on ETH but 6 in the currency list/,
+    );
   });
 
   it("refuses a node on another chain than chainId, naming the node once", async () => {

@@ -139,7 +139,9 @@ describe("live mode shows what the chains serve", () => {
     const h = await harness();
     const live = await h.post("/api/v1/currencies", undefined, h.liveKey);
     expect(live.status).toBe(200);
-    expect(live.body.map((currency: { symbol: string; networks: Array<{ network: string }> }) => [currency.symbol, currency.networks.map((n) => n.network)])).toEqual([
+    expect(
+      live.body.map((currency: { symbol: string; networks: Array<{ network: string }> }) => [currency.symbol, currency.networks.map((n) => n.network)]),
+    ).toEqual([
       ["ETH", ["ETH"]],
       ["USDT", ["ETH"]],
     ]);
@@ -157,7 +159,9 @@ describe("live mode shows what the chains serve", () => {
     expect(usdtPayment.chain).toBe("ETH");
 
     const pairs = await h.post("/api/v1/exchange/pairs", undefined, h.liveKey);
-    expect(pairs.body.map((pair: { fromCurrency: { symbol: string }; toCurrency: { symbol: string } }) => `${pair.fromCurrency.symbol}>${pair.toCurrency.symbol}`)).toEqual(["ETH>USDT", "USDT>ETH"]);
+    expect(
+      pairs.body.map((pair: { fromCurrency: { symbol: string }; toCurrency: { symbol: string } }) => `${pair.fromCurrency.symbol}>${pair.toCurrency.symbol}`),
+    ).toEqual(["ETH>USDT", "USDT>ETH"]);
   });
 
   it("rejects payouts to malformed addresses in live mode", async () => {
@@ -170,4 +174,3 @@ describe("live mode shows what the chains serve", () => {
     expect(balance.status).toBe(200);
   });
 });
-

@@ -1,4 +1,4 @@
-import { type Address } from "viem";
+import type { Address } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { revertingReceiverAbi, revertingReceiverBytecode } from "../../../fixtures/contracts/artifacts";
 import type { Harness } from "../../../helpers";
@@ -20,7 +20,10 @@ beforeAll(async () => {
 afterAll(() => node.stop());
 
 async function harness(lines: Array<{ message: string; details: unknown[] }>): Promise<Harness> {
-  const record = (level: string) => (message: string, ...details: unknown[]) => void lines.push({ message: `${level} ${message}`, details });
+  const record =
+    (level: string) =>
+    (message: string, ...details: unknown[]) =>
+      void lines.push({ message: `${level} ${message}`, details });
   return liveHarness([ethChain(node)], { logger: { info: record("info"), warn: record("warn"), error: record("error") } });
 }
 
@@ -57,7 +60,12 @@ describe("events and log lines of live payouts", () => {
     ]);
 
     const sent = lines.filter((line) => line.message.startsWith("info payout"));
-    expect(sent).toEqual([{ message: `info payout ${id} sent`, details: [expect.objectContaining({ payoutId: id, coin: "ETH", network: "ETH", amount: "0.25", address: to, txHash })] }]);
+    expect(sent).toEqual([
+      {
+        message: `info payout ${id} sent`,
+        details: [expect.objectContaining({ payoutId: id, coin: "ETH", network: "ETH", amount: "0.25", address: to, txHash })],
+      },
+    ]);
     const logged = JSON.stringify(lines);
     expect(logged).not.toContain(node.rpcUrl);
     expect(logged).not.toContain(node.privateKey(HOT).slice(2));

@@ -25,7 +25,17 @@ beforeAll(async () => {
   node = await startAnvil();
   usdt = await deployToken(node, "USDT", 6);
   // The hot wallet pays token payouts from its own float.
-  await mine(node, node.wallet.writeContract({ address: usdt, abi: testTokenAbi, functionName: "mint", args: [node.account(HOT).address, parseUnits("100000", 6)], account: node.account(0), chain: null }));
+  await mine(
+    node,
+    node.wallet.writeContract({
+      address: usdt,
+      abi: testTokenAbi,
+      functionName: "mint",
+      args: [node.account(HOT).address, parseUnits("100000", 6)],
+      account: node.account(0),
+      chain: null,
+    }),
+  );
   pglite = await PGlite.create();
 }, 60_000);
 afterAll(async () => {
@@ -82,7 +92,7 @@ describe("payouts from the hot wallet", () => {
     await settle(h);
     for (const payout of sent) expect((await withdrawal(h, payout.id)).status).toBe("COMPLETED");
     const after = await Promise.all(destinations.map((address) => node.public.getBalance({ address })));
-    after.forEach((balance, i) => expect(balance - before[i]!).toBe(parseEther(`0.01${String(i).padStart(2, "0")}`)));
+    for (const [i, balance] of after.entries()) expect(balance - before[i]!).toBe(parseEther(`0.01${String(i).padStart(2, "0")}`));
   });
 
   it("pays a USDT payout from the hot wallet's token float", async () => {
@@ -121,7 +131,10 @@ describe("payouts from the hot wallet", () => {
     const h = await harness();
     await fund(h, "USDT", "50");
     const blocked = node.account(42).address;
-    await mine(node, node.wallet.writeContract({ address: usdt, abi: testTokenAbi, functionName: "setBlocked", args: [blocked, true], account: node.account(0), chain: null }));
+    await mine(
+      node,
+      node.wallet.writeContract({ address: usdt, abi: testTokenAbi, functionName: "setBlocked", args: [blocked, true], account: node.account(0), chain: null }),
+    );
     const payout = await withdraw(h, { currency: "USDT", amount: "10", address: blocked });
     await node.mine(12);
     await settle(h);
@@ -179,9 +192,7 @@ describe.runIf(DATABASE_URL)("payouts from two instances on one PostgreSQL serve
     open.push(second);
     await fund(first, "ETH", "2");
     const destinations = Array.from({ length: 20 }, (_, i) => node.account(60 + i).address);
-    const sent = await Promise.all(
-      destinations.map((address, i) => withdraw(i % 2 === 0 ? first : second, { currency: "ETH", amount: "0.01", address })),
-    );
+    const sent = await Promise.all(destinations.map((address, i) => withdraw(i % 2 === 0 ? first : second, { currency: "ETH", amount: "0.01", address })));
     const nonces = await Promise.all(sent.map(async (payout) => (await node.public.getTransaction({ hash: payout.txHash as `0x${string}` })).nonce));
     expect(new Set(nonces).size).toBe(20);
     await node.mine(12);

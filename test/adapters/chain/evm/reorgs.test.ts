@@ -124,7 +124,9 @@ describe("reorgs", () => {
     expect(refused.status).toBe(422);
     expect(refused.body).toMatchObject({ error: 42202, message: expect.stringMatching(/0\.101 ETH below zero/) });
     const report = await h.router.admin.operatorReport();
-    expect(report.reversedDeposits).toEqual([expect.objectContaining({ invoiceId: created.id, coin: "ETH", amount: "0.2", status: "REVERSED", creditedAmount: "0.199" })]);
+    expect(report.reversedDeposits).toEqual([
+      expect.objectContaining({ invoiceId: created.id, coin: "ETH", amount: "0.2", status: "REVERSED", creditedAmount: "0.199" }),
+    ]);
 
     // The very same transaction is mined again on the new branch: credited again, once.
     await node.public.sendRawTransaction({ serializedTransaction: raw });

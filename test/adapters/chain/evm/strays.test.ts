@@ -50,11 +50,16 @@ describe("stray coins on anvil", () => {
     const after = await payment(h, created.id);
     expect(after.status).toBe("PENDING");
     expect(after.receivedAmount).toBe("0");
-    expect(after.deposits).toMatchObject([{ txHash, currency: "ETH", chain: "ETH", amount: "0.1", fee: "0.0005", status: "CONFIRMED", countsTowardPayment: false }]);
+    expect(after.deposits).toMatchObject([
+      { txHash, currency: "ETH", chain: "ETH", amount: "0.1", fee: "0.0005", status: "CONFIRMED", countsTowardPayment: false },
+    ]);
     expect((await balances(h, h.liveKey)).ETH?.available).toBe("0.0995");
     expect((await balances(h, h.liveKey)).USDT?.available).toBe("0");
     const scope = { merchantId: h.merchant.id, mode: "live" as const };
-    expect((await h.router.storage.listEvents(scope, { invoiceId: created.id })).map((event) => event.type)).toEqual(["payment.created", "payment.unexpected_deposit"]);
+    expect((await h.router.storage.listEvents(scope, { invoiceId: created.id })).map((event) => event.type)).toEqual([
+      "payment.created",
+      "payment.unexpected_deposit",
+    ]);
     expect((await h.router.admin.operatorReport()).strayDeposits).toEqual([
       expect.objectContaining({ invoiceId: created.id, coin: "ETH", invoiceCoin: "USDT", network: "ETH", amount: "0.1", txHash }),
     ]);

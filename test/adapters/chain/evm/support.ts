@@ -30,7 +30,17 @@ export async function deploy(node: Anvil, abi: readonly unknown[], bytecode: Hex
 /** A TestToken (ERC-20 with open mint) with these decimals, `supply` minted to the payer. */
 export async function deployToken(node: Anvil, symbol: string, decimals: number, supply = "1000000"): Promise<Address> {
   const token = await deploy(node, testTokenAbi, testTokenBytecode, [`Test ${symbol}`, symbol, decimals]);
-  await mine(node, node.wallet.writeContract({ address: token, abi: testTokenAbi, functionName: "mint", args: [node.account(PAYER).address, parseUnits(supply, decimals)], account: node.account(0), chain: null }));
+  await mine(
+    node,
+    node.wallet.writeContract({
+      address: token,
+      abi: testTokenAbi,
+      functionName: "mint",
+      args: [node.account(PAYER).address, parseUnits(supply, decimals)],
+      account: node.account(0),
+      chain: null,
+    }),
+  );
   return token;
 }
 
@@ -54,12 +64,33 @@ export function payNative(node: Anvil, to: string, amount: string, from = PAYER)
 
 /** Sends `amount` (a decimal string) of a token from the payer. */
 export function payToken(node: Anvil, token: Address, decimals: number, to: string, amount: string, from = PAYER): Promise<Hash> {
-  return mine(node, node.wallet.writeContract({ address: token, abi: testTokenAbi, functionName: "transfer", args: [to as Address, parseUnits(amount, decimals)], account: node.account(from), chain: null }));
+  return mine(
+    node,
+    node.wallet.writeContract({
+      address: token,
+      abi: testTokenAbi,
+      functionName: "transfer",
+      args: [to as Address, parseUnits(amount, decimals)],
+      account: node.account(from),
+      chain: null,
+    }),
+  );
 }
 
 /** Sends native coin to `to` through the Payer contract's internal call. */
 export function payThroughContract(node: Anvil, payer: Address, to: string, amount: string): Promise<Hash> {
-  return mine(node, node.wallet.writeContract({ address: payer, abi: payerAbi, functionName: "pay", args: [to as Address], value: parseUnits(amount, 18), account: node.account(PAYER), chain: null }));
+  return mine(
+    node,
+    node.wallet.writeContract({
+      address: payer,
+      abi: payerAbi,
+      functionName: "pay",
+      args: [to as Address],
+      value: parseUnits(amount, 18),
+      account: node.account(PAYER),
+      chain: null,
+    }),
+  );
 }
 
 /** An ETH adapter on `node` with the hot wallet of dev account HOT. */
@@ -69,7 +100,13 @@ export function ethChain(node: Anvil, options: Partial<EvmChainOptions> = {}): E
 
 /** A router with live chains, background loops off, webhooks to local receivers allowed. */
 export function liveHarness(chains: ChainAdapter[], options: PaymentRouterOptions = {}): Promise<Harness> {
-  return setup({ chains, pricing: staticPricing({ allowLive: true }), publicUrl: "https://shop.example", webhooks: { intervalMs: false, allowPrivateUrls: true, retrySchedule: [5, 5, 5] }, ...options });
+  return setup({
+    chains,
+    pricing: staticPricing({ allowLive: true }),
+    publicUrl: "https://shop.example",
+    webhooks: { intervalMs: false, allowPrivateUrls: true, retrySchedule: [5, 5, 5] },
+    ...options,
+  });
 }
 
 /**
@@ -77,7 +114,16 @@ export function liveHarness(chains: ChainAdapter[], options: PaymentRouterOption
  * merchant and keys of `h` as stored.
  */
 export async function restart(h: Harness, chains: ChainAdapter[], storage: Storage): Promise<Harness> {
-  const router = createPaymentRouter({ storage, chains, pricing: staticPricing({ allowLive: true }), publicUrl: "https://shop.example", backgroundIntervalMs: false, now: h.clock.now, logger: h.logger, webhooks: { intervalMs: false, allowPrivateUrls: true, retrySchedule: [5, 5, 5] } });
+  const router = createPaymentRouter({
+    storage,
+    chains,
+    pricing: staticPricing({ allowLive: true }),
+    publicUrl: "https://shop.example",
+    backgroundIntervalMs: false,
+    now: h.clock.now,
+    logger: h.logger,
+    webhooks: { intervalMs: false, allowPrivateUrls: true, retrySchedule: [5, 5, 5] },
+  });
   const app = express();
   app.use(router);
   const post = (path: string, body?: unknown, key: string | null = h.testKey) => {

@@ -14,7 +14,10 @@ const checksum = (address: string) => address.toLowerCase();
 describe("callFrames (geth callTracer)", () => {
   it("finds CALLs and a SELFDESTRUCT with value, depth-first, skipping failed subtrees and value-less frames", () => {
     const root: CallFrame = {
-      type: "CALL", from: C, to: A, value: "0x5",
+      type: "CALL",
+      from: C,
+      to: A,
+      value: "0x5",
       calls: [
         { type: "CALL", from: A, to: B, value: "0x10" },
         { type: "STATICCALL", from: A, to: B },
@@ -31,13 +34,21 @@ describe("callFrames (geth callTracer)", () => {
   });
 
   it("finds nothing in a transaction that failed at the top", () => {
-    expect(callFrames({ type: "CALL", from: C, to: A, value: "0x5", error: "out of gas", calls: [{ type: "CALL", from: A, to: B, value: "0x1" }] })).toEqual([]);
+    expect(callFrames({ type: "CALL", from: C, to: A, value: "0x5", error: "out of gas", calls: [{ type: "CALL", from: A, to: B, value: "0x1" }] })).toEqual(
+      [],
+    );
   });
 });
 
 describe("parityValueFrames (trace_block)", () => {
   const tx = "0xabc";
-  const trace = (traceAddress: number[], extra: Partial<ParityTrace>): ParityTrace => ({ type: "call", action: { callType: "call", to: B, value: "0x0" }, traceAddress, transactionHash: tx, ...extra });
+  const trace = (traceAddress: number[], extra: Partial<ParityTrace>): ParityTrace => ({
+    type: "call",
+    action: { callType: "call", to: B, value: "0x0" },
+    traceAddress,
+    transactionHash: tx,
+    ...extra,
+  });
 
   it("gives the same transfers and positions as the call tree of the same transaction", () => {
     const traces: ParityTrace[] = [

@@ -36,7 +36,8 @@ async function harness(rpcUrl = node.rpcUrl): Promise<Harness> {
   return h;
 }
 
-const balanceOf = (token: Address, holder: string) => node.public.readContract({ address: token, abi: erc20Abi, functionName: "balanceOf", args: [holder as Address] });
+const balanceOf = (token: Address, holder: string) =>
+  node.public.readContract({ address: token, abi: erc20Abi, functionName: "balanceOf", args: [holder as Address] });
 const unlistedLines = (h: Harness) => h.logger.lines.filter((line) => line.includes("unlisted token"));
 
 /** Background rounds, one block mined after each: deposits become final and sweeps confirm. */

@@ -29,7 +29,9 @@ function documented(first?: string): (request: Received) => Reply {
     if (request.path !== "/api/v3/ticker/price") return { status: 404, body: "" };
     const symbols = JSON.parse(request.query.get("symbols") ?? "[]") as string[];
     if (symbols.some((symbol) => PRICES[symbol] === undefined)) return { status: 400, body: '{"code":-1121,"msg":"Invalid symbol."}' };
-    return { body: `[${symbols.map((symbol, index) => `{"symbol":"${symbol}","price":${index === 0 && first !== undefined ? first : JSON.stringify(PRICES[symbol])}}`).join(",")}]` };
+    return {
+      body: `[${symbols.map((symbol, index) => `{"symbol":"${symbol}","price":${index === 0 && first !== undefined ? first : JSON.stringify(PRICES[symbol])}}`).join(",")}]`,
+    };
   };
 }
 
@@ -76,12 +78,20 @@ describe("binance", () => {
 
   it("explains Binance's Invalid symbol answer and how to drop the symbol", async () => {
     const error = await sourceError(source({ symbols: { XYZ: "XYZUSDT" } }).fetch(ask(["BTC", "XYZ"])));
-    expect(error.message).toMatch(/answered HTTP 400 Bad Request: Invalid symbol\. \(code -1121\): Binance does not list one of BTC: BTCUSDT, XYZ: XYZUSDT; remove it with symbols: \{ <SYMBOL>: null \}/);
+    expect(error.message).toMatch(
+      /answered HTTP 400 Bad Request: Invalid symbol\. \(code -1121\): Binance does not list one of BTC: BTCUSDT, XYZ: XYZUSDT; remove it with symbols: \{ <SYMBOL>: null \}/,
+    );
   });
 
   it("counts a 418 ban as rate limiting", async () => {
-    server.reply = () => ({ status: 418, headers: { "retry-after": "120" }, body: '{"code":-1003,"msg":"Way too many requests; IP banned until 1711356300000."}' });
-    expect((await sourceError(source().fetch(ask(["BTC"])))).message).toMatch(/was rate limited \(HTTP 418 I'm a Teapot, Retry-After: 120\): Way too many requests/);
+    server.reply = () => ({
+      status: 418,
+      headers: { "retry-after": "120" },
+      body: '{"code":-1003,"msg":"Way too many requests; IP banned until 1711356300000."}',
+    });
+    expect((await sourceError(source().fetch(ask(["BTC"])))).message).toMatch(
+      /was rate limited \(HTTP 418 I'm a Teapot, Retry-After: 120\): Way too many requests/,
+    );
   });
 
   it("fails the whole answer when an asked symbol is missing or answered twice", async () => {
@@ -106,7 +116,15 @@ describe("binance", () => {
     server: () => server,
     source: (overrides) => source(overrides),
     bases: ["BTC", "ETH"],
-    answerWithPrice: (price) => documented(price)({ method: "GET", path: "/api/v3/ticker/price", query: new URLSearchParams({ symbols: '["BTCUSDT","ETHUSDT"]' }), target: "", headers: {}, body: "" }).body!,
+    answerWithPrice: (price) =>
+      documented(price)({
+        method: "GET",
+        path: "/api/v3/ticker/price",
+        query: new URLSearchParams({ symbols: '["BTCUSDT","ETHUSDT"]' }),
+        target: "",
+        headers: {},
+        body: "",
+      }).body!,
     prices: { zero: '"0.00000000"', negative: '"-67187.33"', nonNumeric: '"67,187.33"' },
     wrongShape: '{"symbol":"BTCUSDT","price":"67187.33"}',
   });

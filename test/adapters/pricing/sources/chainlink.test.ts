@@ -21,14 +21,27 @@ afterAll(() => node.stop());
 const T = 1711356300; // 2024-03-25T08:45:00Z, a round's updatedAt
 
 async function deployFeed(decimals: number, description: string): Promise<Address> {
-  const hash = await node.wallet.deployContract({ abi: mockAggregatorAbi, bytecode: mockAggregatorBytecode, args: [decimals, description], account: node.account(0), chain: null });
+  const hash = await node.wallet.deployContract({
+    abi: mockAggregatorAbi,
+    bytecode: mockAggregatorBytecode,
+    args: [decimals, description],
+    account: node.account(0),
+    chain: null,
+  });
   const receipt = await node.public.waitForTransactionReceipt({ hash });
   expect(receipt.status).toBe("success");
   return getAddress(receipt.contractAddress!);
 }
 
 async function setRound(feed: Address, answer: bigint, updatedAt: number): Promise<void> {
-  const hash = await node.wallet.writeContract({ address: feed, abi: mockAggregatorAbi, functionName: "setRound", args: [answer, BigInt(updatedAt)], account: node.account(0), chain: null });
+  const hash = await node.wallet.writeContract({
+    address: feed,
+    abi: mockAggregatorAbi,
+    functionName: "setRound",
+    args: [answer, BigInt(updatedAt)],
+    account: node.account(0),
+    chain: null,
+  });
   expect((await node.public.waitForTransactionReceipt({ hash })).status).toBe("success");
 }
 
@@ -123,7 +136,9 @@ describe("chainlink on anvil", () => {
     expect(() => chainlink(undefined as never)).toThrow(/chainlink: options \{ rpcUrl, feeds \} are required/);
     expect(() => chainlink({ rpcUrl: node.rpcUrl, feeds: {} })).toThrow(/chainlink: feeds must map "BASE\/QUOTE" to a feed address/);
     expect(() => chainlink({ rpcUrl: node.rpcUrl, feeds: { BTCUSD: address } })).toThrow(/feeds keys are "BASE\/QUOTE"/);
-    expect(() => chainlink({ rpcUrl: node.rpcUrl, feeds: { "BTC/USD": "0x000000000000000000000000000000000000DeAd" } })).toThrow(/feeds\["BTC\/USD"\] must be a 0x address \(with a valid checksum/);
+    expect(() => chainlink({ rpcUrl: node.rpcUrl, feeds: { "BTC/USD": "0x000000000000000000000000000000000000DeAd" } })).toThrow(
+      /feeds\["BTC\/USD"\] must be a 0x address \(with a valid checksum/,
+    );
     expect(() => chainlink({ rpcUrl: node.rpcUrl, feeds: { "BTC/USD": address }, maxAgeSeconds: 0 })).toThrow(/maxAgeSeconds must be a whole number/);
     expect(() => chainlink({ rpcUrl: node.rpcUrl, feeds: { "BTC/USD": address }, timeoutMs: -1 })).toThrow(/timeoutMs must be a whole number/);
   });
@@ -146,23 +161,32 @@ describe("chainlink over a scripted JSON-RPC node", () => {
 
   /** eth_call of decimals() and latestRoundData(), single or batched, encoded as a node would. */
   function answerCalls(request: Received): Reply {
-    const body = JSON.parse(request.body) as { id: number; method: string; params: [{ data: Hex }] } | { id: number; method: string; params: [{ data: Hex }] }[];
+    const body = JSON.parse(request.body) as
+      | { id: number; method: string; params: [{ data: Hex }] }
+      | { id: number; method: string; params: [{ data: Hex }] }[];
     const one = (call: { id: number; method: string; params: [{ data: Hex }] }) => {
       const data = call.params[0].data;
       const result = data.startsWith("0x313ce567")
         ? encodeFunctionResult({ abi: aggregatorV3Abi, functionName: "decimals", result: 8 })
-        : encodeFunctionResult({ abi: aggregatorV3Abi, functionName: "latestRoundData", result: [round.roundId, round.answer, round.startedAt, round.updatedAt, round.answeredInRound] });
+        : encodeFunctionResult({
+            abi: aggregatorV3Abi,
+            functionName: "latestRoundData",
+            result: [round.roundId, round.answer, round.startedAt, round.updatedAt, round.answeredInRound],
+          });
       return { jsonrpc: "2.0", id: call.id, result };
     };
     return { body: JSON.stringify(Array.isArray(body) ? body.map(one) : one(body)) };
   }
 
-  const calls = () => rpc.requests.flatMap((request) => [JSON.parse(request.body)].flat() as { params: [{ data: Hex }] }[]).map((call) => call.params[0].data.slice(0, 10));
+  const calls = () =>
+    rpc.requests.flatMap((request) => [JSON.parse(request.body)].flat() as { params: [{ data: Hex }] }[]).map((call) => call.params[0].data.slice(0, 10));
 
   it("refuses an answer carried over from an older round (answeredInRound < roundId)", async () => {
     round.answeredInRound = 9n;
     const source = chainlink({ rpcUrl: rpc.url, feeds: { "BTC/USD": FEED } });
-    expect((await sourceError(source.fetch(ask(["BTC"])))).message).toBe(`chainlink: BTC/USD feed ${FEED}: stale answer (answered in round 9, latest round 10)`);
+    expect((await sourceError(source.fetch(ask(["BTC"])))).message).toBe(
+      `chainlink: BTC/USD feed ${FEED}: stale answer (answered in round 9, latest round 10)`,
+    );
   });
 
   it("reads decimals() once per feed and latestRoundData() on every fetch", async () => {
@@ -188,7 +212,9 @@ describe("chainlink over a scripted JSON-RPC node", () => {
     setTimeout(() => controller.abort(new Error("refresh cancelled")), 50);
     expect((await sourceError(pending)).message).toBe("chainlink: BTC/USD feed read was aborted (refresh cancelled)");
     const sent = rpc.requests.length;
-    expect((await sourceError(source.fetch(ask(["BTC"], AbortSignal.abort(new Error("shutting down")))))).message).toBe("chainlink: not read: aborted (shutting down)");
+    expect((await sourceError(source.fetch(ask(["BTC"], AbortSignal.abort(new Error("shutting down")))))).message).toBe(
+      "chainlink: not read: aborted (shutting down)",
+    );
     expect(rpc.requests.length).toBe(sent);
   });
 });

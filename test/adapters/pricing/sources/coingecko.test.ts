@@ -117,7 +117,9 @@ describe("coingecko", () => {
     server: () => server,
     source: (overrides) => source({ apiKey: "CG-test-key", ...overrides }),
     bases: ["BTC", "ETH"],
-    answerWithPrice: (price) => documented(price)({ method: "GET", path: "/api/v3/simple/price", query: new URLSearchParams("ids=bitcoin,ethereum"), target: "", headers: {}, body: "" }).body!,
+    answerWithPrice: (price) =>
+      documented(price)({ method: "GET", path: "/api/v3/simple/price", query: new URLSearchParams("ids=bitcoin,ethereum"), target: "", headers: {}, body: "" })
+        .body!,
     prices: { zero: "0.0", negative: "-67187.33", nonNumeric: '"abc"' },
     wrongShape: '{"bitcoin":{"eur":61000.1,"last_updated_at":1711356300}}',
   });

@@ -30,7 +30,16 @@ const LAST: Record<string, string> = {
   AUDUSD: "0.65500",
   ZUSDZJPY: "151.200",
 };
-const KEY_OF: Record<string, string> = { XBTUSD: "XXBTZUSD", ETHUSD: "XETHZUSD", USDTUSD: "USDTZUSD", LTCUSD: "XLTCZUSD", EURUSD: "ZEURZUSD", GBPUSD: "ZGBPZUSD", USDCAD: "ZUSDZCAD", USDJPY: "ZUSDZJPY" };
+const KEY_OF: Record<string, string> = {
+  XBTUSD: "XXBTZUSD",
+  ETHUSD: "XETHZUSD",
+  USDTUSD: "USDTZUSD",
+  LTCUSD: "XLTCZUSD",
+  EURUSD: "ZEURZUSD",
+  GBPUSD: "ZGBPZUSD",
+  USDCAD: "ZUSDZCAD",
+  USDJPY: "ZUSDZJPY",
+};
 
 /** One ticker entry as Kraken writes it; `last` is the JSON token of the last trade price. */
 function ticker(last: string): string {
@@ -102,14 +111,18 @@ describe("kraken", () => {
 
   it("takes pair overrides: a name, or a pair with its answer keys and orientation", async () => {
     server.reply = () => ({ body: `{"error":[],"result":{"BNBUSD":${ticker('"600.5"')},"ZUSDZSEK":${ticker('"10"')}}}` });
-    const prices = await source({ symbols: { BNB: "BNBUSD", SEK: { pair: "USDSEK", keys: ["ZUSDZSEK"], inverse: true }, BTC: null } }).fetch(ask(["BNB", "SEK", "BTC"]));
+    const prices = await source({ symbols: { BNB: "BNBUSD", SEK: { pair: "USDSEK", keys: ["ZUSDZSEK"], inverse: true }, BTC: null } }).fetch(
+      ask(["BNB", "SEK", "BTC"]),
+    );
     expect(byBase(prices)).toEqual({ BNB: "600.5", SEK: "0.1" });
     expect(server.requests[0]!.query.get("pair")).toBe("BNBUSD,USDSEK");
   });
 
   it("fails with Kraken's own messages when its error list is not empty", async () => {
     server.reply = () => ({ body: '{"error":["EQuery:Unknown asset pair"]}' });
-    expect((await sourceError(source({ symbols: { BNB: "BNBUSD" } }).fetch(ask(["BNB"])))).message).toBe("kraken: GET /0/public/Ticker?pair=BNBUSD answered an error: EQuery:Unknown asset pair");
+    expect((await sourceError(source({ symbols: { BNB: "BNBUSD" } }).fetch(ask(["BNB"])))).message).toBe(
+      "kraken: GET /0/public/Ticker?pair=BNBUSD answered an error: EQuery:Unknown asset pair",
+    );
   });
 
   it("says rate limited when Kraken's error says too many requests", async () => {
@@ -138,7 +151,8 @@ describe("kraken", () => {
     server: () => server,
     source: (overrides) => source(overrides),
     bases: ["BTC", "ETH"],
-    answerWithPrice: (price) => documented(price)({ method: "GET", path: "/0/public/Ticker", query: new URLSearchParams("pair=XBTUSD,ETHUSD"), target: "", headers: {}, body: "" }).body!,
+    answerWithPrice: (price) =>
+      documented(price)({ method: "GET", path: "/0/public/Ticker", query: new URLSearchParams("pair=XBTUSD,ETHUSD"), target: "", headers: {}, body: "" }).body!,
     prices: { zero: '"0.00000"', negative: '"-1.5"', nonNumeric: '"NaN"' },
     wrongShape: '{"error":[],"result":{"XXBTZUSD":{"c":"67187.3"},"XETHZUSD":{"c":["1","2"]}}}',
   });

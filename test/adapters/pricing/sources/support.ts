@@ -59,7 +59,14 @@ export async function startProviderServer(): Promise<ProviderServer> {
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const target = req.url ?? "/";
     const parsed = new URL(target, "http://127.0.0.1");
-    const received: Received = { method: req.method ?? "", path: parsed.pathname, query: parsed.searchParams, target, headers: req.headers, body: Buffer.concat(chunks).toString("utf8") };
+    const received: Received = {
+      method: req.method ?? "",
+      path: parsed.pathname,
+      query: parsed.searchParams,
+      target,
+      headers: req.headers,
+      body: Buffer.concat(chunks).toString("utf8"),
+    };
     provider.requests.push(received);
     const reply = provider.reply(received);
     if (reply.hang) {
@@ -172,7 +179,11 @@ export function itFailsClearly(cases: FailureCases): void {
   });
 
   it("fails on an HTML error page answered with 200", async () => {
-    cases.server().reply = () => ({ status: 200, headers: { "content-type": "text/html" }, body: "<!DOCTYPE html><html><body>Cloudflare: checking your browser</body></html>" });
+    cases.server().reply = () => ({
+      status: 200,
+      headers: { "content-type": "text/html" },
+      body: "<!DOCTYPE html><html><body>Cloudflare: checking your browser</body></html>",
+    });
     const error = await sourceError(cases.source().fetch(ask(cases.bases)));
     expect(error.message).toMatch(/HTTP 200 OK with a body that is not JSON \(text\/html\)/);
     expect(error.message).toContain("<!DOCTYPE html>");
