@@ -6,9 +6,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startExample, type ExampleProcess } from "./example-process";
 
 /**
- * The README is true when pasted: every ```sh / ```bash block of README.md that calls `curl` runs,
- * in README order, through a real bash and a real curl against `npm start`'s program (the example
- * server, fresh data directory), as one terminal session would.
+ * The README is true when pasted: every ```sh / ```bash block that calls `curl` in README.md (the
+ * set-up walkthrough) and then docs/api-v1.md (the /v1 API by example) runs, in that order,
+ * through a real bash and a real curl against `npm start`'s program (the example server, fresh
+ * data directory), as one terminal session would.
  *
  * Conventions the README follows (and says in its walkthrough):
  * - `localhost:3000` is the example server (here on a free port).
@@ -24,14 +25,18 @@ import { startExample, type ExampleProcess } from "./example-process";
  * reader's shell would keep them).
  */
 
-/** One command of a README block: its text (continuation lines joined) and where it starts. */
+/** The walkthroughs, in the order a reader follows them: the README's, then the /v1 API's. */
+const WALKTHROUGHS = ["README.md", "docs/api-v1.md"];
+
+/** One command of a walkthrough: its text (continuation lines joined), its file and where it starts. */
 interface Command {
   text: string;
   line: number;
+  file: string;
 }
 
-/** The commands of every shell block of the README that calls curl, in order. */
-function curlBlocks(readme: string): Command[][] {
+/** The commands of every shell block of a Markdown file that calls curl, in order. */
+function curlBlocks(readme: string, file: string): Command[][] {
   const blocks: Command[][] = [];
   const lines = readme.split("\n");
   for (let index = 0; index < lines.length; index++) {
@@ -41,7 +46,7 @@ function curlBlocks(readme: string): Command[][] {
     for (index++; index < lines.length && !lines[index]!.startsWith("```"); index++) {
       const text = lines[index]!;
       if (current) current.text += `\n${text}`;
-      else current = { text, line: index + 1 };
+      else current = { text, line: index + 1, file };
       if (!text.endsWith("\\")) {
         if (current.text.trim() !== "" && !current.text.trim().startsWith("#")) commands.push(current);
         current = null;
@@ -123,8 +128,8 @@ describe("README curl examples", { timeout: 180_000 }, () => {
 
   it("runs every curl of the README, in order, and each answers as the README says", async () => {
     expect(spawnSync("curl", ["--version"]).status, "curl must be installed to run the README's examples").toBe(0);
-    const readme = await readFile("README.md", "utf8");
-    const blocks = curlBlocks(readme);
+    const blocks: Command[][] = [];
+    for (const file of WALKTHROUGHS) blocks.push(...curlBlocks(await readFile(file, "utf8"), file));
     expect(blocks.length).toBeGreaterThanOrEqual(2);
     const host = new URL(server.base).host;
     const prelude: string[] = [];
@@ -132,8 +137,8 @@ describe("README curl examples", { timeout: 180_000 }, () => {
     let curls = 0;
 
     for (const block of blocks) {
-      for (const { text: written, line } of block) {
-        const where = `README.md:${line}: ${written}`;
+      for (const { text: written, line, file } of block) {
+        const where = `${file}:${line}: ${written}`;
         const text = written.replace(/localhost:3000/g, host);
         const placeholder = PLACEHOLDER.exec(text.trim());
         if (placeholder) {
