@@ -1,8 +1,9 @@
-import { getAddress, parseAbiItem, type Address, type Block, type GetLogsReturnType, type Hash, type PublicClient, type Transaction } from "viem";
+import { getAddress, type Address, type Block, type PublicClient, type Transaction } from "viem";
 import type { ChainDeposit, ChainHost, DepositFeedPage, IssuedAddress } from "../../../core/ports/chain";
 import { chainedPrefix, rewindOnReorg } from "../block-cursor";
 import { decodeCursor, encodeCursor, type ScanCursor, type TrackedDeposit, type TrackedUnlisted } from "./cursor";
-import { callFrames, parityValueFrames, type CallFrame, type ParityTrace, type ValueFrame } from "./traces";
+import { InternalTransferReader } from "./internal-transfers";
+import { TransferLogReader, type TransferLog } from "./transfer-logs";
 import { toLedgerUnits } from "../units";
 
 /** A coin the adapter watches on its network: the native coin (token null) or an ERC-20. */
@@ -32,10 +33,6 @@ export interface ScannerSettings {
   /** Called with deposits that just became final (the consolidation list takes them). */
   onFinal: (deposits: readonly TrackedDeposit[]) => Promise<void>;
 }
-
-const TRANSFER = parseAbiItem("event Transfer(address indexed from, address indexed to, uint256 value)");
-
-type TransferLog = GetLogsReturnType<typeof TRANSFER>[number];
 
 /**
  * Output indexes: the native coin a transaction itself carries is 0; native coin moved by an
@@ -80,21 +77,19 @@ interface Candidate {
  * once. It is never a deposit, so never credited nor swept.
  */
 export class EvmScanner {
-  private internalTransfers: boolean;
-  /** Which of TRACE_METHODS the node answers (the first one that works is kept). */
-  private traceMethod = 0;
   private readonly native: WatchedAsset | undefined;
   private readonly tokens: ReadonlyMap<string, WatchedAsset>;
-  /** Whether Transfer logs of every contract are read (the host records unlisted tokens). */
-  private readonly unlisted: boolean;
-  /** Most blocks one eth_getLogs may cover, once the node refused more (providers cap results). */
-  private logSpan = Number.POSITIVE_INFINITY;
+  /** Transfer logs of the watched tokens, or of every contract when the host records unlisted tokens. */
+  private readonly transferLogs: TransferLogReader;
+  /** Native coin from internal calls; null when not asked for or there is no native coin to watch. */
+  private readonly internal: InternalTransferReader | null;
 
   constructor(private readonly settings: ScannerSettings) {
-    this.unlisted = typeof settings.host.reportUnlisted === "function";
-    this.internalTransfers = settings.internalTransfers;
     this.native = settings.assets.find((asset) => asset.token === null);
     this.tokens = new Map(settings.assets.filter((asset) => asset.token !== null).map((asset) => [asset.token!.toLowerCase(), asset]));
+    const unlisted = typeof settings.host.reportUnlisted === "function";
+    this.transferLogs = new TransferLogReader(settings.client, unlisted ? null : [...this.tokens.values()].map((asset) => asset.token!));
+    this.internal = settings.internalTransfers && this.native ? new InternalTransferReader(settings.client, settings.network, settings.host) : null;
   }
 
   /** How many block hashes are kept: enough to see a reorg of any deposit not yet final. */
@@ -166,10 +161,10 @@ export class EvmScanner {
    */
   private async scan(cursor: ScanCursor, from: number, to: number, head: number, reports: ChainDeposit[]): Promise<void> {
     const { client } = this.settings;
-    const heights = Array.from({ length: Math.min(to, from + this.logSpan - 1) - from + 1 }, (_, i) => from + i);
+    const heights = Array.from({ length: Math.min(to, from + this.transferLogs.maxSpan - 1) - from + 1 }, (_, i) => from + i);
     const [blocks, { logs, to: covered }] = await Promise.all([
       Promise.all(heights.map((height) => client.getBlock({ blockNumber: BigInt(height), includeTransactions: true }))),
-      this.transferLogs(from, heights.at(-1)!),
+      this.transferLogs.read(from, heights.at(-1)!),
     ]);
 
     // Keep the prefix of blocks that chains onto what was read before (and that the logs cover).
@@ -186,13 +181,15 @@ export class EvmScanner {
     }
     const candidates: Array<Candidate & { block: Block<bigint, true> }> = [];
     for (const block of read.filter((entry) => Number(entry.number) <= last)) {
-      if (this.internalTransfers && this.native) {
-        const internal = await this.internalNative(block);
+      if (this.internal && this.native) {
+        const internal = await this.internal.read(block);
         if (internal === null) {
           last = Number(block.number) - 1; // Traces of another block at this height: a reorg under the read.
           break;
         }
-        for (const candidate of internal) candidates.push({ ...candidate, block });
+        // The index: 1 + the frame's position in the call tree (see TOKEN_INDEX).
+        for (const frame of internal)
+          candidates.push({ asset: this.native, to: frame.to, txHash: frame.txHash, index: 1 + frame.position, value: frame.value, block });
       }
       for (const candidate of this.nativeTransfers(block.transactions)) candidates.push({ ...candidate, block });
     }
@@ -265,27 +262,6 @@ export class EvmScanner {
     cursor.height = last;
   }
 
-  /**
-   * ERC-20 Transfer logs of blocks `from`..`to`, with the last block they cover: the watched
-   * tokens' only or, when the host records unlisted tokens, every contract's (the event topic
-   * alone, in the same one call). A node that refuses that many logs at once (providers cap
-   * eth_getLogs results) is asked for half the blocks, down to one, and later polls keep to the
-   * span that worked.
-   */
-  private async transferLogs(from: number, to: number): Promise<{ logs: TransferLog[]; to: number }> {
-    if (!this.unlisted && this.tokens.size === 0) return { logs: [], to };
-    const address = this.unlisted ? undefined : [...this.tokens.values()].map((asset) => asset.token!);
-    for (let last = to; ; last = from + Math.floor((last - from) / 2)) {
-      try {
-        const logs = await this.settings.client.getLogs({ address, event: TRANSFER, fromBlock: BigInt(from), toBlock: BigInt(last) });
-        if (last < to) this.logSpan = last - from + 1;
-        return { logs, to: last };
-      } catch (error) {
-        if (last === from || !isTooManyLogs(error)) throw error;
-      }
-    }
-  }
-
   /** Stores the unlisted transfers held, leaving the cursor as it was when there are none. */
   private keepUnlisted(cursor: ScanCursor, held: TrackedUnlisted[]): void {
     if (held.length > 0) cursor.unlisted = held;
@@ -301,33 +277,6 @@ export class EvmScanner {
       if (tx.to && tx.value > 0n) found.push({ asset: this.native, to: getAddress(tx.to), txHash: tx.hash, index: 0, value: tx.value });
     }
     return found;
-  }
-
-  /**
-   * Native coin moved by internal calls that took effect. Parity-style `trace_block` is asked
-   * first (Erigon, Nethermind, Reth, anvil: one cheap call per block), geth's
-   * `debug_traceBlockByHash` with its callTracer next (it re-executes the block); the first
-   * method the node offers is kept. A node with neither is read without (logged once).
-   */
-  private async internalNative(block: Block<bigint, true>): Promise<Candidate[] | null> {
-    for (;;) {
-      const method = TRACE_METHODS[this.traceMethod];
-      if (!method) return [];
-      try {
-        const frames = await method(this.settings.client, block);
-        if (frames === null) return null;
-        return frames.map((frame) => ({ asset: this.native!, to: frame.to, txHash: frame.txHash, index: 1 + frame.position, value: frame.value }));
-      } catch (error) {
-        if (!isMethodMissing(error)) throw error;
-        this.traceMethod++;
-        if (this.traceMethod >= TRACE_METHODS.length) {
-          this.internalTransfers = false;
-          this.settings.host.logger.error(
-            `${this.settings.network}: the node offers neither trace_block nor debug_traceBlockByHash, so native coin sent by contracts (internal calls) will not be seen. Use a node with a trace API, or pass internalTransfers: false to silence this.`,
-          );
-        }
-      }
-    }
   }
 
   /**
@@ -387,44 +336,4 @@ export class EvmScanner {
       dropped,
     };
   }
-}
-
-/** Value frames of a block beyond each transaction's own call, or null when the node answered for another block. */
-type TraceMethod = (client: PublicClient, block: Block<bigint, true>) => Promise<Array<ValueFrame & { txHash: string }> | null>;
-
-const TRACE_METHODS: TraceMethod[] = [
-  async (client, block) => {
-    const traces = (await client.request({ method: "trace_block" as never, params: [`0x${block.number!.toString(16)}`] as never })) as ParityTrace[] | null;
-    if (traces?.some((trace) => trace.blockHash !== undefined && trace.blockHash !== block.hash)) return null;
-    return parityValueFrames(traces ?? []).filter((frame) => frame.depth > 0);
-  },
-  async (client, block) => {
-    const traces = (await client.request({
-      method: "debug_traceBlockByHash" as never,
-      params: [block.hash, { tracer: "callTracer" }] as never,
-    })) as Array<{ txHash?: Hash; result: CallFrame }>;
-    return traces.flatMap((trace, position) => {
-      const txHash = trace.txHash ?? block.transactions[position]?.hash;
-      if (!txHash) return [];
-      // The transaction's own value (depth 0) is read from the block.
-      return callFrames(trace.result)
-        .filter((frame) => frame.depth > 0)
-        .map((frame) => ({ ...frame, txHash }));
-    });
-  },
-];
-
-/**
- * Whether a node refused an eth_getLogs for the size of its answer or its block range (not for
- * a rate limit, which fewer blocks would not cure).
- */
-function isTooManyLogs(error: unknown): boolean {
-  const text = String((error as { details?: string; message?: string })?.details ?? (error as Error)?.message ?? error);
-  if (/rate.?limit|too many requests|\b429\b/i.test(text)) return false;
-  return /more than \d+ results|too many|exceed|response size|block range|range (is )?too (large|wide)|limit/i.test(text);
-}
-
-function isMethodMissing(error: unknown): boolean {
-  const text = String((error as { details?: string; message?: string })?.details ?? (error as Error)?.message ?? error);
-  return /method not found|not supported|does not exist|not available|unknown method|-32601/i.test(text);
 }
