@@ -88,20 +88,15 @@ export { signWebhook, webhookHeaders } from "./webhooks/sign";
 export type { WebhookHeaders, SignInput } from "./webhooks/sign";
 export { generateWebhookSecret } from "./webhooks/secret";
 export type { WebhookSecret } from "./webhooks/secret";
+export { paymentEventSchema, paymentEventSchemas, eventSchemas, paymentDataSchema, webhookEnvelopeSchema, parseWebhookEvent } from "./schemas/events";
 export {
-  paymentEventSchema,
-  paymentEventSchemas,
-  eventSchemas,
-  paymentDataSchema,
-  webhookEnvelopeSchema,
-  parseWebhookEvent,
   isPaymentEvent,
   isPaymentEventType,
   isServiceEvent,
   isServiceEventType,
   PAYMENT_EVENT_STATUSES,
   EVENT_STATUSES,
-} from "./schemas/events";
+} from "./schemas/service-event";
 export type {
   PaymentEvent,
   PaymentEventData,
@@ -113,5 +108,5 @@ export type {
   ServiceEventHandlers,
   UnknownWebhookEvent,
   WebhookEvent,
-} from "./schemas/events";
+} from "./schemas/service-event";
 export type { WithdrawalView, RefundView, ConversionView } from "./core/views/funds";

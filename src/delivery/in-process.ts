@@ -1,5 +1,6 @@
 import type { Mode } from "../core/ports/records";
-import { parseWebhookEvent, type ServiceEventHandlers } from "../schemas/events";
+import { parseWebhookEvent } from "../schemas/events";
+import type { ServiceEventHandlers } from "../schemas/service-event";
 import type { AttemptVerdict } from "./delivery-policy";
 
 /**

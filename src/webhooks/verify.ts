@@ -1,5 +1,6 @@
 import { timingSafeEqual } from "node:crypto";
-import { parseWebhookEvent, type WebhookEvent } from "../schemas/events";
+import { parseWebhookEvent } from "../schemas/events";
+import type { WebhookEvent } from "../schemas/service-event";
 import { readDeliveryHeaders, type DeliveryHeaders, type WebhookRequestHeaders } from "./delivery-headers";
 import { WebhookVerificationError } from "../errors";
 import { hmacKey, type HmacKey } from "./hmac-key";

@@ -3,7 +3,7 @@ import getRawBody from "raw-body";
 import { BodyTimeoutError, DEFAULT_BODY_TIMEOUT_MS, readWithinDeadline } from "../body-deadline";
 import type { Logger } from "../core/ports/logger";
 import { EVENT_TYPES } from "../core/ports/records";
-import { isServiceEventType, type ServiceEventHandlers, type WebhookEvent } from "../schemas/events";
+import { isServiceEventType, type ServiceEventHandlers, type WebhookEvent } from "../schemas/service-event";
 import { memoryDedupeStore, type WebhookDedupeStore } from "./dedupe-store";
 import { readDeliveryHeaders, type DeliveryHeaders } from "./delivery-headers";
 import { WEBHOOK_HANDLER_CODES, WebhookVerificationError } from "../errors";

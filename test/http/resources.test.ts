@@ -266,7 +266,7 @@ describe("resource schemas and presenters", () => {
     // The views type their timestamps `string | null` (a helper shared with nullable ones); the schema is stricter.
     expectTypeOf<z.output<typeof resources.webhookEndpoint>>().toExtend<ReturnType<typeof endpointView>>();
     expectTypeOf<z.output<typeof resources.webhookDelivery>>().toExtend<ReturnType<typeof deliveryView>>();
-    // /v1 (payments are checked against PaymentView in src/schemas/events.ts).
+    // /v1 (payments are checked against PaymentView in src/schemas/event-data.ts).
     expectTypeOf<ReturnType<V1Views["withdrawal"]>>().toEqualTypeOf<z.output<typeof v1.withdrawal>>();
     expectTypeOf<ReturnType<V1Views["conversion"]>>().toEqualTypeOf<z.output<typeof v1.conversion>>();
     expectTypeOf<ReturnType<V1Views["balance"]>>().toEqualTypeOf<z.output<typeof v1.balance>>();

@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { settle, type MachineDeposit, type MachineState } from "../../src/core/invoice-machine";
 import { INVOICE_STATUSES, PAYMENT_EVENT_TYPES, type PaymentEventType } from "../../src/core/ports/records";
-import { PAYMENT_EVENT_STATUSES } from "../../src/schemas/events";
+import { PAYMENT_EVENT_STATUSES } from "../../src/schemas/service-event";
 
 /**
  * The receiver types each event's `data.status` from PAYMENT_EVENT_STATUSES and refuses any

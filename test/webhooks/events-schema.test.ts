@@ -4,25 +4,27 @@ import type { ConversionView, WithdrawalView } from "../../src/core/views/funds"
 import type { PaymentView } from "../../src/core/views/payment";
 import { EVENT_TYPES, INVOICE_STATUSES, PAYMENT_EVENT_TYPES, type EventType } from "../../src/core/ports/records";
 import {
-  EVENT_STATUSES,
   eventSchemas,
-  isPaymentEvent,
-  isServiceEvent,
   matchesEnvelope,
   matchesKnownEvent,
   parseWebhookEvent,
-  PAYMENT_EVENT_STATUSES,
   paymentDataSchema,
   paymentEventSchema,
   paymentEventSchemas,
   webhookEnvelopeSchema,
+} from "../../src/schemas/events";
+import {
+  EVENT_STATUSES,
+  isPaymentEvent,
+  isServiceEvent,
+  PAYMENT_EVENT_STATUSES,
   type EventData,
   type PaymentEvent,
   type PaymentEventData,
   type PaymentEventStatus,
   type ServiceEvent,
   type WebhookEvent,
-} from "../../src/schemas/events";
+} from "../../src/schemas/service-event";
 import { eventData, paymentData } from "./fixtures";
 
 const event = (type: string, data: unknown = paymentData()) => ({ type, timestamp: "2026-03-01T11:55:00.000Z", data });

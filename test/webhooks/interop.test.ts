@@ -6,7 +6,7 @@ import { generateWebhookSecret } from "../../src/webhooks/secret";
 import { signWebhook, webhookHeaders } from "../../src/webhooks/sign";
 import { verifyWebhook } from "../../src/webhooks/verify";
 import { webhookHandler } from "../../src/webhooks/webhook-handler";
-import type { WebhookEvent } from "../../src/schemas/events";
+import type { WebhookEvent } from "../../src/schemas/service-event";
 import { eventBody, OTHER_SECRET, paymentData, recordingLogger, SECRET } from "./fixtures";
 
 /**

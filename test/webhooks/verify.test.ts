@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isPaymentEvent } from "../../src/schemas/events";
+import { isPaymentEvent } from "../../src/schemas/service-event";
 import { readDeliveryHeaders } from "../../src/webhooks/delivery-headers";
 import { WebhookVerificationError, type WebhookVerificationReason } from "../../src/errors";
 import { signWebhook } from "../../src/webhooks/sign";

@@ -2,7 +2,7 @@ import express from "express";
 import { describe, expect, expectTypeOf, it } from "vitest";
 import type { PaymentView } from "../../src/core/views/payment";
 import type { RefundView } from "../../src/core/views/funds";
-import type { PaymentEvent, PaymentEventData, PaymentEventHandlers, ServiceEvent, WebhookEvent } from "../../src/schemas/events";
+import type { PaymentEvent, PaymentEventData, PaymentEventHandlers, ServiceEvent, WebhookEvent } from "../../src/schemas/service-event";
 import { webhookHandler, type WebhookContext, type WebhookHandlerOptions, type WebhookHandlers } from "../../src/webhooks/webhook-handler";
 import { deferred, eventBody, eventData, NOW_S, OTHER_SECRET, paymentData, SECRET, signedHeaders } from "./fixtures";
 import { deliver, receiver } from "./handler-harness";
