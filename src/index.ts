@@ -1,6 +1,6 @@
 /**
  * express-crypto-pay: a crypto payment service inside an Express app.
- * Named exports only; see README.md for the tour.
+ * Named exports only. README.md is the quick start; docs/ has a guide per topic.
  */
 export { createPaymentRouter } from "./http/router";
 export type { PaymentRouter, PaymentAdmin } from "./http/router";

@@ -95,7 +95,7 @@ export async function setup(options: PaymentRouterOptions & { mountPath?: string
 export type Harness = Awaited<ReturnType<typeof setup>>;
 
 /**
- * Asserts an answer is exactly the spec's error object `{ error, message }`, as JSON, with this
+ * Asserts an answer is exactly the error object `{ error, message }`, as JSON, with this
  * status and, when given, this code.
  */
 export function expectErrorObject(

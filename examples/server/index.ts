@@ -10,7 +10,7 @@
  * schema on that server), BACKGROUND_INTERVAL_MS (5000), WEBHOOK_TIMEOUT_MS (15000) and
  * WEBHOOK_RETRY_SCHEDULE (comma-separated delays in ms; the library's default schedule).
  *
- * Live mode on an EVM node (see the README, "Taking real payments"): EVM_RPC_URL, EVM_HOT_KEY (the
+ * Live mode on an EVM node (see docs/chains.md): EVM_RPC_URL, EVM_HOT_KEY (the
  * hot wallet's 0x private key), EVM_NETWORK (ETH), EVM_CHAIN_ID (optional check) and EVM_TOKENS
  * (e.g. "USDT=0xdAC17F958D2ee523a2206206994597C13D831ec7:6,USDC=0xA0b8...:6"). With them set, the
  * demo merchant also gets a fresh live key on every start, printed once. PUBLIC_URL is required

@@ -105,7 +105,7 @@ export class ChainSet {
     if (this.adapters[mode].length > 0) return;
     throw new PaymentError(
       "chain_unavailable",
-      'Live mode has no chain adapter configured: pass `chains` to createPaymentRouter() to accept live payments (see the README, "Taking real payments").',
+      "Live mode has no chain adapter configured: pass `chains` to createPaymentRouter() to accept live payments (see docs/chains.md).",
     );
   }
 }

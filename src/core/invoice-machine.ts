@@ -33,9 +33,10 @@ export function isTerminal(status: InvoiceStatus): boolean {
 }
 
 /**
- * The single transition the invoice takes now, or null when it is at rest. This is the table
- * of DESIGN.md section 3, one row per branch; `settle` applies it until nothing moves, so a
- * deposit that arrives fully confirmed walks PENDING -> CONFIRMING -> PAID with every event.
+ * The single transition the invoice takes now, or null when it is at rest. This is the invoice
+ * lifecycle table in docs/money.md, one row per branch; `settle` applies it until nothing
+ * moves, so a deposit that arrives fully confirmed walks PENDING -> CONFIRMING -> PAID with
+ * every event.
  */
 export function nextStep(state: MachineState, deposits: readonly MachineDeposit[], now: number): Step | null {
   // A deposit that left the chain (dropped before it was final, or reversed after) no longer counts.

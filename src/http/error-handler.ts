@@ -37,9 +37,9 @@ function fromPathDecoding(error: object): PaymentError | null {
 }
 
 /**
- * Answers every error under the router's prefixes with the spec's error object. Unknown
- * failures become a 500 whose message reveals nothing; the details go to the logger (never the
- * request's headers, which carry the API key).
+ * Answers every error under the router's prefixes with the error object `{ error, message }`.
+ * Unknown failures become a 500 whose message reveals nothing; the details go to the logger
+ * (never the request's headers, which carry the API key).
  */
 export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (error, req, res, next) => {

@@ -10,7 +10,7 @@ export const symbol = plainText(
   z.string({ error: "must be a string" }).trim().min(1, { error: "must not be empty" }).max(20, { error: "must be at most 20 characters" }),
 ).transform((value) => value.toUpperCase());
 
-/** Minutes an invoice stays open: 1 to 1440 (spec section 8). */
+/** Minutes an invoice stays open: 1 to 1440 (one day). */
 export const lifeTime = z
   .int({ error: "must be a whole number of minutes" })
   .min(1, { error: "must be at least 1 minute" })

@@ -3,9 +3,10 @@ import { AmountFormatError, numberToDecimal, parseDecimal } from "../money";
 import { address, externalId, lifeTime, metadata, plainText, recordId, returnUrl, symbol } from "./fields";
 
 /**
- * Request schemas of the merchant endpoints (spec section 4.1) and the sandbox endpoints.
- * Objects are strict: a misspelt field ("lifetime") is an error, not a silently ignored option.
- * Amounts arrive as JSON numbers (the spec's type) and leave the schema as exact decimal strings.
+ * Request schemas of the merchant endpoints (POST /api/v1/merchants/..., docs/merchant-api.md)
+ * and the sandbox endpoints. Objects are strict: a misspelt field ("lifetime") is an error, not
+ * a silently ignored option. Amounts arrive as JSON numbers (the merchant API types them so) and
+ * leave the schema as exact decimal strings.
  */
 
 /** Largest amount the merchant endpoints take: beyond it a JSON number stops being exact. */

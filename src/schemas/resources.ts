@@ -3,8 +3,9 @@ import { EVENT_TYPES, INVOICE_STATUSES } from "../core/ports/records";
 import { paymentDataSchema } from "./events";
 
 /**
- * Schemas of what the service answers: the resources of spec section 2 as the presenters render
- * them, the webhook management views and the list pages. They are the one source of the
+ * Schemas of what the service answers: the resources of the merchant API (invoice, payout,
+ * exchange, currency, exchange pair, the error object; docs/merchant-api.md) as the presenters
+ * render them, the webhook management views and the list pages. They are the one source of the
  * response shapes in the OpenAPI document, and test/http/resources.test.ts parses real answers
  * of every route with them, so the document cannot drift from the code.
  *
@@ -21,7 +22,7 @@ const networkRef = z.strictObject({ network: z.string().meta({ description: "Net
 /** A JSON amount of the /api/v1 endpoints: a number with at most 8 decimals, so it is exact as a double. */
 const amount = (description: string) => z.number().meta({ description });
 
-/** Invoice statuses (spec section 3). */
+/** Invoice statuses: PENDING, CONFIRMING, UNDER_PAID, PAID, FAILED, EXPIRED (the invoice lifecycle table in docs/money.md). */
 export const invoiceStatus = z.enum(INVOICE_STATUSES).meta({
   id: "InvoiceStatus",
   description: "PENDING -> CONFIRMING -> PAID, or UNDER_PAID, FAILED (underpaid when the window closed), EXPIRED (nothing received in time).",
@@ -58,7 +59,7 @@ export const deposit = z
   })
   .meta({ id: "Deposit", description: "A transfer to an issued address, as this service tracks it." });
 
-/** Invoice (spec 2.1), plus `receivedAmount`, `overpaidAmount`, `reversedAmount`, `deposits`, `acceptedCoins` and `metadata`. */
+/** An invoice as invoice/create, whitelabel/create and invoice/fetch answer it; `deposits` on a fetch only. */
 export const invoice = z
   .strictObject({
     id: z.string().meta({ description: "Invoice identifier (the same id is the /v1 payment)." }),
@@ -96,7 +97,7 @@ export const payoutStatus = z.enum(["PROCESSING", "COMPLETED", "FAILED"]).meta({
   description: "PROCESSING until the chain settles it; on FAILED the amount and fee are credited back.",
 });
 
-/** Payout (spec 2.2), plus `fee` and `failureReason`. */
+/** A payout as payout/create and payout/fetch answer it. */
 export const payout = z
   .strictObject({
     id: z.string(),
@@ -112,7 +113,7 @@ export const payout = z
   })
   .meta({ id: "Payout", description: "A payout to an external address." });
 
-/** Exchange (spec 2.3). */
+/** An exchange as exchange/create answers it. */
 export const exchange = z
   .strictObject({
     id: z.string(),
@@ -126,7 +127,7 @@ export const exchange = z
   })
   .meta({ id: "Exchange", description: "A conversion between two of the merchant's balances." });
 
-/** Network entry of a currency (spec 2.4). */
+/** One network of a currency in the currency list, with its limits and fees. */
 export const currencyNetwork = z
   .strictObject({
     network: z.string(),
@@ -139,15 +140,15 @@ export const currencyNetwork = z
   })
   .meta({ id: "CurrencyNetwork" });
 
-/** Currency (spec 2.4). */
+/** One currency of the currency list. */
 export const currency = z
   .strictObject({ symbol: z.string(), name: z.string(), networks: z.array(currencyNetwork) })
   .meta({ id: "Currency", description: "A supported crypto currency with its networks and their limits." });
 
-/** The currency list (spec 4.2). */
+/** The currency list: the answer of POST /api/v1/currencies. */
 export const currencyList = z.array(currency).meta({ description: "Every supported currency." });
 
-/** Exchange pair (spec 2.5). */
+/** One pair of the exchange pair list. */
 export const exchangePair = z
   .strictObject({
     minAmount: amount("Smallest exchange amount, in fromCurrency."),
@@ -157,10 +158,10 @@ export const exchangePair = z
   })
   .meta({ id: "ExchangePair", description: "An available exchange pair." });
 
-/** The pair list (spec 4.2). */
+/** The exchange pair list: the answer of POST /api/v1/exchange/pairs. */
 export const exchangePairList = z.array(exchangePair).meta({ description: "Every available exchange pair." });
 
-/** Error object (spec 2.6): every error response carries it. */
+/** The error object `{ error, message }`: every error response carries it. */
 export const errorObject = z
   .strictObject({
     error: z

@@ -8,7 +8,7 @@ import { ADDRESS, deposit } from "../http/v1/support";
 /**
  * `createPaymentClient({ baseUrl, apiKey })` against a mounted router on a real port: typed
  * resources over fetch, one Idempotency-Key per call reused by its retries, retries on network
- * errors and 5xx only, API errors as PaymentError (issue 14).
+ * errors and 5xx only, API errors as PaymentError.
  */
 const servers: Array<{ close(): void }> = [];
 afterEach(() => {

@@ -5,7 +5,7 @@ import { ADDRESS, deposit, get } from "../http/v1/support";
 
 /**
  * `router.forMerchant(merchantId, mode)`: the /v1 API in process, with the same validation,
- * idempotency, errors and answers as over HTTP (issue 14).
+ * idempotency, errors and answers as over HTTP.
  */
 const PUBLIC_URL = "https://shop.example";
 

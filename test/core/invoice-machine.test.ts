@@ -4,7 +4,7 @@ import { isTerminal, nextStep, settle, type MachineDeposit, type MachineState, t
 import { settleThreshold } from "../../src/core/fees";
 import type { DepositStatus, InvoiceStatus, PaymentEventType } from "../../src/core/ports/records";
 
-/** The invoice lifecycle table of DESIGN.md section 3, one test per row and branch. */
+/** The invoice lifecycle table in docs/money.md, one test per row and branch. */
 
 const PAY = 100_000_000n; // 100 USDT
 const T0 = Date.parse("2026-03-01T12:00:00.000Z");

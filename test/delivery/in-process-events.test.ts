@@ -6,7 +6,7 @@ import { deposit, get, paidPayment } from "../http/v1/support";
 
 /**
  * `createPaymentRouter({ on: { "payment.completed": handler } })`: events to the host's own code
- * through the webhook outbox (issue 14): durable, retried on the schedule while the handler
+ * through the webhook outbox: durable, retried on the schedule while the handler
  * throws, handled once when it returns, after a restart too, and in the delivery log.
  */
 describe("in-process event handlers", () => {

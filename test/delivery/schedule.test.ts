@@ -24,7 +24,7 @@ import {
 } from "./receiver";
 
 /**
- * Each message on its own schedule (issue 12): a failing delivery delays only itself, several
+ * Each message on its own schedule: a failing delivery delays only itself, several
  * deliveries go to one endpoint at once up to its bound, every non-2xx answer is retried
  * (honouring Retry-After), a receiver can abort one message, and a delivery whose instance died
  * is taken over once its lease runs out.

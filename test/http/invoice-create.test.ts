@@ -146,7 +146,7 @@ describe("POST /api/v1/merchants/invoice/create (hosted mode)", () => {
   });
 });
 
-describe("invoice/create validation (spec section 8)", () => {
+describe("invoice/create validation (the field rules in docs/merchant-api.md)", () => {
   describe("amount", () => {
     it("rejects -0.01", async () => {
       const h = await setup();

@@ -3,7 +3,7 @@ import type { Scope } from "../../src/core/ports/storage";
 import { setup, type Harness } from "../helpers";
 
 /**
- * The invoice lifecycle of DESIGN.md section 3, driven through the sandbox endpoints only.
+ * The invoice lifecycle (the table in docs/money.md), driven through the sandbox endpoints only.
  * Whitelabel USDT on TRX: 6 decimals, minConfirm 19, and priced in USD at 1 USDT = 1 USD, so
  * an invoice of 100 USD asks for exactly 100 USDT (100_000_000 units).
  */

@@ -62,7 +62,7 @@ describe("GET /api/openapi", () => {
     expect(documented.sort()).toEqual(mounted.map(({ prefix, route }) => `${route.method} ${prefix}${route.path}`).sort());
   });
 
-  it("covers the spec's endpoints, the sandbox and webhook management", () => {
+  it("covers the merchant endpoints, the reference lists, the sandbox and webhook management", () => {
     const paths = Object.keys(document.paths);
     for (const path of [
       "/api/v1/merchants/invoice/create",
@@ -103,7 +103,7 @@ describe("GET /api/openapi", () => {
     expect(documentedOperations(document).filter(({ operation }) => operation.security !== undefined)).toEqual([]);
   });
 
-  it("has the spec's error object and uses it for every error answer", () => {
+  it("has the error object { error, message } and uses it for every error answer", () => {
     const error = document.components.schemas.Error;
     expect(error.required).toEqual(["error", "message"]);
     expect(error.properties.error).toMatchObject({ type: "integer", format: "int32" });
@@ -146,7 +146,7 @@ describe("GET /api/openapi", () => {
 
     const endpoint = document.paths["/v1/webhook-endpoints/{id}"].get;
     expect(endpoint.parameters).toEqual([expect.objectContaining({ in: "path", name: "id", required: true })]);
-    // The reference lists take no body at all (spec 4.2).
+    // The reference lists (currencies, exchange pairs) take no body at all.
     expect(document.paths["/api/v1/currencies"].post.requestBody).toBeUndefined();
   });
 

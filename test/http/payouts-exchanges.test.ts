@@ -52,7 +52,7 @@ describe("funding through the sandbox", () => {
 });
 
 describe("POST /api/v1/merchants/payout/create", () => {
-  it("creates a PROCESSING payout in the shape of spec 2.2 and debits amount plus fees", async () => {
+  it("creates a PROCESSING payout in the Payout shape and debits amount plus fees", async () => {
     const h = await setup();
     await fundUsdt(h, 100);
     const res = await payout(h);
@@ -234,7 +234,7 @@ describe("POST /api/v1/merchants/payout/create", () => {
 });
 
 describe("POST /api/v1/merchants/exchange/create", () => {
-  it("exchanges 100 USDT into BTC at 1/60000 in the shape of spec 2.3", async () => {
+  it("exchanges 100 USDT into BTC at 1/60000 in the Exchange shape", async () => {
     const h = await setup();
     await fundUsdt(h, 1000);
     expect(await balance(h, "USDT")).toBe(995_000_000n);
@@ -320,7 +320,7 @@ describe("POST /api/v1/merchants/exchange/create", () => {
 });
 
 describe("POST /api/v1/currencies", () => {
-  it("lists BTC, ETH, USDT, LTC and TRX in the shape of spec 2.4", async () => {
+  it("lists BTC, ETH, USDT, LTC and TRX in the Currency shape", async () => {
     const h = await setup();
     const res = await h.post("/api/v1/currencies");
     expect(res.status).toBe(200);
@@ -361,7 +361,7 @@ describe("POST /api/v1/currencies", () => {
 });
 
 describe("POST /api/v1/exchange/pairs", () => {
-  it("lists pairs in the shape of spec 2.5", async () => {
+  it("lists pairs in the ExchangePair shape", async () => {
     const h = await setup();
     const res = await h.post("/api/v1/exchange/pairs");
     expect(res.status).toBe(200);

@@ -15,7 +15,7 @@ import type { WebhookDedupeStore } from "../../src/webhooks/dedupe-store";
 import type { WebhookSecret } from "../../src/webhooks/secret";
 import { webhookHeaders, type WebhookHeaders } from "../../src/webhooks/sign";
 
-/** The secret of the Standard Webhooks spec's test vector; any valid secret would do elsewhere. */
+/** The secret of the test vector of the Standard Webhooks specification; any valid secret would do elsewhere. */
 export const SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
 /** A second secret, for rotation and wrong-secret cases. */
 export const OTHER_SECRET = "whsec_C2FVsBQIhrscChlQIMV+b5sSYspob7oD";

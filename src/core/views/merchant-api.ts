@@ -5,9 +5,9 @@ import type { DepositRecord, ExchangeRecord, InvoiceRecord, PayoutRecord } from 
 import { RATE_DECIMALS, toNumber } from "../../money";
 
 /**
- * Renders records in the shapes of spec section 2, field names exactly as there. Amounts are
- * JSON numbers, as the spec types them; every amount quoted here has at most 8 decimals, so the
- * number parses back to exactly the stored value.
+ * Renders records in the shapes the merchant API answers (docs/merchant-api.md, "Resources"),
+ * field names exactly as there. Amounts are JSON numbers, as that API types them; every amount
+ * quoted here has at most 8 decimals, so the number parses back to exactly the stored value.
  */
 export class Presenter {
   constructor(private readonly currencies: CurrencyCatalog) {}
@@ -17,8 +17,8 @@ export class Presenter {
   }
 
   /**
-   * Invoice (2.1), plus `receivedAmount`, `overpaidAmount`, `reversedAmount`, `acceptedCoins` and `metadata`; with
-   * `deposits` (a fetch), every deposit to its address, amounts as exact decimal strings.
+   * An invoice; with `deposits` (a fetch), every deposit to its address, amounts as exact
+   * decimal strings.
    */
   invoice(invoice: InvoiceRecord, deposits?: readonly DepositRecord[]) {
     const coinDecimals = invoice.coin ? this.decimals(invoice.coin) : 0;
@@ -50,7 +50,7 @@ export class Presenter {
     };
   }
 
-  /** Payout (2.2), plus `fee` and `failureReason`. */
+  /** A payout. */
   payout(payout: PayoutRecord) {
     const decimals = this.decimals(payout.coin);
     return {
@@ -67,7 +67,7 @@ export class Presenter {
     };
   }
 
-  /** Exchange (2.3). */
+  /** An exchange. */
   exchange(exchange: ExchangeRecord) {
     return {
       id: exchange.id,
@@ -81,7 +81,7 @@ export class Presenter {
     };
   }
 
-  /** The currency list (2.4). */
+  /** The currency list (POST /api/v1/currencies). */
   currencyList(currencies: readonly Currency[] = this.currencies.currencies) {
     return currencies.map((currency) => ({
       symbol: currency.symbol,
@@ -98,7 +98,7 @@ export class Presenter {
     }));
   }
 
-  /** Exchange pair (2.5). */
+  /** One pair of the exchange pair list (POST /api/v1/exchange/pairs). */
   pair(pair: ExchangePair) {
     return {
       minAmount: toNumber(pair.from.exchangeMin, pair.from.decimals),

@@ -27,7 +27,10 @@ function invoiceInput(body: Omit<InvoiceOptions, "acceptedCoins">, call: RouteCa
   } satisfies Partial<CreateInvoiceInput>;
 }
 
-/** The merchant endpoints of spec section 4.1 and the reference lists of 4.2. */
+/**
+ * The merchant endpoints (POST /api/v1/merchants/...: invoices, payouts, exchanges) and the two
+ * reference lists (POST /api/v1/currencies and /api/v1/exchange/pairs).
+ */
 export function merchantRoutes(routes: RouteTable, context: CoreContext, present: Presenter, paymentUrl: PaymentUrlBuilder): void {
   routes.post(
     "/merchants/invoice/create",

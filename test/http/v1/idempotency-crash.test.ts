@@ -10,8 +10,8 @@ import { CREATING_ROUTES, funded, type CreatingRoute } from "./creating-routes";
 import { expectError } from "./support";
 
 /**
- * Idempotency keys across a crash (issue 13): a process that dies mid-request must leave its
- * key neither stuck (409 for a day) nor open to a second run. A started key is leased to its
+ * Idempotency keys across a crash: a process that dies mid-request must leave its key neither
+ * stuck (409 for a day) nor open to a second run. A started key is leased to its
  * request (here 300 ms); the operation and the key's answer commit in one transaction.
  *
  * A "crash" is a request held still at a chosen transaction, as if its process had died there,

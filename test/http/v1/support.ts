@@ -22,7 +22,7 @@ export function scopeOf(h: Harness, mode: Scope["mode"] = "test", merchantId: st
   return { merchantId, mode };
 }
 
-/** Asserts the spec's error object with this status and catalogue code (and message pattern). */
+/** Asserts the error object `{ error, message }` with this status and catalogue code (and message pattern). */
 export function expectError(res: { status: number; body: unknown; text?: string }, status: number, code: number, message?: RegExp): void {
   expect(res.status, res.text).toBe(status);
   const body = res.body as { error?: unknown; message?: unknown };
