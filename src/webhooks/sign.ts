@@ -1,12 +1,16 @@
 import { createHmac, type KeyObject } from "node:crypto";
 import { secretKey, type WebhookSecret } from "./secret";
 
-/** The three Standard Webhooks headers of one delivery. */
-export interface WebhookHeaders {
+/**
+ * The three Standard Webhooks headers of one delivery. A type alias, not an interface: an object
+ * type alias is assignable to an index signature, so the value goes as it is into fetch's
+ * `headers` (HeadersInit) or supertest's `.set()` (a Record<string, string>).
+ */
+export type WebhookHeaders = {
   "webhook-id": string;
   "webhook-timestamp": string;
   "webhook-signature": string;
-}
+};
 
 /** What a signature covers: the delivery id, its timestamp and the exact body bytes. */
 export interface SignInput {

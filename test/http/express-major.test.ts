@@ -135,7 +135,7 @@ describe(`on Express ${MAJOR}`, () => {
     };
     app.use(hostErrors);
     const body = JSON.stringify({ type: "payment.completed", timestamp: new Date().toISOString(), data: {} });
-    const headers = { ...webhookHeaders({ id: "msg_express_major", body }, SECRET) };
+    const headers = webhookHeaders({ id: "msg_express_major", body }, SECRET);
     const res = await request(app).post("/hooks").set(headers).set("Content-Type", "application/json").send(body);
     expect(res.status).toBe(500);
     expect(res.text).toBe("host error page");
