@@ -18,7 +18,7 @@ module.exports = {
       comment: "The domain never reaches the shell, the sender or an adapter: it talks to them through its ports.",
       severity: "error",
       from: { path: "^src/core/" },
-      to: { path: "^src/(adapters|http|delivery|testing|client)/" },
+      to: { path: "^src/(adapters|http|delivery|webhooks|testing|client)/" },
     },
     {
       name: "core-without-express",

@@ -86,8 +86,8 @@ export { memoryDedupeStore } from "./webhooks/dedupe-store";
 export type { WebhookDedupeStore, DedupeClaim, MemoryDedupeStore, MemoryDedupeStoreOptions, Awaitable } from "./webhooks/dedupe-store";
 export { signWebhook, webhookHeaders } from "./webhooks/sign";
 export type { WebhookHeaders, SignInput } from "./webhooks/sign";
-export { generateWebhookSecret } from "./webhooks/secret";
-export type { WebhookSecret } from "./webhooks/secret";
+export { generateWebhookSecret } from "./webhook-secret";
+export type { WebhookSecret } from "./webhook-secret";
 export { paymentEventSchema, paymentEventSchemas, eventSchemas, paymentDataSchema, webhookEnvelopeSchema, parseWebhookEvent } from "./schemas/events";
 export {
   isPaymentEvent,

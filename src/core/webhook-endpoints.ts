@@ -1,6 +1,6 @@
 import type { PageQuery, Scope } from "./ports/storage";
 import { notFound, PaymentError } from "../errors";
-import { generateWebhookSecret } from "../webhooks/secret";
+import { generateWebhookSecret } from "../webhook-secret";
 import type { CoreContext } from "./context";
 import { newId } from "../ids";
 import type { CommitHook } from "./idempotency";

@@ -1,5 +1,5 @@
 import { createHmac, type KeyObject } from "node:crypto";
-import { secretKey, type WebhookSecret } from "./secret";
+import { secretKey, type WebhookSecret } from "../webhook-secret";
 
 /**
  * The three Standard Webhooks headers of one delivery. A type alias, not an interface: an object

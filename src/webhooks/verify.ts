@@ -4,7 +4,7 @@ import type { WebhookEvent } from "../schemas/service-event";
 import { readDeliveryHeaders, type DeliveryHeaders, type WebhookRequestHeaders } from "./delivery-headers";
 import { WebhookVerificationError } from "../errors";
 import { hmacKey, type HmacKey } from "./hmac-key";
-import { secretKey, type WebhookSecret } from "./secret";
+import { secretKey, type WebhookSecret } from "../webhook-secret";
 
 /**
  * Standard Webhooks verification as pure functions: bytes, headers, secrets and a clock in, an

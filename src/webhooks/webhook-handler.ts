@@ -7,7 +7,7 @@ import { isServiceEventType, type ServiceEventHandlers, type WebhookEvent } from
 import { memoryDedupeStore, type WebhookDedupeStore } from "./dedupe-store";
 import { readDeliveryHeaders, type DeliveryHeaders } from "./delivery-headers";
 import { WEBHOOK_HANDLER_CODES, WebhookVerificationError } from "../errors";
-import type { WebhookSecret } from "./secret";
+import type { WebhookSecret } from "../webhook-secret";
 import { checkSignature, checkTimestamp, parseEventBody, secretKeys, toleranceOption } from "./verify";
 
 /** What a handler gets besides the event. */

@@ -2,7 +2,7 @@ import { BlockList } from "node:net";
 import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
 import { createPaymentRouter, memoryStorage, type StorageTransaction } from "../../src/index";
-import { generateWebhookSecret } from "../../src/webhooks/secret";
+import { generateWebhookSecret } from "../../src/webhook-secret";
 import { ipv6Groups, isPrivateAddress } from "../../src/delivery/url-guard";
 import { expectErrorObject, type Harness } from "../helpers";
 import { closeDeliveryTests, createEndpoint, drain, getDelivery, harness, startReceiver } from "./receiver";

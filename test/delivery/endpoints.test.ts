@@ -1,6 +1,6 @@
 import type request from "supertest";
 import { afterEach, describe, expect, it } from "vitest";
-import { secretKey } from "../../src/webhooks/secret";
+import { secretKey } from "../../src/webhook-secret";
 import { closeDeliveryTests, createEndpoint, del, get, harness } from "./receiver";
 
 /** Webhook endpoint management under /v1: registration, the URL policy, reads, deletion, scoping. */

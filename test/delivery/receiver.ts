@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import request from "supertest";
 import { expect } from "vitest";
 import { webhookSignature } from "../../src/webhooks/sign";
-import { secretKey } from "../../src/webhooks/secret";
+import { secretKey } from "../../src/webhook-secret";
 import type { PaymentRouter } from "../../src/index";
 import { setup, type Harness } from "../helpers";
 

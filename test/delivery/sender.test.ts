@@ -6,7 +6,7 @@ import type { Storage, StorageTransaction } from "../../src/core/ports/storage";
 import { createPaymentRouter } from "../../src/index";
 import { postgresStorage } from "../../src/postgres";
 import { DATABASE_URL, uniqueSchema } from "../adapters/storage/sql-fixtures";
-import { generateWebhookSecret } from "../../src/webhooks/secret";
+import { generateWebhookSecret } from "../../src/webhook-secret";
 import type { Harness } from "../helpers";
 import {
   closeAfterTest,

@@ -12,7 +12,7 @@ import {
   type PayoutRecord,
 } from "../../src/core/ports/records";
 import type { WebhookDedupeStore } from "../../src/webhooks/dedupe-store";
-import type { WebhookSecret } from "../../src/webhooks/secret";
+import type { WebhookSecret } from "../../src/webhook-secret";
 import { webhookHeaders, type WebhookHeaders } from "../../src/webhooks/sign";
 
 /** The secret of the test vector of the Standard Webhooks specification; any valid secret would do elsewhere. */

@@ -2,7 +2,7 @@ import express from "express";
 import { Webhook, WebhookVerificationError as PeerVerificationError } from "standardwebhooks";
 import request from "supertest";
 import { describe, expect, it } from "vitest";
-import { generateWebhookSecret } from "../../src/webhooks/secret";
+import { generateWebhookSecret } from "../../src/webhook-secret";
 import { signWebhook, webhookHeaders } from "../../src/webhooks/sign";
 import { verifyWebhook } from "../../src/webhooks/verify";
 import { webhookHandler } from "../../src/webhooks/webhook-handler";

@@ -1,5 +1,10 @@
 import { randomBytes } from "node:crypto";
 
+/*
+ * The webhook secret format, shared by both halves: core issues secrets to endpoints, the sender
+ * signs with them, and the receiver toolkit verifies with them.
+ */
+
 /** Prefix of Standard Webhooks secrets: `whsec_` + base64 of the key bytes. */
 export const SECRET_PREFIX = "whsec_";
 
