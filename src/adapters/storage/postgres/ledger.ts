@@ -1,6 +1,6 @@
 import type { LedgerEntry, Mode } from "../../../core/ports/records";
 import type { PostLedgerOptions, PostLedgerResult } from "../../../core/ports/storage";
-import type { SqlQueryable } from "./client";
+import type { SqlQueryable } from "./sql-client";
 import { amountParam } from "./rows";
 import type { Statements } from "./statements";
 

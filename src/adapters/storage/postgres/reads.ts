@@ -1,5 +1,5 @@
 import type { Scope, StorageReads } from "../../../core/ports/storage";
-import type { SqlQueryable } from "./client";
+import type { SqlQueryable } from "./sql-client";
 import {
   big,
   toAddress,

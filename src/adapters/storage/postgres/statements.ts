@@ -1,4 +1,4 @@
-import { sqlLiteral } from "./client";
+import { sqlLiteral } from "./sql-literal";
 import { quoteIdent } from "./migrations";
 import {
   ADDRESS_COLUMNS,

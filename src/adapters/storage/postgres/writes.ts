@@ -1,7 +1,7 @@
 import { webhookPayload } from "../../../core/ports/fan-out";
 import type { EventRecord } from "../../../core/ports/records";
 import type { StorageReads, StorageTransaction } from "../../../core/ports/storage";
-import type { SqlQueryable } from "./client";
+import type { SqlQueryable } from "./sql-client";
 import { postLedgerEntries } from "./ledger";
 import {
   deliveryArrays,
