@@ -8,7 +8,7 @@ import type { SqlClient, SqlQueryable } from "./sql-client";
 import { migrate } from "./migrations";
 import { openPGlite, openPgPool } from "./open";
 import { sqlReads } from "./reads";
-import { buildStatements } from "./statements";
+import { buildStatements } from "./statements/index";
 import { sqlWrites } from "./writes";
 
 /**
