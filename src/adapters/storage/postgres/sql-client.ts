@@ -1,11 +1,10 @@
 /**
  * One small interface over the two engines the SQL adapter runs on: a `pg` Pool (a PostgreSQL
- * server, many connections, `pg-client.ts`) and PGlite (PostgreSQL compiled to WASM, one
- * connection in process, `pglite-client.ts`). The adapter's SQL is the same for both; only how a
- * statement reaches the engine differs.
+ * server, many connections) and PGlite (PostgreSQL compiled to WASM, one connection in process).
+ * The adapter's SQL is the same for both; only how a statement reaches the engine differs.
  *
- * Both drivers are described by the few methods we call, not imported, so that neither package
- * (nor its types) is needed by users of the other.
+ * Both drivers are described by the few methods we call (`PgPoolLike`, `PGliteLike`), not
+ * imported, so that neither package (nor its types) is needed by users of the other.
  */
 
 /** What a statement answers: rows as objects keyed by column name, and the command's row count. */
