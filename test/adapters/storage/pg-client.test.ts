@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { mergeWrites, pgClient, type PgPoolClientLike, type PgPoolLike } from "../../../src/adapters/storage/postgres/client";
+import { pgClient, type PgPoolClientLike, type PgPoolLike } from "../../../src/adapters/storage/postgres/pg-client";
+import { mergeWrites } from "../../../src/adapters/storage/postgres/write-merger";
 
 type Sent = { text: string; values?: unknown[] };
 

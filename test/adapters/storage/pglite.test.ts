@@ -1,6 +1,6 @@
 import { PGlite } from "@electric-sql/pglite";
 import { afterAll, beforeAll } from "vitest";
-import { pgliteClient } from "../../../src/adapters/storage/postgres/client";
+import { pgliteClient } from "../../../src/adapters/storage/postgres/pglite-client";
 import { migrate } from "../../../src/adapters/storage/postgres/migrations";
 import { postgresStorage } from "../../../src/postgres";
 import { runStorageAdapterTests } from "../../../src/testing/index";

@@ -1,6 +1,6 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe } from "vitest";
-import { pgClient } from "../../../src/adapters/storage/postgres/client";
+import { pgClient } from "../../../src/adapters/storage/postgres/pg-client";
 import { migrate } from "../../../src/adapters/storage/postgres/migrations";
 import { postgresStorage } from "../../../src/postgres";
 import { runStorageAdapterTests } from "../../../src/testing/index";

@@ -1,6 +1,6 @@
 import type { MerchantRecord, WebhookEndpointRecord } from "../../../core/ports/records";
 import type { ApiKeyMatch, Scope } from "../../../core/ports/storage";
-import { shared } from "./client";
+import { shared } from "./shared";
 
 /** Tables whose committed rows the cache keeps. */
 export type CachedTable = "apiKeys" | "merchants" | "endpoints";

@@ -2,11 +2,13 @@ import type { EventRecord, WebhookEndpointRecord } from "../../../core/ports/rec
 import { fanOut } from "../../../core/ports/fan-out";
 import type { Scope, Storage, StorageTransaction } from "../../../core/ports/storage";
 import { cacheFor, type CachedTable, type CommittedCache } from "./cache";
-import { pgClient, pgliteClient, type PgPoolLike, type PGliteLike, type SqlClient, type SqlQueryable } from "./client";
+import { pgClient, type PgPoolLike } from "./pg-client";
+import { pgliteClient, type PGliteLike } from "./pglite-client";
+import type { SqlClient, SqlQueryable } from "./sql-client";
 import { migrate } from "./migrations";
 import { openPGlite, openPgPool } from "./open";
 import { sqlReads } from "./reads";
-import { buildStatements } from "./statements";
+import { buildStatements } from "./statements/index";
 import { sqlWrites } from "./writes";
 
 /**

@@ -1,8 +1,8 @@
 import type { LedgerEntry, Mode } from "../../../core/ports/records";
 import type { PostLedgerOptions, PostLedgerResult } from "../../../core/ports/storage";
-import type { SqlQueryable } from "./client";
-import { amountParam } from "./rows";
-import type { Statements } from "./statements";
+import type { SqlQueryable } from "./sql-client";
+import type { Statements } from "./statements/index";
+import { balanceColumns, ledgerColumns } from "./statements/ledger";
 
 /** The net change a batch makes to one balance. */
 interface BalanceChange {
@@ -53,7 +53,13 @@ export async function postLedgerEntries(
       return { status: "duplicate" };
     }
     for (const change of changes) {
-      const params = [change.merchantId, change.mode, change.asset, amountParam(change.delta), change.at];
+      const params = balanceColumns.params({
+        merchantId: change.merchantId,
+        mode: change.mode,
+        asset: change.asset,
+        amount: change.delta,
+        updatedAt: change.at,
+      });
       if (options.overdraw) {
         await db.query(s.overdrawBalance, params);
       } else if (change.delta >= 0n) {
@@ -73,23 +79,12 @@ export async function postLedgerEntries(
   return { status: "posted" };
 }
 
-async function insertOne(db: SqlQueryable, s: Statements, e: LedgerEntry): Promise<number> {
-  const result = await db.query(s.insertLedgerEntry, [e.id, e.merchantId, e.mode, e.asset, amountParam(e.amount), e.kind, e.causeKey, e.createdAt]);
-  return result.rowCount;
+async function insertOne(db: SqlQueryable, s: Statements, entry: LedgerEntry): Promise<number> {
+  return (await db.query(s.insertLedgerEntry, ledgerColumns.params(entry))).rowCount;
 }
 
 async function insertMany(db: SqlQueryable, s: Statements, entries: readonly LedgerEntry[]): Promise<number> {
-  const result = await db.query(s.insertLedgerEntries, [
-    entries.map((e) => e.id),
-    entries.map((e) => e.merchantId),
-    entries.map((e) => e.mode),
-    entries.map((e) => e.asset),
-    entries.map((e) => amountParam(e.amount)),
-    entries.map((e) => e.kind),
-    entries.map((e) => e.causeKey),
-    entries.map((e) => e.createdAt),
-  ]);
-  return result.rowCount;
+  return (await db.query(s.insertLedgerEntries, ledgerColumns.paramArrays(entries))).rowCount;
 }
 
 /** Net change per balance, sorted by (merchant, mode, asset) bytewise: the lock order. */

@@ -1,4 +1,4 @@
-import type { SqlClient } from "./client";
+import type { SqlClient } from "./sql-client";
 
 /** One step of the schema: applied once, in order, recorded in `schema_migrations`. */
 export interface Migration {

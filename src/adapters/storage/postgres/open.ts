@@ -1,6 +1,9 @@
 import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
-import { pgClient, pgliteClient, shared, type PgPoolLike, type PGliteLike, type SqlClient } from "./client";
+import { pgClient, type PgPoolLike } from "./pg-client";
+import { pgliteClient, type PGliteLike } from "./pglite-client";
+import { shared } from "./shared";
+import type { SqlClient } from "./sql-client";
 
 /** Loads an optional peer dependency, or explains how to install it. */
 async function load<T>(name: string, purpose: string): Promise<T> {

@@ -1,31 +1,17 @@
 import type { Scope, StorageReads } from "../../../core/ports/storage";
-import type { SqlQueryable } from "./client";
-import {
-  big,
-  toAddress,
-  toApiKey,
-  toApiKeyMatch,
-  toAttempt,
-  toBalance,
-  toDelivery,
-  toDeposit,
-  toEndpoint,
-  toEvent,
-  toExchange,
-  toInvoice,
-  toLedgerEntry,
-  toMerchant,
-  toPaymentLink,
-  toPayout,
-  toUnlistedTransfer,
-  EXCHANGE_COLUMNS,
-  INVOICE_COLUMNS,
-  PAYMENT_LINK_COLUMNS,
-  PAYOUT_COLUMNS,
-} from "./rows";
-import { pagedQuery, type Statements } from "./statements";
-
-type Row = Record<string, unknown>;
+import type { SqlQueryable } from "./sql-client";
+import { numeric, type Row } from "./statements/columns";
+import { depositColumns, unlistedTransferColumns } from "./statements/deposits";
+import { eventColumns } from "./statements/events";
+import type { Statements } from "./statements/index";
+import { addressColumns, invoiceColumns } from "./statements/invoices";
+import { balanceColumns, ledgerColumns } from "./statements/ledger";
+import { apiKeyColumns, merchantColumns, readApiKeyMatch } from "./statements/merchants";
+import { type Condition, pagedQuery } from "./statements/paging";
+import { paymentLinkColumns } from "./statements/payment-links";
+import { exchangeColumns, payoutColumns } from "./statements/payouts";
+import { attemptColumns, deliveryColumns } from "./statements/webhook-deliveries";
+import { endpointColumns } from "./statements/webhook-endpoints";
 
 /** The first row mapped, or null. */
 async function one<T>(result: Promise<{ rows: Row[] }>, map: (row: Row) => T): Promise<T | null> {
@@ -50,72 +36,75 @@ async function all<T>(result: Promise<{ rows: Row[] }>, map: (row: Row) => T): P
  */
 export function sqlReads(db: SqlQueryable, s: Statements): StorageReads {
   return {
-    getMerchant: (id) => one(db.query(s.getMerchant, [id]), toMerchant),
-    findApiKeyByHash: (hash) => one(db.query(s.findApiKeyByHash, [hash]), toApiKeyMatch),
-    listApiKeys: (merchantId) => all(db.query(s.listApiKeys, [merchantId]), toApiKey),
-    getInvoice: (scope, id) => scoped(db.query(s.getInvoice, [id]), scope, toInvoice),
-    findInvoice: (id) => one(db.query(s.getInvoice, [id]), toInvoice),
-    getPayout: (scope, id) => scoped(db.query(s.getPayout, [id]), scope, toPayout),
-    getExchange: (scope, id) => scoped(db.query(s.getExchange, [id]), scope, toExchange),
-    findAddress: (mode, network, address) => one(db.query(s.findAddress, [mode, network, address]), toAddress),
+    getMerchant: (id) => one(db.query(s.getMerchant, [id]), merchantColumns.read),
+    findApiKeyByHash: (hash) => one(db.query(s.findApiKeyByHash, [hash]), readApiKeyMatch),
+    listApiKeys: (merchantId) => all(db.query(s.listApiKeys, [merchantId]), apiKeyColumns.read),
+    getInvoice: (scope, id) => scoped(db.query(s.getInvoice, [id]), scope, invoiceColumns.read),
+    findInvoice: (id) => one(db.query(s.getInvoice, [id]), invoiceColumns.read),
+    getPayout: (scope, id) => scoped(db.query(s.getPayout, [id]), scope, payoutColumns.read),
+    getExchange: (scope, id) => scoped(db.query(s.getExchange, [id]), scope, exchangeColumns.read),
+    findAddress: (mode, network, address) => one(db.query(s.findAddress, [mode, network, address]), addressColumns.read),
     findAddresses: async (mode, network, addresses) =>
-      addresses.length === 0 ? [] : all(db.query(s.findAddresses, [mode, network, [...addresses]]), toAddress),
-    listDepositsForInvoice: (invoiceId) => all(db.query(s.listDepositsForInvoice, [invoiceId]), toDeposit),
-    listNotableDeposits: (mode, query) => all(db.query(s.listNotableDeposits, [mode, query.limit, query.after ?? null]), toDeposit),
+      addresses.length === 0 ? [] : all(db.query(s.findAddresses, [mode, network, [...addresses]]), addressColumns.read),
+    listDepositsForInvoice: (invoiceId) => all(db.query(s.listDepositsForInvoice, [invoiceId]), depositColumns.read),
+    listNotableDeposits: (mode, query) => all(db.query(s.listNotableDeposits, [mode, query.limit, query.after ?? null]), depositColumns.read),
     getBalance: async (scope, asset) => {
       const row = (await db.query(s.getBalance, [scope.merchantId, scope.mode, asset])).rows[0];
-      return row === undefined ? 0n : big(row.amount);
+      return row === undefined ? 0n : numeric.read(row.amount);
     },
-    listBalances: (scope) => all(db.query(s.listBalances, [scope.merchantId, scope.mode]), toBalance),
+    listBalances: (scope) => all(db.query(s.listBalances, [scope.merchantId, scope.mode]), balanceColumns.read),
     listLedgerEntries: (scope, asset) =>
       asset === undefined
-        ? all(db.query(s.listLedgerEntries, [scope.merchantId, scope.mode]), toLedgerEntry)
-        : all(db.query(s.listLedgerEntriesOfAsset, [scope.merchantId, scope.mode, asset]), toLedgerEntry),
+        ? all(db.query(s.listLedgerEntries, [scope.merchantId, scope.mode]), ledgerColumns.read)
+        : all(db.query(s.listLedgerEntriesOfAsset, [scope.merchantId, scope.mode, asset]), ledgerColumns.read),
     listEvents: (scope, options) =>
       options?.invoiceId === undefined
-        ? all(db.query(s.listEvents, [scope.merchantId, scope.mode]), toEvent)
-        : all(db.query(s.listEventsOfInvoice, [scope.merchantId, scope.mode, options.invoiceId]), toEvent),
-    listExpiringInvoices: (mode, now, limit) => all(db.query(s.listExpiringInvoices, [mode, now, Math.max(0, limit)]), toInvoice),
+        ? all(db.query(s.listEvents, [scope.merchantId, scope.mode]), eventColumns.read)
+        : all(db.query(s.listEventsOfInvoice, [scope.merchantId, scope.mode, options.invoiceId]), eventColumns.read),
+    listExpiringInvoices: (mode, now, limit) => all(db.query(s.listExpiringInvoices, [mode, now, Math.max(0, limit)]), invoiceColumns.read),
     listPayoutsByStatus: (mode, status, limit, after) =>
       after
-        ? all(db.query(s.listPayoutsByStatusAfter, [mode, status, Math.max(0, limit), after]), toPayout)
-        : all(db.query(s.listPayoutsByStatus, [mode, status, Math.max(0, limit)]), toPayout),
+        ? all(db.query(s.listPayoutsByStatusAfter, [mode, status, Math.max(0, limit), after]), payoutColumns.read)
+        : all(db.query(s.listPayoutsByStatus, [mode, status, Math.max(0, limit)]), payoutColumns.read),
     getCursor: async (key) => {
       const row = (await db.query(s.getCursor, [key])).rows[0];
       return row === undefined ? null : (row.value as string);
     },
     listInvoices: (scope, filter, page) => {
-      const conditions = [];
+      const conditions: Condition[] = [];
       if (filter.status !== undefined) conditions.push({ sql: "status = ?", value: filter.status });
       if (filter.createdFrom !== undefined) conditions.push({ sql: "created_at >= ?", value: filter.createdFrom });
       if (filter.createdTo !== undefined) conditions.push({ sql: "created_at < ?", value: filter.createdTo });
       if (filter.network !== undefined) conditions.push({ sql: "network = ?", value: filter.network });
-      const { text, params } = pagedQuery(INVOICE_COLUMNS, s.tables.invoices, scope, conditions, page);
-      return all(db.query(text, params), toInvoice);
+      const { text, params } = pagedQuery(invoiceColumns.list, s.tables.invoices, scope, conditions, page);
+      return all(db.query(text, params), invoiceColumns.read);
     },
     listPayouts: (scope, filter, page) => {
-      const conditions: Array<{ sql: string; value?: unknown }> = [{ sql: filter.kind === "refund" ? "refund_of IS NOT NULL" : "refund_of IS NULL" }];
+      const conditions: Condition[] = [{ sql: filter.kind === "refund" ? "refund_of IS NOT NULL" : "refund_of IS NULL" }];
       if (filter.refundOf !== undefined) conditions.push({ sql: "refund_of = ?", value: filter.refundOf });
       if (filter.status !== undefined) conditions.push({ sql: "status = ?", value: filter.status });
-      const { text, params } = pagedQuery(PAYOUT_COLUMNS, s.tables.payouts, scope, conditions, page);
-      return all(db.query(text, params), toPayout);
+      const { text, params } = pagedQuery(payoutColumns.list, s.tables.payouts, scope, conditions, page);
+      return all(db.query(text, params), payoutColumns.read);
     },
     listExchanges: (scope, page) => {
-      const { text, params } = pagedQuery(EXCHANGE_COLUMNS, s.tables.exchanges, scope, [], page);
-      return all(db.query(text, params), toExchange);
+      const { text, params } = pagedQuery(exchangeColumns.list, s.tables.exchanges, scope, [], page);
+      return all(db.query(text, params), exchangeColumns.read);
     },
-    listRefunds: (invoiceId) => all(db.query(s.listRefunds, [invoiceId]), toPayout),
+    listRefunds: (invoiceId) => all(db.query(s.listRefunds, [invoiceId]), payoutColumns.read),
     sumPendingDeposits: async (scope) =>
-      (await db.query(s.sumPendingDeposits, [scope.merchantId, scope.mode])).rows.map((row) => ({ asset: row.asset as string, amount: big(row.amount) })),
-    getPaymentLink: (scope, id) => scoped(db.query(s.getPaymentLink, [id]), scope, toPaymentLink),
-    findPaymentLink: (id) => one(db.query(s.findPaymentLink, [id]), toPaymentLink),
+      (await db.query(s.sumPendingDeposits, [scope.merchantId, scope.mode])).rows.map((row) => ({
+        asset: row.asset as string,
+        amount: numeric.read(row.amount),
+      })),
+    getPaymentLink: (scope, id) => scoped(db.query(s.getPaymentLink, [id]), scope, paymentLinkColumns.read),
+    findPaymentLink: (id) => one(db.query(s.findPaymentLink, [id]), paymentLinkColumns.read),
     listPaymentLinks: (scope, page) => {
-      const { text, params } = pagedQuery(PAYMENT_LINK_COLUMNS, s.tables.paymentLinks, scope, [], page);
-      return all(db.query(text, params), toPaymentLink);
+      const { text, params } = pagedQuery(paymentLinkColumns.list, s.tables.paymentLinks, scope, [], page);
+      return all(db.query(text, params), paymentLinkColumns.read);
     },
-    getWebhookEndpoint: (scope, id) => scoped(db.query(s.getWebhookEndpoint, [id]), scope, toEndpoint),
-    listWebhookEndpoints: (scope) => all(db.query(s.listWebhookEndpoints, [scope.merchantId, scope.mode]), toEndpoint),
-    getWebhookDelivery: (scope, id) => scoped(db.query(s.getWebhookDelivery, [id]), scope, toDelivery),
+    getWebhookEndpoint: (scope, id) => scoped(db.query(s.getWebhookEndpoint, [id]), scope, endpointColumns.read),
+    listWebhookEndpoints: (scope) => all(db.query(s.listWebhookEndpoints, [scope.merchantId, scope.mode]), endpointColumns.read),
+    getWebhookDelivery: (scope, id) => scoped(db.query(s.getWebhookDelivery, [id]), scope, deliveryColumns.read),
     listWebhookDeliveries: (scope, filter, page) =>
       all(
         db.query(s.listWebhookDeliveries, [
@@ -127,9 +116,9 @@ export function sqlReads(db: SqlQueryable, s: Statements): StorageReads {
           page.after ?? null,
           Math.max(0, page.limit),
         ]),
-        toDelivery,
+        deliveryColumns.read,
       ),
-    listWebhookAttempts: (deliveryId) => all(db.query(s.listWebhookAttempts, [deliveryId]), toAttempt),
-    listUnlistedTransfers: (mode) => all(db.query(s.listUnlistedTransfers, [mode]), toUnlistedTransfer),
+    listWebhookAttempts: (deliveryId) => all(db.query(s.listWebhookAttempts, [deliveryId]), attemptColumns.read),
+    listUnlistedTransfers: (mode) => all(db.query(s.listUnlistedTransfers, [mode]), unlistedTransferColumns.read),
   };
 }

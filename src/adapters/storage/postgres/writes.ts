@@ -1,30 +1,19 @@
 import { webhookPayload } from "../../../core/ports/fan-out";
 import type { EventRecord } from "../../../core/ports/records";
 import type { StorageReads, StorageTransaction } from "../../../core/ports/storage";
-import type { SqlQueryable } from "./client";
 import { postLedgerEntries } from "./ledger";
-import {
-  deliveryArrays,
-  deliveryParams,
-  depositParams,
-  endpointParams,
-  exchangeParams,
-  invoiceParams,
-  idempotencyParams,
-  merchantParams,
-  num,
-  paymentLinkParams,
-  payoutParams,
-  toIdempotency,
-  toPaymentLink,
-  toDelivery,
-  toDeposit,
-  toEndpoint,
-  toInvoice,
-  toPayout,
-  unlistedParams,
-} from "./rows";
-import type { Statements } from "./statements";
+import type { SqlQueryable } from "./sql-client";
+import { bigintNumber } from "./statements/columns";
+import { depositColumns, unlistedTransferColumns } from "./statements/deposits";
+import { eventColumns, eventDataJson } from "./statements/events";
+import { idempotencyColumns } from "./statements/idempotency";
+import type { Statements } from "./statements/index";
+import { addressColumns, invoiceColumns } from "./statements/invoices";
+import { apiKeyColumns, merchantColumns } from "./statements/merchants";
+import { paymentLinkColumns } from "./statements/payment-links";
+import { exchangeColumns, payoutColumns } from "./statements/payouts";
+import { attemptColumns, deliveryColumns, recordAttemptParams } from "./statements/webhook-deliveries";
+import { endpointColumns } from "./statements/webhook-endpoints";
 
 function conflict(what: string): never {
   throw new Error(`postgresStorage: ${what} exists already (unique constraint)`);
@@ -44,18 +33,8 @@ async function update(db: SqlQueryable, text: string, params: unknown[], what: (
   if ((await db.query(text, params)).rowCount === 0) missing(what());
 }
 
-// An event's data as JSON, kept from its append for the payload of its deliveries (the outbox
-// writes both in one unit of work): the payment view is serialized once, not twice.
-const dataJson = new WeakMap<EventRecord, string>();
-function dataJsonOf(event: EventRecord): string {
-  let json = dataJson.get(event);
-  if (json === undefined) {
-    json = JSON.stringify(event.data);
-    dataJson.set(event, json);
-  }
-  return json;
-}
-const payloadOf = (event: EventRecord): string => webhookPayload(event, dataJsonOf(event));
+/** An event's webhook payload, its data serialized once for both the event row and the payload. */
+const payloadOf = (event: EventRecord): string => webhookPayload(event, eventDataJson(event.data));
 
 /**
  * Defers an insert of `rows`: one row as plain values (`single`), several as one array per column
@@ -70,74 +49,56 @@ function deferRows(db: SqlQueryable, single: string, multiple: string, rows: unk
 /** The writes of the contract over one transaction's connection. */
 export function sqlWrites(db: SqlQueryable, s: Statements): Omit<StorageTransaction, keyof StorageReads> {
   return {
-    insertMerchant: (m) => insert(db, s.insertMerchant, merchantParams(m), () => `merchant ${m.id}`),
-    updateMerchant: (m) => update(db, s.updateMerchant, merchantParams(m), () => `merchant ${m.id}`),
-    insertApiKey: (k) =>
-      insert(db, s.insertApiKey, [k.id, k.merchantId, k.mode, k.hash, k.prefix, k.createdAt, k.revokedAt], () => `API key ${k.id} (or one with this hash)`),
+    insertMerchant: (m) => insert(db, s.insertMerchant, merchantColumns.params(m), () => `merchant ${m.id}`),
+    updateMerchant: (m) => update(db, s.updateMerchant, merchantColumns.params(m), () => `merchant ${m.id}`),
+    insertApiKey: (k) => insert(db, s.insertApiKey, apiKeyColumns.params(k), () => `API key ${k.id} (or one with this hash)`),
     revokeApiKey: async (id, at) => (await db.query(s.revokeApiKey, [id, at])).rowCount > 0,
     // Deferred: a new invoice's id is random, so a clash is a failed transaction, not a case to handle.
-    insertInvoice: async (invoice) => db.defer(s.insertInvoice, invoiceParams(invoice)),
+    insertInvoice: async (invoice) => db.defer(s.insertInvoice, invoiceColumns.params(invoice)),
     lockInvoice: async (id) => {
       const row = (await db.query(s.lockInvoice, [id])).rows[0];
-      return row === undefined ? null : toInvoice(row);
+      return row === undefined ? null : invoiceColumns.read(row);
     },
-    updateInvoice: (invoice) => update(db, s.updateInvoice, invoiceParams(invoice), () => `invoice ${invoice.id}`),
-    insertAddress: (a) =>
-      insert(
-        db,
-        s.insertAddress,
-        [a.mode, a.network, a.address, a.coin, a.merchantId, a.invoiceId, a.createdAt],
-        () => `address ${a.address} on ${a.network} (${a.mode})`,
-      ),
-    updateAddress: (a) =>
-      update(
-        db,
-        s.updateAddress,
-        [a.mode, a.network, a.address, a.coin, a.merchantId, a.invoiceId, a.createdAt],
-        () => `address ${a.address} on ${a.network} (${a.mode})`,
-      ),
+    updateInvoice: (invoice) => update(db, s.updateInvoice, invoiceColumns.params(invoice), () => `invoice ${invoice.id}`),
+    insertAddress: (a) => insert(db, s.insertAddress, addressColumns.params(a), () => `address ${a.address} on ${a.network} (${a.mode})`),
+    updateAddress: (a) => update(db, s.updateAddress, addressColumns.params(a), () => `address ${a.address} on ${a.network} (${a.mode})`),
     lockDeposit: async (mode, network, txHash, outputIndex) => {
       const row = (await db.query(s.lockDeposit, [mode, network, txHash, outputIndex])).rows[0];
-      return row === undefined ? null : toDeposit(row);
+      return row === undefined ? null : depositColumns.read(row);
     },
-    insertDeposit: (d) => insert(db, s.insertDeposit, depositParams(d), () => `deposit ${d.id} or ${d.txHash}:${d.outputIndex} on ${d.network} (${d.mode})`),
+    insertDeposit: (d) =>
+      insert(db, s.insertDeposit, depositColumns.params(d), () => `deposit ${d.id} or ${d.txHash}:${d.outputIndex} on ${d.network} (${d.mode})`),
     updateDeposit: async (deposit) => {
-      if ((await db.query(s.updateDeposit, depositParams(deposit))).rowCount > 0) return;
+      if ((await db.query(s.updateDeposit, depositColumns.params(deposit))).rowCount > 0) return;
       // Nothing updated: either no such deposit, or its new chain identity belongs to another.
       if ((await db.query(s.depositExists, [deposit.id])).rowCount === 0) missing(`deposit ${deposit.id}`);
       conflict(`deposit ${deposit.txHash}:${deposit.outputIndex}`);
     },
     postLedgerEntries: (entries, options) => postLedgerEntries(db, s, entries, options),
-    insertPayout: (payout) => insert(db, s.insertPayout, payoutParams(payout), () => `payout ${payout.id}`),
+    insertPayout: (payout) => insert(db, s.insertPayout, payoutColumns.params(payout), () => `payout ${payout.id}`),
     lockPayout: async (id) => {
       const row = (await db.query(s.lockPayout, [id])).rows[0];
-      return row === undefined ? null : toPayout(row);
+      return row === undefined ? null : payoutColumns.read(row);
     },
-    updatePayout: (payout) => update(db, s.updatePayout, payoutParams(payout), () => `payout ${payout.id}`),
-    insertExchange: (exchange) => insert(db, s.insertExchange, exchangeParams(exchange), () => `exchange ${exchange.id}`),
-    insertUnlistedTransfer: async (transfer) => (await db.query(s.insertUnlistedTransfer, unlistedParams(transfer))).rowCount > 0,
+    updatePayout: (payout) => update(db, s.updatePayout, payoutColumns.params(payout), () => `payout ${payout.id}`),
+    insertExchange: (exchange) => insert(db, s.insertExchange, exchangeColumns.params(exchange), () => `exchange ${exchange.id}`),
+    insertUnlistedTransfer: async (transfer) => (await db.query(s.insertUnlistedTransfer, unlistedTransferColumns.params(transfer))).rowCount > 0,
     // Appends (no key to collide on) are deferred: they travel with the next statement.
-    appendEvents: async (events) =>
-      deferRows(
-        db,
-        s.insertEvent,
-        s.insertEvents,
-        events.map((e) => [e.id, e.merchantId, e.mode, e.type, e.invoiceId, dataJsonOf(e), e.createdAt]),
-      ),
-    insertPaymentLink: (link) => insert(db, s.insertPaymentLink, paymentLinkParams(link), () => `payment link ${link.id}`),
+    appendEvents: async (events) => deferRows(db, s.insertEvent, s.insertEvents, events.map(eventColumns.params)),
+    insertPaymentLink: (link) => insert(db, s.insertPaymentLink, paymentLinkColumns.params(link), () => `payment link ${link.id}`),
     lockPaymentLink: async (id) => {
       const row = (await db.query(s.lockPaymentLink, [id])).rows[0];
-      return row === undefined ? null : toPaymentLink(row);
+      return row === undefined ? null : paymentLinkColumns.read(row);
     },
-    updatePaymentLink: (link) => update(db, s.updatePaymentLink, paymentLinkParams(link), () => `payment link ${link.id}`),
+    updatePaymentLink: (link) => update(db, s.updatePaymentLink, paymentLinkColumns.params(link), () => `payment link ${link.id}`),
     claimIdempotencyKey: async (record, leaseMs) => {
       const key = [record.merchantId, record.mode, record.key];
       // A live record that is deleted between the two statements (its request failed and was
       // forgotten) leaves the key free again: claim once more.
       for (;;) {
-        if ((await db.query(s.claimIdempotencyKey, [...idempotencyParams(record), leaseMs])).rowCount > 0) return null;
+        if ((await db.query(s.claimIdempotencyKey, [...idempotencyColumns.params(record), leaseMs])).rowCount > 0) return null;
         const row = (await db.query(s.getIdempotencyKey, key)).rows[0];
-        if (row !== undefined) return toIdempotency(row);
+        if (row !== undefined) return idempotencyColumns.read(row);
       }
     },
     completeIdempotencyKey: async (scope, key, leaseToken, responseStatus, responseBody) =>
@@ -153,20 +114,20 @@ export function sqlWrites(db: SqlQueryable, s: Statements): Omit<StorageTransact
       const row = (await db.query(s.getCursor, [key])).rows[0];
       return row === undefined ? null : (row.value as string);
     },
-    insertWebhookEndpoint: (endpoint) => insert(db, s.insertWebhookEndpoint, endpointParams(endpoint), () => `webhook endpoint ${endpoint.id}`),
+    insertWebhookEndpoint: (endpoint) => insert(db, s.insertWebhookEndpoint, endpointColumns.params(endpoint), () => `webhook endpoint ${endpoint.id}`),
     lockWebhookEndpoint: async (id) => {
       const row = (await db.query(s.lockWebhookEndpoint, [id])).rows[0];
-      return row === undefined ? null : toEndpoint(row);
+      return row === undefined ? null : endpointColumns.read(row);
     },
-    updateWebhookEndpoint: (endpoint) => update(db, s.updateWebhookEndpoint, endpointParams(endpoint), () => `webhook endpoint ${endpoint.id}`),
+    updateWebhookEndpoint: (endpoint) => update(db, s.updateWebhookEndpoint, endpointColumns.params(endpoint), () => `webhook endpoint ${endpoint.id}`),
     deleteWebhookEndpoint: async (id) => (await db.query(s.deleteWebhookEndpoint, [id])).rowCount > 0,
     insertWebhookDeliveries: async (deliveries) => {
       if (deliveries.length === 0) return;
       if (deliveries.length === 1) {
         const d = deliveries[0]!;
-        return insert(db, s.insertWebhookDelivery, deliveryParams(d), () => `webhook delivery ${d.id}`);
+        return insert(db, s.insertWebhookDelivery, deliveryColumns.params(d), () => `webhook delivery ${d.id}`);
       }
-      const inserted = (await db.query(s.insertWebhookDeliveries, deliveryArrays(deliveries))).rowCount;
+      const inserted = (await db.query(s.insertWebhookDeliveries, deliveryColumns.paramArrays(deliveries))).rowCount;
       if (inserted < deliveries.length) conflict(`one of the webhook deliveries ${deliveries.map((d) => d.id).join(", ")}`);
     },
     // Deferred like the appends: the endpoints are matched in the statement, nothing is read back.
@@ -180,32 +141,18 @@ export function sqlWrites(db: SqlQueryable, s: Statements): Omit<StorageTransact
       ),
     lockWebhookDelivery: async (id) => {
       const row = (await db.query(s.lockWebhookDelivery, [id])).rows[0];
-      return row === undefined ? null : toDelivery(row);
+      return row === undefined ? null : deliveryColumns.read(row);
     },
-    updateWebhookDelivery: (delivery) => update(db, s.updateWebhookDelivery, deliveryParams(delivery), () => `webhook delivery ${delivery.id}`),
-    insertWebhookAttempt: async (a) => db.defer(s.insertWebhookAttempt, [a.id, a.deliveryId, a.at, a.statusCode, a.durationMs, a.error]),
+    updateWebhookDelivery: (delivery) => update(db, s.updateWebhookDelivery, deliveryColumns.params(delivery), () => `webhook delivery ${delivery.id}`),
+    insertWebhookAttempt: async (a) => db.defer(s.insertWebhookAttempt, attemptColumns.params(a)),
     // Deferred: alone in its unit of work, it is one statement sent without BEGIN and COMMIT.
-    recordWebhookAttempt: async (a, heldUntil, o) =>
-      db.defer(s.recordWebhookAttempt, [
-        a.id,
-        a.deliveryId,
-        a.at,
-        a.statusCode,
-        a.durationMs,
-        a.error,
-        heldUntil,
-        o.status,
-        o.nextAttemptAt,
-        o.leaseUntil,
-        o.lastStatusCode,
-        o.lastError,
-        o.updatedAt,
-      ]),
+    recordWebhookAttempt: async (attempt, heldUntil, outcome) => db.defer(s.recordWebhookAttempt, recordAttemptParams(attempt, heldUntil, outcome)),
     claimWebhookDeliveries: async (now, limit, leaseMs, perEndpoint) => {
       if (limit <= 0 || perEndpoint <= 0) return [];
       const { rows } = await db.query(s.claimWebhookDeliveries, [now, limit, now + leaseMs, perEndpoint]);
       // RETURNING has no order: by turn, then earliest due, then insertion order, as the contract says.
-      return rows.sort((a, b) => num(a.turn) - num(b.turn) || num(a.next_attempt_at) - num(b.next_attempt_at) || num(a.seq) - num(b.seq)).map(toDelivery);
+      const n = bigintNumber.read;
+      return rows.sort((a, b) => n(a.turn) - n(b.turn) || n(a.next_attempt_at) - n(b.next_attempt_at) || n(a.seq) - n(b.seq)).map(deliveryColumns.read);
     },
     failPendingWebhookDeliveries: async (endpointId, error, now) => (await db.query(s.failPendingWebhookDeliveries, [endpointId, error, now])).rowCount,
   };
