@@ -40,7 +40,7 @@ export class FailOnSkip implements Reporter {
 
 /**
  * Why a test was skipped: the reason in a skipped suite's title (test/support/skips.ts), the
- * note of a `ctx.skip(note)`, or how it was marked (`.skip`, `.todo`, or `.only` elsewhere).
+ * note of a `ctx.skip(note)`, or how it came to be skipped without one.
  */
 function reasonOf(test: TestCase): string {
   for (let parent = test.parent; parent.type === "suite"; parent = parent.parent) {
@@ -49,5 +49,7 @@ function reasonOf(test: TestCase): string {
   }
   const result = test.result();
   if (result.state === "skipped" && result.note) return result.note;
-  return `marked ${test.options.mode} (a .skip, a .todo, or an .only elsewhere in the file), with no reason given`;
+  if (test.options.mode === "todo") return "marked .todo";
+  if (test.options.mode === "skip") return "marked .skip (or another test of the file .only), with no reason given";
+  return "not run: a hook of its suite failed, or a filter (-t) left it out";
 }

@@ -30,13 +30,15 @@ function runFixture(file: string, failOnSkip: boolean): Promise<ChildRun> {
 let skipped: ChildRun;
 let skippedAllowed: ChildRun;
 let noted: ChildRun;
+let marked: ChildRun;
 let none: ChildRun;
 
 beforeAll(async () => {
-  [skipped, skippedAllowed, noted, none] = await Promise.all([
+  [skipped, skippedAllowed, noted, marked, none] = await Promise.all([
     runFixture("skipped.ts", true),
     runFixture("skipped.ts", false),
     runFixture("noted.ts", true),
+    runFixture("marked.ts", true),
     runFixture("none-skipped.ts", true),
   ]);
 }, 60_000);
@@ -58,6 +60,11 @@ describe("a skipped test says why, and fails a run with FAIL_ON_SKIP=1", () => {
   it("fails the run on a test that skipped itself at run time, with its note as the reason", () => {
     expect(noted.code, noted.output).toBe(1);
     expect(noted.output).toContain("test/fixtures/skips/noted.ts: 1 skipped: the fixture decided at run time");
+  });
+
+  it("fails the run on a test left marked .skip, saying it gave no reason", () => {
+    expect(marked.code, marked.output).toBe(1);
+    expect(marked.output).toContain("test/fixtures/skips/marked.ts: 1 skipped: marked .skip (or another test of the file .only), with no reason given");
   });
 
   it("passes a run whose every test ran", () => {
