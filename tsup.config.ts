@@ -7,6 +7,11 @@ import { REFERENCE_ASSET_DIR, REFERENCE_ASSETS, REFERENCE_LICENSES } from "./src
 // Loaded from the user's node_modules: the drivers are peers (pg optional), and the testing
 // entry must use the vitest the user's tests run in.
 const external = ["pg", "@electric-sql/pglite", "vitest"];
+// `@internal` takes effect: a declaration so marked is left out of the published .d.ts (the
+// runtime export stays). TypeScript's own stripInternal, on both builds and both formats' .d.ts;
+// API Extractor (npm run check:api) reads the result, so a public type that still uses a
+// stripped one fails there instead of shipping a dangling name.
+const dts = { compilerOptions: { stripInternal: true } };
 // No `clean` here: the two builds run at once and one would delete the other's output. The
 // build script empties dist/ first.
 
@@ -26,7 +31,7 @@ export default defineConfig([
   {
     entry: { index: "src/index.ts", postgres: "src/postgres.ts", evm: "src/evm.ts", rates: "src/rates.ts", bitcoin: "src/bitcoin.ts" },
     format: ["esm", "cjs"],
-    dts: true,
+    dts,
     sourcemap: true,
     target: "node20",
     external,
@@ -38,7 +43,7 @@ export default defineConfig([
     // ESM only: it imports vitest, which cannot be require()d, so a CJS build could never load.
     entry: { testing: "src/testing/index.ts" },
     format: ["esm"],
-    dts: true,
+    dts,
     sourcemap: true,
     target: "node20",
     external,

@@ -1,4 +1,5 @@
 import { defineConfig } from "vitest/config";
+import { reportersFor } from "./test/support/fail-on-skip.ts";
 
 // EXPRESS_MAJOR=4 runs the tests against Express 4 (the `express4` dev dependency) instead of
 // Express 5: the alias reaches the library's own `import express` too, as a host app on
@@ -8,10 +9,14 @@ if (process.env.EXPRESS_MAJOR !== undefined && !["4", "5"].includes(process.env.
   throw new Error(`EXPRESS_MAJOR must be 4 or 5, got ${process.env.EXPRESS_MAJOR}`);
 }
 
+// FAIL_ON_SKIP=1 (.ci/run) fails the run when any test is skipped: test/support/fail-on-skip.ts.
+const reporters = reportersFor(process.env);
+
 export default defineConfig({
   resolve: express4 ? { alias: [{ find: /^express(?=\/|$)/, replacement: "express4" }] } : {},
   test: {
     include: ["test/**/*.test.ts", "examples/**/*.test.ts"],
     testTimeout: 20_000,
+    ...(reporters ? { reporters } : {}),
   },
 });

@@ -1,8 +1,9 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import pg from "pg";
-import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, expect, it } from "vitest";
 import { DATABASE_URL, uniqueSchema } from "../adapters/storage/sql-fixtures";
 import { eventually, startExample, type ExampleProcess } from "./example-process";
+import { describeIf, NO_DATABASE_URL } from "../support/skips";
 
 const KEY = "sk_test_TwoProcessTestKeyForTheExample01";
 const DESTINATION = "TCUmA2JEPuSiBFmNGRiVktBZKbLB89JnSq";
@@ -45,7 +46,7 @@ async function receiver() {
   };
 }
 
-describe.runIf(DATABASE_URL)("two example server processes on one PostgreSQL database", { timeout: 180_000 }, () => {
+describeIf(DATABASE_URL, NO_DATABASE_URL)("two example server processes on one PostgreSQL database", { timeout: 180_000 }, () => {
   const schema = uniqueSchema("two");
   const env = (extra: Record<string, string>) => ({ DATABASE_URL: DATABASE_URL!, PG_SCHEMA: schema, DEMO_MERCHANT_ID: "mch_two", ...extra });
 

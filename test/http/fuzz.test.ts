@@ -15,13 +15,14 @@
  *   FUZZ_SEED=<n>   another seed (a failure prints the seed and path to replay it)
  */
 import fc from "fast-check";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import { apiReferenceOf } from "../../src/http/routes/docs";
 import { storageBackends, type StorageBackend } from "../adapters/storage/sql-fixtures";
 import { check, PROPERTIES, storageSnapshot, type Property } from "./fuzz/oracle";
 import { describeRequest, requestArbitrary, send } from "./fuzz/requests";
 import { apiRoutes, PAGE_ROUTES, type FuzzRoute } from "./fuzz/routes";
 import { fuzzWorld, type FuzzApp } from "./fuzz/world";
+import { describeIf, NO_DATABASE_URL } from "../support/skips";
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20260301);
 const RUNS_OVERRIDE = Number(process.env.FUZZ_RUNS ?? "") || undefined;
@@ -77,7 +78,7 @@ function report(failures: Failure[]): string {
 }
 
 for (const backend of BACKENDS) {
-  describe.runIf(backend.enabled)(`fuzzing every route on ${backend.name}`, () => {
+  describeIf(backend.enabled, NO_DATABASE_URL)(`fuzzing every route on ${backend.name}`, () => {
     let app: FuzzApp;
     let routes: FuzzRoute[];
     let dispose: () => Promise<void>;

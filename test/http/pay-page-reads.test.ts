@@ -5,6 +5,7 @@ import { memoryStorage, type Storage, type StorageTransaction } from "../../src/
 import { postgresStorage } from "../../src/postgres";
 import { DATABASE_URL, uniqueSchema } from "../adapters/storage/sql-fixtures";
 import { setup, type Harness } from "../helpers";
+import { describeIf, NO_DATABASE_URL } from "../support/skips";
 
 /**
  * The public payment page and its status poll are plain reads: anyone with the link may load
@@ -80,7 +81,7 @@ describe("a public read of a payment page", () => {
   });
 });
 
-describe.runIf(DATABASE_URL)("on a PostgreSQL server", () => {
+describeIf(DATABASE_URL, NO_DATABASE_URL)("on a PostgreSQL server", () => {
   it("answers the page and the status poll while another transaction holds the invoice's row lock", async () => {
     const schema = uniqueSchema("pagelock");
     const pool = new pg.Pool({ connectionString: DATABASE_URL, max: 4 });

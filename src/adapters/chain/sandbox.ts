@@ -30,7 +30,10 @@ export interface SandboxPayout {
  * fractional confirmation count) are programming errors and throw a RangeError.
  */
 export interface SandboxChain extends ChainAdapter {
-  /** Marks it for the router, which refuses the sandbox as a live chain. */
+  /**
+   * Marks it for the router, which refuses the sandbox as a live chain. @internal: the router's
+   * check, not something a user sets or reads (`sandboxChain()` sets it).
+   */
   readonly [SANDBOX_CHAIN]: true;
   readonly name: "sandbox";
   /** Unique per instance: each process's sandbox has its own change log, so its own cursor. */

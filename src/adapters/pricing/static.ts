@@ -43,7 +43,10 @@ export const STATIC_PRICING = Symbol.for("express-crypto-pay.static-pricing");
 
 /** A pricing adapter backed by a fixed table that tests and the sandbox can change at run time. */
 export interface StaticPricing extends PricingAdapter {
-  /** Marks a fixed table for the router, which refuses it in live mode unless `allowLive` is set. */
+  /**
+   * Marks a fixed table for the router, which refuses it in live mode unless `allowLive` is set.
+   * @internal: the router's check, not something a user sets or reads (`staticPricing()` sets it).
+   */
   readonly [STATIC_PRICING]: { allowLive: boolean };
   /**
    * Sets (or adds) the USD price of `symbol`. Throws when `usdPrice` is not a positive decimal

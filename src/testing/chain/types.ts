@@ -80,6 +80,14 @@ export interface ChainAdapterTestOptions {
   /** The name the suite is reported under. Default "chain adapter". */
   name?: string;
   /**
+   * The coin/network pairs every subject serves: the same as each subject's `pairs` (checked),
+   * but known before any subject is created, when the suite registers its tests. Tests that
+   * need two coins on one network (the stray-coin ones) are then registered only when the
+   * pairs have them: a subject with one coin per network gets none, rather than tests that
+   * skip. Without it they are registered, and skipped at run time, saying why.
+   */
+  pairs?: ChainTestPair[];
+  /**
    * A fresh subject for one test, called before each test. The adapter must be new each time
    * (the suite binds it to a host with empty storage); what is expensive may be shared by every
    * test of a file: one node started in `beforeAll`, one token contract. The suite tells its

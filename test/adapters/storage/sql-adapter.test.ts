@@ -12,6 +12,7 @@ import { migrate, MIGRATIONS } from "../../../src/adapters/storage/postgres/migr
 import { postgresStorage } from "../../../src/postgres";
 import { storageFixtures } from "../../../src/testing/index";
 import { DATABASE_URL, uniqueSchema } from "./sql-fixtures";
+import { describeIf, NO_DATABASE_URL } from "../../support/skips";
 
 const { apiKey, endpoint, entry, invoice, merchant, TEST, T0 } = storageFixtures;
 
@@ -280,7 +281,7 @@ describe("database invariants on PGlite", () => {
   }, 60_000);
 });
 
-describe.runIf(DATABASE_URL)("database invariants on a PostgreSQL server", () => {
+describeIf(DATABASE_URL, NO_DATABASE_URL)("database invariants on a PostgreSQL server", () => {
   let pool: pg.Pool;
   beforeAll(() => {
     pool = new pg.Pool({ connectionString: DATABASE_URL, max: 12 });

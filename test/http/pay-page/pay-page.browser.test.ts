@@ -2,9 +2,10 @@ import { mkdir } from "node:fs/promises";
 import express from "express";
 import { join } from "node:path";
 import type { BrowserContext, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import { setup, type Harness } from "../../helpers";
 import { haveChromium, launchChromium, listen, type LaunchedChromium, type Listening } from "../../support/chromium";
+import { describeIf, NO_CHROMIUM } from "../../support/skips";
 
 /**
  * The hosted payment page in a real headless Chromium, against a real server on 127.0.0.1:
@@ -19,7 +20,7 @@ const PHONE = { width: 390, height: 844 };
 const UPDATE_TIMEOUT = 12_000;
 const USDT_TRX_CONFIRMATIONS = 19;
 
-describe.skipIf(!haveChromium)("hosted payment page in Chromium", () => {
+describeIf(haveChromium, NO_CHROMIUM)("hosted payment page in Chromium", () => {
   let h: Harness;
   let server: Listening;
   let base: string;

@@ -1,9 +1,10 @@
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import { setup, type Harness } from "../../helpers";
 import { haveChromium, launchChromium, listen, type LaunchedChromium, type Listening } from "../../support/chromium";
+import { describeIf, NO_CHROMIUM } from "../../support/skips";
 
 /**
  * The API reference page (GET /api) in a real headless Chromium against a real server on
@@ -15,7 +16,7 @@ import { haveChromium, launchChromium, listen, type LaunchedChromium, type Liste
 const ARTIFACTS = join(process.cwd(), "test-artifacts", "api-reference");
 const RENDER_TIMEOUT = 15_000;
 
-describe.skipIf(!haveChromium)("API reference page in Chromium", () => {
+describeIf(haveChromium, NO_CHROMIUM)("API reference page in Chromium", () => {
   let h: Harness;
   let server: Listening;
   let base: string;

@@ -30,7 +30,10 @@ export interface ChainlinkOptions {
   maxAgeSeconds?: number;
 }
 
-/** The part of AggregatorV3Interface that is read. */
+/**
+ * The part of AggregatorV3Interface that is read. @internal: how `chainlink()` reads a feed,
+ * which may change (and the tests' fake feed answers with it); a user passes feed addresses only.
+ */
 export const aggregatorV3Abi = [
   { type: "function", name: "decimals", stateMutability: "view", inputs: [], outputs: [{ name: "", type: "uint8" }] },
   {

@@ -70,6 +70,11 @@ describe("the chain adapter conformance suite can fail", () => {
     expect(failures("droppedStrays")).not.toContain("reports a payment to an issued address with its exact amount, its txHash and dropped false");
   });
 
+  it("refuses, in every test, a subject whose pairs are not the ones the suite registered its tests for", () => {
+    expect(passed.get("mismatchedPairs") ?? 0).toBe(0);
+    expect(failures("mismatchedPairs").split("\n")).toHaveLength(26);
+  });
+
   it("catches a feed that never reports transfers a reorg removed", () => {
     expect(failures("forgottenDrops")).toContain("reports a payment that a reorg took off the chain as dropped, once the chain moves on");
     expect(failures("forgottenDrops")).not.toContain("reports a payment to an issued address with its exact amount");

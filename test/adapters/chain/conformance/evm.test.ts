@@ -59,14 +59,18 @@ async function balanceOf(pair: ChainTestPair, address: string): Promise<bigint> 
   return node.public.readContract({ address: usdt, abi: erc20Abi, functionName: "balanceOf", args: [address as Address] });
 }
 
+/** Two coins on one network: the stray-coin tests run too. */
+const PAIRS: ChainTestPair[] = [
+  { coin: "ETH", network: "ETH" },
+  { coin: "USDT", network: "ETH" },
+];
+
 runChainAdapterTests({
   name: "evmChain",
+  pairs: PAIRS,
   createSubject: () => ({
     adapter: evmChain({ network: "ETH", rpcUrl: node.rpcUrl, hotWallet: node.privateKey(HOT), tokens: { USDT: { address: usdt, decimals: USDT_DECIMALS } } }),
-    pairs: [
-      { coin: "ETH", network: "ETH" },
-      { coin: "USDT", network: "ETH" },
-    ],
+    pairs: PAIRS,
     currencies,
     validAddresses: {
       ETH: ["0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed", "0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d359", "0xdbf03b407c01e7cd3cbea99509d93f8dddc8c6fb"],

@@ -1,5 +1,5 @@
 import { runChainAdapterTests } from "../../../../src/testing/index";
-import { sandboxSubject } from "./sandbox-subject";
+import { SANDBOX_PAIRS, sandboxSubject } from "./sandbox-subject";
 
 // The simulated chain of test mode, on every pair of the default currency list.
-runChainAdapterTests({ name: "sandboxChain", createSubject: () => sandboxSubject() });
+runChainAdapterTests({ name: "sandboxChain", pairs: SANDBOX_PAIRS, createSubject: () => sandboxSubject() });

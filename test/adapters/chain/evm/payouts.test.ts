@@ -9,6 +9,7 @@ import { balances, get } from "../../../http/v1/support";
 import { startAnvil, type Anvil } from "./anvil";
 import { startRpcProxy } from "../rpc-proxy";
 import { deploy, deployToken, ethChain, HOT, liveHarness, livePayment, mine, payment, payNative, payToken, restart, settle } from "./support";
+import { describeIf, NO_DATABASE_URL } from "../../../support/skips";
 
 /**
  * Live payouts (withdrawals) on a real node through the public HTTP API: one nonce queue per hot
@@ -179,7 +180,7 @@ describe("payouts from the hot wallet", () => {
 
 // Two app instances on one PostgreSQL server (CI sets DATABASE_URL): their payouts share one
 // hot wallet, so the nonce queue has to hold across processes' connections, not just in memory.
-describe.runIf(DATABASE_URL)("payouts from two instances on one PostgreSQL server", () => {
+describeIf(DATABASE_URL, NO_DATABASE_URL)("payouts from two instances on one PostgreSQL server", () => {
   const schema = uniqueSchema("evm_payouts");
   // After the test's afterEach has closed both instances.
   afterAll(() => dropSchema(schema));
