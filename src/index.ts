@@ -28,8 +28,8 @@ export type {
   PaymentLinkCreateParams,
   PlainListParams,
 } from "./client/resources";
-export { PaymentError, ERROR_CATALOGUE } from "./errors";
-export type { PaymentErrorType, ErrorBody } from "./errors";
+export { PaymentError, ERROR_CATALOGUE, ERROR_CODES, CodedError } from "./errors";
+export type { PaymentErrorType, ErrorBody, ErrorCodeName, ErrorCodeEntry } from "./errors";
 export { memoryStorage } from "./adapters/storage/memory";
 export type {
   Storage,
