@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe } from "vitest";
-import type { Storage } from "../core/ports/storage";
+import type { Storage } from "../core/ports/storage/index";
 import type { SuiteContext } from "./storage/context";
 import { freshnessTests } from "./storage/freshness";
 import { idempotencyTests } from "./storage/idempotency";

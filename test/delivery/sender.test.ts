@@ -2,7 +2,7 @@ import pg from "pg";
 import { simulatedLiveChain } from "../helpers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { memoryStorage } from "../../src/adapters/storage/memory";
-import type { Storage, StorageTransaction } from "../../src/core/ports/storage";
+import type { Storage, StorageTransaction } from "../../src/core/ports/storage/index";
 import { createPaymentRouter } from "../../src/index";
 import { postgresStorage } from "../../src/postgres";
 import { DATABASE_URL, uniqueSchema } from "../adapters/storage/sql-fixtures";

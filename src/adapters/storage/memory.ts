@@ -30,7 +30,7 @@ import type {
   Storage,
   StorageReads,
   StorageTransaction,
-} from "../../core/ports/storage";
+} from "../../core/ports/storage/index";
 
 // NUL cannot appear in ids, networks or addresses, so joined keys never collide.
 const SEP = "\u0000";

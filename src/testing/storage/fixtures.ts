@@ -1,4 +1,4 @@
-import type { Scope, Storage, StorageTransaction } from "../../core/ports/storage";
+import type { Scope, Storage, StorageTransaction } from "../../core/ports/storage/index";
 import type {
   AddressRecord,
   ApiKeyRecord,

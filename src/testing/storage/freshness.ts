@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { StorageReads } from "../../core/ports/storage";
+import type { StorageReads } from "../../core/ports/storage/index";
 import type { SuiteContext } from "./context";
 import {
   address,

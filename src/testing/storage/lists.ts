@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { PageQuery, Storage } from "../../core/ports/storage";
+import type { PageQuery, Storage } from "../../core/ports/storage/index";
 import type { SuiteContext } from "./context";
 import { deposit, exchange, invoice, OTHER, paymentLink, payout, T0, TEST } from "./fixtures";
 

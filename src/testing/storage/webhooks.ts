@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { Storage } from "../../core/ports/storage";
+import type { Storage } from "../../core/ports/storage/index";
 import type { EventRecord, WebhookDeliveryRecord } from "../../core/ports/records";
 import type { SuiteContext } from "./context";
 import { webhookDeliveryId, webhookPayload } from "../../core/ports/fan-out";

@@ -6,7 +6,7 @@ import { HotWallet, type HotWalletOptions } from "../../../../src/adapters/chain
 import { nodeError, rpcSecrets } from "../../../../src/adapters/rpc-errors";
 import type { ChainStateStore } from "../../../../src/core/ports/chain";
 import { memoryStorage } from "../../../../src/adapters/storage/memory";
-import type { Storage } from "../../../../src/core/ports/storage";
+import type { Storage } from "../../../../src/core/ports/storage/index";
 import { chainHost } from "../../../../src/core/chains";
 import { CurrencyCatalog, DEFAULT_CURRENCIES, DEFAULT_FIAT } from "../../../../src/currencies";
 import { postgresStorage } from "../../../../src/postgres";
