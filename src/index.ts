@@ -30,7 +30,7 @@ export type {
 } from "./client/resources";
 export { PaymentError, ERROR_CATALOGUE } from "./errors";
 export type { PaymentErrorType, ErrorBody } from "./errors";
-export { memoryStorage } from "./adapters/storage/memory";
+export { memoryStorage } from "./adapters/storage/memory/index";
 export type {
   Storage,
   StorageReads,

@@ -1,7 +1,7 @@
 import pg from "pg";
 import { simulatedLiveChain } from "../helpers";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { memoryStorage } from "../../src/adapters/storage/memory";
+import { memoryStorage } from "../../src/adapters/storage/memory/index";
 import type { Storage, StorageTransaction } from "../../src/core/ports/storage/index";
 import { createPaymentRouter } from "../../src/index";
 import { postgresStorage } from "../../src/postgres";

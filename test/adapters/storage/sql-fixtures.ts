@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import pg from "pg";
-import { memoryStorage } from "../../../src/adapters/storage/memory";
+import { memoryStorage } from "../../../src/adapters/storage/memory/index";
 import type { Storage } from "../../../src/core/ports/storage/index";
 import { postgresStorage } from "../../../src/postgres";
 

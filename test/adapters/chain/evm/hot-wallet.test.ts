@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HotWallet, type HotWalletOptions } from "../../../../src/adapters/chain/evm/hot-wallet";
 import { nodeError, rpcSecrets } from "../../../../src/adapters/rpc-errors";
 import type { ChainStateStore } from "../../../../src/core/ports/chain";
-import { memoryStorage } from "../../../../src/adapters/storage/memory";
+import { memoryStorage } from "../../../../src/adapters/storage/memory/index";
 import type { Storage } from "../../../../src/core/ports/storage/index";
 import { chainHost } from "../../../../src/core/chains";
 import { CurrencyCatalog, DEFAULT_CURRENCIES, DEFAULT_FIAT } from "../../../../src/currencies";
