@@ -16,7 +16,7 @@
 import { PGlite } from "@electric-sql/pglite";
 import pg from "pg";
 import { encodeFunctionData, parseUnits, type Address, type Hex } from "viem";
-import type { Storage } from "../src/core/ports/storage";
+import type { Storage } from "../src/core/ports/storage/index";
 import { chainHost } from "../src/core/chains";
 import { CurrencyCatalog, DEFAULT_CURRENCIES, DEFAULT_FIAT } from "../src/currencies";
 import { evmChain } from "../src/evm";

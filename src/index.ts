@@ -30,7 +30,7 @@ export type {
 } from "./client/resources";
 export { PaymentError, ERROR_CATALOGUE, ERROR_CODES, CodedError } from "./errors";
 export type { PaymentErrorType, ErrorBody, ErrorCodeName, ErrorCodeEntry } from "./errors";
-export { memoryStorage } from "./adapters/storage/memory";
+export { memoryStorage } from "./adapters/storage/memory/index";
 export type {
   Storage,
   StorageReads,
@@ -41,7 +41,37 @@ export type {
   NotableDepositQuery,
   ApiKeyMatch,
   WebhookAttemptOutcome,
-} from "./core/ports/storage";
+  // The parts Storage is composed of: what each concern's reads, and a transaction's methods, are.
+  MerchantReads,
+  MerchantStore,
+  InvoiceReads,
+  InvoiceStore,
+  AddressReads,
+  AddressStore,
+  DepositReads,
+  DepositStore,
+  LedgerReads,
+  LedgerStore,
+  PayoutReads,
+  PayoutStore,
+  ExchangeReads,
+  ExchangeStore,
+  PaymentLinkReads,
+  PaymentLinkStore,
+  WebhookEndpointReads,
+  WebhookEndpointStore,
+  WebhookOutboxReads,
+  WebhookOutboxStore,
+  IdempotencyStore,
+  CursorReads,
+  CursorStore,
+  UnlistedTransferReads,
+  UnlistedTransferStore,
+  PageQuery,
+  InvoiceFilter,
+  PayoutFilter,
+  DeliveryFilter,
+} from "./core/ports/storage/index";
 export { webhookDeliveryId, webhookPayload, fanOut, IN_PROCESS_ENDPOINT } from "./core/ports/fan-out";
 export type { InProcessEventContext, InProcessEventHandlers } from "./delivery/in-process";
 export { sandboxChain } from "./adapters/chain/sandbox";

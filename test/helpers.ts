@@ -4,7 +4,7 @@ import request from "supertest";
 import { sandboxChain, type SandboxChain } from "../src/adapters/chain/sandbox";
 import type { ChainAdapter } from "../src/core/ports/chain";
 import { SANDBOX_CHAIN } from "../src/core/ports/chain";
-import { memoryStorage } from "../src/adapters/storage/memory";
+import { memoryStorage } from "../src/adapters/storage/memory/index";
 import { postgresStorage } from "../src/postgres";
 import { createPaymentRouter, staticPricing, type PaymentRouter, type PaymentRouterOptions, type Storage } from "../src/index";
 

@@ -1,4 +1,4 @@
-import type { StorageTransaction } from "./ports/storage";
+import type { StorageTransaction } from "./ports/storage/index";
 import type { AddressRecord, DepositRecord, InvoiceRecord } from "./ports/records";
 
 /**

@@ -1,4 +1,4 @@
-import type { Scope } from "./ports/storage";
+import type { Scope } from "./ports/storage/index";
 import type { CoreContext } from "./context";
 
 /** One asset of a merchant: what can be spent, what is on its way, and when it last moved. */

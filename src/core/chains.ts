@@ -1,5 +1,5 @@
 import { SANDBOX_CHAIN, type ChainAdapter, type ChainHost, type ChainStateStore } from "./ports/chain";
-import type { Storage } from "./ports/storage";
+import type { Storage } from "./ports/storage/index";
 import { PaymentError } from "../errors";
 import { mayReuseAddress } from "./addresses";
 import type { Logger } from "./ports/logger";

@@ -1,5 +1,5 @@
 import type { PricingAdapter } from "./ports/pricing";
-import type { Storage } from "./ports/storage";
+import type { Storage } from "./ports/storage/index";
 import type { ChainSet } from "./chains";
 import type { Logger } from "./ports/logger";
 import type { CurrencyCatalog } from "../currencies";

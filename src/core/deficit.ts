@@ -1,4 +1,4 @@
-import type { StorageTransaction } from "./ports/storage";
+import type { StorageTransaction } from "./ports/storage/index";
 import { PaymentError } from "../errors";
 import { formatDecimal } from "../money";
 import type { CoreContext } from "./context";

@@ -1,5 +1,5 @@
 import type { ChainAdapter, ChainDeposit } from "./ports/chain";
-import type { StorageTransaction } from "./ports/storage";
+import type { StorageTransaction } from "./ports/storage/index";
 import type { CoreContext } from "./context";
 import { logDepositNotice, type DepositNotice } from "./deposit-log";
 import { conversionEvent, paymentEvents } from "./events";

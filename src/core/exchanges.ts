@@ -1,4 +1,4 @@
-import type { Scope } from "./ports/storage";
+import type { Scope } from "./ports/storage/index";
 import { PaymentError } from "../errors";
 import { formatDecimal, mulDivDown, pow10, RATE_DECIMALS, roundDownToStep } from "../money";
 import type { CoreContext } from "./context";

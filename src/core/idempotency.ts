@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from "node:crypto";
-import type { Scope, StorageTransaction } from "./ports/storage";
+import type { Scope, StorageTransaction } from "./ports/storage/index";
 import { PaymentError } from "../errors";
 import type { CoreContext } from "./context";
 

@@ -1,4 +1,4 @@
-import type { Scope, StorageTransaction } from "./ports/storage";
+import type { Scope, StorageTransaction } from "./ports/storage/index";
 import { notFound, PaymentError } from "../errors";
 import { AmountFormatError, formatDecimal, mulDivUp, parseDecimal, pow10, RATE_DECIMALS, roundUpToStep } from "../money";
 import { AddressTakenError, recordIssuedAddress } from "./addresses";

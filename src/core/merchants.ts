@@ -1,5 +1,5 @@
 import { createHash, timingSafeEqual } from "node:crypto";
-import type { Scope } from "./ports/storage";
+import type { Scope } from "./ports/storage/index";
 import { notFound } from "../errors";
 import type { CoreContext } from "./context";
 import { newId, randomToken } from "../ids";

@@ -1,4 +1,4 @@
-import type { StorageTransaction } from "./ports/storage";
+import type { StorageTransaction } from "./ports/storage/index";
 import type { CoreContext } from "./context";
 import { newId } from "../ids";
 import { IN_PROCESS_ENDPOINT, pendingDelivery, webhookDeliveryId, webhookPayload } from "./ports/fan-out";

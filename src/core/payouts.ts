@@ -1,5 +1,5 @@
 import type { ChainAdapter, ChainPayoutStatus } from "./ports/chain";
-import type { Scope, StorageTransaction } from "./ports/storage";
+import type { Scope, StorageTransaction } from "./ports/storage/index";
 import { notFound, PaymentError } from "../errors";
 import { formatDecimal } from "../money";
 import type { CoreContext } from "./context";

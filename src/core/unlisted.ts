@@ -1,5 +1,5 @@
 import type { UnlistedTransfer } from "./ports/chain";
-import type { Storage } from "./ports/storage";
+import type { Storage } from "./ports/storage/index";
 import type { Logger } from "./ports/logger";
 import { newId } from "../ids";
 import type { Mode, UnlistedTransferRecord } from "./ports/records";

@@ -1,4 +1,4 @@
-import type { PageQuery, Scope } from "./ports/storage";
+import type { PageQuery, Scope } from "./ports/storage/index";
 import { notFound, PaymentError } from "../errors";
 import { generateWebhookSecret } from "../webhook-secret";
 import type { CoreContext } from "./context";

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { ChainAdapter } from "../core/ports/chain";
 import type { PricingAdapter } from "../core/ports/pricing";
-import type { Storage } from "../core/ports/storage";
+import type { Storage } from "../core/ports/storage/index";
 import type { Logger } from "../core/ports/logger";
 import type { CurrencyConfig } from "../currencies";
 import type { WebhookDeliveryOptions } from "../delivery/sender";

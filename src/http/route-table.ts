@@ -1,7 +1,7 @@
 import { parse as parseQuery } from "node:querystring";
 import type { Request, RequestHandler, Response } from "express";
 import type { z } from "zod";
-import type { Scope, StorageReads } from "../core/ports/storage";
+import type { Scope, StorageReads } from "../core/ports/storage/index";
 import { PaymentError } from "../errors";
 import { requestHash, type CommitHook, type KeyClaim, type StoredAnswer } from "../core/idempotency";
 import type { Caller } from "../core/merchants";

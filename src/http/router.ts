@@ -4,7 +4,7 @@ import { sandboxChain, type SandboxChain } from "../adapters/chain/sandbox";
 import { STATIC_PRICING, staticPricing } from "../adapters/pricing/static";
 import type { PricingAdapter } from "../core/ports/pricing";
 import { embeddedStorage } from "../adapters/storage/embedded";
-import type { Storage } from "../core/ports/storage";
+import type { Storage } from "../core/ports/storage/index";
 import { chainHost, ChainSet } from "../core/chains";
 import type { CoreContext } from "../core/context";
 import { CurrencyCatalog, DEFAULT_CURRENCIES, DEFAULT_FIAT } from "../currencies";

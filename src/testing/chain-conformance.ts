@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe } from "vitest";
-import { memoryStorage } from "../adapters/storage/memory";
+import { memoryStorage } from "../adapters/storage/memory/index";
 import { chainHost } from "../core/chains";
 import { CurrencyCatalog, DEFAULT_CURRENCIES, DEFAULT_FIAT } from "../currencies";
 import { addressTests } from "./chain/addresses";

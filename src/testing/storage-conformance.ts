@@ -1,15 +1,20 @@
 import { afterEach, beforeEach, describe } from "vitest";
-import type { Storage } from "../core/ports/storage";
+import type { Storage } from "../core/ports/storage/index";
+import { addressTests } from "./storage/addresses";
 import type { SuiteContext } from "./storage/context";
-import { freshnessTests } from "./storage/freshness";
+import { cursorTests } from "./storage/cursors";
+import { depositTests } from "./storage/deposits";
+import { exchangeTests } from "./storage/exchanges";
 import { idempotencyTests } from "./storage/idempotency";
+import { invoiceTests } from "./storage/invoices";
 import { ledgerTests } from "./storage/ledger";
-import { listTests } from "./storage/lists";
-import { readTests } from "./storage/reads";
+import { merchantTests } from "./storage/merchants";
+import { paymentLinkTests } from "./storage/payment-links";
+import { payoutTests } from "./storage/payouts";
 import { transactionTests } from "./storage/transactions";
-import { unlistedTransferTests } from "./storage/unlisted";
-import { webhookTests } from "./storage/webhooks";
-import { writeTests } from "./storage/writes";
+import { unlistedTransferTests } from "./storage/unlisted-transfers";
+import { webhookEndpointTests } from "./storage/webhook-endpoints";
+import { webhookOutboxTests } from "./storage/webhook-outbox";
 
 /** Options of {@link runStorageAdapterTests}. */
 export interface StorageAdapterTestOptions {
@@ -37,6 +42,9 @@ export interface StorageAdapterTestOptions {
  * (parallel debits never overdraw, a deposit reported twice is credited once, two delivery
  * workers never claim the same delivery nor together lease more of one endpoint's than allowed,
  * one idempotency key is claimed once, a counter kept under `lockCursor` loses no update).
+ * It is organised as the port is: one `describe` per part (MerchantStore, InvoiceStore,
+ * LedgerStore, WebhookOutboxStore...), then `transaction` over all of them, so that a failure
+ * names the part to fix.
  *
  * Call it at the top level of a test file, once per adapter:
  *
@@ -65,14 +73,21 @@ export function runStorageAdapterTests(options: StorageAdapterTestOptions): void
       if (storage) await (options.destroyAdapter ? options.destroyAdapter(storage) : storage.close());
     });
 
-    readTests(context);
-    freshnessTests(context);
-    writeTests(context);
-    listTests(context);
-    transactionTests(context);
+    // One describe per part of the Storage port, in the order of its files, then the
+    // transaction over all of them.
+    merchantTests(context);
+    invoiceTests(context);
+    addressTests(context);
+    depositTests(context);
     ledgerTests(context);
+    payoutTests(context);
+    exchangeTests(context);
+    paymentLinkTests(context);
+    webhookEndpointTests(context);
+    webhookOutboxTests(context);
     idempotencyTests(context);
-    webhookTests(context);
+    cursorTests(context);
     unlistedTransferTests(context);
+    transactionTests(context);
   });
 }

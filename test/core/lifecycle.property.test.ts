@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { Scope } from "../../src/core/ports/storage";
+import type { Scope } from "../../src/core/ports/storage/index";
 import { paymentFee } from "../../src/core/fees";
 import type { DepositRecord, InvoiceStatus } from "../../src/core/ports/records";
 import { setup, type Harness } from "../helpers";

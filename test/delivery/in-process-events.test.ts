@@ -1,5 +1,5 @@
 import { describe, expect, expectTypeOf, it } from "vitest";
-import { memoryStorage } from "../../src/adapters/storage/memory";
+import { memoryStorage } from "../../src/adapters/storage/memory/index";
 import { IN_PROCESS_ENDPOINT, type InProcessEventContext, type PaymentEvent } from "../../src/index";
 import { setup } from "../helpers";
 import { deposit, get, paidPayment } from "../http/v1/support";

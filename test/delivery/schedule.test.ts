@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 import express from "express";
 import { afterEach, describe, expect, it } from "vitest";
-import { memoryStorage } from "../../src/adapters/storage/memory";
+import { memoryStorage } from "../../src/adapters/storage/memory/index";
 import { createPaymentRouter, webhookHandler } from "../../src/index";
 import { DEFAULT_RETRY_SCHEDULE } from "../../src/delivery/sender";
 import {

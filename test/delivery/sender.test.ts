@@ -1,8 +1,8 @@
 import pg from "pg";
 import { simulatedLiveChain } from "../helpers";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { memoryStorage } from "../../src/adapters/storage/memory";
-import type { Storage, StorageTransaction } from "../../src/core/ports/storage";
+import { memoryStorage } from "../../src/adapters/storage/memory/index";
+import type { Storage, StorageTransaction } from "../../src/core/ports/storage/index";
 import { createPaymentRouter } from "../../src/index";
 import { postgresStorage } from "../../src/postgres";
 import { DATABASE_URL, uniqueSchema } from "../adapters/storage/sql-fixtures";

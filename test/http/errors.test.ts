@@ -1,8 +1,8 @@
 import request from "supertest";
 import { describe, expect, it } from "vitest";
 import type { PricingAdapter } from "../../src/core/ports/pricing";
-import { memoryStorage } from "../../src/adapters/storage/memory";
-import type { Storage, StorageTransaction } from "../../src/core/ports/storage";
+import { memoryStorage } from "../../src/adapters/storage/memory/index";
+import type { Storage, StorageTransaction } from "../../src/core/ports/storage/index";
 import type { InvoiceRecord } from "../../src/core/ports/records";
 import { expectErrorObject, setup, type Harness } from "../helpers";
 

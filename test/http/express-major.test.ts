@@ -1,8 +1,8 @@
 import express, { type ErrorRequestHandler } from "express";
 import request from "supertest";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { memoryStorage } from "../../src/adapters/storage/memory";
-import type { Storage } from "../../src/core/ports/storage";
+import { memoryStorage } from "../../src/adapters/storage/memory/index";
+import type { Storage } from "../../src/core/ports/storage/index";
 import { webhookHandler, webhookHeaders } from "../../src/index";
 import { expectErrorObject, setup } from "../helpers";
 

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { Scope } from "../../src/core/ports/storage";
+import type { Scope } from "../../src/core/ports/storage/index";
 import { setup, type Harness } from "../helpers";
 
 /**

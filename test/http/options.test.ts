@@ -3,7 +3,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { memoryStorage } from "../../src/adapters/storage/memory";
+import { memoryStorage } from "../../src/adapters/storage/memory/index";
 import { createPaymentRouter, DEFAULT_CURRENCIES, staticPricing, type CurrencyConfig } from "../../src/index";
 import { setup } from "../helpers";
 

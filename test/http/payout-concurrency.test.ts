@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ChainAdapter } from "../../src/core/ports/chain";
-import type { Scope } from "../../src/core/ports/storage";
+import type { Scope } from "../../src/core/ports/storage/index";
 import { setup, type Harness, simulatedLiveChain } from "../helpers";
 
 /**

@@ -1,6 +1,6 @@
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import type { Request, Response } from "express";
-import type { Storage } from "../../core/ports/storage";
+import type { Storage } from "../../core/ports/storage/index";
 
 /** The cookie naming a visitor's open invoice of one payment link (its path is the link's URL). */
 const COOKIE = "ecp_link_invoice";

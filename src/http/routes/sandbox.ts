@@ -1,5 +1,5 @@
 import type { SandboxChain } from "../../adapters/chain/sandbox";
-import type { Scope } from "../../core/ports/storage";
+import type { Scope } from "../../core/ports/storage/index";
 import type { CoreContext } from "../../core/context";
 import { forceExpire, parseAmountIn } from "../../core/invoices";
 import { getPayout } from "../../core/payouts";

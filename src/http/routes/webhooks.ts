@@ -1,6 +1,6 @@
 import type { CoreContext } from "../../core/context";
 import * as endpoints from "../../core/webhook-endpoints";
-import type { StorageReads } from "../../core/ports/storage";
+import type { StorageReads } from "../../core/ports/storage/index";
 import type { WebhookDeliveryRecord, WebhookEndpointRecord } from "../../core/ports/records";
 import * as schemas from "../../schemas/webhooks";
 import * as resources from "../../schemas/resources";

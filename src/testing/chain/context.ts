@@ -1,5 +1,5 @@
 import type { ChainAdapter, ChainDeposit, ChainPayoutStatus } from "../../core/ports/chain";
-import type { Storage } from "../../core/ports/storage";
+import type { Storage } from "../../core/ports/storage/index";
 import type { CurrencyCatalog } from "../../currencies";
 import { randomToken } from "../../ids";
 import type { ChainTestPair, ChainTestSubject } from "./types";

@@ -1,5 +1,5 @@
 import type { ChainAdapter, ChainDeposit } from "../../core/ports/chain";
-import type { Storage } from "../../core/ports/storage";
+import type { Storage } from "../../core/ports/storage/index";
 
 /** Where a reader keeps its cursor between polls. */
 export interface CursorStore {

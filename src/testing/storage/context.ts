@@ -1,4 +1,4 @@
-import type { Storage } from "../../core/ports/storage";
+import type { Storage } from "../../core/ports/storage/index";
 
 /** What each part of the conformance suite gets: the storage of the running test. */
 export interface SuiteContext {

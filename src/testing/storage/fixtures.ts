@@ -1,4 +1,4 @@
-import type { Scope, Storage, StorageTransaction } from "../../core/ports/storage";
+import type { Scope, Storage, StorageTransaction } from "../../core/ports/storage/index";
 import type {
   AddressRecord,
   ApiKeyRecord,
@@ -292,10 +292,10 @@ export function gate(): { promise: Promise<void>; open: () => void } {
   return { promise, open };
 }
 
-/** Waits `ms` milliseconds. */
 /** The ids of some records, in order: what most list assertions compare. */
 export const ids = (records: ReadonlyArray<{ id: string }>): string[] => records.map((record) => record.id);
 
+/** Waits `ms` milliseconds. */
 export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** One of each record, all in TEST (merchant m_1, test mode). */

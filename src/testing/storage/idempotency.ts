@@ -1,10 +1,35 @@
 import { describe, expect, it } from "vitest";
 import type { SuiteContext } from "./context";
-import { idempotency, LEASE, sleep, T0, TEST } from "./fixtures";
+import { idempotency, LEASE, seed, sleep, T0, TEST } from "./fixtures";
 
-/** Idempotency keys: one live record per (merchant, mode, key), claimed by exactly one request. */
+/** IdempotencyStore: one live record per (merchant, mode, key), claimed by exactly one request. */
 export function idempotencyTests(ctx: SuiteContext): void {
-  describe("idempotency keys", () => {
+  describe("IdempotencyStore: idempotency keys", () => {
+    it("returns null, empty lists or 0n for anything never stored", async () => {
+      const storage = ctx.storage();
+      await storage.transaction(async (tx) => {
+        expect(await tx.deleteExpiredIdempotencyKeys(T0 * 2, 10)).toBe(0);
+      });
+    });
+
+    it("keeps a key per (merchant, mode): the same key is free in the other mode and for another merchant", async () => {
+      const storage = ctx.storage();
+      await seed(storage);
+      await storage.transaction(async (tx) => {
+        // An idempotency key belongs to (merchant, mode): the same key is free elsewhere.
+        expect(await tx.claimIdempotencyKey(idempotency({ mode: "live" }), LEASE)).toBeNull();
+        expect(await tx.claimIdempotencyKey(idempotency({ merchantId: "m_2" }), LEASE)).toBeNull();
+      });
+    });
+
+    it("returns records as they were stored, bigints, nulls and nested data included", async () => {
+      const storage = ctx.storage();
+      await seed(storage);
+      await storage.transaction(async (tx) => {
+        expect(await tx.claimIdempotencyKey(idempotency({ requestHash: "other" }), LEASE)).toEqual(idempotency());
+      });
+    });
+
     it("stores a new key, then hands the stored record back to a second claim", async () => {
       const storage = ctx.storage();
       expect(await storage.transaction((tx) => tx.claimIdempotencyKey(idempotency(), LEASE))).toBeNull();

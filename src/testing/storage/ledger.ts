@@ -1,14 +1,91 @@
 import { describe, expect, it } from "vitest";
 import type { DepositRecord } from "../../core/ports/records";
 import type { SuiteContext } from "./context";
-import { deposit, entry, invoice, payout, seed, T0, TEST } from "./fixtures";
+import { type FreshnessCase, freshnessTests } from "./freshness";
+import { deposit, entry, ids, invoice, LIVE, OTHER, seed, T0, TEST } from "./fixtures";
+
+const FRESHNESS: FreshnessCase[] = [
+  {
+    read: "getBalance",
+    write: "postLedgerEntries",
+    look: (r) => r.getBalance(TEST, "BTC"),
+    change: (tx) => tx.postLedgerEntries([entry({ id: "le_2", amount: 5n, causeKey: "deposit:dep_2", createdAt: T0 + 1 })]),
+    after: 105n,
+  },
+  {
+    read: "listBalances",
+    write: "postLedgerEntries",
+    look: async (r) => (await r.listBalances(TEST)).map((balance) => [balance.asset, balance.amount]),
+    change: (tx) => tx.postLedgerEntries([entry({ id: "le_2", amount: -30n, kind: "payout", causeKey: "payout:po_2", createdAt: T0 + 1 })]),
+    after: [["BTC", 70n]],
+  },
+  {
+    read: "listLedgerEntries",
+    write: "postLedgerEntries",
+    look: async (r) => ids(await r.listLedgerEntries(TEST)),
+    change: (tx) => tx.postLedgerEntries([entry({ id: "le_2", amount: 5n, causeKey: "deposit:dep_2", createdAt: T0 + 1 })]),
+    after: ["le_1", "le_2"],
+  },
+];
 
 /**
- * postLedgerEntries: all or nothing, exactly once per cause, never below zero (but for a
- * reversal posted with `overdraw`), under concurrency too; the notable-deposit list.
+ * LedgerStore: postLedgerEntries all or nothing, exactly once per cause, never below zero (but
+ * for a reversal posted with `overdraw`), under concurrency too; balances and entries per scope.
  */
 export function ledgerTests(ctx: SuiteContext): void {
-  describe("ledger", () => {
+  describe("LedgerStore: ledger entries and balances", () => {
+    it("returns null, empty lists or 0n for anything never stored", async () => {
+      const storage = ctx.storage();
+      expect(await storage.getBalance(TEST, "BTC")).toBe(0n);
+      expect(await storage.listBalances(TEST)).toEqual([]);
+      expect(await storage.listLedgerEntries(TEST)).toEqual([]);
+    });
+
+    it("answers another merchant's records as not found", async () => {
+      const storage = ctx.storage();
+      await seed(storage);
+      expect(await storage.getBalance(OTHER, "BTC")).toBe(0n);
+      expect(await storage.listBalances(OTHER)).toEqual([]);
+      expect(await storage.listLedgerEntries(OTHER)).toEqual([]);
+    });
+
+    it("answers the other mode's records as not found", async () => {
+      const storage = ctx.storage();
+      await seed(storage);
+      expect(await storage.getBalance(LIVE, "BTC")).toBe(0n);
+      expect(await storage.listLedgerEntries(LIVE)).toEqual([]);
+    });
+
+    it("keeps amounts exact far beyond 2^53 and 2^64, and every optional field either way", async () => {
+      const storage = ctx.storage();
+      const huge = 10n ** 40n + 7n; // 134 bits: no double or int64 survives this
+      await storage.transaction(async (tx) => {
+        await tx.postLedgerEntries([
+          { id: "le_h", merchantId: "m_1", mode: "test", asset: "BTC", amount: huge, kind: "deposit", causeKey: "huge", createdAt: T0 },
+        ]);
+      });
+      expect(await storage.getBalance(TEST, "BTC")).toBe(huge);
+      expect((await storage.listLedgerEntries(TEST))[0]?.amount).toBe(huge);
+    });
+
+    it("lists balances by asset symbol, and ledger entries in the order posted", async () => {
+      const storage = ctx.storage();
+      await storage.transaction(async (tx) => {
+        await tx.postLedgerEntries([entry({ id: "e1", causeKey: "c1", asset: "USDT", createdAt: T0 + 9 })]);
+        await tx.postLedgerEntries([entry({ id: "e2", causeKey: "c2", asset: "BTC", createdAt: T0 + 1 })]);
+        await tx.postLedgerEntries([entry({ id: "e3", causeKey: "c3", asset: "ETH", createdAt: T0 + 5 })]);
+        await tx.postLedgerEntries([entry({ id: "e4", causeKey: "c4", asset: "BTC", createdAt: T0 + 3 })]);
+      });
+      expect((await storage.listBalances(TEST)).map((b) => [b.asset, b.amount])).toEqual([
+        ["BTC", 200n],
+        ["ETH", 100n],
+        ["USDT", 100n],
+      ]);
+      // Stored order, not clock order: the ledger is append-only.
+      expect((await storage.listLedgerEntries(TEST)).map((e) => e.id)).toEqual(["e1", "e2", "e3", "e4"]);
+      expect((await storage.listLedgerEntries(TEST, "BTC")).map((e) => e.id)).toEqual(["e2", "e4"]);
+    });
+
     it("posts entries and keeps one balance per merchant, mode and asset", async () => {
       const storage = ctx.storage();
       const result = await storage.transaction((tx) =>
@@ -116,166 +193,121 @@ export function ledgerTests(ctx: SuiteContext): void {
       await expect(storage.transaction((tx) => tx.postLedgerEntries([entry(), entry({ id: "le_2" })]))).rejects.toThrow();
       expect(await storage.listLedgerEntries(TEST)).toEqual([]);
     });
-  });
 
-  describe("ledger under concurrency", () => {
-    it("never overdraws: N parallel debits against a balance covering k of them post exactly k", async () => {
-      const storage = ctx.storage();
-      const n = ctx.parallelism;
-      const k = Math.floor(n / 3);
-      await storage.transaction((tx) => tx.postLedgerEntries([entry({ causeKey: "funding", amount: 10n * BigInt(k) })]));
-      const results = await Promise.all(
-        Array.from({ length: n }, (_, i) =>
+    describe("under concurrency", () => {
+      it("never overdraws: N parallel debits against a balance covering k of them post exactly k", async () => {
+        const storage = ctx.storage();
+        const n = ctx.parallelism;
+        const k = Math.floor(n / 3);
+        await storage.transaction((tx) => tx.postLedgerEntries([entry({ causeKey: "funding", amount: 10n * BigInt(k) })]));
+        const results = await Promise.all(
+          Array.from({ length: n }, (_, i) =>
+            storage.transaction(async (tx) => {
+              const available = await tx.getBalance(TEST, "BTC");
+              await new Promise((resolve) => setImmediate(resolve)); // yield mid-transaction, as real work would
+              const result = await tx.postLedgerEntries([entry({ id: `d${i}`, causeKey: `debit:${i}`, amount: -10n, kind: "payout" })]);
+              const after = await tx.getBalance(TEST, "BTC");
+              expect(available).toBeGreaterThanOrEqual(0n);
+              expect(after).toBeGreaterThanOrEqual(0n);
+              return result.status;
+            }),
+          ),
+        );
+        expect(results.filter((status) => status === "posted")).toHaveLength(k);
+        expect(results.filter((status) => status === "insufficient")).toHaveLength(n - k);
+        expect(await storage.getBalance(TEST, "BTC")).toBe(0n);
+        expect(await storage.listLedgerEntries(TEST)).toHaveLength(k + 1);
+      });
+
+      it("adds up parallel credits to one new balance without losing any", async () => {
+        const storage = ctx.storage();
+        const n = ctx.parallelism;
+        await Promise.all(
+          Array.from({ length: n }, (_, i) => storage.transaction((tx) => tx.postLedgerEntries([entry({ id: `c${i}`, causeKey: `credit:${i}`, amount: 3n })]))),
+        );
+        expect(await storage.getBalance(TEST, "BTC")).toBe(3n * BigInt(n));
+        expect(await storage.listBalances(TEST)).toHaveLength(1);
+      });
+
+      it("posts a cause once when it is posted from many transactions at once", async () => {
+        const storage = ctx.storage();
+        const n = ctx.parallelism;
+        const results = await Promise.all(
+          Array.from({ length: n }, (_, i) =>
+            storage.transaction((tx) => tx.postLedgerEntries([entry({ id: `dup${i}`, causeKey: "deposit:dep_9", amount: 42n })])),
+          ),
+        );
+        expect(results.filter((result) => result.status === "posted")).toHaveLength(1);
+        expect(results.filter((result) => result.status === "duplicate")).toHaveLength(n - 1);
+        expect(await storage.getBalance(TEST, "BTC")).toBe(42n);
+      });
+
+      it("credits a deposit once when the same chain transfer is reported twice in parallel", async () => {
+        const storage = ctx.storage();
+        await storage.transaction((tx) => tx.insertInvoice(invoice()));
+        // What core does with each report: lock the invoice, look the transfer up by its chain
+        // identity, record it if new and credit it under a cause key of its own.
+        const report = (worker: number) =>
           storage.transaction(async (tx) => {
-            const available = await tx.getBalance(TEST, "BTC");
-            await new Promise((resolve) => setImmediate(resolve)); // yield mid-transaction, as real work would
-            const result = await tx.postLedgerEntries([entry({ id: `d${i}`, causeKey: `debit:${i}`, amount: -10n, kind: "payout" })]);
-            const after = await tx.getBalance(TEST, "BTC");
-            expect(available).toBeGreaterThanOrEqual(0n);
-            expect(after).toBeGreaterThanOrEqual(0n);
-            return result.status;
-          }),
-        ),
-      );
-      expect(results.filter((status) => status === "posted")).toHaveLength(k);
-      expect(results.filter((status) => status === "insufficient")).toHaveLength(n - k);
-      expect(await storage.getBalance(TEST, "BTC")).toBe(0n);
-      expect(await storage.listLedgerEntries(TEST)).toHaveLength(k + 1);
-    });
+            await tx.lockInvoice("inv_1");
+            const existing = await tx.lockDeposit("test", "bitcoin", "tx_twice", 0);
+            if (existing) return "seen";
+            const recorded: DepositRecord = deposit({ id: `dep_w${worker}`, txHash: "tx_twice", status: "CONFIRMED", creditedAt: T0, amount: 1000n });
+            await tx.insertDeposit(recorded);
+            const posted = await tx.postLedgerEntries([entry({ id: `le_w${worker}`, causeKey: `deposit:${recorded.id}`, amount: 995n })]);
+            return posted.status;
+          });
+        // The same without the invoice lock: then only the unique chain identity stands between
+        // the two reports, and the loser must fail (or find the winner's row), never credit again.
+        const unguarded = (worker: number) =>
+          storage.transaction(async (tx) => {
+            const existing = await tx.lockDeposit("test", "bitcoin", "tx_race", 0);
+            if (existing) return "seen";
+            await new Promise((resolve) => setImmediate(resolve));
+            const recorded: DepositRecord = deposit({ id: `dep_u${worker}`, txHash: "tx_race", status: "CONFIRMED", creditedAt: T0, amount: 1000n });
+            await tx.postLedgerEntries([entry({ id: `le_u${worker}`, causeKey: `deposit:${recorded.id}`, asset: "USDT", amount: 995n })]);
+            await tx.insertDeposit(recorded);
+            return "posted";
+          });
+        const guarded = await Promise.all([report(1), report(2)]);
+        expect(guarded.sort()).toEqual(["posted", "seen"]);
+        const raced = await Promise.allSettled([unguarded(1), unguarded(2)]);
+        expect(raced.filter((outcome) => outcome.status === "fulfilled" && outcome.value === "posted")).toHaveLength(1);
+        expect(await storage.getBalance(TEST, "BTC")).toBe(995n);
+        expect(await storage.getBalance(TEST, "USDT")).toBe(995n);
+        expect(await storage.listLedgerEntries(TEST)).toHaveLength(2);
+        expect((await storage.listDepositsForInvoice("inv_1")).map((d) => d.txHash)).toEqual(["tx_twice", "tx_race"]);
+      });
 
-    it("adds up parallel credits to one new balance without losing any", async () => {
-      const storage = ctx.storage();
-      const n = ctx.parallelism;
-      await Promise.all(
-        Array.from({ length: n }, (_, i) => storage.transaction((tx) => tx.postLedgerEntries([entry({ id: `c${i}`, causeKey: `credit:${i}`, amount: 3n })]))),
-      );
-      expect(await storage.getBalance(TEST, "BTC")).toBe(3n * BigInt(n));
-      expect(await storage.listBalances(TEST)).toHaveLength(1);
-    });
-
-    it("posts a cause once when it is posted from many transactions at once", async () => {
-      const storage = ctx.storage();
-      const n = ctx.parallelism;
-      const results = await Promise.all(
-        Array.from({ length: n }, (_, i) =>
-          storage.transaction((tx) => tx.postLedgerEntries([entry({ id: `dup${i}`, causeKey: "deposit:dep_9", amount: 42n })])),
-        ),
-      );
-      expect(results.filter((result) => result.status === "posted")).toHaveLength(1);
-      expect(results.filter((result) => result.status === "duplicate")).toHaveLength(n - 1);
-      expect(await storage.getBalance(TEST, "BTC")).toBe(42n);
-    });
-
-    it("credits a deposit once when the same chain transfer is reported twice in parallel", async () => {
-      const storage = ctx.storage();
-      await storage.transaction((tx) => tx.insertInvoice(invoice()));
-      // What core does with each report: lock the invoice, look the transfer up by its chain
-      // identity, record it if new and credit it under a cause key of its own.
-      const report = (worker: number) =>
-        storage.transaction(async (tx) => {
-          await tx.lockInvoice("inv_1");
-          const existing = await tx.lockDeposit("test", "bitcoin", "tx_twice", 0);
-          if (existing) return "seen";
-          const recorded: DepositRecord = deposit({ id: `dep_w${worker}`, txHash: "tx_twice", status: "CONFIRMED", creditedAt: T0, amount: 1000n });
-          await tx.insertDeposit(recorded);
-          const posted = await tx.postLedgerEntries([entry({ id: `le_w${worker}`, causeKey: `deposit:${recorded.id}`, amount: 995n })]);
-          return posted.status;
+      it("posts a reversal with overdraw even below zero; then refuses every debit and posts every credit until the balance is back", async () => {
+        const storage = ctx.storage();
+        await seed(storage); // BTC 100
+        await storage.transaction((tx) => tx.postLedgerEntries([entry({ id: "po", causeKey: "payout:po", amount: -80n, kind: "payout" })]));
+        const reversal = entry({ id: "rev", causeKey: "deposit:dep_1:reversal:1", amount: -100n, kind: "deposit_reversal", createdAt: T0 + 7 });
+        expect(await storage.transaction((tx) => tx.postLedgerEntries([reversal], { overdraw: true }))).toEqual({ status: "posted" });
+        expect(await storage.getBalance(TEST, "BTC")).toBe(-80n);
+        expect(await storage.listBalances(TEST)).toEqual([{ merchantId: "m_1", mode: "test", asset: "BTC", amount: -80n, updatedAt: T0 + 7 }]);
+        // The same cause never posts twice, overdraw or not.
+        expect(await storage.transaction((tx) => tx.postLedgerEntries([{ ...reversal, id: "rev2" }], { overdraw: true }))).toEqual({ status: "duplicate" });
+        // Without overdraw, any debit of a balance below zero is refused, however small.
+        expect(await storage.transaction((tx) => tx.postLedgerEntries([entry({ id: "d1", causeKey: "d1", amount: -1n, kind: "payout" })]))).toEqual({
+          status: "insufficient",
+          asset: "BTC",
         });
-      // The same without the invoice lock: then only the unique chain identity stands between
-      // the two reports, and the loser must fail (or find the winner's row), never credit again.
-      const unguarded = (worker: number) =>
-        storage.transaction(async (tx) => {
-          const existing = await tx.lockDeposit("test", "bitcoin", "tx_race", 0);
-          if (existing) return "seen";
-          await new Promise((resolve) => setImmediate(resolve));
-          const recorded: DepositRecord = deposit({ id: `dep_u${worker}`, txHash: "tx_race", status: "CONFIRMED", creditedAt: T0, amount: 1000n });
-          await tx.postLedgerEntries([entry({ id: `le_u${worker}`, causeKey: `deposit:${recorded.id}`, asset: "USDT", amount: 995n })]);
-          await tx.insertDeposit(recorded);
-          return "posted";
+        // A credit that leaves it still below zero is posted.
+        expect(await storage.transaction((tx) => tx.postLedgerEntries([entry({ id: "c1", causeKey: "c1", amount: 30n })]))).toEqual({ status: "posted" });
+        expect(await storage.getBalance(TEST, "BTC")).toBe(-50n);
+        expect(await storage.transaction((tx) => tx.postLedgerEntries([entry({ id: "c2", causeKey: "c2", amount: 60n })]))).toEqual({ status: "posted" });
+        expect(await storage.getBalance(TEST, "BTC")).toBe(10n);
+        expect(await storage.transaction((tx) => tx.postLedgerEntries([entry({ id: "d2", causeKey: "d2", amount: -10n, kind: "payout" })]))).toEqual({
+          status: "posted",
         });
-      const guarded = await Promise.all([report(1), report(2)]);
-      expect(guarded.sort()).toEqual(["posted", "seen"]);
-      const raced = await Promise.allSettled([unguarded(1), unguarded(2)]);
-      expect(raced.filter((outcome) => outcome.status === "fulfilled" && outcome.value === "posted")).toHaveLength(1);
-      expect(await storage.getBalance(TEST, "BTC")).toBe(995n);
-      expect(await storage.getBalance(TEST, "USDT")).toBe(995n);
-      expect(await storage.listLedgerEntries(TEST)).toHaveLength(2);
-      expect((await storage.listDepositsForInvoice("inv_1")).map((d) => d.txHash)).toEqual(["tx_twice", "tx_race"]);
+        const entries = await storage.listLedgerEntries(TEST, "BTC");
+        expect(entries.reduce((sum, e) => sum + e.amount, 0n)).toBe(0n);
+        expect(entries.find((e) => e.id === "rev")?.kind).toBe("deposit_reversal");
+      });
     });
 
-    it("posts a reversal with overdraw even below zero; then refuses every debit and posts every credit until the balance is back", async () => {
-      const storage = ctx.storage();
-      await seed(storage); // BTC 100
-      await storage.transaction((tx) => tx.postLedgerEntries([entry({ id: "po", causeKey: "payout:po", amount: -80n, kind: "payout" })]));
-      const reversal = entry({ id: "rev", causeKey: "deposit:dep_1:reversal:1", amount: -100n, kind: "deposit_reversal", createdAt: T0 + 7 });
-      expect(await storage.transaction((tx) => tx.postLedgerEntries([reversal], { overdraw: true }))).toEqual({ status: "posted" });
-      expect(await storage.getBalance(TEST, "BTC")).toBe(-80n);
-      expect(await storage.listBalances(TEST)).toEqual([{ merchantId: "m_1", mode: "test", asset: "BTC", amount: -80n, updatedAt: T0 + 7 }]);
-      // The same cause never posts twice, overdraw or not.
-      expect(await storage.transaction((tx) => tx.postLedgerEntries([{ ...reversal, id: "rev2" }], { overdraw: true }))).toEqual({ status: "duplicate" });
-      // Without overdraw, any debit of a balance below zero is refused, however small.
-      expect(await storage.transaction((tx) => tx.postLedgerEntries([entry({ id: "d1", causeKey: "d1", amount: -1n, kind: "payout" })]))).toEqual({
-        status: "insufficient",
-        asset: "BTC",
-      });
-      // A credit that leaves it still below zero is posted.
-      expect(await storage.transaction((tx) => tx.postLedgerEntries([entry({ id: "c1", causeKey: "c1", amount: 30n })]))).toEqual({ status: "posted" });
-      expect(await storage.getBalance(TEST, "BTC")).toBe(-50n);
-      expect(await storage.transaction((tx) => tx.postLedgerEntries([entry({ id: "c2", causeKey: "c2", amount: 60n })]))).toEqual({ status: "posted" });
-      expect(await storage.getBalance(TEST, "BTC")).toBe(10n);
-      expect(await storage.transaction((tx) => tx.postLedgerEntries([entry({ id: "d2", causeKey: "d2", amount: -10n, kind: "payout" })]))).toEqual({
-        status: "posted",
-      });
-      const entries = await storage.listLedgerEntries(TEST, "BTC");
-      expect(entries.reduce((sum, e) => sum + e.amount, 0n)).toBe(0n);
-      expect(entries.find((e) => e.id === "rev")?.kind).toBe("deposit_reversal");
-    });
-
-    it("lists notable deposits (reversed at least once, or not counting toward their invoice) of one mode, in the order stored, page by page", async () => {
-      const storage = ctx.storage();
-      await storage.transaction(async (tx) => {
-        await tx.insertInvoice(invoice());
-        await tx.insertDeposit(deposit({ id: "dep_plain", txHash: "t1", status: "CONFIRMED", creditedAt: T0 }));
-        await tx.insertDeposit(
-          deposit({ id: "dep_rev", txHash: "t2", status: "REVERSED", reversals: 1, creditedAsset: "USDT", creditedAmount: 123_456_789_012_345_678_901n }),
-        );
-        await tx.insertDeposit(
-          deposit({
-            id: "dep_stray",
-            txHash: "t3",
-            coin: "ETH",
-            countsTowardInvoice: false,
-            status: "CONFIRMED",
-            creditedAt: T0,
-            creditedAsset: "ETH",
-            creditedAmount: 995n,
-          }),
-        );
-        await tx.insertDeposit(deposit({ id: "dep_live", txHash: "t4", mode: "live", countsTowardInvoice: false }));
-        await tx.insertDeposit(deposit({ id: "dep_back", txHash: "t5", status: "CONFIRMED", reversals: 2, creditedAt: T0 + 3 }));
-      });
-      const first = await storage.listNotableDeposits("test", { limit: 2 });
-      expect(first.map((d) => d.id)).toEqual(["dep_rev", "dep_stray"]);
-      expect(first[0]).toEqual(
-        deposit({ id: "dep_rev", txHash: "t2", status: "REVERSED", reversals: 1, creditedAsset: "USDT", creditedAmount: 123_456_789_012_345_678_901n }),
-      );
-      expect((await storage.listNotableDeposits("test", { limit: 2, after: "dep_stray" })).map((d) => d.id)).toEqual(["dep_back"]);
-      expect((await storage.listNotableDeposits("test", { limit: 10, after: null })).map((d) => d.id)).toEqual(["dep_rev", "dep_stray", "dep_back"]);
-      expect((await storage.listNotableDeposits("live", { limit: 10 })).map((d) => d.id)).toEqual(["dep_live"]);
-      // A deposit updated to be reversed joins the list.
-      await storage.transaction(async (tx) => {
-        const plain = await tx.lockDeposit("test", "bitcoin", "t1", 0);
-        await tx.updateDeposit({ ...plain!, status: "REVERSED", reversals: 1, creditedAt: null });
-      });
-      expect((await storage.listNotableDeposits("test", { limit: 10 })).map((d) => d.id)).toEqual(["dep_plain", "dep_rev", "dep_stray", "dep_back"]);
-      // A refund of one deposit keeps which deposit it gave back; the invoice keeps what was reversed.
-      await storage.transaction(async (tx) => {
-        await tx.insertPayout(payout({ id: "rf_dep", refundOf: "inv_1", refundDepositId: "dep_stray", coin: "ETH" }));
-        const locked = await tx.lockInvoice("inv_1");
-        await tx.updateInvoice({ ...locked!, reversedAmount: 15_385n });
-      });
-      expect(await storage.getPayout(TEST, "rf_dep")).toEqual(payout({ id: "rf_dep", refundOf: "inv_1", refundDepositId: "dep_stray", coin: "ETH" }));
-      expect((await storage.getInvoice(TEST, "inv_1"))?.reversedAmount).toBe(15_385n);
-    });
+    freshnessTests(ctx, FRESHNESS);
   });
 }

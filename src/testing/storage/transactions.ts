@@ -26,9 +26,13 @@ import {
   type Tx,
 } from "./fixtures";
 
-/** Atomicity, isolation of uncommitted writes, and what `lock*` holds. */
+/**
+ * Storage.transaction, over every part at once: all of a unit of work commits or none of it, its
+ * own writes are visible to it and to nobody else until the commit, and a failed one leaves the
+ * storage serving.
+ */
 export function transactionTests(ctx: SuiteContext): void {
-  describe("transactions", () => {
+  describe("transaction: one unit of work over every part", () => {
     it("commits the writes and returns what the work returned", async () => {
       const storage = ctx.storage();
       const result = await storage.transaction(async (tx) => {
@@ -161,194 +165,18 @@ export function transactionTests(ctx: SuiteContext): void {
       expect((await storage.getInvoice(TEST, "inv_1"))?.status).toBe("PENDING");
     });
 
-    const locks: Array<[string, (tx: Tx) => Promise<unknown>, (tx: Tx) => Promise<void>, (tx: Tx) => Promise<unknown>]> = [
-      [
-        "lockInvoice",
-        (tx) => tx.lockInvoice("inv_1"),
-        (tx) => tx.updateInvoice(invoice({ status: "PAID" })),
-        async (tx) => (await tx.lockInvoice("inv_1"))?.status,
-      ],
-      [
-        "lockPayout",
-        (tx) => tx.lockPayout("po_1"),
-        (tx) => tx.updatePayout(payout({ status: "COMPLETED" })),
-        async (tx) => (await tx.lockPayout("po_1"))?.status,
-      ],
-      [
-        "lockDeposit",
-        (tx) => tx.lockDeposit("test", "bitcoin", "tx_1", 0),
-        (tx) => tx.updateDeposit(deposit({ status: "CONFIRMED" })),
-        async (tx) => (await tx.lockDeposit("test", "bitcoin", "tx_1", 0))?.status,
-      ],
-      [
-        "lockPaymentLink",
-        (tx) => tx.lockPaymentLink("pl_1"),
-        (tx) => tx.updatePaymentLink(paymentLink({ active: false })),
-        async (tx) => (await tx.lockPaymentLink("pl_1"))?.active,
-      ],
-      [
-        "lockWebhookEndpoint",
-        (tx) => tx.lockWebhookEndpoint("we_1"),
-        (tx) => tx.updateWebhookEndpoint(endpoint({ status: "disabled" })),
-        async (tx) => (await tx.lockWebhookEndpoint("we_1"))?.status,
-      ],
-      [
-        "lockWebhookDelivery",
-        (tx) => tx.lockWebhookDelivery("msg_1"),
-        (tx) => tx.updateWebhookDelivery(delivery({ status: "succeeded", nextAttemptAt: null })),
-        async (tx) => (await tx.lockWebhookDelivery("msg_1"))?.status,
-      ],
-      ["lockCursor", (tx) => tx.lockCursor("bitcoin"), (tx) => tx.setCursor("bitcoin", "200"), (tx) => tx.lockCursor("bitcoin")],
-    ];
-
-    it.each(locks)("%s holds the record: a second transaction locking it waits, then sees the first one's write", async (_name, lock, write, lockAndRead) => {
+    it("writes nothing of a unit of work that only inserts, when one insert clashes (an adapter may send them all at commit)", async () => {
       const storage = ctx.storage();
       await seed(storage);
-      const before = await storage.transaction(lockAndRead);
-      const hold = gate();
-      const locked = gate();
-      const log: string[] = [];
-      const first = storage.transaction(async (tx) => {
-        await lock(tx);
-        locked.open();
-        await hold.promise;
-        await write(tx);
-        log.push("first wrote");
-      });
-      await locked.promise;
-      const second = storage.transaction(async (tx) => {
-        const value = await lockAndRead(tx);
-        log.push("second locked");
-        return value;
-      });
-      await sleep(50);
-      expect(log).toEqual([]); // still waiting for the first transaction
-      hold.open();
-      await first;
-      const after = await second;
-      expect(log).toEqual(["first wrote", "second locked"]);
-      expect(after).not.toEqual(before);
-    });
-
-    it("lockCursor returns null for a name never stored, then what setCursor stored, inside the transaction and after it", async () => {
-      const storage = ctx.storage();
-      await storage.transaction(async (tx) => {
-        expect(await tx.lockCursor("ethereum:nonce")).toBeNull();
-        await tx.setCursor("ethereum:nonce", "0");
-        // Locking a name the transaction holds already does not wait for itself.
-        expect(await tx.lockCursor("ethereum:nonce")).toBe("0");
-      });
-      expect(await storage.transaction((tx) => tx.lockCursor("ethereum:nonce"))).toBe("0");
-      expect(await storage.getCursor("ethereum:nonce")).toBe("0");
-    });
-
-    it("lockCursor holds a name nothing is stored under yet: a second transaction locking it waits, then sees the first one's value", async () => {
-      const storage = ctx.storage();
-      const hold = gate();
-      const locked = gate();
-      const log: string[] = [];
-      const first = storage.transaction(async (tx) => {
-        log.push(`first locked ${await tx.lockCursor("ethereum:nonce")}`);
-        locked.open();
-        await hold.promise;
-        await tx.setCursor("ethereum:nonce", "1");
-        log.push("first wrote");
-      });
-      await locked.promise;
-      const second = storage.transaction(async (tx) => {
-        const value = await tx.lockCursor("ethereum:nonce");
-        log.push("second locked");
-        return value;
-      });
-      await sleep(50);
-      const whileHeld = [...log];
-      hold.open();
-      await first;
-      expect(await second).toBe("1");
-      expect(whileHeld).toEqual(["first locked null"]); // the second was still waiting for the first
-      expect(log).toEqual(["first locked null", "first wrote", "second locked"]);
-    });
-
-    it("lockCursor serializes read-increment-write: N transactions counting on one new name hand out N numbers and lose no update", async () => {
-      const storage = ctx.storage();
-      const handedOut: number[] = [];
-      await Promise.all(
-        Array.from({ length: ctx.parallelism }, () =>
-          storage.transaction(async (tx) => {
-            const nonce = Number((await tx.lockCursor("ethereum:nonce")) ?? "0");
-            await sleep(1); // signing with the nonce, between reading it and storing the next one
-            await tx.setCursor("ethereum:nonce", String(nonce + 1));
-            handedOut.push(nonce);
-          }),
-        ),
-      );
-      expect(handedOut.sort((a, b) => a - b)).toEqual(Array.from({ length: ctx.parallelism }, (_, i) => i));
-      expect(await storage.getCursor("ethereum:nonce")).toBe(String(ctx.parallelism));
-    });
-
-    it("lockCursor holds only its own name: transactions holding different names both run, one committing while the other is still open", async () => {
-      const storage = ctx.storage();
-      const holdFirst = gate();
-      const holdSecond = gate();
-      const firstLocked = gate();
-      const secondLocked = gate();
-      const holding = (name: string, locked: { open: () => void }, hold: Promise<void>) =>
+      const before = await snapshot(storage);
+      await expect(
         storage.transaction(async (tx) => {
-          await tx.lockCursor(name);
-          locked.open();
-          await hold;
-          await tx.setCursor(name, "1");
-        });
-      const first = holding("ethereum:nonce", firstLocked, holdFirst.promise);
-      await firstLocked.promise;
-      const second = holding("polygon:nonce", secondLocked, holdSecond.promise);
-      // Only an adapter that runs transactions side by side can keep this promise: one that runs
-      // them one at a time (as memoryStorage and PGlite do) holds every name while any transaction
-      // is open, which the contract allows. A transaction locking nothing tells which kind this is.
-      const probe = storage.transaction((tx) => tx.getCursor("bitcoin"));
-      const sideBySide = await Promise.race([probe.then(() => true), sleep(250).then(() => false)]);
-      let bothHeld: boolean | null = null;
-      if (sideBySide) {
-        bothHeld = await Promise.race([secondLocked.promise.then(() => true), sleep(5_000).then(() => false)]);
-        holdFirst.open();
-        await first; // commits while the second still holds its name
-      }
-      holdFirst.open();
-      holdSecond.open();
-      await Promise.all([first, second, probe]);
-      if (sideBySide) expect(bothHeld).toBe(true);
-      expect(await storage.getCursor("ethereum:nonce")).toBe("1");
-      expect(await storage.getCursor("polygon:nonce")).toBe("1");
-    });
-
-    it("lockCursor's name is released by a rollback, which writes nothing", async () => {
-      const storage = ctx.storage();
-      const hold = gate();
-      const locked = gate();
-      const log: string[] = [];
-      const failed = storage.transaction(async (tx) => {
-        await tx.lockCursor("ethereum:nonce");
-        await tx.setCursor("ethereum:nonce", "1");
-        locked.open();
-        await hold.promise;
-        log.push("first threw");
-        throw new Error("signing failed");
-      });
-      await locked.promise;
-      const next = storage.transaction(async (tx) => {
-        const value = await tx.lockCursor("ethereum:nonce");
-        log.push("second locked");
-        await tx.setCursor("ethereum:nonce", "7");
-        return value;
-      });
-      await sleep(50);
-      const whileHeld = [...log];
-      hold.open();
-      await expect(failed).rejects.toThrow("signing failed");
-      expect(await next).toBeNull();
-      expect(whileHeld).toEqual([]);
-      expect(log).toEqual(["first threw", "second locked"]);
-      expect(await storage.getCursor("ethereum:nonce")).toBe("7");
+          await tx.appendEvents([event({ id: "evt_new" })]);
+          await tx.insertInvoice(invoice({ amount: 1n }));
+          await tx.queueWebhookDeliveries([event({ id: "evt_new", type: "payment.completed" })], T0);
+        }),
+      ).rejects.toThrow();
+      expect(await snapshot(storage)).toEqual(before);
     });
 
     it("refuses a tx used after its transaction ended", async () => {

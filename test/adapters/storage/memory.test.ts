@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { memoryStorage } from "../../../src/adapters/storage/memory";
+import { memoryStorage } from "../../../src/adapters/storage/memory/index";
 import type { InvoiceRecord } from "../../../src/core/ports/records";
 import { runStorageAdapterTests, storageFixtures } from "../../../src/testing/index";
 

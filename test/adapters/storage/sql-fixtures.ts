@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import pg from "pg";
-import { memoryStorage } from "../../../src/adapters/storage/memory";
-import type { Storage } from "../../../src/core/ports/storage";
+import { memoryStorage } from "../../../src/adapters/storage/memory/index";
+import type { Storage } from "../../../src/core/ports/storage/index";
 import { postgresStorage } from "../../../src/postgres";
 
 /** Anything that runs a parameterised query: a pg Pool or a PGlite instance. */

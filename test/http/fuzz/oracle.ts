@@ -1,5 +1,5 @@
 import type request from "supertest";
-import type { Scope, Storage } from "../../../src/core/ports/storage";
+import type { Scope, Storage } from "../../../src/core/ports/storage/index";
 import { isOverPrecise, numberTokens } from "./json-text";
 import type { FuzzRequest } from "./requests";
 

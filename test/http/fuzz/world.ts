@@ -1,5 +1,5 @@
 import request from "supertest";
-import type { Scope, Storage } from "../../../src/core/ports/storage";
+import type { Scope, Storage } from "../../../src/core/ports/storage/index";
 import { type recordingLogger, setup, simulatedLiveChain } from "../../helpers";
 import type { JsonSchema } from "./json-text";
 import { HOST_FALLBACK } from "./oracle";

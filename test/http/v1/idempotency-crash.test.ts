@@ -2,7 +2,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import express from "express";
 import request from "supertest";
 import { describe, expect, it } from "vitest";
-import type { Storage } from "../../../src/core/ports/storage";
+import type { Storage } from "../../../src/core/ports/storage/index";
 import { createPaymentRouter } from "../../../src/index";
 import { storageBackends, type StorageBackend } from "../../adapters/storage/sql-fixtures";
 import { setup, type Harness } from "../../helpers";

@@ -1,6 +1,6 @@
 import request from "supertest";
 import { expect } from "vitest";
-import type { Scope } from "../../../src/core/ports/storage";
+import type { Scope } from "../../../src/core/ports/storage/index";
 import type { Harness } from "../../helpers";
 
 /**

@@ -2,9 +2,14 @@ import { describe, expect, it } from "vitest";
 import type { SuiteContext } from "./context";
 import { ids, T0, unlistedTransfer } from "./fixtures";
 
-/** Unlisted-token transfers: stored once per chain identity, listed per mode in the order stored. */
+/** UnlistedTransferStore: stored once per chain identity, listed per mode in the order stored. */
 export function unlistedTransferTests(ctx: SuiteContext): void {
-  describe("unlisted-token transfers", () => {
+  describe("UnlistedTransferStore: unlisted-token transfers", () => {
+    it("returns null, empty lists or 0n for anything never stored", async () => {
+      const storage = ctx.storage();
+      expect(await storage.listUnlistedTransfers("test")).toEqual([]);
+    });
+
     it("stores a transfer exactly (a 200-bit amount included) and lists it in its mode only", async () => {
       const storage = ctx.storage();
       const stored = await storage.transaction((tx) => tx.insertUnlistedTransfer(unlistedTransfer()));

@@ -1,0 +1,56 @@
+import type { PayoutRecord } from "../../../core/ports/records";
+import type { PayoutFilter, PayoutReads, PayoutStore } from "../../../core/ports/storage/index";
+import { copy } from "./copy";
+import { compareCreated, page, pick, scoped } from "./query";
+import { conflict, missing, type Run, scopeKey, setIn, type Tables, type Undo, type Writes } from "./tables";
+
+function matchesPayout(payout: PayoutRecord, filter: PayoutFilter): boolean {
+  return (
+    (filter.kind === "refund" ? payout.refundOf !== null : payout.refundOf === null) &&
+    (filter.refundOf === undefined || payout.refundOf === filter.refundOf) &&
+    (filter.status === undefined || payout.status === filter.status)
+  );
+}
+
+/** Payouts and refunds: reads. */
+export function payoutReads(t: Tables, run: Run): PayoutReads {
+  return {
+    getPayout: (scope, id) => run("getPayout", () => scoped(t.payouts.get(id), scope, copy)),
+    listPayouts: (scope, filter, query) =>
+      run("listPayouts", () => page(t.payoutOrder, t.payouts, scope, query, (payout) => (matchesPayout(payout, filter) ? copy(payout) : null))),
+    listPayoutsByStatus: (mode, status, limit, after) =>
+      run("listPayoutsByStatus", () => {
+        const last = after ? t.payouts.get(after) : undefined;
+        return [...t.payouts.values()]
+          .filter((payout) => payout.mode === mode && payout.status === status && (!last || compareCreated(payout, last) > 0))
+          .sort(compareCreated)
+          .slice(0, Math.max(0, limit))
+          .map(copy);
+      }),
+    listRefunds: (invoiceId) =>
+      run("listRefunds", () =>
+        [...t.payouts.values()]
+          .filter((payout) => payout.refundOf === invoiceId)
+          .sort(compareCreated)
+          .map(copy),
+      ),
+  };
+}
+
+/** Payouts and refunds: writes. */
+export function payoutWrites(t: Tables, run: Run, undo: Undo[]): Writes<PayoutStore, PayoutReads> {
+  return {
+    insertPayout: (payout) =>
+      run("insertPayout", () => {
+        if (t.payouts.has(payout.id)) conflict(`payout ${payout.id}`);
+        setIn(t.payouts, payout.id, copy(payout), undo);
+        undo.push(t.payoutOrder.add(scopeKey(payout.merchantId, payout.mode), payout));
+      }),
+    lockPayout: (id) => run("lockPayout", () => pick(t.payouts.get(id), copy)),
+    updatePayout: (payout) =>
+      run("updatePayout", () => {
+        if (!t.payouts.has(payout.id)) missing(`payout ${payout.id}`);
+        setIn(t.payouts, payout.id, copy(payout), undo);
+      }),
+  };
+}

@@ -1,0 +1,92 @@
+import type { AddressReads, AddressStore } from "./addresses";
+import type { CursorReads, CursorStore } from "./cursors";
+import type { DepositReads, DepositStore } from "./deposits";
+import type { ExchangeReads, ExchangeStore } from "./exchanges";
+import type { IdempotencyStore } from "./idempotency";
+import type { InvoiceReads, InvoiceStore } from "./invoices";
+import type { LedgerReads, LedgerStore } from "./ledger";
+import type { MerchantReads, MerchantStore } from "./merchants";
+import type { PaymentLinkReads, PaymentLinkStore } from "./payment-links";
+import type { PayoutReads, PayoutStore } from "./payouts";
+import type { UnlistedTransferReads, UnlistedTransferStore } from "./unlisted-transfers";
+import type { WebhookEndpointReads, WebhookEndpointStore } from "./webhook-endpoints";
+import type { WebhookOutboxReads, WebhookOutboxStore } from "./webhook-outbox";
+
+export type { AddressReads, AddressStore } from "./addresses";
+export type { CursorReads, CursorStore } from "./cursors";
+export type { DepositReads, DepositStore, NotableDepositQuery } from "./deposits";
+export type { ExchangeReads, ExchangeStore } from "./exchanges";
+export type { IdempotencyStore } from "./idempotency";
+export type { InvoiceFilter, InvoiceReads, InvoiceStore } from "./invoices";
+export type { LedgerReads, LedgerStore, PostLedgerOptions, PostLedgerResult } from "./ledger";
+export type { ApiKeyMatch, MerchantReads, MerchantStore } from "./merchants";
+export type { PaymentLinkReads, PaymentLinkStore } from "./payment-links";
+export type { PayoutFilter, PayoutReads, PayoutStore } from "./payouts";
+export type { PageQuery, Scope } from "./scope";
+export type { UnlistedTransferReads, UnlistedTransferStore } from "./unlisted-transfers";
+export type { WebhookEndpointReads, WebhookEndpointStore } from "./webhook-endpoints";
+export type { DeliveryFilter, WebhookAttemptOutcome, WebhookOutboxReads, WebhookOutboxStore } from "./webhook-outbox";
+
+/**
+ * Every read of every part. Outside a transaction they see committed data only, and every
+ * commit that came before them (a cache must never answer from before a commit); inside one
+ * they also see the transaction's own writes. Every `get`/`find` returns null when nothing
+ * matches, and every list is empty, never throwing for "not found". Records come back as
+ * copies: mutating one changes nothing stored.
+ */
+export interface StorageReads
+  extends MerchantReads,
+    InvoiceReads,
+    AddressReads,
+    DepositReads,
+    LedgerReads,
+    PayoutReads,
+    ExchangeReads,
+    PaymentLinkReads,
+    WebhookEndpointReads,
+    WebhookOutboxReads,
+    CursorReads,
+    UnlistedTransferReads {}
+
+/**
+ * A unit of work: every part, reads and writes. Everything written through it becomes visible
+ * together when the function given to `Storage.transaction` resolves, and none of it if that
+ * function throws. `lock*` methods return the current record and hold it until the
+ * transaction ends, so two transactions that lock the same record run one after the other.
+ * Records are stored as copies: mutating one after passing it in changes nothing stored. A
+ * write that a unique key refuses throws (here, or at the latest when the transaction commits,
+ * which then writes nothing); an update of a record that does not exist throws.
+ */
+export interface StorageTransaction
+  extends StorageReads,
+    MerchantStore,
+    InvoiceStore,
+    AddressStore,
+    DepositStore,
+    LedgerStore,
+    PayoutStore,
+    ExchangeStore,
+    PaymentLinkStore,
+    WebhookEndpointStore,
+    WebhookOutboxStore,
+    IdempotencyStore,
+    CursorStore,
+    UnlistedTransferStore {}
+
+/**
+ * Where the service keeps everything: one object with every part's reads, and `transaction`
+ * for every change. Adapters: `postgresStorage()` (a PostgreSQL server or PGlite; the embedded
+ * default), `memoryStorage()` (process memory). A custom adapter implements this one object;
+ * `runStorageAdapterTests` (express-crypto-pay/testing) checks it keeps every part's contract.
+ */
+export interface Storage extends StorageReads {
+  /**
+   * Runs `work` as one atomic unit: its writes commit together when it resolves and are all
+   * discarded when it throws (the error is rethrown). Transactions that lock the same record
+   * are serialized. `work` must not call `transaction` again, and must not use its `tx` after
+   * it settled (a call on it then rejects).
+   */
+  transaction<T>(work: (tx: StorageTransaction) => Promise<T>): Promise<T>;
+  /** Releases connections and timers. Further calls may fail. */
+  close(): Promise<void>;
+}
