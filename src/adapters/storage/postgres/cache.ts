@@ -1,5 +1,5 @@
 import type { MerchantRecord, WebhookEndpointRecord } from "../../../core/ports/records";
-import type { ApiKeyMatch, Scope } from "../../../core/ports/storage";
+import type { ApiKeyMatch, Scope } from "../../../core/ports/storage/index";
 import { shared } from "./shared";
 
 /** Tables whose committed rows the cache keeps. */

@@ -1,6 +1,6 @@
 import type { EventRecord, WebhookEndpointRecord } from "../../../core/ports/records";
 import { fanOut } from "../../../core/ports/fan-out";
-import type { Scope, Storage, StorageTransaction } from "../../../core/ports/storage";
+import type { Scope, Storage, StorageTransaction } from "../../../core/ports/storage/index";
 import { cacheFor, type CachedTable, type CommittedCache } from "./cache";
 import { pgClient, type PgPoolLike } from "./pg-client";
 import { pgliteClient, type PGliteLike } from "./pglite-client";

@@ -1,5 +1,5 @@
 import type { LedgerEntry, Mode } from "../../../core/ports/records";
-import type { PostLedgerOptions, PostLedgerResult } from "../../../core/ports/storage";
+import type { PostLedgerOptions, PostLedgerResult } from "../../../core/ports/storage/index";
 import type { SqlQueryable } from "./sql-client";
 import type { Statements } from "./statements/index";
 import { balanceColumns, ledgerColumns } from "./statements/ledger";

@@ -1,4 +1,4 @@
-import type { Scope, StorageReads } from "../../../core/ports/storage";
+import type { Scope, StorageReads } from "../../../core/ports/storage/index";
 import type { SqlQueryable } from "./sql-client";
 import { numeric, type Row } from "./statements/columns";
 import { depositColumns, unlistedTransferColumns } from "./statements/deposits";

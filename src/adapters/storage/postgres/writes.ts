@@ -1,6 +1,6 @@
 import { webhookPayload } from "../../../core/ports/fan-out";
 import type { EventRecord } from "../../../core/ports/records";
-import type { StorageReads, StorageTransaction } from "../../../core/ports/storage";
+import type { StorageReads, StorageTransaction } from "../../../core/ports/storage/index";
 import { postLedgerEntries } from "./ledger";
 import type { SqlQueryable } from "./sql-client";
 import { bigintNumber } from "./statements/columns";

@@ -1,5 +1,5 @@
 import type { ApiKeyRecord, MerchantRecord } from "../../../../core/ports/records";
-import type { ApiKeyMatch } from "../../../../core/ports/storage";
+import type { ApiKeyMatch } from "../../../../core/ports/storage/index";
 import { type Row, col, columns, epochMs, epochMsOrNull, textOrNull } from "./columns";
 import { sql } from "./sql";
 import type { Tables } from "./tables";

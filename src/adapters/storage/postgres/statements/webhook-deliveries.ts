@@ -1,5 +1,5 @@
 import type { WebhookAttemptRecord, WebhookDeliveryRecord } from "../../../../core/ports/records";
-import type { WebhookAttemptOutcome } from "../../../../core/ports/storage";
+import type { WebhookAttemptOutcome } from "../../../../core/ports/storage/index";
 import { after, col, columns, epochMs, epochMsOrNull, int, intOrNull, textOrNull } from "./columns";
 import { sql } from "./sql";
 import type { Tables } from "./tables";
