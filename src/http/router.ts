@@ -17,7 +17,7 @@ import { responseHeaders } from "./response-headers";
 import { jsonBodyReader } from "./json-body";
 import { DEFAULT_BODY_TIMEOUT_MS } from "../body-deadline";
 import { checkOptions, type PaymentRouterOptions } from "./options";
-import { Presenter } from "../core/views/merchant-api";
+import { MerchantApiViews } from "../core/views/merchant-api";
 import { RouteTable, type RouteSteps } from "./route-table";
 import { DEFAULT_KEY_LEASE_MS, runIdempotent } from "../core/idempotency";
 import { mountApiReference } from "./routes/docs";
@@ -156,7 +156,7 @@ export function createPaymentRouter(options: PaymentRouterOptions = {}): Payment
     rotationOverlapMs: (settings.webhooks?.rotationOverlapMinutes ?? 1440) * 60_000,
     screenUrl: (url: string) => screenWebhookUrl(url, addressRules),
   };
-  const present = new Presenter(context.currencies);
+  const present = new MerchantApiViews(context.currencies);
 
   // Public links start at the host's origin (or publicUrl) and where the host mounted us; under
   // the API prefixes req.baseUrl also holds "/api/v1" or "/v1", which is not part of it.

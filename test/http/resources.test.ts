@@ -5,7 +5,7 @@ import addFormats from "ajv-formats";
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from "vitest";
 import type { z } from "zod";
-import type { Presenter } from "../../src/core/views/merchant-api";
+import type { MerchantApiViews } from "../../src/core/views/merchant-api";
 import type { RouteOperation } from "../../src/http/route-table";
 import type { V1Views } from "../../src/core/views/v1";
 import { apiReferenceOf } from "../../src/http/routes/docs";
@@ -258,11 +258,11 @@ describe("responses conform to the documented schemas", () => {
 
 describe("resource schemas and presenters", () => {
   it("have the same TypeScript types (checked by tsc)", () => {
-    expectTypeOf<ReturnType<Presenter["invoice"]>>().toEqualTypeOf<z.output<typeof resources.invoice>>();
-    expectTypeOf<ReturnType<Presenter["payout"]>>().toEqualTypeOf<z.output<typeof resources.payout>>();
-    expectTypeOf<ReturnType<Presenter["exchange"]>>().toEqualTypeOf<z.output<typeof resources.exchange>>();
-    expectTypeOf<ReturnType<Presenter["currencyList"]>>().toEqualTypeOf<z.output<typeof resources.currencyList>>();
-    expectTypeOf<ReturnType<Presenter["pair"]>>().toEqualTypeOf<z.output<typeof resources.exchangePair>>();
+    expectTypeOf<ReturnType<MerchantApiViews["invoice"]>>().toEqualTypeOf<z.output<typeof resources.invoice>>();
+    expectTypeOf<ReturnType<MerchantApiViews["payout"]>>().toEqualTypeOf<z.output<typeof resources.payout>>();
+    expectTypeOf<ReturnType<MerchantApiViews["exchange"]>>().toEqualTypeOf<z.output<typeof resources.exchange>>();
+    expectTypeOf<ReturnType<MerchantApiViews["currencyList"]>>().toEqualTypeOf<z.output<typeof resources.currencyList>>();
+    expectTypeOf<ReturnType<MerchantApiViews["pair"]>>().toEqualTypeOf<z.output<typeof resources.exchangePair>>();
     // The views type their timestamps `string | null` (a helper shared with nullable ones); the schema is stricter.
     expectTypeOf<z.output<typeof resources.webhookEndpoint>>().toExtend<ReturnType<typeof endpointView>>();
     expectTypeOf<z.output<typeof resources.webhookDelivery>>().toExtend<ReturnType<typeof deliveryView>>();

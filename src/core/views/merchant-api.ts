@@ -5,11 +5,13 @@ import type { DepositRecord, ExchangeRecord, InvoiceRecord, PayoutRecord } from 
 import { RATE_DECIMALS, toNumber } from "../../money";
 
 /**
- * Renders records in the shapes the merchant API answers (docs/merchant-api.md, "Resources"),
- * field names exactly as there. Amounts are JSON numbers, as that API types them; every amount
+ * The views of the merchant API. One naming scheme across src/core/views: a function per
+ * resource named `<resource>View`, or, where views share the currency list, a class
+ * `<Api>Views` with a method per resource. These render records in the shapes the merchant
+ * API answers (docs/merchant-api.md, "Resources"), field names exactly as there. Amounts are JSON numbers, as that API types them; every amount
  * quoted here has at most 8 decimals, so the number parses back to exactly the stored value.
  */
-export class Presenter {
+export class MerchantApiViews {
   constructor(private readonly currencies: CurrencyCatalog) {}
 
   private decimals(symbol: string): number {

@@ -5,7 +5,7 @@ import { createPayout, getPayout } from "../../core/payouts";
 import type { ExchangeRecord, InvoiceRecord, PayoutRecord } from "../../core/ports/records";
 import * as schemas from "../../schemas/merchant";
 import * as resources from "../../schemas/resources";
-import type { Presenter } from "../../core/views/merchant-api";
+import type { MerchantApiViews } from "../../core/views/merchant-api";
 import type { RouteCall, RouteTable } from "../route-table";
 
 /** Builds the hosted page link of an invoice from where the router is mounted. */
@@ -31,7 +31,7 @@ function invoiceInput(body: Omit<InvoiceOptions, "acceptedCoins">, call: RouteCa
  * The merchant endpoints (POST /api/v1/merchants/...: invoices, payouts, exchanges) and the two
  * reference lists (POST /api/v1/currencies and /api/v1/exchange/pairs).
  */
-export function merchantRoutes(routes: RouteTable, context: CoreContext, present: Presenter, paymentUrl: PaymentUrlBuilder): void {
+export function merchantRoutes(routes: RouteTable, context: CoreContext, present: MerchantApiViews, paymentUrl: PaymentUrlBuilder): void {
   routes.post(
     "/merchants/invoice/create",
     schemas.invoiceCreateRequest,

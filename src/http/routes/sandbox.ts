@@ -8,7 +8,7 @@ import type { AddressRecord } from "../../core/ports/records";
 import { PaymentError } from "../../errors";
 import * as schemas from "../../schemas/merchant";
 import * as resources from "../../schemas/resources";
-import type { Presenter } from "../../core/views/merchant-api";
+import type { MerchantApiViews } from "../../core/views/merchant-api";
 import type { RouteTable } from "../route-table";
 
 /**
@@ -16,7 +16,7 @@ import type { RouteTable } from "../route-table";
  * payout progress) before answering, so its effect is visible as soon as the response is back.
  * A live key gets the same 404 as for a path that does not exist.
  */
-export function sandboxRoutes(routes: RouteTable, context: CoreContext, present: Presenter, chain: SandboxChain, background: BackgroundWork): void {
+export function sandboxRoutes(routes: RouteTable, context: CoreContext, present: MerchantApiViews, chain: SandboxChain, background: BackgroundWork): void {
   const networks = [...new Set(context.currencies.currencies.flatMap((currency) => currency.networks.map((entry) => entry.network)))];
 
   /** Live keys get the 404 of a path that does not exist, before their body is even read. */
