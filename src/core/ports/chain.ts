@@ -196,8 +196,44 @@ export interface ChainAdapter {
    * taken as ready.
    */
   ready?(): Promise<void>;
+  /**
+   * Where the node and the scan stand, for health checks and metrics: one cheap node call (its
+   * head) and the adapter's own cursor. Rejects when the node cannot be reached. Optional:
+   * without it, health reports the chain by its readiness and last scan only.
+   */
+  syncStatus?(): Promise<ChainSyncStatus>;
+  /**
+   * The hot wallet's balances, read from the node: the native coin (which pays the fees) and
+   * every listed token it pays out, each with the adapter's low-balance threshold. Empty when
+   * the chain has no hot wallet configured. Rejects when the node cannot be reached. Optional.
+   */
+  hotWalletBalances?(): Promise<HotWalletBalance[]>;
   /** Releases connections and timers; the router calls it from `close()`. Optional. */
   close?(): Promise<void>;
+}
+
+/** What `ChainAdapter.syncStatus` reports: the node's head against the scanner's position. */
+export interface ChainSyncStatus {
+  /** The network the status is of ("ETH", "LTC"). */
+  network: string;
+  /** Height of the node's latest block. */
+  nodeHeight: number;
+  /** Height of the last block the scanner has read, or null before its first scan. */
+  scannedHeight: number | null;
+  /** Typical seconds between blocks on this network, to express a lag in blocks as time. */
+  blockSeconds: number;
+}
+
+/** One balance of a hot wallet (`ChainAdapter.hotWalletBalances`). */
+export interface HotWalletBalance {
+  coin: string;
+  network: string;
+  /** The hot wallet's address (public; never a key). */
+  address: string;
+  /** In the coin's smallest unit (the ledger's decimals). */
+  amount: bigint;
+  /** The configured low-balance threshold in the same unit, or null when none is set. */
+  lowBalance: bigint | null;
 }
 
 /**
