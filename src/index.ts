@@ -87,6 +87,8 @@ export type {
   IssuedAddress,
   UnlistedTransfer,
   AddressUse,
+  ChainSyncStatus,
+  HotWalletBalance,
 } from "./core/ports/chain";
 export { ChainMismatchError } from "./core/ports/chain";
 export { isValidAddress, isValidAddressOfFamily, addressFamily, DEFAULT_ADDRESS_FAMILIES, ANY_CHAIN } from "./adapters/chain/address-rules";
