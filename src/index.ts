@@ -101,6 +101,7 @@ export { DEFAULT_CURRENCIES, DEFAULT_FIAT } from "./currencies";
 export type { CurrencyConfig, NetworkConfig } from "./currencies";
 export type { Logger } from "./core/ports/logger";
 export type { TickReport } from "./core/service";
+export type { HealthReport, HealthOptions, HealthStatus, ChainHealth } from "./core/health";
 export type { IssuedApiKey, ApiKeySummary } from "./core/merchants";
 export type { PaymentView, DepositView } from "./core/views/payment";
 export type { OperatorReport, OperatorReportOptions, ReportedDeposit } from "./core/operator-report";

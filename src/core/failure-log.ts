@@ -9,7 +9,11 @@ export class FailureLog {
   /** Failed rounds in a row, per schedule name. */
   private readonly streaks = new Map<string, number>();
 
-  constructor(private readonly logger: Logger) {}
+  constructor(
+    private readonly logger: Logger,
+    /** The service's clock, which times the rounds it records. */
+    readonly now: () => number = Date.now,
+  ) {}
 
   /** Records the outcome of one round of `name`: its failures, none when it succeeded. */
   record(name: string, failures: readonly unknown[]): void {

@@ -21,6 +21,25 @@ export interface TickReport {
 
 type Part = keyof TickReport;
 
+/** One schedule of the background work as health sees it (times are epoch ms, null: never). */
+export interface ScheduleStatus {
+  name: string;
+  mode: Mode | null;
+  lastRoundAt: number | null;
+  lastSuccessAt: number | null;
+  failingSince: number | null;
+}
+
+/** What `BackgroundWork.status` reports. */
+export interface BackgroundStatus {
+  /** The timer runs (false before start, after stop, or with backgroundIntervalMs: false). */
+  running: boolean;
+  closed: boolean;
+  schedules: ScheduleStatus[];
+  /** Each live chain with its readiness and the end of its last successful round (a scan). */
+  chains: Array<{ chain: ChainAdapter; label: string; refused: boolean; lastScanAt: number | null; failingSince: number | null }>;
+}
+
 /**
  * One schedule of the background work: its rounds run one at a time and in order, and never
  * wait for another schedule's. A round asked for while one runs waits for it, then runs.
@@ -28,6 +47,11 @@ type Part = keyof TickReport;
 class Schedule {
   private tail: Promise<unknown> = Promise.resolve();
   private waiting = 0;
+  /** When its last round ended, and its last round without a failure (epoch ms), for health. */
+  lastRoundAt: number | null = null;
+  lastSuccessAt: number | null = null;
+  /** When the failing rounds in a row began, or null while its rounds succeed. */
+  failingSince: number | null = null;
 
   constructor(
     /** How logs name it ("live chain evm:ETH", "expiry (test)"). */
@@ -73,6 +97,13 @@ class Schedule {
         }
       }
       this.failures.record(this.name, failures);
+      const at = this.failures.now();
+      this.lastRoundAt = at;
+      if (failures.length > 0) this.failingSince ??= at;
+      else if (open) {
+        this.lastSuccessAt = at;
+        this.failingSince = null;
+      }
       return { report, failures };
     });
   }
@@ -97,7 +128,7 @@ export class BackgroundWork {
   private closed = false;
 
   constructor(private readonly context: CoreContext) {
-    const failures = new FailureLog(context.logger);
+    const failures = new FailureLog(context.logger, context.now);
     const { storage } = context;
     this.schedules.push(
       new Schedule(
@@ -204,6 +235,20 @@ export class BackgroundWork {
       }
     }, intervalMs);
     this.timer.unref();
+  }
+
+  /** Where each schedule stands, and each live chain's readiness, for health checks. */
+  status(): BackgroundStatus {
+    return {
+      running: this.timer !== null,
+      closed: this.closed,
+      schedules: this.schedules.map(({ name, mode, lastRoundAt, lastSuccessAt, failingSince }) => ({ name, mode, lastRoundAt, lastSuccessAt, failingSince })),
+      chains: this.context.chains.all("live").map((chain) => {
+        const schedule = this.chainSchedules.get(chain)!;
+        const readiness = this.readiness.get(chain)!;
+        return { chain, label: readiness.label, refused: readiness.refusal !== null, lastScanAt: schedule.lastSuccessAt, failingSince: schedule.failingSince };
+      }),
+    };
   }
 
   /** Stops the timer and waits for the rounds in progress. */

@@ -3,6 +3,7 @@ import type { ChainAdapter } from "../core/ports/chain";
 import type { PricingAdapter } from "../core/ports/pricing";
 import type { Storage } from "../core/ports/storage/index";
 import type { Logger } from "../core/ports/logger";
+import type { HealthOptions } from "../core/health";
 import type { CurrencyConfig } from "../currencies";
 import type { WebhookDeliveryOptions } from "../delivery/sender";
 import type { InProcessEventHandlers } from "../delivery/in-process";
@@ -91,6 +92,12 @@ export interface PaymentRouterOptions {
     perClient?: RateLimit | false;
     perLink?: RateLimit | false;
   };
+  /**
+   * Thresholds of `payments.health()`: `nodeDownAfterMs` (how long a live chain's node may not
+   * answer before it is unhealthy; default 60000), `maxLagSeconds` (how far its scanner may lag
+   * the node's head, in seconds of blocks; default 600), `timeoutMs` (each probe's limit; default 2000).
+   */
+  health?: HealthOptions;
   /** Webhook delivery: retry schedule, timeouts, concurrency (in all and per endpoint), leases, private-address policy and host lookup, rotation overlap. */
   webhooks?: WebhookDeliveryOptions & {
     /** How long a rotated-out endpoint secret keeps signing, in minutes. Default 1440 (24 h). */
@@ -164,6 +171,20 @@ const optionsSchema = z.strictObject({
     .strictObject({
       perClient: rateLimit,
       perLink: rateLimit,
+    })
+    .partial()
+    .optional(),
+  health: z
+    .strictObject({
+      nodeDownAfterMs: z
+        .int()
+        .min(0)
+        .max(24 * 60 * 60 * 1000),
+      maxLagSeconds: z
+        .number()
+        .min(0)
+        .max(30 * 24 * 3600),
+      timeoutMs: z.int().min(1).max(60_000),
     })
     .partial()
     .optional(),

@@ -34,6 +34,8 @@ import { WebhookSender } from "../delivery/sender";
 import { screenWebhookUrl } from "../delivery/url-guard";
 import { paymentResources, type PaymentResources } from "../client/resources";
 import { PaymentError } from "../errors";
+import { HealthCheck, type HealthReport } from "../core/health";
+import { healthHandler, livenessHandler } from "./health";
 
 /** Merchant and key management for the host application (there is no HTTP endpoint for it). */
 export interface PaymentAdmin {
@@ -94,6 +96,24 @@ export interface PaymentRouter extends Router {
    * misconfiguration at start.
    */
   ready(): Promise<void>;
+  /**
+   * The state of every part: storage (reachable, round trip), each live chain (node head,
+   * scanner height and lag, last scan, pending payouts), prices of the coins served, webhook
+   * backlog and background loops; "unhealthy" with its reasons when payments cannot be taken or
+   * credited (docs/operations.md). Holds no key, secret, node URL or merchant data.
+   */
+  health(): Promise<HealthReport>;
+  /**
+   * Readiness: answers `health()` as JSON, 200 when "ok" or "degraded", 503 when "unhealthy".
+   * Needs no API key. Mount it where your load balancer looks: `app.get("/health", payments.healthHandler)`.
+   */
+  readonly healthHandler: express.RequestHandler;
+  /**
+   * Liveness: 200 while the router is open and its background loops run, 503 when they are
+   * stuck or the router is closed. No probe of nodes or prices (a restart would not mend them):
+   * `app.get("/livez", payments.livenessHandler)`.
+   */
+  readonly livenessHandler: express.RequestHandler;
   /**
    * The /v1 API in process, for one merchant in one mode, without HTTP or an API key:
    * `payments.create(body)`, `payments.retrieve(id)`, `withdrawals.create`, `refunds.create`,
@@ -219,6 +239,10 @@ export function createPaymentRouter(options: PaymentRouterOptions = {}): Payment
 
   if (settings.backgroundIntervalMs !== false) background.start(settings.backgroundIntervalMs ?? 5000);
   sender.start();
+  const healthCheck = new HealthCheck(context, { background: () => background.status(), webhooks: () => sender.backlog.snapshot(now()) }, settings.health);
+  const health = () => healthCheck.report();
+  // Loops are stuck when no storage-only round ended for ten beats (and at least a minute).
+  const stallMs = Math.max(60_000, 10 * (typeof settings.backgroundIntervalMs === "number" ? settings.backgroundIntervalMs : 5000));
 
   const admin: PaymentAdmin = {
     createMerchant: (input) => merchants.createMerchant(context, input),
@@ -235,6 +259,9 @@ export function createPaymentRouter(options: PaymentRouterOptions = {}): Payment
     sandbox,
     errorHandler: hostBodyErrorHandler(),
     forMerchant: (merchantId: string, mode: Mode) => inProcessApi(providerApi, context, settings, merchantId, mode),
+    health,
+    healthHandler: healthHandler(health),
+    livenessHandler: livenessHandler(() => background.status(), { stallMs, startedAt: now(), now }),
     ready: () => background.ready(typeof settings.backgroundIntervalMs === "number" ? settings.backgroundIntervalMs : 1000),
     tick: async (tickOptions: { mode?: Mode } = {}) => {
       const mode = tickOptions.mode;

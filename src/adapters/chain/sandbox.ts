@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { SANDBOX_CHAIN } from "../../core/ports/chain";
 import { randomToken } from "../../ids";
 import { addressFamily, ANY_CHAIN, isValidAddressOfFamily } from "./address-rules";
-import type { ChainAdapter, ChainDeposit, ChainPayoutStatus, DepositFeedPage } from "../../core/ports/chain";
+import type { ChainAdapter, ChainDeposit, ChainPayoutStatus, ChainSyncStatus, DepositFeedPage } from "../../core/ports/chain";
 
 /** Options of {@link sandboxChain}. */
 export interface SandboxChainOptions {
@@ -101,6 +101,9 @@ export function sandboxChain(options: SandboxChainOptions = {}): SandboxChain {
   const log: ChainDeposit[] = [];
   const payouts = new Map<string, PayoutRecord>();
 
+  // How far the service has read the log (its sequence number), null before its first poll.
+  let scanned: number | null = null;
+
   const record = (deposit: ChainDeposit) => {
     // A snapshot, not the live object: later changes must not rewrite what was already logged.
     log.push({ ...deposit });
@@ -149,7 +152,13 @@ export function sandboxChain(options: SandboxChainOptions = {}): SandboxChain {
       }
       const page = log.slice(position, position + limit).map((entry) => ({ ...entry }));
       const next = position + page.length;
+      scanned = next;
       return { deposits: page, cursor: String(next), hasMore: next < log.length };
+    },
+
+    async syncStatus(): Promise<ChainSyncStatus> {
+      // The change log stands for the chain: its length is the head, one entry a "block".
+      return { network: "sandbox", nodeHeight: log.length, scannedHeight: scanned, blockSeconds: 1 };
     },
 
     async sendPayout({ payoutId, coin, network, address, amount }): Promise<{ txHash: string }> {

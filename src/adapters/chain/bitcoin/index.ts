@@ -1,7 +1,7 @@
 import type { HDKey } from "@scure/bip32";
 import { PaymentError } from "../../../errors";
 import { isValidAddressOfFamily, type ChainKind } from "../address-rules";
-import { ChainMismatchError, type ChainAdapter, type ChainHost } from "../../../core/ports/chain";
+import { ChainMismatchError, type ChainAdapter, type ChainHost, type ChainSyncStatus } from "../../../core/ports/chain";
 import { toChainUnits } from "../units";
 import { addressOfScript, deriveAddress, parseAccountKey, sameAccount } from "./keys";
 import { checkBitcoinOptions, type BitcoinChainOptions } from "./options";
@@ -101,6 +101,8 @@ export function bitcoinChain(options: BitcoinChainOptions): BitcoinChain {
   const params = async () => addressParams(settings.family, await chainKind());
 
   let bound: { host: ChainHost; scanner: BitcoinScanner; wallet: BitcoinWallet; deposits: DepositAddresses; confirmations: number } | null = null;
+  // The last block the scanner read, from the cursor its last poll returned (null before one).
+  let scannedHeight: number | null = null;
   const use = () => {
     if (!bound) throw new Error(`bitcoinChain(${settings.coin}) is not bound: pass it to createPaymentRouter({ chains: [...] })`);
     return bound;
@@ -183,7 +185,14 @@ export function bitcoinChain(options: BitcoinChainOptions): BitcoinChain {
       const rescan = (await host.state.get(`${namespace}:rescan`)) || null;
       const page = await scanner.poll(cursor, rescan === null ? null : Number(rescan));
       if (rescan !== null) await host.state.withLock(`${namespace}:rescan`, (state) => state.set(`${namespace}:rescan`, ""));
+      const height = (JSON.parse(page.cursor) as { height: number }).height;
+      scannedHeight = height >= 0 ? height : null;
       return page;
+    },
+
+    async syncStatus(): Promise<ChainSyncStatus> {
+      // The RPC client's errors are scrubbed of the URL and its credentials.
+      return { network: settings.network, nodeHeight: await node.blockCount(), scannedHeight, blockSeconds: settings.blockSeconds };
     },
 
     payoutsUnavailable() {

@@ -39,6 +39,8 @@ export interface BitcoinChainOptions {
    * handed out again, or a new payment answers 503. Raise it only with the wallet's own gap limit. Default 20.
    */
   gapLimit?: number;
+  /** Typical seconds between blocks, to express the scanner's lag as time in health checks. Default: 150 for LTC, else 600. */
+  blockSeconds?: number;
 }
 
 /** The options after checking, with defaults. */
@@ -55,6 +57,7 @@ export interface BitcoinSettings {
   fee: { target: number; fallback: number; ceiling: number };
   timeoutMs: number;
   gapLimit: number;
+  blockSeconds: number;
 }
 
 const schema = z.strictObject({
@@ -77,6 +80,7 @@ const schema = z.strictObject({
     .optional(),
   timeoutMs: z.int().min(100).max(300_000).optional(),
   gapLimit: z.int().min(1).max(100_000).optional(),
+  blockSeconds: z.number().positive().max(86_400).optional(),
 });
 
 /** Checks `bitcoinChain()`'s options; messages name the option and never show a key or the URL. */
@@ -99,5 +103,6 @@ export function checkBitcoinOptions(options: BitcoinChainOptions): BitcoinSettin
     fee,
     timeoutMs: value.timeoutMs ?? 15_000,
     gapLimit: value.gapLimit ?? 20,
+    blockSeconds: value.blockSeconds ?? (value.coin === "LTC" ? 150 : 600),
   };
 }

@@ -1,12 +1,13 @@
 import { createPublicClient, encodeFunctionData, erc20Abi, http, parseUnits, type Address, type PublicClient } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { isValidAddressOfFamily } from "../address-rules";
-import { ChainMismatchError, type ChainAdapter, type ChainHost, type ChainPayoutStatus } from "../../../core/ports/chain";
+import { ChainMismatchError, type ChainAdapter, type ChainHost, type ChainPayoutStatus, type ChainSyncStatus } from "../../../core/ports/chain";
 import { Consolidator } from "./consolidation";
 import { DETERMINISTIC_DEPLOYER, factoryAddress, factoryDeploymentData, forwarderAddress, forwarderSalt } from "./forwarders";
 import { HotWallet } from "./hot-wallet";
 import { checkEvmOptions, type EvmChainOptions, type EvmSettings } from "./options";
 import { nodeError, rpcSecrets } from "../../rpc-errors";
+import { decodeCursor } from "./cursor";
 import { EvmScanner, type WatchedAsset } from "./scanner";
 import { toChainUnits } from "../units";
 
@@ -81,6 +82,8 @@ export function evmChain(options: EvmChainOptions): EvmChain {
     ));
 
   let bound: Bound | null = null;
+  // The last block the scanner read, from the cursor its last poll returned (null before one).
+  let scannedHeight: number | null = null;
   const use = (): Bound => {
     if (!bound) throw new Error(`evmChain(${settings.network}) is not bound: pass it to createPaymentRouter({ chains: [...] })`);
     return bound;
@@ -184,10 +187,22 @@ export function evmChain(options: EvmChainOptions): EvmChain {
 
     async pollDeposits(cursor) {
       try {
-        return await use().scanner.poll(cursor);
+        const page = await use().scanner.poll(cursor);
+        scannedHeight = scannedOf(page.cursor);
+        return page;
       } catch (error) {
         throw fail(error);
       }
+    },
+
+    async syncStatus(): Promise<ChainSyncStatus> {
+      let nodeHeight: number;
+      try {
+        nodeHeight = Number(await client.getBlockNumber());
+      } catch (error) {
+        throw fail(error);
+      }
+      return { network: settings.network, nodeHeight, scannedHeight, blockSeconds: settings.blockSeconds };
     },
 
     async sendPayout({ payoutId, coin, address, amount }) {
@@ -223,6 +238,12 @@ export function evmChain(options: EvmChainOptions): EvmChain {
       }
     },
   };
+}
+
+/** The height a cursor has read up to, or null before its first block. */
+function scannedOf(cursorText: string): number | null {
+  const height = decodeCursor(cursorText).height;
+  return height >= 0 ? height : null;
 }
 
 /** The coins this adapter watches: the native coin (unless none) and each token. */

@@ -49,6 +49,8 @@ export interface EvmChainOptions {
   consolidation?: false | { minimum?: Record<string, string> };
   /** Per-request timeout in ms. Default 10000. */
   timeoutMs?: number;
+  /** Typical seconds between blocks, to express the scanner's lag as time in health checks. Default: 12 on ETH, 3 on BSC, else 12. */
+  blockSeconds?: number;
 }
 
 /** The options after checking, with defaults applied and addresses checksummed. */
@@ -66,7 +68,11 @@ export interface EvmSettings {
   factory: Address | null;
   consolidation: false | { minimum: Record<string, string> };
   timeoutMs: number;
+  blockSeconds: number;
 }
+
+/** Typical block times of the networks the default currency list has. */
+const BLOCK_SECONDS: Record<string, number> = { ETH: 12, BSC: 3 };
 
 const NATIVE_COINS: Record<string, string> = {
   ETH: "ETH",
@@ -118,6 +124,7 @@ const schema = z.strictObject({
     ])
     .optional(),
   timeoutMs: z.int().min(100).max(300_000).optional(),
+  blockSeconds: z.number().positive().max(86_400).optional(),
 });
 
 /**
@@ -149,5 +156,6 @@ export function checkEvmOptions(options: EvmChainOptions): EvmSettings {
     factory: value.factory ? getAddress(value.factory) : null,
     consolidation: value.consolidation === false ? false : { minimum: value.consolidation?.minimum ?? {} },
     timeoutMs: value.timeoutMs ?? 10_000,
+    blockSeconds: value.blockSeconds ?? BLOCK_SECONDS[value.network] ?? 12,
   };
 }

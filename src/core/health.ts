@@ -1,0 +1,229 @@
+import type { ChainAdapter, HotWalletBalance } from "./ports/chain";
+import type { CoreContext } from "./context";
+import type { BackgroundStatus } from "./service";
+import { formatDecimal } from "../money";
+
+/** Thresholds of the health check (`createPaymentRouter({ health })`). */
+export interface HealthOptions {
+  /** How long a live chain's node may not answer before health answers 503, in ms. Default 60000. */
+  nodeDownAfterMs?: number;
+  /** How far (in seconds of blocks) a live chain's scanner may lag its node's head before health answers 503. Default 600. */
+  maxLagSeconds?: number;
+  /** How long each probe (storage read, node head, price) may take, in ms. Default 2000. */
+  timeoutMs?: number;
+}
+
+/** "ok": everything works; "degraded": it takes and credits payments but something needs a look; "unhealthy": it cannot. */
+export type HealthStatus = "ok" | "degraded" | "unhealthy";
+
+/** One live chain in the health report. Heights are block numbers; times epoch ms as ISO strings. */
+export interface ChainHealth {
+  /** The chain's feed ("evm:ETH", "bitcoin:LTC"). */
+  chain: string;
+  /** "ready": checked and scanned; "refused": its node serves another network (its coins answer 503); "pending": not checked yet. */
+  state: "ready" | "refused" | "pending";
+  nodeReachable: boolean;
+  /** Since when the node has not answered (ISO time), or null. */
+  nodeDownSince: string | null;
+  nodeHeight: number | null;
+  scannedHeight: number | null;
+  lagBlocks: number | null;
+  lagSeconds: number | null;
+  /** End of the last background round of this chain that ran without a failure. */
+  lastScanAt: string | null;
+  /** Payouts of its coins broadcast or waiting to be (status PROCESSING), counted up to 1000. */
+  pendingPayouts: number;
+  /** The hot wallet's balances, when the adapter reports them, in coin units. */
+  hotWallet?: Array<{ coin: string; network: string; address: string; amount: string; low: boolean }>;
+}
+
+/** What `payments.health()` returns and `payments.healthHandler` answers. Holds no key, secret, node URL or merchant data. */
+export interface HealthReport {
+  status: HealthStatus;
+  /** Why the status is "unhealthy" (or "degraded"): one sentence each. Empty when "ok". */
+  reasons: string[];
+  checkedAt: string;
+  storage: { reachable: boolean; roundTripMs: number | null };
+  chains: ChainHealth[];
+  /** Each coin a live chain serves: whether a price can be quoted for it now. */
+  pricing: Array<{ coin: string; quote: string; available: boolean; at: string | null }>;
+  /** Webhook deliveries, as this process's sender has seen them (see docs/operations.md). */
+  webhooks: { retrying: number; due: number; oldestDueSeconds: number; failingEndpoints: number };
+  /** The background loops: whether their timer runs, and when each schedule last ended a round. */
+  background: { running: boolean; schedules: Array<{ name: string; lastRoundAt: string | null; failing: boolean }> };
+}
+
+/** What the health check reads besides the core context. */
+export interface HealthSources {
+  background: () => BackgroundStatus;
+  /** The sender's view of the delivery backlog. */
+  webhooks: () => { retrying: number; due: number; oldestDueMs: number; failingEndpoints: number };
+}
+
+const iso = (at: number | null) => (at === null ? null : new Date(at).toISOString());
+
+/** Runs `work` for at most `ms`: rejects with "timed out" past it. */
+function within<T>(ms: number, work: () => Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+    timer.unref?.();
+  });
+  return Promise.race([Promise.resolve().then(work), timeout]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * The health check: probes the storage, each live chain's node and the prices of the coins they
+ * serve, and reads what the background work and the webhook sender know. Keeps, per chain, since
+ * when its node has not answered, so that an outage becomes "unhealthy" only after
+ * `nodeDownAfterMs`. Messages name parts and coins, never a URL, a key or a merchant.
+ */
+export class HealthCheck {
+  private readonly nodeDownAfterMs: number;
+  private readonly maxLagSeconds: number;
+  private readonly timeoutMs: number;
+  private readonly downSince = new Map<ChainAdapter, number>();
+
+  constructor(
+    private readonly context: CoreContext,
+    private readonly sources: HealthSources,
+    options: HealthOptions = {},
+  ) {
+    this.nodeDownAfterMs = options.nodeDownAfterMs ?? 60_000;
+    this.maxLagSeconds = options.maxLagSeconds ?? 600;
+    this.timeoutMs = options.timeoutMs ?? 2000;
+  }
+
+  /** Runs every probe (in parallel) and returns the report. Never rejects. */
+  async report(): Promise<HealthReport> {
+    const now = this.context.now();
+    const background = this.sources.background();
+    const reasons: string[] = [];
+    const softer: string[] = [];
+    const [storage, chains, pricing] = await Promise.all([
+      this.storage(),
+      Promise.all(background.chains.map((entry) => this.chain(entry, now))),
+      this.pricing(),
+    ]);
+    if (!storage.reachable) reasons.push("storage: not reachable");
+    for (const chain of chains) {
+      reasons.push(...chain.unhealthy);
+      softer.push(...chain.degraded);
+    }
+    for (const price of pricing) if (!price.available) reasons.push(`pricing: no usable price for ${price.coin} in ${price.quote}`);
+    const backlog = this.sources.webhooks();
+    if (backlog.failingEndpoints > 0) softer.push(`webhooks: ${backlog.failingEndpoints} endpoint(s) failing`);
+    const status: HealthStatus = reasons.length > 0 ? "unhealthy" : softer.length > 0 ? "degraded" : "ok";
+    return {
+      status,
+      reasons: [...reasons, ...softer],
+      checkedAt: new Date(now).toISOString(),
+      storage,
+      chains: chains.map(({ health }) => health),
+      pricing,
+      webhooks: {
+        retrying: backlog.retrying,
+        due: backlog.due,
+        oldestDueSeconds: Math.round(backlog.oldestDueMs / 1000),
+        failingEndpoints: backlog.failingEndpoints,
+      },
+      background: {
+        running: background.running,
+        schedules: background.schedules.map((schedule) => ({
+          name: schedule.name,
+          lastRoundAt: iso(schedule.lastRoundAt),
+          failing: schedule.failingSince !== null,
+        })),
+      },
+    };
+  }
+
+  /** A trivial read (a merchant id that cannot exist), timed. */
+  private async storage(): Promise<HealthReport["storage"]> {
+    const started = performance.now();
+    try {
+      await within(this.timeoutMs, () => this.context.storage.getMerchant("health_check"));
+      return { reachable: true, roundTripMs: Math.round((performance.now() - started) * 10) / 10 };
+    } catch {
+      return { reachable: false, roundTripMs: null };
+    }
+  }
+
+  private async chain(entry: BackgroundStatus["chains"][number], now: number): Promise<{ health: ChainHealth; unhealthy: string[]; degraded: string[] }> {
+    const { chain, refused, lastScanAt, failingSince } = entry;
+    const name = chain.feedId ?? chain.name;
+    const unhealthy: string[] = [];
+    const degraded: string[] = [];
+    const sync = chain.syncStatus ? await within(this.timeoutMs, () => chain.syncStatus!()).catch(() => null) : undefined;
+    // Without syncStatus, the chain's own rounds tell whether its node answers.
+    const reachable = sync === undefined ? failingSince === null : sync !== null;
+    if (reachable) this.downSince.delete(chain);
+    else {
+      const since = Math.min(this.downSince.get(chain) ?? now, failingSince ?? now);
+      this.downSince.set(chain, since);
+    }
+    const downSince = this.downSince.get(chain) ?? null;
+    if (refused) unhealthy.push(`chain ${name}: refused (its node serves another network than configured)`);
+    if (downSince !== null) {
+      const down = now - downSince;
+      (down >= this.nodeDownAfterMs ? unhealthy : degraded).push(`chain ${name}: node not answering for ${Math.round(down / 1000)} s`);
+    }
+    const nodeHeight = sync?.nodeHeight ?? null;
+    const scannedHeight = sync?.scannedHeight ?? null;
+    const lagBlocks = nodeHeight !== null && scannedHeight !== null ? Math.max(0, nodeHeight - scannedHeight) : null;
+    const lagSeconds = lagBlocks !== null && sync ? lagBlocks * sync.blockSeconds : null;
+    if (lagSeconds !== null && lagSeconds > this.maxLagSeconds) unhealthy.push(`chain ${name}: scanner ${lagBlocks} blocks (${lagSeconds} s) behind the node`);
+    const health: ChainHealth = {
+      chain: name,
+      state: refused ? "refused" : lastScanAt !== null ? "ready" : "pending",
+      nodeReachable: reachable,
+      nodeDownSince: iso(downSince),
+      nodeHeight,
+      scannedHeight,
+      lagBlocks,
+      lagSeconds,
+      lastScanAt: iso(lastScanAt),
+      pendingPayouts: await this.pendingPayouts(chain),
+    };
+    const wallet = chain.hotWalletBalances && reachable ? await within(this.timeoutMs, () => chain.hotWalletBalances!()).catch(() => null) : null;
+    if (wallet) {
+      health.hotWallet = wallet.map((balance) => this.balance(balance));
+      for (const balance of health.hotWallet) if (balance.low) degraded.push(`chain ${name}: hot wallet ${balance.coin} balance below its low mark`);
+    }
+    return { health, unhealthy, degraded };
+  }
+
+  private balance(balance: HotWalletBalance): NonNullable<ChainHealth["hotWallet"]>[number] {
+    const decimals = this.context.currencies.decimalsOf(balance.coin) ?? 0;
+    return {
+      coin: balance.coin,
+      network: balance.network,
+      address: balance.address,
+      amount: formatDecimal(balance.amount, decimals),
+      low: balance.lowBalance !== null && balance.amount < balance.lowBalance,
+    };
+  }
+
+  /** PROCESSING payouts of this chain's coins (every merchant), up to 1000: one bounded read. */
+  private async pendingPayouts(chain: ChainAdapter): Promise<number> {
+    try {
+      const payouts = await within(this.timeoutMs, () => this.context.storage.listPayoutsByStatus("live", "PROCESSING", 1000));
+      return payouts.filter((payout) => this.context.chains.forPair("live", payout.coin, payout.network) === chain).length;
+    } catch {
+      return 0;
+    }
+  }
+
+  /** For each coin a live chain serves, whether the pricing port quotes it now (in the first fiat). */
+  private async pricing(): Promise<HealthReport["pricing"]> {
+    const fiat = this.context.currencies.fiatSymbols();
+    const quote = fiat.includes("USD") ? "USD" : (fiat[0] ?? "USD");
+    const coins = this.context.chains.currencies("live", this.context.currencies).map((currency) => currency.symbol);
+    return Promise.all(
+      coins.map(async (coin) => {
+        const rate = await within(this.timeoutMs, () => this.context.pricing.getRate(coin, quote)).catch(() => null);
+        return { coin, quote, available: rate !== null, at: rate ? rate.at.toISOString() : null };
+      }),
+    );
+  }
+}
