@@ -1,0 +1,104 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import request from "supertest";
+import express from "express";
+import type { Harness } from "../helpers";
+import { startAnvil, type Anvil } from "../adapters/chain/evm/anvil";
+import { ethChain, liveHarness } from "../adapters/chain/evm/support";
+import { ltcChain, newAccount } from "../adapters/chain/bitcoin/support";
+import { startLitecoind, type Litecoind } from "../adapters/chain/bitcoin/litecoind";
+import { startRpcProxy, type RpcProxy } from "../adapters/chain/rpc-proxy";
+
+/**
+ * payments.health() and healthHandler against real nodes: anvil behind a proxy that cuts its
+ * connections (the node stopped), the scanner left behind the head (lag), and Litecoin Core
+ * regtest (the heights syncStatus reports are the node's own).
+ */
+
+let anvil: Anvil;
+let litecoind: Litecoind;
+let ethProxy: RpcProxy;
+const open: Harness[] = [];
+
+beforeAll(async () => {
+  [anvil, litecoind] = await Promise.all([startAnvil(), startLitecoind()]);
+  ethProxy = await startRpcProxy(anvil.rpcUrl);
+}, 120_000);
+afterAll(async () => {
+  await ethProxy?.close();
+  await Promise.all([anvil?.stop(), litecoind?.stop()]);
+});
+afterEach(async () => {
+  ethProxy.refuse.clear();
+  for (const h of open.splice(0)) await h.router.close();
+});
+
+async function harness(...args: Parameters<typeof liveHarness>) {
+  const h = await liveHarness(...args);
+  open.push(h);
+  const app = express();
+  app.get("/health", h.router.healthHandler);
+  return { h, health: () => request(app).get("/health") };
+}
+
+describe("health of an EVM chain (anvil)", () => {
+  it("answers 503 after nodeDownAfterMs of a stopped node, naming the chain and never the node's URL, and 200 when it is back", async () => {
+    const { h, health } = await harness([ethChain(anvil, { rpcUrl: ethProxy.url })], { health: { nodeDownAfterMs: 60_000 } });
+    await h.router.tick();
+    let res = await health();
+    expect(res.status, res.text).toBe(200);
+    const head = Number(await anvil.public.getBlockNumber());
+    expect(res.body.chains).toEqual([
+      expect.objectContaining({ chain: "evm:ETH", state: "ready", nodeReachable: true, nodeHeight: head, scannedHeight: head, lagBlocks: 0, lagSeconds: 0 }),
+    ]);
+    expect(res.body.pricing).toEqual([expect.objectContaining({ coin: "ETH", available: true })]);
+
+    ethProxy.refuse.add("eth_blockNumber");
+    res = await health();
+    expect(res.status).toBe(200);
+    expect(res.body.status).toBe("degraded");
+    expect(res.body.chains[0]).toMatchObject({ nodeReachable: false, nodeHeight: null });
+    h.clock.ms += 61_000;
+    res = await health();
+    expect(res.status).toBe(503);
+    expect(res.body.status).toBe("unhealthy");
+    expect(res.body.reasons).toEqual(["chain evm:ETH: node not answering for 61 s"]);
+    expect(res.text).not.toContain(new URL(ethProxy.url).host);
+
+    ethProxy.refuse.clear();
+    res = await health();
+    expect(res.status).toBe(200);
+    expect(res.body.status).toBe("ok");
+  });
+
+  it("answers 503 when the scanner lags the head past maxLagSeconds (12 s a block on ETH), and 200 once it caught up", async () => {
+    const { h, health } = await harness([ethChain(anvil)], { health: { maxLagSeconds: 600 } });
+    await h.router.tick();
+    await anvil.mine(51);
+    let res = await health();
+    expect(res.status).toBe(503);
+    expect(res.body.chains[0]).toMatchObject({ lagBlocks: 51, lagSeconds: 612 });
+    expect(res.body.reasons).toEqual(["chain evm:ETH: scanner 51 blocks (612 s) behind the node"]);
+    await h.router.tick();
+    res = await health();
+    expect(res.status).toBe(200);
+    expect(res.body.chains[0].lagBlocks).toBe(0);
+  });
+});
+
+describe("health of a Bitcoin-family chain (litecoind)", () => {
+  it("reports the node's getblockcount and the scanner's height, lagging 150 s a block", async () => {
+    const { h, health } = await harness([ltcChain(litecoind, newAccount())]);
+    let res = await health();
+    expect(res.body.chains[0]).toMatchObject({ chain: "bitcoin:LTC", state: "pending", nodeHeight: await litecoind.height(), scannedHeight: null });
+    await h.router.tick();
+    res = await health();
+    const height = await litecoind.height();
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.chains[0]).toMatchObject({ state: "ready", nodeReachable: true, nodeHeight: height, scannedHeight: height, lagBlocks: 0 });
+    await litecoind.mine(3);
+    res = await health();
+    expect(res.body.chains[0]).toMatchObject({ nodeHeight: height + 3, scannedHeight: height, lagBlocks: 3, lagSeconds: 450 });
+    expect(res.status).toBe(200);
+    expect(res.text).not.toContain(litecoind.rpcPassword);
+  });
+});
