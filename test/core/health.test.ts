@@ -29,6 +29,7 @@ afterAll(async () => {
 });
 afterEach(async () => {
   ethProxy.refuse.clear();
+  ethProxy.hang.clear();
   for (const h of open.splice(0)) await h.router.close();
 });
 
@@ -68,6 +69,24 @@ describe("health of an EVM chain (anvil)", () => {
     res = await health();
     expect(res.status).toBe(200);
     expect(res.body.status).toBe("ok");
+  });
+
+  it("treats a frozen node (no answer within timeoutMs) as not answering: 503 after nodeDownAfterMs", async () => {
+    const { h, health } = await harness([ethChain(anvil, { rpcUrl: ethProxy.url, timeoutMs: 500 })], { health: { nodeDownAfterMs: 30_000, timeoutMs: 200 } });
+    await h.router.tick();
+    ethProxy.hang.add("eth_blockNumber");
+    const started = Date.now();
+    let res = await health();
+    expect(Date.now() - started).toBeLessThan(2000);
+    expect(res.status).toBe(200);
+    expect(res.body.chains[0]).toMatchObject({ nodeReachable: false });
+    h.clock.ms += 30_000;
+    res = await health();
+    expect(res.status).toBe(503);
+    expect(res.body.reasons).toEqual(["chain evm:ETH: node not answering for 30 s"]);
+    ethProxy.hang.clear();
+    // The adapter's request held by the frozen node ends at its own timeoutMs; calls made meanwhile join it.
+    await expect.poll(async () => (await health()).status, { timeout: 5000, interval: 200 }).toBe(200);
   });
 
   it("answers 503 when the scanner lags the head past maxLagSeconds (12 s a block on ETH), and 200 once it caught up", async () => {

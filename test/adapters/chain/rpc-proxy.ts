@@ -11,6 +11,8 @@ export interface RpcProxy {
   url: string;
   /** Methods whose requests get their connection cut (in a batch, the whole batch). */
   refuse: Set<string>;
+  /** Methods whose requests are held without an answer, as a frozen node does (until `close`). */
+  hang: Set<string>;
   /** Methods answered with JSON-RPC's "method not found" (-32601), as a node without that API answers. */
   unsupported: Set<string>;
   /** How many requests of each method went through or were refused. */
@@ -33,6 +35,7 @@ interface RpcCall {
 export async function startRpcProxy(target: string): Promise<RpcProxy> {
   const upstream = new URL(target);
   const refuse = new Set<string>();
+  const hang = new Set<string>();
   const unsupported = new Set<string>();
   const seen = new Map<string, number>();
   const limits = { logBlocks: Number.POSITIVE_INFINITY };
@@ -63,6 +66,7 @@ export async function startRpcProxy(target: string): Promise<RpcProxy> {
         req.socket.destroy();
         return;
       }
+      if (methods.some((method) => hang.has(method))) return;
       if (calls.some(answeredHere)) {
         void answerEach(JSON.parse(body.toString("utf8")) as RpcCall | RpcCall[]).then((answer) => {
           res.writeHead(200, { "content-type": "application/json" });
@@ -113,6 +117,7 @@ export async function startRpcProxy(target: string): Promise<RpcProxy> {
   return {
     url: `http://127.0.0.1:${port}`,
     refuse,
+    hang,
     unsupported,
     seen,
     get logBlockLimit() {
