@@ -148,9 +148,9 @@ const app = express();
 app.get("/", (_req, res) => {
   res.type("text").send("Demo shop. The payment API is under /api/v1 (try POST /api/v1/currencies with your test key).\n");
 });
-app.get("/health", (_req, res) => {
-  res.json({ ok: true });
-});
+// Readiness (503 when payments cannot be taken or credited) and liveness, for a load balancer.
+app.get("/health", payments.healthHandler);
+app.get("/livez", payments.livenessHandler);
 app.use(payments);
 
 const server = app.listen(port, () => {

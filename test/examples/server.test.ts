@@ -47,6 +47,10 @@ describe("examples/server (npm start)", { timeout: 60_000 }, () => {
 
     const home = await fetch(`${base}/`);
     expect(await home.text()).toContain("Demo shop");
+    const health = await fetch(`${base}/health`);
+    expect(health.status).toBe(200);
+    expect(((await health.json()) as { status: string }).status).toBe("ok");
+    expect((await fetch(`${base}/livez`)).status).toBe(200);
 
     const headers = { authorization: `Bearer ${key}`, "content-type": "application/json" };
     const created = await fetch(`${base}/api/v1/merchants/whitelabel/create`, {
