@@ -1,4 +1,8 @@
+import { PGlite } from "@electric-sql/pglite";
 import express from "express";
+import pg from "pg";
+import { postgresStorage } from "../../src/postgres";
+import { DATABASE_URL, dropSchema, uniqueSchema } from "../adapters/storage/sql-fixtures";
 import request from "supertest";
 import { afterEach, describe, expect, it } from "vitest";
 import { exchangeRates } from "../../src/adapters/pricing/exchange-rates";
@@ -184,6 +188,29 @@ describe("health of storage", () => {
     expect(res.text).not.toMatch(/hunter2|postgres:/);
   });
 
+  it("answers 503 when the PostgreSQL storage's pool is ended (PGlite closed without a server), and never shows the connection string", async () => {
+    const schema = uniqueSchema("health");
+    const pool = DATABASE_URL ? new pg.Pool({ connectionString: DATABASE_URL, max: 2 }) : null;
+    const pglite = pool ? null : await PGlite.create();
+    const storage = pool ? postgresStorage({ pool, schema }) : postgresStorage({ pglite: pglite as never, schema });
+    const router = createPaymentRouter({ storage, backgroundIntervalMs: false, logger: recordingLogger() });
+    const app = mount(router);
+    try {
+      let res = await request(app).get("/health");
+      expect(res.status, res.text).toBe(200);
+      expect(res.body.storage.reachable).toBe(true);
+      await (pool ? pool.end() : pglite!.close());
+      res = await request(app).get("/health");
+      expect(res.status).toBe(503);
+      expect(res.body.reasons).toEqual(["storage: not reachable"]);
+      if (DATABASE_URL) expect(res.text).not.toContain(new URL(DATABASE_URL).host);
+    } finally {
+      routers.splice(routers.indexOf(router), 1);
+      await router.close().catch(() => undefined);
+      await dropSchema(schema);
+    }
+  });
+
   it("answers 503 when the storage does not answer within timeoutMs", async () => {
     const storage = memoryStorage();
     const router = createPaymentRouter({ storage, backgroundIntervalMs: false, logger: recordingLogger(), health: { timeoutMs: 50 } });
@@ -192,6 +219,22 @@ describe("health of storage", () => {
     const res = await request(app).get("/health");
     expect(res.status).toBe(503);
     expect(res.body.storage.reachable).toBe(false);
+  });
+});
+
+describe("health of hot wallets", () => {
+  it("is degraded (still 200) when a hot wallet is below its low mark, with the balance in coin units", async () => {
+    const chain = simulatedLiveChain();
+    const low = { coin: "BTC", network: "BTC", address: "bc1qhotwallet", amount: 1_000_000n, lowBalance: 5_000_000n };
+    Object.assign(chain, { hotWalletBalances: async () => [low] });
+    const h = await setup({ liveChain: chain, currencies: [oneCoin()] });
+    routers.push(h.router);
+    await h.router.tick();
+    const res = await request(mount(h.router)).get("/health");
+    expect(res.status).toBe(200);
+    expect(res.body.status).toBe("degraded");
+    expect(res.body.reasons).toEqual([`chain ${chain.feedId}: hot wallet BTC balance below its low mark`]);
+    expect(res.body.chains[0].hotWallet).toEqual([{ coin: "BTC", network: "BTC", address: "bc1qhotwallet", amount: "0.01", low: true }]);
   });
 });
 
