@@ -6,6 +6,7 @@ import type { CoreContext } from "./context";
 import { payoutEvent } from "./events";
 import type { CommitHook } from "./idempotency";
 import { refuseIfInDeficit } from "./deficit";
+import { refuseIfHotWalletShort } from "./payout-funding";
 import { newId } from "../ids";
 import { recordEvents, withOutbox } from "./outbox";
 import { parseAmountIn, resolveNetwork } from "./invoices";
@@ -62,6 +63,7 @@ export async function createPayout(
   if (!(await chain.isValidAddress(currency.symbol, network.network, input.address))) {
     throw new PaymentError("invalid_address", `"${input.address}" is not a valid ${currency.symbol} address on ${network.network}.`);
   }
+  await refuseIfHotWalletShort(context, scope.mode, chain, { coin: currency.symbol, network: network.network, amount });
   const fee = network.withdrawFee + network.staticFixedFee;
   const now = context.now();
   const payout: PayoutRecord = {

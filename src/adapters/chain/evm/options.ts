@@ -1,6 +1,7 @@
 import { getAddress, isAddress, type Address, type Hex } from "viem";
 import { z } from "zod";
 import { optionsError } from "../../../options-error";
+import { parseDecimal } from "../../../money";
 
 /** Options of `evmChain()`. */
 export interface EvmChainOptions {
@@ -49,6 +50,13 @@ export interface EvmChainOptions {
   consolidation?: false | { minimum?: Record<string, string> };
   /** Per-request timeout in ms. Default 10000. */
   timeoutMs?: number;
+  /**
+   * Low-balance thresholds of the hot wallet per coin served (the native coin for gas, and the
+   * tokens), as decimal strings in coin units: `{ ETH: "0.05", USDT: "100" }`. A balance below
+   * its threshold is logged as a warning once (and once when it is back above) and shown low by
+   * `payments.admin.hotWallets()`. Default: none.
+   */
+  lowBalance?: Record<string, string>;
 }
 
 /** The options after checking, with defaults applied and addresses checksummed. */
@@ -66,6 +74,8 @@ export interface EvmSettings {
   factory: Address | null;
   consolidation: false | { minimum: Record<string, string> };
   timeoutMs: number;
+  /** Thresholds in each coin's on-chain units. */
+  lowBalance: Map<string, bigint>;
 }
 
 const NATIVE_COINS: Record<string, string> = {
@@ -118,6 +128,7 @@ const schema = z.strictObject({
     ])
     .optional(),
   timeoutMs: z.int().min(100).max(300_000).optional(),
+  lowBalance: z.record(z.string(), z.string().regex(/^\d+(\.\d+)?$/, { error: 'must be a decimal string in coin units, such as "0.05"' })).optional(),
 });
 
 /**
@@ -135,6 +146,16 @@ export function checkEvmOptions(options: EvmChainOptions): EvmSettings {
       `evmChain: ${nativeCoin} is the native coin of ${value.network} and cannot also be a token; set nativeCoin: null to serve it as a token`,
     );
   }
+  const lowBalance = new Map<string, bigint>();
+  for (const [coin, text] of Object.entries(value.lowBalance ?? {})) {
+    const decimals = coin === nativeCoin ? 18 : tokens.find((token) => token.coin === coin)?.decimals;
+    if (decimals === undefined) throw new TypeError(`evmChain: lowBalance.${coin} names a coin this adapter does not serve on ${value.network}`);
+    try {
+      lowBalance.set(coin, parseDecimal(text, decimals));
+    } catch {
+      throw new TypeError(`evmChain: lowBalance.${coin} has more decimal places than ${coin}'s ${decimals}`);
+    }
+  }
   return {
     network: value.network,
     rpcUrl: value.rpcUrl,
@@ -149,5 +170,6 @@ export function checkEvmOptions(options: EvmChainOptions): EvmSettings {
     factory: value.factory ? getAddress(value.factory) : null,
     consolidation: value.consolidation === false ? false : { minimum: value.consolidation?.minimum ?? {} },
     timeoutMs: value.timeoutMs ?? 10_000,
+    lowBalance,
   };
 }
