@@ -39,8 +39,10 @@ interface Watched {
 
 /**
  * Reads the live chains' hot-wallet balances on the background schedule, at most once a
- * minute per chain and never in the way of its deposit sync (a read is its own task, not a
- * part of the chain's round), and keeps the latest reading in memory for health and metrics.
+ * minute per chain, and keeps the latest reading in memory for health and metrics. A read is
+ * not a part of the chain's round (a round never waits for it, nor fails with it): it runs on
+ * the chain's schedule between two rounds, so it never adds requests to a node that hangs a
+ * round, and delays the next deposit sync by one read a minute at most.
  * A coin that falls below its threshold is logged once as a warning, and once when it is back
  * above; a read that fails goes through the failure log (its stack once, then a line a round).
  */
@@ -51,6 +53,8 @@ export class HotWalletMonitor {
     private readonly context: CoreContext,
     private readonly failures: FailureLog,
     readiness: ReadonlyMap<ChainAdapter, ChainReadiness>,
+    /** Runs a read on the chain's own schedule, between its rounds (never beside a hung one). */
+    private readonly between: (chain: ChainAdapter, work: () => Promise<void>) => Promise<void>,
   ) {
     for (const chain of context.chains.all("live")) {
       if (!chain.hotWalletBalances) continue;
@@ -86,7 +90,7 @@ export class HotWalletMonitor {
     const now = this.context.now();
     if (watched.triedAt !== null && now - watched.triedAt < HOT_WALLET_READ_INTERVAL_MS) return Promise.resolve();
     watched.triedAt = now;
-    watched.running = this.read(watched).finally(() => (watched.running = null));
+    watched.running = this.between(watched.chain, () => this.read(watched)).finally(() => (watched.running = null));
     return watched.running;
   }
 

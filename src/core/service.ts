@@ -131,7 +131,7 @@ export class BackgroundWork {
         this.chainSchedules.set(chain, schedule);
       }
     }
-    this.hotWallets = new HotWalletMonitor(context, failures, this.readiness);
+    this.hotWallets = new HotWalletMonitor(context, failures, this.readiness, (chain, work) => this.chainSchedules.get(chain)!.exclusive(work));
   }
 
   /** The latest hot-wallet reading of each live chain that has one. */
@@ -214,7 +214,7 @@ export class BackgroundWork {
         // Failures are logged by the round itself.
         if (schedule.idle) void schedule.round();
       }
-      // Beside the chains' rounds, not inside them: a slow balance read never delays a deposit.
+      // Between the chains' rounds, at most once a minute each (the monitor throttles).
       void this.hotWallets.refreshDue();
     }, intervalMs);
     this.timer.unref();
