@@ -21,13 +21,19 @@ export async function refuseIfHotWalletShort(
   context: CoreContext,
   mode: Mode,
   chain: ChainAdapter,
-  request: { coin: string; network: string; amount: bigint },
+  request: { merchantId: string; coin: string; network: string; amount: bigint; fee: bigint },
 ): Promise<void> {
   if (mode !== "live" || !chain.hotWalletBalances) return;
+  // A merchant whose own balance falls short hears that (42201, from the debit), not the
+  // operator's wallet state; the debit checks it again atomically.
+  if ((await context.storage.getBalance({ merchantId: request.merchantId, mode }, request.coin)) < request.amount + request.fee) return;
   let balances: HotWalletBalance[];
   let needs: Array<{ coin: string; amount: bigint }>;
   try {
-    [balances, needs] = await Promise.all([chain.hotWalletBalances(), chain.payoutNeeds?.(request) ?? [{ coin: request.coin, amount: request.amount }]]);
+    [balances, needs] = await Promise.all([
+      chain.hotWalletBalances(),
+      chain.payoutNeeds?.({ coin: request.coin, network: request.network, amount: request.amount }) ?? [{ coin: request.coin, amount: request.amount }],
+    ]);
   } catch (error) {
     context.logger.warn(`the ${request.network} hot wallet could not be read before a ${request.coin} payout; the payout is taken unchecked`, error);
     return;

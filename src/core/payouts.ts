@@ -63,8 +63,8 @@ export async function createPayout(
   if (!(await chain.isValidAddress(currency.symbol, network.network, input.address))) {
     throw new PaymentError("invalid_address", `"${input.address}" is not a valid ${currency.symbol} address on ${network.network}.`);
   }
-  await refuseIfHotWalletShort(context, scope.mode, chain, { coin: currency.symbol, network: network.network, amount });
   const fee = network.withdrawFee + network.staticFixedFee;
+  await refuseIfHotWalletShort(context, scope.mode, chain, { merchantId: scope.merchantId, coin: currency.symbol, network: network.network, amount, fee });
   const now = context.now();
   const payout: PayoutRecord = {
     id: newId("po"),

@@ -134,6 +134,10 @@ describe("payouts the hot wallet cannot fund", () => {
     expect((await balances(h, h.liveKey)).USDT).toEqual(before);
     expect((await h.router.forMerchant(h.merchant.id, "live").withdrawals.list()).data).toEqual([]);
 
+    // Beyond the merchant's own balance too: the merchant hears about its balance (42201), not the wallet.
+    const beyond = await h.post("/v1/withdrawals", { currency: "USDT", chain: "ETH", amount: "500", address: to }, h.liveKey);
+    expect(beyond.body.error, beyond.text).toBe(42201);
+
     const sent = await h.post("/v1/withdrawals", { currency: "USDT", chain: "ETH", amount: "20", address: to }, h.liveKey);
     expect(sent.status, sent.text).toBe(200);
     expect(sent.body.txHash).toMatch(/^0x[0-9a-f]{64}$/);
