@@ -105,6 +105,7 @@ export type { HealthReport, HealthOptions, HealthStatus, ChainHealth } from "./c
 export type { IssuedApiKey, ApiKeySummary } from "./core/merchants";
 export type { PaymentView, DepositView } from "./core/views/payment";
 export type { OperatorReport, OperatorReportOptions, ReportedDeposit } from "./core/operator-report";
+export type { HotWalletBalanceReading, HotWalletReading } from "./core/hot-wallets";
 export type { ReportedUnlistedTransfer } from "./core/unlisted";
 export type * from "./core/ports/records";
 export { INVOICE_STATUSES, PAYMENT_EVENT_TYPES, PAYOUT_EVENT_TYPES, REFUND_EVENT_TYPES, CONVERSION_EVENT_TYPES, EVENT_TYPES } from "./core/ports/records";

@@ -6,6 +6,7 @@ import type { CoreContext } from "./context";
 import { payoutEvent } from "./events";
 import type { CommitHook } from "./idempotency";
 import { refuseIfInDeficit } from "./deficit";
+import { refuseIfHotWalletShort } from "./payout-funding";
 import { newId } from "../ids";
 import { recordEvents, withOutbox } from "./outbox";
 import { parseAmountIn, resolveNetwork } from "./invoices";
@@ -63,6 +64,7 @@ export async function createPayout(
     throw new PaymentError("invalid_address", `"${input.address}" is not a valid ${currency.symbol} address on ${network.network}.`);
   }
   const fee = network.withdrawFee + network.staticFixedFee;
+  await refuseIfHotWalletShort(context, scope.mode, chain, { merchantId: scope.merchantId, coin: currency.symbol, network: network.network, amount, fee });
   const now = context.now();
   const payout: PayoutRecord = {
     id: newId("po"),

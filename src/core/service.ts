@@ -2,6 +2,7 @@ import type { ChainAdapter } from "./ports/chain";
 import type { CoreContext } from "./context";
 import { syncChainDeposits } from "./deposits";
 import { FailureLog } from "./failure-log";
+import { HotWalletMonitor, type HotWalletReading } from "./hot-wallets";
 import { expireDueInvoices } from "./invoices";
 import { progressPayouts } from "./payouts";
 import { ChainReadiness } from "./readiness";
@@ -124,6 +125,7 @@ export class BackgroundWork {
   /** Each chain's schedule, to run one part of it on request (the sandbox endpoints). */
   private readonly chainSchedules = new Map<ChainAdapter, Schedule>();
   private readonly readiness = new Map<ChainAdapter, ChainReadiness>();
+  private readonly hotWallets: HotWalletMonitor;
   private timer: NodeJS.Timeout | null = null;
   private closed = false;
 
@@ -160,6 +162,12 @@ export class BackgroundWork {
         this.chainSchedules.set(chain, schedule);
       }
     }
+    this.hotWallets = new HotWalletMonitor(context, failures, this.readiness, (chain, work) => this.chainSchedules.get(chain)!.exclusive(work));
+  }
+
+  /** The latest hot-wallet reading of each live chain that has one. */
+  hotWalletReadings(): HotWalletReading[] {
+    return this.hotWallets.readings();
   }
 
   /**
@@ -168,9 +176,13 @@ export class BackgroundWork {
    * together once all rounds ended: one failing part never stops the others.
    */
   async tick(mode?: Mode): Promise<TickReport> {
-    const rounds = await Promise.all(
-      this.schedules.filter((schedule) => mode === undefined || schedule.mode === null || schedule.mode === mode).map((schedule) => schedule.round()),
-    );
+    const [rounds] = await Promise.all([
+      Promise.all(
+        this.schedules.filter((schedule) => mode === undefined || schedule.mode === null || schedule.mode === mode).map((schedule) => schedule.round()),
+      ),
+      // Hot-wallet reads (at most one a minute per chain) log their own failures, never the round's.
+      mode === "test" ? undefined : this.hotWallets.refreshDue(),
+    ]);
     const report: TickReport = { depositsApplied: 0, invoicesExpired: 0, payoutsProgressed: 0, idempotencyKeysExpired: 0, chainTasks: 0 };
     const failures: unknown[] = [];
     for (const round of rounds) {
@@ -233,6 +245,8 @@ export class BackgroundWork {
         // Failures are logged by the round itself.
         if (schedule.idle) void schedule.round();
       }
+      // Between the chains' rounds, at most once a minute each (the monitor throttles).
+      void this.hotWallets.refreshDue();
     }, intervalMs);
     this.timer.unref();
   }
@@ -256,6 +270,6 @@ export class BackgroundWork {
     this.closed = true;
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
-    await Promise.all(this.schedules.map((schedule) => schedule.exclusive(async () => undefined)));
+    await Promise.all([...this.schedules.map((schedule) => schedule.exclusive(async () => undefined)), this.hotWallets.idle()]);
   }
 }

@@ -10,6 +10,7 @@ import type { CoreContext } from "../core/context";
 import { CurrencyCatalog, DEFAULT_CURRENCIES, DEFAULT_FIAT } from "../currencies";
 import * as merchants from "../core/merchants";
 import { BackgroundWork, type TickReport } from "../core/service";
+import type { HotWalletReading } from "../core/hot-wallets";
 import type { MerchantRecord, Mode } from "../core/ports/records";
 import { apiKeyAuthenticator } from "./auth";
 import { errorHandler, hostBodyErrorHandler } from "./error-handler";
@@ -61,6 +62,12 @@ export interface PaymentAdmin {
    * on-chain holdings that the balances alone do not.
    */
   operatorReport(options?: OperatorReportOptions): Promise<OperatorReport>;
+  /**
+   * The latest reading of each live chain's hot wallet, taken on the background schedule (at
+   * most once a minute per chain): every balance with its low-balance threshold and `low` flag,
+   * when it was read, and why the last read failed if it did. From memory: no node call.
+   */
+  hotWallets(): HotWalletReading[];
 }
 
 /** The router `createPaymentRouter` returns: mount it with `app.use(router)`. */
@@ -252,6 +259,7 @@ export function createPaymentRouter(options: PaymentRouterOptions = {}): Payment
     listApiKeys: (merchantId) => merchants.listApiKeys(context, merchantId),
     setSettleCurrency: (merchantId, symbol) => merchants.setSettleCurrency(context, merchantId, symbol),
     operatorReport: (reportOptions) => operatorReport(context, reportOptions),
+    hotWallets: () => background.hotWalletReadings(),
   };
   return Object.assign(router, {
     admin,

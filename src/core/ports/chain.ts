@@ -208,6 +208,13 @@ export interface ChainAdapter {
    * the chain has no hot wallet configured. Rejects when the node cannot be reached. Optional.
    */
   hotWalletBalances?(): Promise<HotWalletBalance[]>;
+  /**
+   * What the hot wallet spends to send this payout, per coin of `hotWalletBalances`: the amount
+   * itself, and the fee where it is paid in another coin (gas in the native coin for a token
+   * payout) or can be estimated. Core refuses a payout these do not fit in (balances minus the
+   * payouts not yet sent). Optional: without it, the amount in the payout's coin.
+   */
+  payoutNeeds?(request: { coin: string; network: string; amount: bigint }): Promise<Array<{ coin: string; amount: bigint }>>;
   /** Releases connections and timers; the router calls it from `close()`. Optional. */
   close?(): Promise<void>;
 }

@@ -2,7 +2,7 @@ import type { HDKey } from "@scure/bip32";
 import { PaymentError } from "../../../errors";
 import { isValidAddressOfFamily, type ChainKind } from "../address-rules";
 import { ChainMismatchError, type ChainAdapter, type ChainHost, type ChainSyncStatus } from "../../../core/ports/chain";
-import { toChainUnits } from "../units";
+import { toChainUnits, toLedgerUnits } from "../units";
 import { addressOfScript, deriveAddress, parseAccountKey, sameAccount } from "./keys";
 import { checkBitcoinOptions, type BitcoinChainOptions } from "./options";
 import { addressParams } from "./params";
@@ -100,9 +100,16 @@ export function bitcoinChain(options: BitcoinChainOptions): BitcoinChain {
   };
   const params = async () => addressParams(settings.family, await chainKind());
 
-  let bound: { host: ChainHost; scanner: BitcoinScanner; wallet: BitcoinWallet; deposits: DepositAddresses; confirmations: number } | null = null;
   // The last block the scanner read, from the cursor its last poll returned (null before one).
   let scannedHeight: number | null = null;
+  let bound: {
+    host: ChainHost;
+    scanner: BitcoinScanner;
+    wallet: BitcoinWallet;
+    deposits: DepositAddresses;
+    confirmations: number;
+    lowBalance: bigint | null;
+  } | null = null;
   const use = () => {
     if (!bound) throw new Error(`bitcoinChain(${settings.coin}) is not bound: pass it to createPaymentRouter({ chains: [...] })`);
     return bound;
@@ -140,7 +147,12 @@ export function bitcoinChain(options: BitcoinChainOptions): BitcoinChain {
         gapLimit: settings.gapLimit,
         derive: async (index) => deriveAddress(account.key, 0, index, await params()),
       });
-      bound = { host, scanner, wallet, deposits, confirmations };
+      const ledger = host.decimals(settings.coin);
+      const lowBalance = settings.lowBalance === null ? null : toLedgerUnits(settings.lowBalance, 8, ledger);
+      if (lowBalance !== null && toChainUnits(lowBalance, 8, ledger) !== settings.lowBalance) {
+        throw new TypeError(`bitcoinChain: lowBalance.${settings.coin} has more decimal places than the currency list's ${ledger}`);
+      }
+      bound = { host, scanner, wallet, deposits, confirmations, lowBalance };
     },
 
     supports(coin, network) {
@@ -197,6 +209,20 @@ export function bitcoinChain(options: BitcoinChainOptions): BitcoinChain {
 
     payoutsUnavailable() {
       return signer ? null : `Payouts of ${settings.coin} need the hot wallet: configure bitcoinChain({ hotWallet }) with the account's extended private key.`;
+    },
+
+    async hotWalletBalances() {
+      const { wallet, host, lowBalance } = use();
+      if (!signer) return [];
+      // The account's first change address names the wallet: its coins are spread over many addresses.
+      const address = deriveAddress(account.key, 1, 0, await params());
+      const sats = await wallet.balance();
+      return [{ coin: settings.coin, network: settings.network, address, amount: toLedgerUnits(sats, 8, host.decimals(settings.coin)), lowBalance }];
+    },
+
+    async payoutNeeds({ amount }) {
+      const { wallet, host } = use();
+      return [{ coin: settings.coin, amount: amount + toLedgerUnits(wallet.typicalFee(), 8, host.decimals(settings.coin)) }];
     },
 
     async sendPayout({ payoutId, address, amount, coin }) {

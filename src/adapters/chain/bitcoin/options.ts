@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { optionsError } from "../../../options-error";
+import { parseDecimal } from "../../../money";
 
 /** Options of `bitcoinChain()`. */
 export interface BitcoinChainOptions {
@@ -41,6 +42,12 @@ export interface BitcoinChainOptions {
   gapLimit?: number;
   /** Typical seconds between blocks, to express the scanner's lag as time in health checks. Default: 150 for LTC, else 600. */
   blockSeconds?: number;
+  /**
+   * Low-balance threshold of the hot wallet, keyed by the coin (`{ LTC: "0.5" }`), a decimal
+   * string in coin units. A balance below it is logged as a warning once (and once when it is
+   * back above) and shown low by `payments.admin.hotWallets()`. Default: none.
+   */
+  lowBalance?: Record<string, string>;
 }
 
 /** The options after checking, with defaults. */
@@ -58,6 +65,8 @@ export interface BitcoinSettings {
   timeoutMs: number;
   gapLimit: number;
   blockSeconds: number;
+  /** The threshold in sats, or null. */
+  lowBalance: bigint | null;
 }
 
 const schema = z.strictObject({
@@ -81,6 +90,7 @@ const schema = z.strictObject({
   timeoutMs: z.int().min(100).max(300_000).optional(),
   gapLimit: z.int().min(1).max(100_000).optional(),
   blockSeconds: z.number().positive().max(86_400).optional(),
+  lowBalance: z.record(z.string(), z.string().regex(/^\d+(\.\d+)?$/, { error: 'must be a decimal string in coin units, such as "0.5"' })).optional(),
 });
 
 /** Checks `bitcoinChain()`'s options; messages name the option and never show a key or the URL. */
@@ -90,6 +100,15 @@ export function checkBitcoinOptions(options: BitcoinChainOptions): BitcoinSettin
   const value = result.data;
   const fee = { target: value.feeRate?.target ?? 6, fallback: value.feeRate?.fallback ?? 10, ceiling: value.feeRate?.ceiling ?? 500 };
   if (fee.fallback > fee.ceiling) throw new TypeError("bitcoinChain: feeRate.fallback is above feeRate.ceiling");
+  let lowBalance: bigint | null = null;
+  for (const [coin, text] of Object.entries(value.lowBalance ?? {})) {
+    if (coin !== value.coin) throw new TypeError(`bitcoinChain: lowBalance.${coin} names a coin this adapter does not serve; it serves ${value.coin}`);
+    try {
+      lowBalance = parseDecimal(text, 8);
+    } catch {
+      throw new TypeError(`bitcoinChain: lowBalance.${coin} has more than 8 decimal places`);
+    }
+  }
   return {
     coin: value.coin,
     network: value.network,
@@ -104,5 +123,6 @@ export function checkBitcoinOptions(options: BitcoinChainOptions): BitcoinSettin
     timeoutMs: value.timeoutMs ?? 15_000,
     gapLimit: value.gapLimit ?? 20,
     blockSeconds: value.blockSeconds ?? (value.coin === "LTC" ? 150 : 600),
+    lowBalance,
   };
 }

@@ -149,6 +149,22 @@ export class BitcoinWallet {
     return { status: "pending" };
   }
 
+  /**
+   * What the wallet holds, in sats: its coins not spent by a payout of its own (unconfirmed
+   * change included: it is ours once its payout confirms), each asked of the node (`gettxout`,
+   * mempool included), so a coin spent by anything else is not counted.
+   */
+  async balance(): Promise<bigint> {
+    const coins = (JSON.parse((await this.settings.host.state.get(this.key("coins"))) ?? "[]") as Coin[]).filter((coin) => coin.spentBy === null);
+    const unspent = await Promise.all(coins.map((coin) => this.settings.node.isUnspent(coin.txid, coin.vout)));
+    return coins.reduce((sum, coin, i) => (unspent[i] ? sum + BigInt(coin.sats) : sum), 0n);
+  }
+
+  /** The fee of a payout from one coin with change, at the fallback fee rate: what a payout needs beyond its amount. */
+  typicalFee(): bigint {
+    return BigInt(Math.ceil(this.settings.fee.fallback)) * vbytes(1, 2);
+  }
+
   private async stored(payoutId: string): Promise<StoredPayout | null> {
     const text = await this.settings.host.state.get(this.key(`payout:${payoutId}`));
     return text ? (JSON.parse(text) as StoredPayout) : null;

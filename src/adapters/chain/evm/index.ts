@@ -10,6 +10,8 @@ import { nodeError, rpcSecrets } from "../../rpc-errors";
 import { decodeCursor } from "./cursor";
 import { EvmScanner, type WatchedAsset } from "./scanner";
 import { toChainUnits } from "../units";
+import { payoutNeeds, readHotWalletBalances, type HotWalletBalancesSettings } from "./balances";
+import { rescaleDown } from "../../../money";
 
 export type { EvmChainOptions } from "./options";
 
@@ -31,6 +33,7 @@ interface Bound {
   wallet: () => Promise<HotWallet>;
   scanner: EvmScanner;
   consolidator: Consolidator | null;
+  balances: HotWalletBalancesSettings;
 }
 
 /**
@@ -159,7 +162,27 @@ export function evmChain(options: EvmChainOptions): EvmChain {
         internalTransfers: settings.internalTransfers,
         onFinal: async (deposits) => consolidator?.add(deposits),
       });
-      bound = { host, wallet, scanner, consolidator };
+      // The native coin is read for gas even where the currency list does not list it.
+      const decimals = (coin: string) => (host.listed(coin, settings.network) ? host.decimals(coin) : 18);
+      const lowBalance = new Map<string, bigint>();
+      for (const [coin, threshold] of settings.lowBalance) {
+        const chainDecimals = assetOf(coin)?.chainDecimals ?? 18;
+        const ledger = rescaleDown(threshold, chainDecimals, decimals(coin));
+        if (toChainUnits(ledger, chainDecimals, decimals(coin)) !== threshold) {
+          throw new TypeError(`evmChain: lowBalance.${coin} has more decimal places than the currency list's ${decimals(coin)} for ${coin}`);
+        }
+        lowBalance.set(coin, ledger);
+      }
+      const balances: HotWalletBalancesSettings = {
+        client,
+        network: settings.network,
+        address: account.address,
+        nativeCoin: settings.nativeCoin,
+        assets,
+        decimals,
+        lowBalance,
+      };
+      bound = { host, wallet, scanner, consolidator, balances };
     },
 
     supports(coin, network) {
@@ -226,6 +249,22 @@ export function evmChain(options: EvmChainOptions): EvmChain {
       const status = await wallet.status(`payout:${payoutId}`, confirmationsOf(host, coin));
       if (status.status === "failed") return { status: "failed", reason: status.reason };
       return { status: status.status };
+    },
+
+    async hotWalletBalances() {
+      try {
+        return await readHotWalletBalances(use().balances);
+      } catch (error) {
+        throw fail(error);
+      }
+    },
+
+    async payoutNeeds({ coin, amount }) {
+      try {
+        return await payoutNeeds(use().balances, { coin, amount });
+      } catch (error) {
+        throw fail(error);
+      }
     },
 
     async maintain() {

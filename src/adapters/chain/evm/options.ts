@@ -1,6 +1,7 @@
 import { getAddress, isAddress, type Address, type Hex } from "viem";
 import { z } from "zod";
 import { optionsError } from "../../../options-error";
+import { parseDecimal } from "../../../money";
 
 /** Options of `evmChain()`. */
 export interface EvmChainOptions {
@@ -51,6 +52,13 @@ export interface EvmChainOptions {
   timeoutMs?: number;
   /** Typical seconds between blocks, to express the scanner's lag as time in health checks. Default: 12 on ETH, 3 on BSC, else 12. */
   blockSeconds?: number;
+  /**
+   * Low-balance thresholds of the hot wallet per coin served (the native coin for gas, and the
+   * tokens), as decimal strings in coin units: `{ ETH: "0.05", USDT: "100" }`. A balance below
+   * its threshold is logged as a warning once (and once when it is back above) and shown low by
+   * `payments.admin.hotWallets()`. Default: none.
+   */
+  lowBalance?: Record<string, string>;
 }
 
 /** The options after checking, with defaults applied and addresses checksummed. */
@@ -69,6 +77,8 @@ export interface EvmSettings {
   consolidation: false | { minimum: Record<string, string> };
   timeoutMs: number;
   blockSeconds: number;
+  /** Thresholds in each coin's on-chain units. */
+  lowBalance: Map<string, bigint>;
 }
 
 /** Typical block times of the networks the default currency list has. */
@@ -125,6 +135,7 @@ const schema = z.strictObject({
     .optional(),
   timeoutMs: z.int().min(100).max(300_000).optional(),
   blockSeconds: z.number().positive().max(86_400).optional(),
+  lowBalance: z.record(z.string(), z.string().regex(/^\d+(\.\d+)?$/, { error: 'must be a decimal string in coin units, such as "0.05"' })).optional(),
 });
 
 /**
@@ -142,6 +153,16 @@ export function checkEvmOptions(options: EvmChainOptions): EvmSettings {
       `evmChain: ${nativeCoin} is the native coin of ${value.network} and cannot also be a token; set nativeCoin: null to serve it as a token`,
     );
   }
+  const lowBalance = new Map<string, bigint>();
+  for (const [coin, text] of Object.entries(value.lowBalance ?? {})) {
+    const decimals = coin === nativeCoin ? 18 : tokens.find((token) => token.coin === coin)?.decimals;
+    if (decimals === undefined) throw new TypeError(`evmChain: lowBalance.${coin} names a coin this adapter does not serve on ${value.network}`);
+    try {
+      lowBalance.set(coin, parseDecimal(text, decimals));
+    } catch {
+      throw new TypeError(`evmChain: lowBalance.${coin} has more decimal places than ${coin}'s ${decimals}`);
+    }
+  }
   return {
     network: value.network,
     rpcUrl: value.rpcUrl,
@@ -157,5 +178,6 @@ export function checkEvmOptions(options: EvmChainOptions): EvmSettings {
     consolidation: value.consolidation === false ? false : { minimum: value.consolidation?.minimum ?? {} },
     timeoutMs: value.timeoutMs ?? 10_000,
     blockSeconds: value.blockSeconds ?? BLOCK_SECONDS[value.network] ?? 12,
+    lowBalance,
   };
 }
