@@ -57,7 +57,26 @@ export interface RouteSteps {
     requestHash: string,
     work: (claim: KeyClaim) => Promise<StoredAnswer>,
   ) => Promise<StoredAnswer & { replayed: boolean }>;
+  /** Watches each HTTP request (metrics, traces); absent, requests cost nothing more. */
+  observer?: RequestObserver;
 }
+
+/**
+ * Watches API requests: `begin` when one arrives, `route` with its template (`/v1/payments/:id`,
+ * never the path itself, so labels stay bounded) once it is matched, `end` with the status sent.
+ */
+export interface RequestObserver {
+  begin(method: string): RequestObservation;
+}
+
+/** One request being watched (see {@link RequestObserver}). */
+export interface RequestObservation {
+  route(template: string): void;
+  end(status: number): void;
+}
+
+/** The observation of each request in flight, for the dispatcher to name its route. */
+const observations = new WeakMap<Request, RequestObservation>();
 
 /**
  * What the OpenAPI document says about a route. Optional for the type checker, but
@@ -192,10 +211,11 @@ export class RouteTable {
 
   /** The middleware that serves every registered route; unknown paths get 404, other methods 405. */
   dispatcher(): RequestHandler {
-    return asyncHandler(async (req, res) => {
+    const serve = asyncHandler(async (req, res) => {
       const path = req.path.length > 1 && req.path.endsWith("/") ? req.path.slice(0, -1) : req.path;
       const found = this.find(path);
       if (!found) throw new PaymentError("route_not_found", `No endpoint ${req.method} ${req.baseUrl}${path}.`);
+      observations.get(req)?.route(`${this.prefix}/${found.entry.segments.join("/")}`);
       const route = found.entry.methods.get(req.method as Method);
       if (!route) {
         const allowed = [...found.entry.methods.keys()].join(", ");
@@ -220,6 +240,15 @@ export class RouteTable {
       if (answer.replayed) res.setHeader("Idempotent-Replayed", "true");
       sendRawJson(res, answer.status, answer.body);
     });
+    const observer = this.steps.observer;
+    if (!observer) return serve;
+    return (req, res, next) => {
+      const observation = observer.begin(req.method);
+      observations.set(req, observation);
+      // The error handler after the dispatcher may answer instead: the status is read once sent.
+      res.once("close", () => observation.end(res.statusCode));
+      return serve(req, res, next);
+    };
   }
 
   /**
