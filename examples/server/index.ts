@@ -152,6 +152,8 @@ app.get("/health", (_req, res) => {
   res.json({ ok: true });
 });
 app.use(payments);
+// Prometheus metrics (prom-client installed); keep it off the public internet in production.
+app.get("/metrics", payments.metricsHandler);
 
 const server = app.listen(port, () => {
   const address = server.address();
