@@ -13,8 +13,11 @@ export const DEFAULT_METRICS_PREFIX = "express_crypto_pay_";
  * need prom-client installed).
  */
 export interface MetricsRegistry {
+  /** The Content-Type of the exposition it writes. */
   readonly contentType: string;
+  /** The exposition of every metric registered on it. */
   metrics(): Promise<string>;
+  /** The metric of this name, if one is registered (a second router with the same prefix is refused). */
   getSingleMetric(name: string): unknown;
 }
 
