@@ -14,8 +14,9 @@ const TARGET = 0.95;
 const PATH = "/api/v1/merchants/invoice/create";
 const body = { amount: 25, amountCurrency: "USD", acceptedCoins: ["USDT", "BTC"], lifeTime: 60 };
 
-const on = await startTarget<{ key: string }>("bench/metrics-target.ts", ["on"]);
 const off = await startTarget<{ key: string }>("bench/metrics-target.ts", ["off"]);
+// BENCH_SIDE=metrics or tracing measures one of the two alone against off.
+const on = await startTarget<{ key: string }>("bench/metrics-target.ts", [process.env.BENCH_SIDE ?? "on"]);
 const load = (target: Target<{ key: string }>, duration = seconds) => measure(target, PATH, body, { duration, connections });
 
 console.log(`\nmetrics and tracing on against off: ${rounds} rounds x ${seconds}s per side, ${connections} connections, ${pinned ? "pinned" : "not pinned"}\n`);

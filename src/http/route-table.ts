@@ -246,7 +246,10 @@ export class RouteTable {
       const observation = observer.begin(req.method);
       observations.set(req, observation);
       // The error handler after the dispatcher may answer instead: the status is read once sent.
-      res.once("close", () => observation.end(res.statusCode));
+      // "finish", not "close": a close listener on the response costs every request about 15%
+      // of its throughput (measured by bench/metrics.ts). A request whose client left before
+      // the answer is not counted, and its span is dropped unended.
+      res.once("finish", () => observation.end(res.statusCode));
       return serve(req, res, next);
     };
   }
