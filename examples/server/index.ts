@@ -152,6 +152,8 @@ app.get("/", (_req, res) => {
 app.get("/health", payments.healthHandler);
 app.get("/livez", payments.livenessHandler);
 app.use(payments);
+// Prometheus metrics (prom-client installed); keep it off the public internet in production.
+app.get("/metrics", payments.metricsHandler);
 
 const server = app.listen(port, () => {
   const address = server.address();

@@ -2,6 +2,7 @@ import type { PricingAdapter } from "./ports/pricing";
 import type { Storage } from "./ports/storage/index";
 import type { ChainSet } from "./chains";
 import type { Logger } from "./ports/logger";
+import type { Telemetry } from "./ports/telemetry";
 import type { CurrencyCatalog } from "../currencies";
 
 /** Everything core services share: adapters, the currency list and the clock. */
@@ -21,6 +22,8 @@ export interface CoreContext {
    * these types gets a delivery to IN_PROCESS_ENDPOINT besides its webhooks.
    */
   inProcessEventTypes?: ReadonlySet<string>;
+  /** Where metrics and traces hear of committed changes; absent when the router has neither. */
+  telemetry?: Telemetry;
   /** Called after a unit of work that may have queued webhook deliveries committed, so a sender can start soon. */
   onDeliveriesRecorded?: () => void;
 }

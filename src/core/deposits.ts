@@ -5,6 +5,7 @@ import { logDepositNotice, type DepositNotice } from "./deposit-log";
 import { conversionEvent, paymentEvents } from "./events";
 import { paymentFee } from "./fees";
 import { newId } from "../ids";
+import { formatDecimal } from "../money";
 import { advanceInvoice } from "./invoices";
 import { isTerminal } from "./invoice-machine";
 import { recordEvents, withOutbox } from "./outbox";
@@ -124,7 +125,13 @@ export async function applyChainDeposit(context: CoreContext, mode: Mode, report
     const steps = [...before.steps, ...(seen?.steps ?? []), ...after.steps, { invoice: after.invoice, events: depositEvents }];
     await recordEvents(context, tx, paymentEvents(context, steps, deposits));
   });
-  for (const notice of notices) logDepositNotice(context, notice);
+  for (const notice of notices) {
+    logDepositNotice(context, notice);
+    if (notice.kind !== "reversed") {
+      const { deposit } = notice;
+      context.telemetry?.depositCredited(deposit.mode, deposit.coin, formatDecimal(deposit.amount, context.currencies.decimalsOf(deposit.coin) ?? 0));
+    }
+  }
 }
 
 /**
@@ -285,6 +292,12 @@ function withReceipts(invoice: InvoiceRecord, deposits: readonly DepositRecord[]
  * so a node that hangs holds back only its own feed.
  */
 export async function syncChainDeposits(context: CoreContext, mode: Mode, chain: ChainAdapter, pageSize = 100): Promise<number> {
+  if (context.telemetry) return context.telemetry.span("chain poll", { chain: chain.name, mode }, () => pollAllPages(context, mode, chain, pageSize));
+  return pollAllPages(context, mode, chain, pageSize);
+}
+
+/** The deposit feed read to its end, each page applied and the cursor moved after it. */
+async function pollAllPages(context: CoreContext, mode: Mode, chain: ChainAdapter, pageSize: number): Promise<number> {
   const cursorKey = `deposits:${mode}:${chain.feedId ?? chain.name}`;
   let applied = 0;
   for (;;) {

@@ -3,6 +3,13 @@ import type { CoreContext } from "./context";
 import { newId } from "../ids";
 import { IN_PROCESS_ENDPOINT, pendingDelivery, webhookDeliveryId, webhookPayload } from "./ports/fan-out";
 import type { EventRecord, WebhookDeliveryRecord, WebhookEndpointRecord } from "./ports/records";
+import { reportCommittedEvents } from "./event-telemetry";
+
+/**
+ * The events each unit of work recorded, kept until it commits: telemetry hears of them only
+ * then. Keyed weakly, so a unit of work that rolled back (or was retried) leaves nothing behind.
+ */
+const recorded = new WeakMap<StorageTransaction, EventRecord[]>();
 
 /** A pending delivery of one event to one endpoint, due now (the test event: one endpoint, its own id). */
 export function newDelivery(
@@ -23,6 +30,7 @@ export function newDelivery(
 export async function recordEvents(context: CoreContext, tx: StorageTransaction, events: readonly EventRecord[]): Promise<void> {
   if (events.length === 0) return;
   await tx.appendEvents([...events]);
+  if (context.telemetry) recorded.set(tx, [...(recorded.get(tx) ?? []), ...events]);
   const now = context.now();
   await tx.queueWebhookDeliveries([...events], now);
   const handled = context.inProcessEventTypes;
@@ -47,7 +55,18 @@ export async function recordEvents(context: CoreContext, tx: StorageTransaction,
  * commit is still on its way).
  */
 export async function withOutbox<T>(context: CoreContext, work: (tx: StorageTransaction) => Promise<T>): Promise<T> {
-  const result = await context.storage.transaction(work);
+  if (!context.telemetry) {
+    const result = await context.storage.transaction(work);
+    context.onDeliveriesRecorded?.();
+    return result;
+  }
+  let last: StorageTransaction | null = null;
+  const result = await context.storage.transaction((tx) => {
+    last = tx;
+    return work(tx);
+  });
   context.onDeliveriesRecorded?.();
+  const events = last ? recorded.get(last) : undefined;
+  if (events) reportCommittedEvents(context, events);
   return result;
 }

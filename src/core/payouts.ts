@@ -128,7 +128,10 @@ async function broadcast(context: CoreContext, payout: PayoutRecord, onCommit?: 
   if (!chain) return null;
   let txHash: string;
   try {
-    ({ txHash } = await chain.sendPayout({ payoutId: payout.id, coin: payout.coin, network: payout.network, address: payout.address, amount: payout.amount }));
+    const send = () => chain.sendPayout({ payoutId: payout.id, coin: payout.coin, network: payout.network, address: payout.address, amount: payout.amount });
+    ({ txHash } = await (context.telemetry
+      ? context.telemetry.span("payout broadcast", { coin: payout.coin, network: payout.network, mode: payout.mode }, send)
+      : send()));
   } catch (error) {
     const message = `payout ${payout.id} could not be sent yet; it will be retried`;
     // The background round reports its failures together (logged once, then a line a round).

@@ -7,6 +7,7 @@ import { expireDueInvoices } from "./invoices";
 import { progressPayouts } from "./payouts";
 import { ChainReadiness } from "./readiness";
 import type { Mode } from "./ports/records";
+import type { Telemetry } from "./ports/telemetry";
 
 const MODES: readonly Mode[] = ["test", "live"];
 
@@ -64,6 +65,8 @@ class Schedule {
     private readonly failures: FailureLog,
     /** Asked before each round: false skips it; a rejection is the round's failure. */
     readonly gate: () => Promise<boolean> = async () => true,
+    /** Traces each round as a "background round" span, when the router has telemetry. */
+    private readonly telemetry?: Telemetry,
   ) {}
 
   /** True when no round runs or waits (the timer starts one only then: rounds never pile up). */
@@ -81,32 +84,37 @@ class Schedule {
 
   /** Runs one round; resolves with what it did and what failed (logged as it happens). */
   round(): Promise<{ report: Partial<TickReport>; failures: unknown[] }> {
-    return this.exclusive(async () => {
-      const report: Partial<TickReport> = {};
-      const failures: unknown[] = [];
-      let open = false;
+    const telemetry = this.telemetry;
+    if (!telemetry) return this.exclusive(() => this.run());
+    return this.exclusive(() => telemetry.span("background round", { schedule: this.name }, () => this.run()));
+  }
+
+  /** The parts of one round, each after the gate let it through. */
+  private async run(): Promise<{ report: Partial<TickReport>; failures: unknown[] }> {
+    const report: Partial<TickReport> = {};
+    const failures: unknown[] = [];
+    let open = false;
+    try {
+      open = await this.gate();
+    } catch (error) {
+      failures.push(error);
+    }
+    for (const [part, work] of open ? this.parts : []) {
       try {
-        open = await this.gate();
+        report[part] = (report[part] ?? 0) + (await work());
       } catch (error) {
         failures.push(error);
       }
-      for (const [part, work] of open ? this.parts : []) {
-        try {
-          report[part] = (report[part] ?? 0) + (await work());
-        } catch (error) {
-          failures.push(error);
-        }
-      }
-      this.failures.record(this.name, failures);
-      const at = this.failures.now();
-      this.lastRoundAt = at;
-      if (failures.length > 0) this.failingSince ??= at;
-      else if (open) {
-        this.lastSuccessAt = at;
-        this.failingSince = null;
-      }
-      return { report, failures };
-    });
+    }
+    this.failures.record(this.name, failures);
+    const at = this.failures.now();
+    this.lastRoundAt = at;
+    if (failures.length > 0) this.failingSince ??= at;
+    else if (open) {
+      this.lastSuccessAt = at;
+      this.failingSince = null;
+    }
+    return { report, failures };
   }
 }
 
@@ -138,10 +146,14 @@ export class BackgroundWork {
         null,
         [["idempotencyKeysExpired", () => storage.transaction((tx) => tx.deleteExpiredIdempotencyKeys(context.now(), 1000))]],
         failures,
+        undefined,
+        context.telemetry,
       ),
     );
     for (const mode of MODES) {
-      this.schedules.push(new Schedule(`invoice expiry (${mode})`, mode, [["invoicesExpired", () => expireDueInvoices(context, mode)]], failures));
+      this.schedules.push(
+        new Schedule(`invoice expiry (${mode})`, mode, [["invoicesExpired", () => expireDueInvoices(context, mode)]], failures, undefined, context.telemetry),
+      );
       for (const chain of context.chains.all(mode)) {
         // Live chains by feed ("live chain evm:ETH"); the sandbox's feed id is a random token.
         const readiness = new ChainReadiness(context, chain, `${mode} chain ${mode === "live" ? (chain.feedId ?? chain.name) : chain.name}`);
@@ -157,6 +169,7 @@ export class BackgroundWork {
           ],
           failures,
           () => readiness.check(),
+          context.telemetry,
         );
         this.schedules.push(schedule);
         this.chainSchedules.set(chain, schedule);

@@ -4,6 +4,7 @@ import { IN_PROCESS_ENDPOINT } from "../core/ports/fan-out";
 import { newId } from "../ids";
 import { DeliveryBacklog } from "./backlog";
 import type { WebhookDeliveryRecord, WebhookEndpointRecord } from "../core/ports/records";
+import type { WebhookAttemptOutcome } from "../core/ports/telemetry";
 import { DEFAULT_RETRY_SCHEDULE, judgeAnswer, retryDelay, type AttemptVerdict } from "./delivery-policy";
 import { postWebhook } from "./http-post";
 import { runInProcessHandler, type InProcessEventHandlers } from "./in-process";
@@ -248,13 +249,16 @@ export class WebhookSender {
     }
     let attempts = delivery.attempts;
     for (;;) {
-      const result = inProcess ? await this.attemptInProcess({ ...delivery, attempts }) : await this.attempt(delivery, endpoint!);
+      const once = () => (inProcess ? this.attemptInProcess({ ...delivery, attempts }) : this.attempt(delivery, endpoint!));
+      const telemetry = this.context.telemetry;
+      const result = telemetry ? await telemetry.span("webhook attempt", { in_process: inProcess ? "yes" : "no" }, once) : await once();
       attempts++;
       if (this.abort.signal.aborted) {
         // Stopping: hand the delivery back, due now, instead of leaving it leased for a while.
         return this.record(delivery, result, { status: "pending", nextAttemptAt: this.context.now() });
       }
       const { verdict } = result;
+      telemetry?.webhookAttempt(attemptOutcome(verdict, this.schedule, attempts), result.durationMs / 1000);
       if (verdict.kind === "delivered") return this.record(delivery, result, { status: "succeeded" });
       if (verdict.kind === "gone") return this.record(delivery, result, { status: "failed", error: verdict.error }, endpoint ?? undefined);
       if (verdict.kind === "final") return this.record(delivery, result, { status: "failed", error: verdict.error });
@@ -358,6 +362,13 @@ function owns(current: WebhookDeliveryRecord, claimed: WebhookDeliveryRecord): b
 }
 
 /** `delivery` with a settlement applied. */
+/** What an attempt came to, for metrics: a retryable failure with no retry left is a failure. */
+function attemptOutcome(verdict: AttemptVerdict, schedule: readonly number[], attempts: number): WebhookAttemptOutcome {
+  if (verdict.kind === "delivered") return "delivered";
+  if (verdict.kind === "retry" && attempts <= schedule.length) return "retry";
+  return "failed";
+}
+
 function settled(delivery: WebhookDeliveryRecord, outcome: Settlement, now: number): WebhookDeliveryRecord {
   return {
     ...delivery,

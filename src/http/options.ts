@@ -10,6 +10,7 @@ import type { InProcessEventHandlers } from "../delivery/in-process";
 import { EVENT_TYPES } from "../core/ports/records";
 import { optionsError } from "../options-error";
 import type { RateLimit } from "./rate-limit";
+import type { MetricsOptions } from "../ops/metrics";
 
 /** Options of `createPaymentRouter`. Every one has an embedded default. */
 export interface PaymentRouterOptions {
@@ -103,6 +104,19 @@ export interface PaymentRouterOptions {
     /** How long a rotated-out endpoint secret keeps signing, in minutes. Default 1440 (24 h). */
     rotationOverlapMinutes?: number;
   };
+  /**
+   * Prometheus metrics for `payments.metricsHandler` (needs the optional prom-client package).
+   * Default: on when prom-client is installed, on a registry private to this router, names
+   * prefixed `express_crypto_pay_`. `{ registry, prefix }` puts them on the host's registry
+   * (two routers on one registry need different prefixes); false turns them off.
+   */
+  metrics?: MetricsOptions | false;
+  /**
+   * OpenTelemetry spans (needs the optional @opentelemetry/api package and a tracer provider
+   * the host registers): one per API request, background round, chain poll, payout broadcast
+   * and webhook attempt. Default true; false turns them off.
+   */
+  tracing?: boolean;
 }
 
 const method = (name: string) => z.custom<(...args: never[]) => unknown>((value) => typeof value === "function", { error: `must have a ${name}() method` });
@@ -212,6 +226,19 @@ const optionsSchema = z.strictObject({
     })
     .partial()
     .optional(),
+  metrics: z
+    .union([
+      z.strictObject({
+        registry: adapter(["metrics", "getSingleMetric"]).optional(),
+        prefix: z
+          .string()
+          .regex(/^[a-zA-Z_:][a-zA-Z0-9_:]*$/, { error: "must be a valid start of a Prometheus metric name, such as shop_payments_" })
+          .optional(),
+      }),
+      z.literal(false),
+    ])
+    .optional(),
+  tracing: z.boolean().optional(),
 });
 
 /**

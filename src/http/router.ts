@@ -37,6 +37,7 @@ import { paymentResources, type PaymentResources } from "../client/resources";
 import { PaymentError } from "../errors";
 import { HealthCheck, type HealthReport } from "../core/health";
 import { healthHandler, livenessHandler } from "./health";
+import { openObservability } from "../ops/index";
 
 /** Merchant and key management for the host application (there is no HTTP endpoint for it). */
 export interface PaymentAdmin {
@@ -130,6 +131,12 @@ export interface PaymentRouter extends Router {
    * Links it builds start at `publicUrl` and `mountPath`, so `publicUrl` is required.
    */
   forMerchant(merchantId: string, mode: Mode): PaymentResources;
+  /**
+   * The Prometheus scrape endpoint: mount it where your scraper looks, e.g.
+   * `app.get("/metrics", payments.metricsHandler)` (behind your own access control if the
+   * network is not private). Answers 501 when prom-client is not installed or metrics are off.
+   */
+  readonly metricsHandler: express.RequestHandler;
   /** Stops the background loops and closes the storage. */
   close(): Promise<void>;
 }
@@ -172,6 +179,8 @@ export function createPaymentRouter(options: PaymentRouterOptions = {}): Payment
     lateWindowMs,
     logger,
   };
+  const observability = openObservability({ metrics: settings.metrics, tracing: settings.tracing, chains: liveChains, currencies });
+  context.telemetry = observability.telemetry;
   const background = new BackgroundWork(context);
   // The host's own event handlers: each event of their types is queued for them with the state
   // change that caused it, as webhooks are (durable, retried, in the delivery log).
@@ -212,6 +221,7 @@ export function createPaymentRouter(options: PaymentRouterOptions = {}): Payment
     readBody: jsonBodyReader(settings.bodyLimit ?? "100kb", bodyTimeoutMs),
     authenticate: apiKeyAuthenticator(context),
     idempotency: (scope, key, hash, work) => runIdempotent(context, scope, key, hash, work, { leaseMs: settings.idempotency?.leaseMs ?? DEFAULT_KEY_LEASE_MS }),
+    observer: observability.observer,
   };
   const merchantApi = new RouteTable(steps, "/api/v1");
   merchantRoutes(merchantApi, context, present, paymentUrl);
@@ -266,6 +276,7 @@ export function createPaymentRouter(options: PaymentRouterOptions = {}): Payment
     storage: context.storage,
     sandbox,
     errorHandler: hostBodyErrorHandler(),
+    metricsHandler: observability.metricsHandler,
     forMerchant: (merchantId: string, mode: Mode) => inProcessApi(providerApi, context, settings, merchantId, mode),
     health,
     healthHandler: healthHandler(health),

@@ -1,0 +1,105 @@
+import type * as PromClient from "prom-client";
+import type { ChainAdapter, ChainSyncStatus, HotWalletBalance } from "../core/ports/chain";
+import type { CurrencyCatalog } from "../currencies";
+import { toNumber } from "../money";
+
+/** How long one scrape waits for a node before it shows the chain as down. */
+const READ_TIMEOUT_MS = 2000;
+/** How long a read is reused: scrapers every few seconds (or several of them) cost one node call. */
+const CACHE_MS = 5000;
+
+/**
+ * One chain's sync status and hot-wallet balances as a scrape reads them: with a time limit,
+ * so a hung node never hangs the scrape, and cached briefly, so scrapes never load the node.
+ */
+class CachedRead<T> {
+  private last: { at: number; value: Promise<T | null> } | null = null;
+
+  constructor(private readonly read: () => Promise<T>) {}
+
+  get(): Promise<T | null> {
+    const now = Date.now();
+    if (this.last && now - this.last.at < CACHE_MS) return this.last.value;
+    const value = withTimeout(this.read()).catch(() => null);
+    this.last = { at: now, value };
+    return value;
+  }
+}
+
+function withTimeout<T>(work: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const limit = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error("timed out")), READ_TIMEOUT_MS);
+    timer.unref();
+  });
+  return Promise.race([work, limit]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * Registers the gauges read at scrape time from the live chains: node reachable, scanner lag
+ * (blocks and seconds) per chain, hot-wallet balance per coin (decimal coin units, a float for
+ * the metric only) and whether it is below its low-balance threshold.
+ */
+export function chainGauges(
+  prom: typeof PromClient,
+  { prefix, registers }: { prefix: string; registers: PromClient.Registry[] },
+  chains: readonly ChainAdapter[],
+  currencies: CurrencyCatalog,
+): void {
+  const sync = chains
+    .filter((chain) => chain.syncStatus)
+    .map((chain) => ({ chain: chain.name, read: new CachedRead<ChainSyncStatus>(() => chain.syncStatus!()) }));
+  const wallets = chains.filter((chain) => chain.hotWalletBalances).map((chain) => new CachedRead<HotWalletBalance[]>(() => chain.hotWalletBalances!()));
+  const syncGauge = (name: string, help: string, value: (status: ChainSyncStatus) => number | null) =>
+    new prom.Gauge<"chain" | "network">({
+      name: prefix + name,
+      help,
+      labelNames: ["chain", "network"],
+      registers,
+      async collect() {
+        this.reset();
+        for (const { chain, read } of sync) {
+          const status = await read.get();
+          const v = status ? value(status) : null;
+          if (status && v !== null) this.set({ chain, network: status.network }, v);
+        }
+      },
+    });
+  new prom.Gauge<"chain">({
+    name: `${prefix}chain_node_up`,
+    help: "1 when the chain's node answered the last status read, 0 when it failed or timed out.",
+    labelNames: ["chain"],
+    registers,
+    async collect() {
+      this.reset();
+      for (const { chain, read } of sync) this.set({ chain }, (await read.get()) ? 1 : 0);
+    },
+  });
+  const lag = (status: ChainSyncStatus) => (status.scannedHeight === null ? null : Math.max(0, status.nodeHeight - status.scannedHeight));
+  syncGauge("scanner_lag_blocks", "Blocks between the node's head and the last block the scanner read.", lag);
+  syncGauge("scanner_lag_seconds", "The scanner's lag in blocks times the network's typical block time.", (status) => {
+    const blocks = lag(status);
+    return blocks === null ? null : blocks * status.blockSeconds;
+  });
+  syncGauge("node_height", "Height of the node's latest block.", (status) => status.nodeHeight);
+  const walletGauge = (name: string, help: string, value: (balance: HotWalletBalance, decimals: number) => number | null) =>
+    new prom.Gauge<"coin" | "network">({
+      name: prefix + name,
+      help,
+      labelNames: ["coin", "network"],
+      registers,
+      async collect() {
+        this.reset();
+        for (const read of wallets) {
+          for (const balance of (await read.get()) ?? []) {
+            const v = value(balance, currencies.decimalsOf(balance.coin) ?? 0);
+            if (v !== null) this.set({ coin: balance.coin, network: balance.network }, v);
+          }
+        }
+      },
+    });
+  walletGauge("hot_wallet_balance", "The hot wallet's balance, in decimal coin units.", (balance, decimals) => toNumber(balance.amount, decimals));
+  walletGauge("hot_wallet_low", "1 when the hot wallet's balance is below its low-balance threshold, else 0.", (balance) =>
+    balance.lowBalance === null ? null : balance.amount < balance.lowBalance ? 1 : 0,
+  );
+}

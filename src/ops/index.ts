@@ -1,0 +1,90 @@
+import type * as PromClient from "prom-client";
+import type { RequestHandler } from "express";
+import type { ChainAdapter } from "../core/ports/chain";
+import type { Telemetry } from "../core/ports/telemetry";
+import type { CurrencyCatalog } from "../currencies";
+import type { RequestObserver } from "../http/route-table";
+import { PaymentMetrics, type MetricsOptions } from "./metrics";
+import { loadOptional } from "./optional";
+import { openTracing, type Tracing } from "./tracing";
+
+/** What a router watches itself with: telemetry for core, an observer for its API, the scrape handler. */
+export interface Observability {
+  /** Absent when there are neither metrics nor tracing: core then skips every report. */
+  telemetry: Telemetry | undefined;
+  /** Absent likewise: the API's requests then cost nothing more. */
+  observer: RequestObserver | undefined;
+  /** The Prometheus scrape endpoint (501 when metrics are off or prom-client is missing). */
+  metricsHandler: RequestHandler;
+}
+
+/** The router's settings for metrics and tracing. */
+export interface ObservabilitySettings {
+  metrics?: MetricsOptions | false;
+  tracing?: boolean;
+  /** The live chains, read at scrape time for the chain and hot-wallet gauges. */
+  chains: readonly ChainAdapter[];
+  currencies: CurrencyCatalog;
+}
+
+/**
+ * Sets up metrics (prom-client) and tracing (@opentelemetry/api), each only when its package is
+ * installed and not turned off. `load` finds the optional packages (tests swap it).
+ */
+export function openObservability(settings: ObservabilitySettings, load: (name: string) => unknown = loadOptional): Observability {
+  const prom = settings.metrics === false ? null : (load("prom-client") as typeof PromClient | null);
+  const metrics = prom ? new PaymentMetrics(prom, settings.metrics || {}, settings.chains, settings.currencies) : null;
+  const tracing = settings.tracing === false ? null : openTracing(load);
+  return {
+    telemetry: metrics || tracing ? telemetryOf(metrics, tracing) : undefined,
+    observer: metrics || tracing ? requestObserver(metrics, tracing) : undefined,
+    metricsHandler: metricsHandler(metrics, settings.metrics === false),
+  };
+}
+
+function telemetryOf(metrics: PaymentMetrics | null, tracing: Tracing | null): Telemetry {
+  return {
+    invoiceCreated: (mode) => metrics?.invoiceCreated(mode),
+    invoiceSettled: (mode, status) => metrics?.invoiceSettled(mode, status),
+    depositCredited: (mode, coin, amount) => metrics?.depositCredited(mode, coin, amount),
+    payoutFinished: (mode, kind, outcome) => metrics?.payoutFinished(mode, kind, outcome),
+    webhookAttempt: (outcome, seconds) => metrics?.webhookAttempt(outcome, seconds),
+    span: tracing ? (name, attributes, work) => tracing.span(name, attributes, work) : (_name, _attributes, work) => work(),
+  };
+}
+
+function requestObserver(metrics: PaymentMetrics | null, tracing: Tracing | null): RequestObserver {
+  return {
+    begin: (method) => {
+      const started = performance.now();
+      const span = tracing?.request(method);
+      let template = "unmatched";
+      return {
+        route: (route) => {
+          template = route;
+          span?.route(route);
+        },
+        end: (status) => {
+          metrics?.request(method, template, status, (performance.now() - started) / 1000);
+          span?.end(status);
+        },
+      };
+    },
+  };
+}
+
+function metricsHandler(metrics: PaymentMetrics | null, off: boolean): RequestHandler {
+  if (!metrics) {
+    const message = off
+      ? "Metrics are turned off for this router (createPaymentRouter({ metrics: false }))."
+      : "Metrics need the prom-client package: npm install prom-client";
+    return (_req, res) => {
+      res.status(501).type("text/plain").send(`${message}\n`);
+    };
+  }
+  return (_req, res, next) => {
+    metrics.registry.metrics().then((text) => {
+      res.set("Content-Type", metrics.registry.contentType).send(text);
+    }, next);
+  };
+}

@@ -1,0 +1,107 @@
+import type * as PromClient from "prom-client";
+import type { InvoiceStatus, Mode } from "../core/ports/records";
+import type { PayoutOutcome, WebhookAttemptOutcome } from "../core/ports/telemetry";
+import type { ChainAdapter } from "../core/ports/chain";
+import type { CurrencyCatalog } from "../currencies";
+import { chainGauges } from "./chain-gauges";
+
+/** The metric name prefix when the host gives none. */
+export const DEFAULT_METRICS_PREFIX = "express_crypto_pay_";
+
+/**
+ * A prom-client `Registry`, as the router uses it (typed here so the package's types do not
+ * need prom-client installed).
+ */
+export interface MetricsRegistry {
+  /** The Content-Type of the exposition it writes. */
+  readonly contentType: string;
+  /** The exposition of every metric registered on it. */
+  metrics(): Promise<string>;
+  /** The metric of this name, if one is registered (a second router with the same prefix is refused). */
+  getSingleMetric(name: string): unknown;
+}
+
+/** `createPaymentRouter({ metrics })`: where metrics go and what they are called. */
+export interface MetricsOptions {
+  /** The host's prom-client registry. Default: one private to the router, so two routers never clash. */
+  registry?: MetricsRegistry;
+  /** Prefix of every metric name. Default `express_crypto_pay_`. */
+  prefix?: string;
+}
+
+/** Latency buckets of API requests, in seconds: most answer in milliseconds, a slow storage in seconds. */
+const HTTP_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
+/** Latency buckets of webhook attempts, in seconds: up to the default 15 s attempt limit. */
+const WEBHOOK_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15];
+
+/** The metrics of one router, registered on one registry. */
+export class PaymentMetrics {
+  readonly registry: MetricsRegistry;
+  private readonly invoicesCreated: PromClient.Counter<"mode">;
+  private readonly invoicesSettled: PromClient.Counter<"mode" | "status">;
+  private readonly depositsCredited: PromClient.Counter<"mode" | "coin">;
+  private readonly depositAmount: PromClient.Counter<"mode" | "coin">;
+  private readonly payouts: PromClient.Counter<"mode" | "kind" | "outcome">;
+  private readonly webhookAttempts: PromClient.Counter<"outcome">;
+  private readonly webhookSeconds: PromClient.Histogram<"outcome">;
+  private readonly httpRequests: PromClient.Counter<"method" | "route" | "status">;
+  private readonly httpSeconds: PromClient.Histogram<"method" | "route">;
+
+  constructor(prom: typeof PromClient, options: MetricsOptions, chains: readonly ChainAdapter[], currencies: CurrencyCatalog) {
+    const registry = (options.registry as PromClient.Registry | undefined) ?? new prom.Registry();
+    this.registry = registry;
+    const prefix = options.prefix ?? DEFAULT_METRICS_PREFIX;
+    if (!/^[a-zA-Z_:][a-zA-Z0-9_:]*$/.test(prefix))
+      throw new TypeError(`createPaymentRouter: metrics.prefix ${JSON.stringify(prefix)} is not a valid Prometheus name start`);
+    const taken = `${prefix}invoices_created_total`;
+    if (registry.getSingleMetric(taken)) {
+      throw new TypeError(
+        `createPaymentRouter: the metrics registry already has ${taken} (another router on the same registry?): give each router its own metrics.prefix or registry`,
+      );
+    }
+    const registers = [registry];
+    const counter = <L extends string>(name: string, help: string, labelNames: L[]) =>
+      new prom.Counter<L>({ name: prefix + name, help, labelNames, registers });
+    const histogram = <L extends string>(name: string, help: string, labelNames: L[], buckets: number[]) =>
+      new prom.Histogram<L>({ name: prefix + name, help, labelNames, buckets, registers });
+    this.invoicesCreated = counter("invoices_created_total", "Invoices created.", ["mode"]);
+    this.invoicesSettled = counter("invoices_settled_total", "Invoices that reached a final status (PAID, FAILED, EXPIRED).", ["mode", "status"]);
+    this.depositsCredited = counter("deposits_credited_total", "Deposits credited.", ["mode", "coin"]);
+    this.depositAmount = counter("deposits_credited_amount_total", "Amount of the deposits credited, in decimal coin units.", ["mode", "coin"]);
+    this.payouts = counter("payouts_total", "Payouts (withdrawals and refunds) that ended, by outcome.", ["mode", "kind", "outcome"]);
+    this.webhookAttempts = counter("webhook_attempts_total", "Webhook delivery attempts, by outcome (delivered, retry, failed).", ["outcome"]);
+    this.webhookSeconds = histogram("webhook_attempt_duration_seconds", "Duration of webhook delivery attempts.", ["outcome"], WEBHOOK_BUCKETS);
+    this.httpRequests = counter("http_requests_total", "API requests, by route template and status.", ["method", "route", "status"]);
+    this.httpSeconds = histogram("http_request_duration_seconds", "Duration of API requests, by route template.", ["method", "route"], HTTP_BUCKETS);
+    chainGauges(prom, { prefix, registers }, chains, currencies);
+  }
+
+  invoiceCreated(mode: Mode): void {
+    this.invoicesCreated.inc({ mode });
+  }
+
+  invoiceSettled(mode: Mode, status: InvoiceStatus): void {
+    this.invoicesSettled.inc({ mode, status });
+  }
+
+  depositCredited(mode: Mode, coin: string, amount: string): void {
+    this.depositsCredited.inc({ mode, coin });
+    // A float for the metric only: the credited amount itself stays exact in the ledger.
+    this.depositAmount.inc({ mode, coin }, Number(amount));
+  }
+
+  payoutFinished(mode: Mode, kind: "withdrawal" | "refund", outcome: PayoutOutcome): void {
+    this.payouts.inc({ mode, kind, outcome });
+  }
+
+  webhookAttempt(outcome: WebhookAttemptOutcome, seconds: number): void {
+    this.webhookAttempts.inc({ outcome });
+    this.webhookSeconds.observe({ outcome }, seconds);
+  }
+
+  /** One API request ended: `route` is its template, "unmatched" for a path no route has. */
+  request(method: string, route: string, status: number, seconds: number): void {
+    this.httpRequests.inc({ method, route, status: String(status) });
+    this.httpSeconds.observe({ method, route }, seconds);
+  }
+}
