@@ -1,4 +1,5 @@
-import type { ChainAdapter, HotWalletBalance } from "./ports/chain";
+import type { ChainAdapter } from "./ports/chain";
+import type { HotWalletReading } from "./hot-wallets";
 import type { CoreContext } from "./context";
 import type { BackgroundStatus } from "./service";
 import { formatDecimal } from "../money";
@@ -58,6 +59,8 @@ export interface HealthSources {
   background: () => BackgroundStatus;
   /** The sender's view of the delivery backlog. */
   webhooks: () => { retrying: number; due: number; oldestDueMs: number; failingEndpoints: number };
+  /** The latest hot-wallet readings of the background work (never a node call per probe). */
+  hotWallets: () => HotWalletReading[];
 }
 
 const iso = (at: number | null) => (at === null ? null : new Date(at).toISOString());
@@ -100,11 +103,9 @@ export class HealthCheck {
     const background = this.sources.background();
     const reasons: string[] = [];
     const softer: string[] = [];
-    const [storage, chains, pricing] = await Promise.all([
-      this.storage(),
-      Promise.all(background.chains.map((entry) => this.chain(entry, now))),
-      this.pricing(),
-    ]);
+    const wallets = this.sources.hotWallets();
+    const [storage, pending, pricing] = await Promise.all([this.storage(), this.pendingPayouts(), this.pricing()]);
+    const chains = await Promise.all(background.chains.map((entry) => this.chain(entry, now, pending, wallets)));
     if (!storage.reachable) reasons.push("storage: not reachable");
     for (const chain of chains) {
       reasons.push(...chain.unhealthy);
@@ -149,7 +150,12 @@ export class HealthCheck {
     }
   }
 
-  private async chain(entry: BackgroundStatus["chains"][number], now: number): Promise<{ health: ChainHealth; unhealthy: string[]; degraded: string[] }> {
+  private async chain(
+    entry: BackgroundStatus["chains"][number],
+    now: number,
+    pending: readonly ChainAdapter[],
+    wallets: readonly HotWalletReading[],
+  ): Promise<{ health: ChainHealth; unhealthy: string[]; degraded: string[] }> {
     const { chain, refused, lastScanAt, failingSince } = entry;
     const name = chain.feedId ?? chain.name;
     const unhealthy: string[] = [];
@@ -183,34 +189,33 @@ export class HealthCheck {
       lagBlocks,
       lagSeconds,
       lastScanAt: iso(lastScanAt),
-      pendingPayouts: await this.pendingPayouts(chain),
+      pendingPayouts: pending.filter((served) => served === chain).length,
     };
-    const wallet = chain.hotWalletBalances && reachable ? await within(this.timeoutMs, () => chain.hotWalletBalances!()).catch(() => null) : null;
+    // The background work's latest reading (it reads each hot wallet once a minute at most).
+    const wallet = wallets.find((reading) => reading.chain === name && reading.readAt !== null);
     if (wallet) {
-      health.hotWallet = wallet.map((balance) => this.balance(balance));
+      health.hotWallet = wallet.balances.map(({ coin, network, address, amount, low }) => ({
+        coin,
+        network,
+        address,
+        amount: formatDecimal(amount, this.context.currencies.decimalsOf(coin) ?? 0),
+        low,
+      }));
       for (const balance of health.hotWallet) if (balance.low) degraded.push(`chain ${name}: hot wallet ${balance.coin} balance below its low mark`);
     }
     return { health, unhealthy, degraded };
   }
 
-  private balance(balance: HotWalletBalance): NonNullable<ChainHealth["hotWallet"]>[number] {
-    const decimals = this.context.currencies.decimalsOf(balance.coin) ?? 0;
-    return {
-      coin: balance.coin,
-      network: balance.network,
-      address: balance.address,
-      amount: formatDecimal(balance.amount, decimals),
-      low: balance.lowBalance !== null && balance.amount < balance.lowBalance,
-    };
-  }
-
-  /** PROCESSING payouts of this chain's coins (every merchant), up to 1000: one bounded read. */
-  private async pendingPayouts(chain: ChainAdapter): Promise<number> {
+  /**
+   * The chain serving each PROCESSING live payout (every merchant), up to 1000: one bounded read
+   * for the whole report, counted per chain.
+   */
+  private async pendingPayouts(): Promise<ChainAdapter[]> {
     try {
       const payouts = await within(this.timeoutMs, () => this.context.storage.listPayoutsByStatus("live", "PROCESSING", 1000));
-      return payouts.filter((payout) => this.context.chains.forPair("live", payout.coin, payout.network) === chain).length;
+      return payouts.flatMap((payout) => this.context.chains.forPair("live", payout.coin, payout.network) ?? []);
     } catch {
-      return 0;
+      return [];
     }
   }
 

@@ -39,10 +39,11 @@ export async function refuseIfHotWalletShort(
     return;
   }
   if (balances.length === 0) return;
+  const waiting = await unsent(context, mode, chain, request.network);
   for (const need of needs) {
     const balance = balances.find((entry) => entry.coin === need.coin && entry.network === request.network);
     if (!balance) continue;
-    const available = balance.amount - (await unsent(context, mode, chain, need.coin, request.network));
+    const available = balance.amount - (waiting.get(need.coin) ?? 0n);
     if (available >= need.amount) continue;
     const decimals = context.currencies.decimalsOf(need.coin) ?? 0;
     const gas = need.coin === request.coin ? "" : ` for the fee of a ${request.coin} payout`;
@@ -53,17 +54,17 @@ export async function refuseIfHotWalletShort(
   }
 }
 
-/** The amounts of this chain's payouts of `coin` that are taken but not yet broadcast. */
-async function unsent(context: CoreContext, mode: Mode, chain: ChainAdapter, coin: string, network: string): Promise<bigint> {
-  let total = 0n;
+/** By coin, the amounts of this chain's payouts on `network` that are taken but not yet broadcast: one paged read. */
+async function unsent(context: CoreContext, mode: Mode, chain: ChainAdapter, network: string): Promise<Map<string, bigint>> {
+  const totals = new Map<string, bigint>();
   let after: string | null = null;
   for (;;) {
     const page = await context.storage.listPayoutsByStatus(mode, "PROCESSING", 500, after);
     for (const payout of page) {
-      if (payout.txHash === null && payout.coin === coin && payout.network === network && context.chains.forPair(mode, coin, network) === chain)
-        total += payout.amount;
+      if (payout.txHash === null && payout.network === network && context.chains.forPair(mode, payout.coin, network) === chain)
+        totals.set(payout.coin, (totals.get(payout.coin) ?? 0n) + payout.amount);
     }
-    if (page.length < 500) return total;
+    if (page.length < 500) return totals;
     after = page.at(-1)!.id;
   }
 }

@@ -256,7 +256,11 @@ export function createPaymentRouter(options: PaymentRouterOptions = {}): Payment
 
   if (settings.backgroundIntervalMs !== false) background.start(settings.backgroundIntervalMs ?? 5000);
   sender.start();
-  const healthCheck = new HealthCheck(context, { background: () => background.status(), webhooks: () => sender.backlog.snapshot(now()) }, settings.health);
+  const healthCheck = new HealthCheck(
+    context,
+    { background: () => background.status(), webhooks: () => sender.backlog.snapshot(now()), hotWallets: () => background.hotWalletReadings() },
+    settings.health,
+  );
   const health = () => healthCheck.report();
   // Loops are stuck when no storage-only round ended for ten beats (and at least a minute).
   const stallMs = Math.max(60_000, 10 * (typeof settings.backgroundIntervalMs === "number" ? settings.backgroundIntervalMs : 5000));
