@@ -215,6 +215,15 @@ export interface ChainAdapter {
    * payouts not yet sent). Optional: without it, the amount in the payout's coin.
    */
   payoutNeeds?(request: { coin: string; network: string; amount: bigint }): Promise<Array<{ coin: string; amount: bigint }>>;
+  /**
+   * What the chain holds for the service, per coin the adapter serves, for reconciliation
+   * against the records: the hot wallet, final deposits not yet moved into it, the network fees
+   * its own transactions have paid, and the float the operator declared. Read from the node
+   * (balances, unspent outputs, receipts) and the adapter's durable state in pages, without
+   * holding a lock the payouts or the scan wait on. Rejects when the node cannot be reached.
+   * Optional: a chain without it is reported as not reconcilable.
+   */
+  holdings?(): Promise<ChainHoldings>;
   /** Releases connections and timers; the router calls it from `close()`. Optional. */
   close?(): Promise<void>;
 }
@@ -255,3 +264,37 @@ export class ChainMismatchError extends NodeError {
 
 /** Marks the sandbox chain, which may serve test mode only. */
 export const SANDBOX_CHAIN = Symbol.for("express-crypto-pay.sandbox-chain");
+
+/** What `ChainAdapter.holdings` reports: one reading of what the chain holds for the service. */
+export interface ChainHoldings {
+  /** The network read ("ETH", "LTC"). */
+  network: string;
+  /** Height of the block the balances are of (the node's head when read). */
+  height: number;
+  /** One entry per coin the adapter serves, and the native coin that pays its fees. */
+  coins: CoinHoldings[];
+}
+
+/** One coin of `ChainHoldings`, every amount in the coin's ledger units. */
+export interface CoinHoldings {
+  coin: string;
+  /**
+   * What the hot wallet holds of the coin, payouts already broadcast taken out (0 without a hot
+   * wallet). For a family whose deposits are the wallet's own outputs (Bitcoin), the final
+   * deposits not yet spent are here.
+   */
+  hotWallet: bigint;
+  /** Final deposits still at deposit addresses, not yet moved into the hot wallet (EVM forwarders). */
+  depositAddresses: bigint;
+  /**
+   * Network fees paid in this coin by the service's own transactions (payouts, sweeps, the
+   * factory's deployment), in total since the adapter first sent one: what left the holdings
+   * without a record of the ledger explaining it.
+   */
+  networkFees: bigint;
+  /**
+   * What the operator put in for fees and declared (the adapter's `float` option): the
+   * operator's money, not the merchants'. 0 when none is declared.
+   */
+  float: bigint;
+}
