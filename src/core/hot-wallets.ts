@@ -1,6 +1,6 @@
 import type { ChainAdapter, HotWalletBalance } from "./ports/chain";
 import type { CoreContext } from "./context";
-import type { FailureLog } from "./failure-log";
+import type { OutageLog } from "../outage-log";
 import { formatDecimal } from "../money";
 import type { ChainReadiness } from "./readiness";
 
@@ -51,7 +51,7 @@ export class HotWalletMonitor {
 
   constructor(
     private readonly context: CoreContext,
-    private readonly failures: FailureLog,
+    private readonly failures: OutageLog,
     readiness: ReadonlyMap<ChainAdapter, ChainReadiness>,
     /** Runs a read on the chain's own schedule, between its rounds (never beside a hung one). */
     private readonly between: (chain: ChainAdapter, work: () => Promise<void>) => Promise<void>,
