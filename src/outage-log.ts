@@ -48,7 +48,10 @@ export class OutageLog {
     const summary = failures.map(firstLine).join("; ");
     if (streak === 0) {
       const error = failures.length === 1 ? failures[0] : new AggregateError(failures, summary);
-      this.logger.error(`${name} failed; it is retried every ${one}, and logged once a ${one} until it recovers: ${summary}`, error);
+      const message = `${name} failed; it is retried every ${one}, and logged once a ${one} until it recovers: ${summary}`;
+      // A failure given as a message has no stack to add: the line says it all.
+      if (error instanceof Error) this.logger.error(message, error);
+      else this.logger.error(message);
     } else {
       this.logger.warn(`${name} still failing (${streak + 1} ${many} in a row): ${summary}`);
     }
