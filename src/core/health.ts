@@ -41,13 +41,15 @@ export interface ChainHealth {
 
 /** One price source in the health report, from what the adapter's own reads saw (never a call to the source per probe). */
 export interface PriceSourceHealth {
+  /** The source's name ("coinbase", "kraken", "static"). */
   name: string;
   /** Whether its prices are used now: fresh, and agreeing with the others for at least one asset. */
   counts: boolean;
   /** When its last read with fresh prices ended (ISO time), or null. */
   lastGoodReadAt: string | null;
-  /** Its last failed read (ISO time and scrubbed reason), or nulls; kept after it recovers. */
+  /** When its last read failed (ISO time), or null; kept after it recovers. */
   lastFailureAt: string | null;
+  /** Why its last failed read failed, scrubbed of URLs and keys, or null. */
   lastFailure: string | null;
   /** What the combine rules leave out of it now, or null. */
   leftOut: string | null;

@@ -44,7 +44,7 @@ interface Watched {
  * the chain's schedule between two rounds, so it never adds requests to a node that hangs a
  * round, and delays the next deposit sync by one read a minute at most.
  * A coin that falls below its threshold is logged once as a warning, and once when it is back
- * above; a read that fails goes through the failure log (its stack once, then a line a round).
+ * above; a read that fails goes through the outage log (its stack once, then a line a read).
  */
 export class HotWalletMonitor {
   private readonly watched: Watched[] = [];

@@ -35,6 +35,7 @@ export type PriceReadOutcome = "ok" | "stale" | "error";
 export interface PriceRead {
   /** The source's name, one of those configured ("coinbase", "kraken", ...). */
   source: string;
+  /** How it ended. */
   outcome: PriceReadOutcome;
   /** How long the read took, in seconds. */
   seconds: number;
