@@ -3,6 +3,10 @@ import type { HDKey } from "@scure/bip32";
 import type { ChainHost, ChainPayoutStatus, ChainStateView } from "../../../core/ports/chain";
 import { derive, deriveAddress } from "./keys";
 import type { AddressParams } from "./params";
+import { OutageLog } from "../../../outage-log";
+
+/** How the log names the re-broadcasts of one payout transaction. */
+const rebroadcastName = (txid: string) => `re-broadcast of payout transaction ${txid}`;
 
 /** An output the wallet may spend: a final deposit, or change of its own payouts. */
 interface Coin {
@@ -71,7 +75,12 @@ const DUST = 294n;
  * output; only then is the transaction broadcast. A retry sends the stored transaction again.
  */
 export class BitcoinWallet {
-  constructor(private readonly settings: WalletSettings) {}
+  /** Failed re-broadcasts, per payout: logged as an outage (its error once, a line a check, a line when it goes through). */
+  private readonly rebroadcasts: OutageLog;
+
+  constructor(private readonly settings: WalletSettings) {
+    this.rebroadcasts = new OutageLog(settings.host.logger, { try: "status check" });
+  }
 
   private key(name: string): string {
     return `${this.settings.namespace}:${name}`;
@@ -141,11 +150,14 @@ export class BitcoinWallet {
       }
     }
     // Not mined (or its block was orphaned): it should be in the mempool; if the node lost it, send it again.
+    const rebroadcast = rebroadcastName(stored.txid);
     if (!(await this.settings.node.inMempool(stored.txid))) {
-      await this.settings.node
-        .broadcast(stored.hex)
-        .catch((error: unknown) => this.settings.host.logger.warn(`payout ${payoutId}: re-broadcasting ${stored.txid} failed, will retry`, error));
-    }
+      await this.settings.node.broadcast(stored.hex).then(
+        () => this.rebroadcasts.worked(rebroadcast),
+        // The node client's errors are scrubbed of its URL and credentials.
+        (error: unknown) => this.rebroadcasts.failed(rebroadcast, error),
+      );
+    } else this.rebroadcasts.worked(rebroadcast);
     return { status: "pending" };
   }
 
@@ -256,6 +268,7 @@ export class BitcoinWallet {
 
   /** A payout confirmed: its change becomes spendable and its txid is no longer watched. */
   private async settle(stored: StoredPayout): Promise<void> {
+    this.rebroadcasts.forget(rebroadcastName(stored.txid));
     await this.settings.host.state.withLock(this.key("coins"), async (state) => {
       const coins = await this.coins(state);
       for (const coin of coins) if (coin.txid === stored.txid && coin.vout === stored.change) coin.confirmed = true;
