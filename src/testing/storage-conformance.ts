@@ -13,6 +13,7 @@ import { paymentLinkTests } from "./storage/payment-links";
 import { payoutTests } from "./storage/payouts";
 import { transactionTests } from "./storage/transactions";
 import { unlistedTransferTests } from "./storage/unlisted-transfers";
+import { webhookBacklogTests } from "./storage/webhook-backlog";
 import { webhookEndpointTests } from "./storage/webhook-endpoints";
 import { webhookOutboxTests } from "./storage/webhook-outbox";
 
@@ -85,6 +86,7 @@ export function runStorageAdapterTests(options: StorageAdapterTestOptions): void
     paymentLinkTests(context);
     webhookEndpointTests(context);
     webhookOutboxTests(context);
+    webhookBacklogTests(context);
     idempotencyTests(context);
     cursorTests(context);
     unlistedTransferTests(context);

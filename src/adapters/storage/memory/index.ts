@@ -12,6 +12,7 @@ import { paymentLinkReads, paymentLinkWrites } from "./payment-links";
 import { payoutReads, payoutWrites } from "./payouts";
 import { type Run, Tables, type Undo } from "./tables";
 import { unlistedTransferReads, unlistedTransferWrites } from "./unlisted-transfers";
+import { webhookBacklogReads } from "./webhook-backlog";
 import { webhookEndpointReads, webhookEndpointWrites } from "./webhook-endpoints";
 import { webhookOutboxReads, webhookOutboxWrites } from "./webhook-outbox";
 
@@ -40,6 +41,7 @@ function reads(t: Tables, run: Run) {
     paymentLinkReads(t, run),
     webhookEndpointReads(t, run),
     webhookOutboxReads(t, run),
+    webhookBacklogReads(t, run),
     cursorReads(t, run),
     unlistedTransferReads(t, run),
   ] as const;

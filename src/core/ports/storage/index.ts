@@ -9,6 +9,7 @@ import type { MerchantReads, MerchantStore } from "./merchants";
 import type { PaymentLinkReads, PaymentLinkStore } from "./payment-links";
 import type { PayoutReads, PayoutStore } from "./payouts";
 import type { UnlistedTransferReads, UnlistedTransferStore } from "./unlisted-transfers";
+import type { WebhookBacklogReads } from "./webhook-backlog";
 import type { WebhookEndpointReads, WebhookEndpointStore } from "./webhook-endpoints";
 import type { WebhookOutboxReads, WebhookOutboxStore } from "./webhook-outbox";
 
@@ -24,6 +25,7 @@ export type { PaymentLinkReads, PaymentLinkStore } from "./payment-links";
 export type { PayoutFilter, PayoutReads, PayoutStore } from "./payouts";
 export type { PageQuery, Scope } from "./scope";
 export type { UnlistedTransferReads, UnlistedTransferStore } from "./unlisted-transfers";
+export type { WebhookBacklog, WebhookBacklogReads } from "./webhook-backlog";
 export type { WebhookEndpointReads, WebhookEndpointStore } from "./webhook-endpoints";
 export type { DeliveryFilter, WebhookAttemptOutcome, WebhookOutboxReads, WebhookOutboxStore } from "./webhook-outbox";
 
@@ -45,6 +47,7 @@ export interface StorageReads
     PaymentLinkReads,
     WebhookEndpointReads,
     WebhookOutboxReads,
+    WebhookBacklogReads,
     CursorReads,
     UnlistedTransferReads {}
 

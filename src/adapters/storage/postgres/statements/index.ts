@@ -8,6 +8,7 @@ import { merchantStatements } from "./merchants";
 import { paymentLinkStatements } from "./payment-links";
 import { payoutStatements } from "./payouts";
 import { tableNames } from "./tables";
+import { webhookBacklog } from "./webhook-backlog";
 import { claimWebhookDeliveries } from "./webhook-claim";
 import { webhookDeliveryStatements } from "./webhook-deliveries";
 import { webhookEndpointStatements } from "./webhook-endpoints";
@@ -40,6 +41,7 @@ export function buildStatements(schema: string | undefined) {
     ...webhookEndpointStatements(t),
     ...webhookDeliveryStatements(t),
     claimWebhookDeliveries: claimWebhookDeliveries(t),
+    webhookBacklog: webhookBacklog(t),
     ...idempotencyStatements(t),
     ...cursorStatements(t, schema),
   };
