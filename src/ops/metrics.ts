@@ -3,7 +3,9 @@ import type { InvoiceStatus, Mode } from "../core/ports/records";
 import type { PayoutOutcome, WebhookAttemptOutcome } from "../core/ports/telemetry";
 import type { ChainAdapter } from "../core/ports/chain";
 import type { CurrencyCatalog } from "../currencies";
+import type { HotWalletReading } from "../core/hot-wallets";
 import { chainGauges } from "./chain-gauges";
+import { type BacklogSource, webhookGauges } from "./webhook-gauges";
 
 /** The metric name prefix when the host gives none. */
 export const DEFAULT_METRICS_PREFIX = "express_crypto_pay_";
@@ -29,6 +31,17 @@ export interface MetricsOptions {
   prefix?: string;
 }
 
+/** What the gauges read at scrape time. */
+export interface GaugeSources {
+  /** The live chains (node status and scanner lag). */
+  chains: readonly ChainAdapter[];
+  currencies: CurrencyCatalog;
+  /** The background work's latest hot-wallet readings. */
+  hotWallets: () => readonly HotWalletReading[];
+  /** The webhook backlog across every instance. */
+  webhookBacklog: BacklogSource;
+}
+
 /** Latency buckets of API requests, in seconds: most answer in milliseconds, a slow storage in seconds. */
 const HTTP_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
 /** Latency buckets of webhook attempts, in seconds: up to the default 15 s attempt limit. */
@@ -47,7 +60,7 @@ export class PaymentMetrics {
   private readonly httpRequests: PromClient.Counter<"method" | "route" | "status">;
   private readonly httpSeconds: PromClient.Histogram<"method" | "route">;
 
-  constructor(prom: typeof PromClient, options: MetricsOptions, chains: readonly ChainAdapter[], currencies: CurrencyCatalog) {
+  constructor(prom: typeof PromClient, options: MetricsOptions, sources: GaugeSources) {
     const registry = (options.registry as PromClient.Registry | undefined) ?? new prom.Registry();
     this.registry = registry;
     const prefix = options.prefix ?? DEFAULT_METRICS_PREFIX;
@@ -73,7 +86,8 @@ export class PaymentMetrics {
     this.webhookSeconds = histogram("webhook_attempt_duration_seconds", "Duration of webhook delivery attempts.", ["outcome"], WEBHOOK_BUCKETS);
     this.httpRequests = counter("http_requests_total", "API requests, by route template and status.", ["method", "route", "status"]);
     this.httpSeconds = histogram("http_request_duration_seconds", "Duration of API requests, by route template.", ["method", "route"], HTTP_BUCKETS);
-    chainGauges(prom, { prefix, registers }, chains, currencies);
+    chainGauges(prom, { prefix, registers }, sources.chains, sources.currencies, sources.hotWallets);
+    webhookGauges(prom, { prefix, registers }, sources.webhookBacklog);
   }
 
   invoiceCreated(mode: Mode): void {
