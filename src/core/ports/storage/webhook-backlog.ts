@@ -9,7 +9,11 @@ export interface WebhookBacklog {
   oldestDueAt: number | null;
   /** Pending deliveries attempted at least once (their last attempt failed), due now or later, counted up to `limit`. */
   retrying: number;
-  /** Endpoints with at least one such delivery: their receiver failed its last attempt of it. Counted up to `limit`. */
+  /**
+   * Endpoints with at least one such delivery: their receiver failed its last attempt of it
+   * (until that delivery is tried again, whatever the endpoint's other deliveries did since).
+   * Counted up to `limit`.
+   */
   failingEndpoints: number;
 }
 
