@@ -1,7 +1,7 @@
 import express from "express";
 import parsePrometheusTextFormat from "parse-prometheus-text-format";
 import request from "supertest";
-import { parseEther, parseUnits, type Address } from "viem";
+import { formatEther, parseEther, parseUnits, type Address } from "viem";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { testTokenAbi } from "../../../fixtures/contracts/artifacts";
 import { startRpcProxy, type RpcProxy } from "../rpc-proxy";
@@ -68,7 +68,7 @@ it("shows the hot wallet's balances from the background reading, with no node ca
     expect(afterReading).toBeGreaterThan(untouched);
     const expected = {
       balance: [
-        { labels: { coin: "ETH", network: "ETH" }, value: Number(eth) / 1e18 },
+        { labels: { coin: "ETH", network: "ETH" }, value: Number(formatEther(eth)) },
         { labels: { coin: "USDT", network: "ETH" }, value: 50 },
       ],
       low: [{ labels: { coin: "USDT", network: "ETH" }, value: 1 }],
