@@ -63,6 +63,8 @@ export type {
   WebhookEndpointStore,
   WebhookOutboxReads,
   WebhookOutboxStore,
+  WebhookBacklogReads,
+  WebhookBacklog,
   IdempotencyStore,
   CursorReads,
   CursorStore,

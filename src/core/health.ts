@@ -67,8 +67,13 @@ export interface HealthReport {
   pricing: Array<{ coin: string; quote: string; available: boolean; at: string | null }>;
   /** Each price source of the pricing adapter (when it lists them): see {@link PriceSourceHealth}. */
   priceSources: PriceSourceHealth[];
-  /** Webhook deliveries, as this process's sender has seen them (see docs/operations.md). */
-  webhooks: { retrying: number; due: number; oldestDueSeconds: number; failingEndpoints: number };
+  /**
+   * The webhook outbox across every merchant and instance (read from the storage, each count up
+   * to 10000): deliveries waiting for a retry, those due now, how long the oldest due one has
+   * waited, and endpoints whose receiver failed its last attempt. Null when the storage could
+   * not be read within `timeoutMs`.
+   */
+  webhooks: { retrying: number; due: number; oldestDueSeconds: number; failingEndpoints: number } | null;
   /** The background loops: whether their timer runs, and when each schedule last ended a round. */
   background: { running: boolean; schedules: Array<{ name: string; lastRoundAt: string | null; failing: boolean }> };
 }
@@ -76,13 +81,14 @@ export interface HealthReport {
 /** What the health check reads besides the core context. */
 export interface HealthSources {
   background: () => BackgroundStatus;
-  /** The sender's view of the delivery backlog. */
-  webhooks: () => { retrying: number; due: number; oldestDueMs: number; failingEndpoints: number };
   /** The latest hot-wallet readings of the background work (never a node call per probe). */
   hotWallets: () => HotWalletReading[];
 }
 
 const iso = (at: number | null) => (at === null ? null : new Date(at).toISOString());
+
+/** How far each count of the webhook backlog goes: enough to tell a pile-up, bounded for the storage. */
+export const WEBHOOK_BACKLOG_LIMIT = 10_000;
 
 /** Runs `work` for at most `ms`: rejects with "timed out" past it. */
 function within<T>(ms: number, work: () => Promise<T>): Promise<T> {
@@ -123,6 +129,7 @@ export class HealthCheck {
     const reasons: string[] = [];
     const softer: string[] = [];
     const wallets = this.sources.hotWallets();
+    const webhooks = this.webhooks(now);
     const [storage, pending, pricing] = await Promise.all([this.storage(), this.pendingPayouts(), this.pricing()]);
     const chains = await Promise.all(background.chains.map((entry) => this.chain(entry, now, pending, wallets)));
     if (!storage.reachable) reasons.push("storage: not reachable");
@@ -133,8 +140,8 @@ export class HealthCheck {
     for (const price of pricing) if (!price.available) reasons.push(`pricing: no usable price for ${price.coin} in ${price.quote}`);
     const priceSources = this.priceSources();
     for (const source of priceSources) if (!source.counts) softer.push(`pricing: source ${source.name} does not count (${source.leftOut})`);
-    const backlog = this.sources.webhooks();
-    if (backlog.failingEndpoints > 0) softer.push(`webhooks: ${backlog.failingEndpoints} endpoint(s) failing`);
+    const backlog = await webhooks;
+    if (backlog && backlog.failingEndpoints > 0) softer.push(`webhooks: ${backlog.failingEndpoints} endpoint(s) failing`);
     const status: HealthStatus = reasons.length > 0 ? "unhealthy" : softer.length > 0 ? "degraded" : "ok";
     return {
       status,
@@ -144,12 +151,7 @@ export class HealthCheck {
       chains: chains.map(({ health }) => health),
       pricing,
       priceSources,
-      webhooks: {
-        retrying: backlog.retrying,
-        due: backlog.due,
-        oldestDueSeconds: Math.round(backlog.oldestDueMs / 1000),
-        failingEndpoints: backlog.failingEndpoints,
-      },
+      webhooks: backlog,
       background: {
         running: background.running,
         schedules: background.schedules.map((schedule) => ({
@@ -169,6 +171,17 @@ export class HealthCheck {
       return { reachable: true, roundTripMs: Math.round((performance.now() - started) * 10) / 10 };
     } catch {
       return { reachable: false, roundTripMs: null };
+    }
+  }
+
+  /** The outbox's backlog across every instance, from the storage (null when it cannot be read in time). */
+  private async webhooks(now: number): Promise<HealthReport["webhooks"]> {
+    try {
+      const backlog = await within(this.timeoutMs, () => this.context.storage.webhookBacklog(now, WEBHOOK_BACKLOG_LIMIT));
+      const oldestDueSeconds = backlog.oldestDueAt === null ? 0 : Math.max(0, Math.round((now - backlog.oldestDueAt) / 1000));
+      return { retrying: backlog.retrying, due: backlog.due, oldestDueSeconds, failingEndpoints: backlog.failingEndpoints };
+    } catch {
+      return null;
     }
   }
 

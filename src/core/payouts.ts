@@ -6,7 +6,7 @@ import type { CoreContext } from "./context";
 import { payoutEvent } from "./events";
 import type { CommitHook } from "./idempotency";
 import { refuseIfInDeficit } from "./deficit";
-import { refuseIfHotWalletShort } from "./payout-funding";
+import { readHotWalletFunding, refuseIfHotWalletShort } from "./payout-funding";
 import { newId } from "../ids";
 import { recordEvents, withOutbox } from "./outbox";
 import { parseAmountIn, resolveNetwork } from "./invoices";
@@ -22,8 +22,9 @@ export interface CreatePayoutInput {
 }
 
 /**
- * Creates a payout: checks the minimum and the address, then debits amount + fees and stores
- * the payout in one atomic step (so parallel payouts can never overdraw), with its
+ * Creates a payout: checks the minimum and the address, then debits amount + fees, checks that
+ * the hot wallet can fund it, and stores the payout in one atomic step (so parallel payouts can
+ * never overdraw a balance nor, together, the hot wallet), with its
  * `payout.processing` (or `refund.processing`) event, then hands it to the chain. A chain failure after the debit leaves the payout PROCESSING for the payout loop to
  * retry; it never loses the debit.
  */
@@ -64,7 +65,9 @@ export async function createPayout(
     throw new PaymentError("invalid_address", `"${input.address}" is not a valid ${currency.symbol} address on ${network.network}.`);
   }
   const fee = network.withdrawFee + network.staticFixedFee;
-  await refuseIfHotWalletShort(context, scope.mode, chain, { merchantId: scope.merchantId, coin: currency.symbol, network: network.network, amount, fee });
+  const funding = { merchantId: scope.merchantId, coin: currency.symbol, network: network.network, amount, fee };
+  // The node is read before the transaction; the check against payouts taken meanwhile is in it, under a lock.
+  const reading = await readHotWalletFunding(context, scope.mode, chain, funding);
   const now = context.now();
   const payout: PayoutRecord = {
     id: newId("po"),
@@ -104,6 +107,7 @@ export async function createPayout(
         `The ${currency.symbol} balance does not cover ${formatDecimal(amount + fee, currency.decimals)} (amount plus ${formatDecimal(fee, currency.decimals)} fees).`,
       );
     }
+    await refuseIfHotWalletShort(context, tx, reading, funding);
     await tx.insertPayout(payout);
     await recordEvents(context, tx, [payoutEvent(context, payout, "processing")]);
     await onCommit?.(tx, payout);

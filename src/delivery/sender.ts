@@ -2,7 +2,6 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { CoreContext } from "../core/context";
 import { IN_PROCESS_ENDPOINT } from "../core/ports/fan-out";
 import { newId } from "../ids";
-import { DeliveryBacklog } from "./backlog";
 import type { WebhookDeliveryRecord, WebhookEndpointRecord } from "../core/ports/records";
 import type { WebhookAttemptOutcome } from "../core/ports/telemetry";
 import { DEFAULT_RETRY_SCHEDULE, judgeAnswer, retryDelay, type AttemptVerdict } from "./delivery-policy";
@@ -99,8 +98,6 @@ export class WebhookSender {
   /** How long a claim holds a delivery (see leaseMs). */
   readonly leaseMs: number;
   private readonly inFlight = new Map<string, Promise<void>>();
-  /** What this process's attempts left waiting or failing, for health checks. */
-  readonly backlog = new DeliveryBacklog();
   private timer: NodeJS.Timeout | null = null;
   /** The pass a kick scheduled, not started yet: later kicks join it. */
   private kicked: NodeJS.Timeout | null = null;
@@ -362,7 +359,6 @@ export class WebhookSender {
         await tx.failPendingWebhookDeliveries(goneEndpoint.id, "the endpoint answered 410 Gone and was disabled", now);
       }
     });
-    if (result) this.backlog.observe(delivery, outcome, result.verdict.kind === "delivered");
   }
 }
 

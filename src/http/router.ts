@@ -37,7 +37,7 @@ import { WebhookSender } from "../delivery/sender";
 import { screenWebhookUrl } from "../delivery/url-guard";
 import { paymentResources, type PaymentResources } from "../client/resources";
 import { PaymentError } from "../errors";
-import { HealthCheck, type HealthReport } from "../core/health";
+import { HealthCheck, type HealthReport, WEBHOOK_BACKLOG_LIMIT } from "../core/health";
 import { healthHandler, livenessHandler } from "./health";
 import { openObservability } from "../ops/index";
 
@@ -190,12 +190,15 @@ export function createPaymentRouter(options: PaymentRouterOptions = {}): Payment
     lateWindowMs,
     logger,
   };
+  // The gauges read the background work and the storage only when scraped, long after both exist.
   const observability = openObservability({
     metrics: settings.metrics,
     tracing: settings.tracing,
     chains: liveChains,
     currencies,
     priceSources: () => pricing.sources?.() ?? [],
+    hotWallets: () => background.hotWalletReadings(),
+    webhookBacklog: { read: () => storage.webhookBacklog(now(), WEBHOOK_BACKLOG_LIMIT), now },
     now,
   });
   context.telemetry = observability.telemetry;
@@ -281,11 +284,7 @@ export function createPaymentRouter(options: PaymentRouterOptions = {}): Payment
 
   if (settings.backgroundIntervalMs !== false) background.start(settings.backgroundIntervalMs ?? 5000);
   sender.start();
-  const healthCheck = new HealthCheck(
-    context,
-    { background: () => background.status(), webhooks: () => sender.backlog.snapshot(now()), hotWallets: () => background.hotWalletReadings() },
-    settings.health,
-  );
+  const healthCheck = new HealthCheck(context, { background: () => background.status(), hotWallets: () => background.hotWalletReadings() }, settings.health);
   const health = () => healthCheck.report();
   // Loops are stuck when no storage-only round ended for ten beats (and at least a minute).
   const stallMs = Math.max(60_000, 10 * (typeof settings.backgroundIntervalMs === "number" ? settings.backgroundIntervalMs : 5000));

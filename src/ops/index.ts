@@ -1,11 +1,8 @@
 import type * as PromClient from "prom-client";
 import type { RequestHandler } from "express";
-import type { ChainAdapter } from "../core/ports/chain";
 import type { Telemetry } from "../core/ports/telemetry";
-import type { PriceSourceStatus } from "../core/ports/pricing";
-import type { CurrencyCatalog } from "../currencies";
 import type { RequestObserver } from "../http/route-table";
-import { PaymentMetrics, type MetricsOptions } from "./metrics";
+import { type GaugeSources, PaymentMetrics, type MetricsOptions } from "./metrics";
 import { loadOptional } from "./optional";
 import { openTracing, type Tracing } from "./tracing";
 
@@ -19,17 +16,10 @@ export interface Observability {
   metricsHandler: RequestHandler;
 }
 
-/** The router's settings for metrics and tracing. */
-export interface ObservabilitySettings {
+/** The router's settings for metrics and tracing, and what the gauges read at scrape time. */
+export interface ObservabilitySettings extends GaugeSources {
   metrics?: MetricsOptions | false;
   tracing?: boolean;
-  /** The live chains, read at scrape time for the chain and hot-wallet gauges. */
-  chains: readonly ChainAdapter[];
-  currencies: CurrencyCatalog;
-  /** The pricing adapter's sources, read at scrape time for the per-source gauges (none when it lists none). */
-  priceSources?: () => PriceSourceStatus[];
-  /** The router's clock, epoch ms: ages are counted on it. Default `Date.now`. */
-  now?: () => number;
 }
 
 /**
@@ -38,14 +28,7 @@ export interface ObservabilitySettings {
  */
 export function openObservability(settings: ObservabilitySettings, load: (name: string) => unknown = loadOptional): Observability {
   const prom = settings.metrics === false ? null : (load("prom-client") as typeof PromClient | null);
-  const metrics = prom
-    ? new PaymentMetrics(prom, settings.metrics || {}, {
-        chains: settings.chains,
-        currencies: settings.currencies,
-        priceSources: settings.priceSources ?? (() => []),
-        now: settings.now ?? Date.now,
-      })
-    : null;
+  const metrics = prom ? new PaymentMetrics(prom, settings.metrics || {}, settings) : null;
   const tracing = settings.tracing === false ? null : openTracing(load);
   return {
     telemetry: metrics || tracing ? telemetryOf(metrics, tracing) : undefined,

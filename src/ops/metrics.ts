@@ -3,9 +3,11 @@ import type { InvoiceStatus, Mode } from "../core/ports/records";
 import type { PayoutOutcome, WebhookAttemptOutcome } from "../core/ports/telemetry";
 import type { ChainAdapter } from "../core/ports/chain";
 import type { CurrencyCatalog } from "../currencies";
+import type { HotWalletReading } from "../core/hot-wallets";
 import { chainGauges } from "./chain-gauges";
 import { priceSourceGauges } from "./price-gauges";
 import type { PriceRead, PriceSourceStatus } from "../core/ports/pricing";
+import { type BacklogSource, webhookGauges } from "./webhook-gauges";
 
 /** The metric name prefix when the host gives none. */
 export const DEFAULT_METRICS_PREFIX = "express_crypto_pay_";
@@ -29,6 +31,21 @@ export interface MetricsOptions {
   registry?: MetricsRegistry;
   /** Prefix of every metric name. Default `express_crypto_pay_`. */
   prefix?: string;
+}
+
+/** What the gauges read at scrape time. */
+export interface GaugeSources {
+  /** The live chains (node status and scanner lag). */
+  chains: readonly ChainAdapter[];
+  currencies: CurrencyCatalog;
+  /** The background work's latest hot-wallet readings. */
+  hotWallets: () => readonly HotWalletReading[];
+  /** The webhook backlog across every instance. */
+  webhookBacklog: BacklogSource;
+  /** The pricing adapter's sources, from its memory (none when it lists none). */
+  priceSources: () => PriceSourceStatus[];
+  /** The router's clock, epoch ms: ages are counted on it. */
+  now: () => number;
 }
 
 /** Latency buckets of API requests, in seconds: most answer in milliseconds, a slow storage in seconds. */
@@ -65,7 +82,7 @@ export class PaymentMetrics {
   private readonly priceReads: PromClient.Counter<"source" | "outcome">;
   private readonly priceSeconds: PromClient.Histogram<"source">;
 
-  constructor(prom: typeof PromClient, options: MetricsOptions, watched: WatchedParts) {
+  constructor(prom: typeof PromClient, options: MetricsOptions, sources: GaugeSources) {
     const registry = (options.registry as PromClient.Registry | undefined) ?? new prom.Registry();
     this.registry = registry;
     const prefix = options.prefix ?? DEFAULT_METRICS_PREFIX;
@@ -93,8 +110,9 @@ export class PaymentMetrics {
     this.httpSeconds = histogram("http_request_duration_seconds", "Duration of API requests, by route template.", ["method", "route"], HTTP_BUCKETS);
     this.priceReads = counter("price_reads_total", "Reads of each price source, by outcome (ok, stale, error).", ["source", "outcome"]);
     this.priceSeconds = histogram("price_read_duration_seconds", "Duration of price source reads.", ["source"], PRICE_BUCKETS);
-    chainGauges(prom, { prefix, registers }, watched.chains, watched.currencies);
-    priceSourceGauges(prom, { prefix, registers }, watched.priceSources, watched.now);
+    chainGauges(prom, { prefix, registers }, sources.chains, sources.currencies, sources.hotWallets);
+    webhookGauges(prom, { prefix, registers }, sources.webhookBacklog);
+    priceSourceGauges(prom, { prefix, registers }, sources.priceSources, sources.now);
   }
 
   invoiceCreated(mode: Mode): void {

@@ -10,6 +10,7 @@ import type { PaymentLinkReads, PaymentLinkStore } from "./payment-links";
 import type { PayoutReads, PayoutStore } from "./payouts";
 import type { ReconcileReads } from "./reconcile";
 import type { UnlistedTransferReads, UnlistedTransferStore } from "./unlisted-transfers";
+import type { WebhookBacklogReads } from "./webhook-backlog";
 import type { WebhookEndpointReads, WebhookEndpointStore } from "./webhook-endpoints";
 import type { WebhookOutboxReads, WebhookOutboxStore } from "./webhook-outbox";
 
@@ -26,6 +27,7 @@ export type { PayoutFilter, PayoutReads, PayoutStore } from "./payouts";
 export type { PageQuery, Scope } from "./scope";
 export type { BalanceTotal, DepositTotal, PayoutTotal, ReconcileReads, RecordTotal, UnlistedTotal } from "./reconcile";
 export type { UnlistedTransferReads, UnlistedTransferStore } from "./unlisted-transfers";
+export type { WebhookBacklog, WebhookBacklogReads } from "./webhook-backlog";
 export type { WebhookEndpointReads, WebhookEndpointStore } from "./webhook-endpoints";
 export type { DeliveryFilter, WebhookAttemptOutcome, WebhookOutboxReads, WebhookOutboxStore } from "./webhook-outbox";
 
@@ -47,6 +49,7 @@ export interface StorageReads
     PaymentLinkReads,
     WebhookEndpointReads,
     WebhookOutboxReads,
+    WebhookBacklogReads,
     CursorReads,
     UnlistedTransferReads,
     ReconcileReads {}
