@@ -90,6 +90,8 @@ export type {
   AddressUse,
   ChainSyncStatus,
   HotWalletBalance,
+  ChainHoldings,
+  CoinHoldings,
 } from "./core/ports/chain";
 export { ChainMismatchError } from "./core/ports/chain";
 export { isValidAddress, isValidAddressOfFamily, addressFamily, DEFAULT_ADDRESS_FAMILIES, ANY_CHAIN } from "./adapters/chain/address-rules";
