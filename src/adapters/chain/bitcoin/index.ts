@@ -142,6 +142,8 @@ export function bitcoinChain(options: BitcoinChainOptions): BitcoinChain {
         // A followed deposit already has the fields receive() reads (txid, vout, sats, address).
         onFinal: (deposits) => wallet.receive(deposits),
         onBlocks: (blocks) => wallet.sawBlocks(blocks),
+        // A top-up of the hot wallet is followed to finality like a deposit, and then spendable.
+        ...(signer ? { walletAddresses: async () => [await wallet.address()] } : {}),
       });
       const deposits = new DepositAddresses({
         host,
@@ -225,8 +227,8 @@ export function bitcoinChain(options: BitcoinChainOptions): BitcoinChain {
     async hotWalletBalances() {
       const { wallet, host, lowBalance } = use();
       if (!signer) return [];
-      // The account's first change address names the wallet: its coins are spread over many addresses.
-      const address = deriveAddress(account.key, 1, 0, await params());
+      // The account's first change address names the wallet (and takes top-ups): its coins are spread over many addresses.
+      const address = await wallet.address();
       const sats = await wallet.balance();
       return [{ coin: settings.coin, network: settings.network, address, amount: toLedgerUnits(sats, 8, host.decimals(settings.coin)), lowBalance }];
     },

@@ -81,14 +81,28 @@ export class BitcoinWallet {
     return `${this.settings.namespace}:${name}`;
   }
 
-  /** Takes the outputs of deposits that just became final as coins, each with the account that issued its address. */
+  /**
+   * The address that names the hot wallet (the current account's first change address, 1/0):
+   * where the operator tops it up. Outputs to it are followed by the scan and taken as coins.
+   */
+  async address(): Promise<string> {
+    return deriveAddress(this.settings.accountKey, 1, 0, await this.settings.params());
+  }
+
+  /**
+   * Takes outputs that just became final as coins, each with the account that issued its
+   * address: deposits, and top-ups sent to the wallet's {@link address}.
+   */
   async receive(outputs: ReadonlyArray<{ txid: string; vout: number; sats: string; address: string }>): Promise<void> {
+    const wallet = this.settings.account ? await this.address() : null;
     await this.settings.host.state.withLock(this.key("coins"), async (state) => {
       const coins = await this.coins(state);
       for (const output of outputs) {
         if (coins.some((coin) => coin.txid === output.txid && coin.vout === output.vout)) continue;
-        const path = await state.get(this.key(`addr:${output.address}`));
-        if (!path) continue; // Not an address of the account's receive branch.
+        const stored = await state.get(this.key(`addr:${output.address}`));
+        // A deposit address has its path stored; the wallet's own address is where the operator tops it up.
+        const path = stored ?? (output.address === wallet ? JSON.stringify({ branch: 1, index: 0, account: this.owner.id }) : null);
+        if (!path) continue;
         // An address issued before addresses named their account has none: its coin is told by its script.
         const { branch, index, account } = JSON.parse(path) as { branch: 0 | 1; index: number; account?: string };
         coins.push({ txid: output.txid, vout: output.vout, sats: output.sats, branch, index, ...(account ? { account } : {}), confirmed: true, spentBy: null });

@@ -3,7 +3,7 @@ import { PGlite } from "@electric-sql/pglite";
 import { parseNumber } from "../../../../src/money";
 import { postgresStorage } from "../../../../src/postgres";
 import type { Harness } from "../../../helpers";
-import { get } from "../../../http/v1/support";
+import { balances, get } from "../../../http/v1/support";
 import { liveHarness, settle } from "../evm/support";
 import { startRpcProxy } from "../rpc-proxy";
 import { startLitecoind, type Litecoind } from "./litecoind";
@@ -143,6 +143,34 @@ describe("bitcoinChain holdings", () => {
       await proxy.close();
       await pglite.close();
     }
+  });
+
+  it("takes a top-up sent to the address that names the hot wallet once it is final: in the balance and the holdings, spendable, credited to no one", async () => {
+    const account = newAccount();
+    const chain = ltcChain(node, account);
+    const h = await liveHarness([chain]);
+    open.push(h);
+    await fund(h, 1, "0.2");
+    const merchant = (await balances(h, h.liveKey)).LTC!.available;
+    const [wallet] = await chain.hotWalletBalances!();
+    const topUp = await node.pay(wallet!.address, "1.5");
+    await node.mine(5);
+    await settle(h);
+    // Not final yet (LTC's 6 confirmations): not taken.
+    expect((await chain.holdings()).coins[0]!.hotWallet).toBe(20_000_000n);
+    await node.mine(1);
+    await settle(h);
+    expect((await chain.holdings()).coins[0]!).toMatchObject({ hotWallet: 170_000_000n, depositAddresses: 0n, networkFees: 0n });
+    expect(await scanned(account)).toBe(170_000_000n);
+    expect((await chain.hotWalletBalances!())[0]!.amount).toBe(170_000_000n);
+    // The operator's money: no payment, no credit.
+    expect((await balances(h, h.liveKey)).LTC!.available).toBe(merchant);
+    expect((await get(h, "/v1/payments?limit=10", h.liveKey)).body.data).toHaveLength(1);
+    // Spendable: the largest output goes first.
+    const sent = await h.post("/v1/withdrawals", { currency: "LTC", amount: "0.15", address: await node.newAddress() }, h.liveKey);
+    expect(sent.status, sent.text).toBe(200);
+    const tx = await node.decode(await node.rawTransaction(sent.body.txHash as string));
+    expect(tx.vin.map((input) => input.txid)).toEqual([topUp]);
   });
 
   it("refuses a float of another coin or finer than a satoshi at start-up", () => {
