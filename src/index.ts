@@ -68,6 +68,12 @@ export type {
   CursorStore,
   UnlistedTransferReads,
   UnlistedTransferStore,
+  ReconcileReads,
+  RecordTotal,
+  DepositTotal,
+  PayoutTotal,
+  BalanceTotal,
+  UnlistedTotal,
   PageQuery,
   InvoiceFilter,
   PayoutFilter,
@@ -109,6 +115,16 @@ export type { IssuedApiKey, ApiKeySummary } from "./core/merchants";
 export type { PaymentView, DepositView } from "./core/views/payment";
 export type { OperatorReport, OperatorReportOptions, ReportedDeposit } from "./core/operator-report";
 export type { HotWalletBalanceReading, HotWalletReading } from "./core/hot-wallets";
+export type {
+  ReconcileAsset,
+  ReconcileChain,
+  ReconcileCount,
+  ReconcileExplained,
+  ReconcileOptions,
+  ReconcileReport,
+  ReconcileRow,
+  ReconcileUnlistedToken,
+} from "./core/reconcile-report";
 export type { ReportedUnlistedTransfer } from "./core/unlisted";
 export type * from "./core/ports/records";
 export { INVOICE_STATUSES, PAYMENT_EVENT_TYPES, PAYOUT_EVENT_TYPES, REFUND_EVENT_TYPES, CONVERSION_EVENT_TYPES, EVENT_TYPES } from "./core/ports/records";

@@ -11,6 +11,7 @@ import { ledgerTests } from "./storage/ledger";
 import { merchantTests } from "./storage/merchants";
 import { paymentLinkTests } from "./storage/payment-links";
 import { payoutTests } from "./storage/payouts";
+import { reconcileTests } from "./storage/reconcile";
 import { transactionTests } from "./storage/transactions";
 import { unlistedTransferTests } from "./storage/unlisted-transfers";
 import { webhookEndpointTests } from "./storage/webhook-endpoints";
@@ -88,6 +89,7 @@ export function runStorageAdapterTests(options: StorageAdapterTestOptions): void
     idempotencyTests(context);
     cursorTests(context);
     unlistedTransferTests(context);
+    reconcileTests(context);
     transactionTests(context);
   });
 }

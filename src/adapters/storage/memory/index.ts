@@ -10,6 +10,7 @@ import { ledgerReads, ledgerWrites } from "./ledger";
 import { merchantReads, merchantWrites } from "./merchants";
 import { paymentLinkReads, paymentLinkWrites } from "./payment-links";
 import { payoutReads, payoutWrites } from "./payouts";
+import { reconcileReads } from "./reconcile";
 import { type Run, Tables, type Undo } from "./tables";
 import { unlistedTransferReads, unlistedTransferWrites } from "./unlisted-transfers";
 import { webhookEndpointReads, webhookEndpointWrites } from "./webhook-endpoints";
@@ -42,6 +43,7 @@ function reads(t: Tables, run: Run) {
     webhookOutboxReads(t, run),
     cursorReads(t, run),
     unlistedTransferReads(t, run),
+    reconcileReads(t, run),
   ] as const;
 }
 

@@ -8,6 +8,7 @@ import type { LedgerReads, LedgerStore } from "./ledger";
 import type { MerchantReads, MerchantStore } from "./merchants";
 import type { PaymentLinkReads, PaymentLinkStore } from "./payment-links";
 import type { PayoutReads, PayoutStore } from "./payouts";
+import type { ReconcileReads } from "./reconcile";
 import type { UnlistedTransferReads, UnlistedTransferStore } from "./unlisted-transfers";
 import type { WebhookEndpointReads, WebhookEndpointStore } from "./webhook-endpoints";
 import type { WebhookOutboxReads, WebhookOutboxStore } from "./webhook-outbox";
@@ -23,6 +24,7 @@ export type { ApiKeyMatch, MerchantReads, MerchantStore } from "./merchants";
 export type { PaymentLinkReads, PaymentLinkStore } from "./payment-links";
 export type { PayoutFilter, PayoutReads, PayoutStore } from "./payouts";
 export type { PageQuery, Scope } from "./scope";
+export type { BalanceTotal, DepositTotal, PayoutTotal, ReconcileReads, RecordTotal, UnlistedTotal } from "./reconcile";
 export type { UnlistedTransferReads, UnlistedTransferStore } from "./unlisted-transfers";
 export type { WebhookEndpointReads, WebhookEndpointStore } from "./webhook-endpoints";
 export type { DeliveryFilter, WebhookAttemptOutcome, WebhookOutboxReads, WebhookOutboxStore } from "./webhook-outbox";
@@ -46,7 +48,8 @@ export interface StorageReads
     WebhookEndpointReads,
     WebhookOutboxReads,
     CursorReads,
-    UnlistedTransferReads {}
+    UnlistedTransferReads,
+    ReconcileReads {}
 
 /**
  * A unit of work: every part, reads and writes. Everything written through it becomes visible

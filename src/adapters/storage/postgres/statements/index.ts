@@ -7,6 +7,7 @@ import { ledgerStatements } from "./ledger";
 import { merchantStatements } from "./merchants";
 import { paymentLinkStatements } from "./payment-links";
 import { payoutStatements } from "./payouts";
+import { reconcileStatements } from "./reconcile";
 import { tableNames } from "./tables";
 import { claimWebhookDeliveries } from "./webhook-claim";
 import { webhookDeliveryStatements } from "./webhook-deliveries";
@@ -42,6 +43,7 @@ export function buildStatements(schema: string | undefined) {
     claimWebhookDeliveries: claimWebhookDeliveries(t),
     ...idempotencyStatements(t),
     ...cursorStatements(t, schema),
+    ...reconcileStatements(t),
   };
 }
 
