@@ -1,4 +1,5 @@
 import type { ChainAdapter } from "./ports/chain";
+import type { PriceSourceStatus } from "./ports/pricing";
 import type { HotWalletReading } from "./hot-wallets";
 import type { CoreContext } from "./context";
 import type { BackgroundStatus } from "./service";
@@ -38,6 +39,22 @@ export interface ChainHealth {
   hotWallet?: Array<{ coin: string; network: string; address: string; amount: string; low: boolean }>;
 }
 
+/** One price source in the health report, from what the adapter's own reads saw (never a call to the source per probe). */
+export interface PriceSourceHealth {
+  /** The source's name ("coinbase", "kraken", "static"). */
+  name: string;
+  /** Whether its prices are used now: fresh, and agreeing with the others for at least one asset. */
+  counts: boolean;
+  /** When its last read with fresh prices ended (ISO time), or null. */
+  lastGoodReadAt: string | null;
+  /** When its last read failed (ISO time), or null; kept after it recovers. */
+  lastFailureAt: string | null;
+  /** Why its last failed read failed, scrubbed of URLs and keys, or null. */
+  lastFailure: string | null;
+  /** What the combine rules leave out of it now, or null. */
+  leftOut: string | null;
+}
+
 /** What `payments.health()` returns and `payments.healthHandler` answers. Holds no key, secret, node URL or merchant data. */
 export interface HealthReport {
   status: HealthStatus;
@@ -48,6 +65,8 @@ export interface HealthReport {
   chains: ChainHealth[];
   /** Each coin a live chain serves: whether a price can be quoted for it now. */
   pricing: Array<{ coin: string; quote: string; available: boolean; at: string | null }>;
+  /** Each price source of the pricing adapter (when it lists them): see {@link PriceSourceHealth}. */
+  priceSources: PriceSourceHealth[];
   /** Webhook deliveries, as this process's sender has seen them (see docs/operations.md). */
   webhooks: { retrying: number; due: number; oldestDueSeconds: number; failingEndpoints: number };
   /** The background loops: whether their timer runs, and when each schedule last ended a round. */
@@ -112,6 +131,8 @@ export class HealthCheck {
       softer.push(...chain.degraded);
     }
     for (const price of pricing) if (!price.available) reasons.push(`pricing: no usable price for ${price.coin} in ${price.quote}`);
+    const priceSources = this.priceSources();
+    for (const source of priceSources) if (!source.counts) softer.push(`pricing: source ${source.name} does not count (${source.leftOut})`);
     const backlog = this.sources.webhooks();
     if (backlog.failingEndpoints > 0) softer.push(`webhooks: ${backlog.failingEndpoints} endpoint(s) failing`);
     const status: HealthStatus = reasons.length > 0 ? "unhealthy" : softer.length > 0 ? "degraded" : "ok";
@@ -122,6 +143,7 @@ export class HealthCheck {
       storage,
       chains: chains.map(({ health }) => health),
       pricing,
+      priceSources,
       webhooks: {
         retrying: backlog.retrying,
         due: backlog.due,
@@ -217,6 +239,24 @@ export class HealthCheck {
     } catch {
       return [];
     }
+  }
+
+  /** The pricing adapter's sources, from its memory; none when it does not list them. */
+  private priceSources(): PriceSourceHealth[] {
+    let sources: PriceSourceStatus[];
+    try {
+      sources = this.context.pricing.sources?.() ?? [];
+    } catch {
+      return [];
+    }
+    return sources.map((source) => ({
+      name: source.name,
+      counts: source.counts,
+      lastGoodReadAt: source.lastGoodReadAt ? source.lastGoodReadAt.toISOString() : null,
+      lastFailureAt: source.lastFailure ? source.lastFailure.at.toISOString() : null,
+      lastFailure: source.lastFailure ? source.lastFailure.message : null,
+      leftOut: source.leftOut,
+    }));
   }
 
   /** For each coin a live chain serves, whether the pricing port quotes it now (in the first fiat). */

@@ -211,7 +211,8 @@ async function progressPayout(context: CoreContext, chain: ChainAdapter, payout:
     return false;
   }
   if (report.status === "pending") return false;
-  return withOutbox(context, async (tx) => {
+  let returned: PayoutRecord | null = null;
+  const changed = await withOutbox(context, async (tx) => {
     const current = await tx.lockPayout(payout.id);
     if (current?.status !== "PROCESSING") return false;
     const now = context.now();
@@ -236,7 +237,35 @@ async function progressPayout(context: CoreContext, chain: ChainAdapter, payout:
     const failed: PayoutRecord = { ...current, status: "FAILED", failureReason: report.reason, updatedAt: now };
     await tx.updatePayout(failed);
     await recordEvents(context, tx, [payoutEvent(context, failed, "failed")]);
+    returned = failed;
     return true;
+  });
+  if (returned) logPayoutFailed(context, returned);
+  return changed;
+}
+
+/**
+ * The operator's line for a payout that failed on chain, after its debit (amount and fee) went
+ * back to the balance: a money movement, so one warning, with ids and amounts. Logged once,
+ * after the commit.
+ */
+function logPayoutFailed(context: CoreContext, payout: PayoutRecord): void {
+  const decimals = context.currencies.decimalsOf(payout.coin) ?? 0;
+  const amount = formatDecimal(payout.amount, decimals);
+  const fee = formatDecimal(payout.fee, decimals);
+  context.logger.warn(`payout ${payout.id} failed on chain (${payout.failureReason}): ${amount} ${payout.coin} and its fee ${fee} returned to the balance`, {
+    event: payout.refundOf === null ? "payout.failed" : "refund.failed",
+    payoutId: payout.id,
+    merchantId: payout.merchantId,
+    mode: payout.mode,
+    refundOf: payout.refundOf,
+    coin: payout.coin,
+    network: payout.network,
+    amount,
+    fee,
+    address: payout.address,
+    txHash: payout.txHash,
+    reason: payout.failureReason,
   });
 }
 

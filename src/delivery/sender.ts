@@ -10,6 +10,10 @@ import { postWebhook } from "./http-post";
 import { runInProcessHandler, type InProcessEventHandlers } from "./in-process";
 import { webhookHeaders } from "../webhooks/sign";
 import { BlockedAddressError, resolveWebhookTarget, type WebhookAddressOptions } from "./url-guard";
+import { OutageLog } from "../outage-log";
+
+/** How the log names the sender's background passes (claim due deliveries, start them). */
+const PASS = "webhook delivery pass";
 
 export { DEFAULT_RETRY_SCHEDULE } from "./delivery-policy";
 
@@ -107,6 +111,8 @@ export class WebhookSender {
   private stopped = false;
   /** Aborted by stop(): in-flight requests and retry waits end at once instead of running out. */
   private readonly abort = new AbortController();
+  /** A storage that cannot be reached fails every pass: its error once, a line a pass, a line when it works again. */
+  private readonly outages: OutageLog;
 
   constructor(
     private readonly context: CoreContext,
@@ -114,6 +120,7 @@ export class WebhookSender {
     /** The host's own handlers (`createPaymentRouter({ on })`), for deliveries to IN_PROCESS_ENDPOINT. */
     private readonly handlers: InProcessEventHandlers = {},
   ) {
+    this.outages = new OutageLog(context.logger, { try: "pass" });
     this.schedule = options.retrySchedule ?? DEFAULT_RETRY_SCHEDULE;
     this.timeoutMs = options.timeoutMs ?? 15_000;
     this.jitter = options.jitter ?? 0.1;
@@ -198,7 +205,10 @@ export class WebhookSender {
     }
     this.passRunning = true;
     this.claimAndStart()
-      .catch((error: unknown) => this.context.logger.error("webhook delivery pass failed; it will run again", error))
+      .then(
+        () => this.outages.worked(PASS),
+        (error: unknown) => this.outages.failed(PASS, error),
+      )
       .finally(() => {
         this.passRunning = false;
         if (this.passAgain) {

@@ -4,7 +4,7 @@ import type { ReconcileOptions, ReconcileReport } from "../core/reconcile-report
 import express, { type Router } from "express";
 import { sandboxChain, type SandboxChain } from "../adapters/chain/sandbox";
 import { STATIC_PRICING, staticPricing } from "../adapters/pricing/static";
-import type { PricingAdapter } from "../core/ports/pricing";
+import type { PriceRead, PricingAdapter } from "../core/ports/pricing";
 import { embeddedStorage } from "../adapters/storage/embedded";
 import type { Storage } from "../core/ports/storage/index";
 import { chainHost, ChainSet } from "../core/chains";
@@ -176,7 +176,6 @@ export function createPaymentRouter(options: PaymentRouterOptions = {}): Payment
   refuseFixedLivePrices(pricing, liveChains.length > 0, settings.pricing !== undefined);
   const lateWindowMs = (settings.lateWindowMinutes ?? 60) * 60_000;
   for (const chain of liveChains) chain.bind?.(chainHost({ storage, currencies, mode: "live", logger, now, lateWindowMs }));
-  pricing.bind?.({ assets: [...currencies.currencies.map((currency) => currency.symbol), ...currencies.fiatSymbols()], logger });
   if (liveChains.length > 0 && !settings.publicUrl) {
     throw new TypeError(
       "createPaymentRouter: live chains need publicUrl (the origin payers reach, e.g. https://shop.example): without it, stored payment URLs and webhooks would point wherever a request's Host header says",
@@ -191,8 +190,22 @@ export function createPaymentRouter(options: PaymentRouterOptions = {}): Payment
     lateWindowMs,
     logger,
   };
-  const observability = openObservability({ metrics: settings.metrics, tracing: settings.tracing, chains: liveChains, currencies });
+  const observability = openObservability({
+    metrics: settings.metrics,
+    tracing: settings.tracing,
+    chains: liveChains,
+    currencies,
+    priceSources: () => pricing.sources?.() ?? [],
+    now,
+  });
   context.telemetry = observability.telemetry;
+  // After the telemetry, which counts the sources' reads from the first one on.
+  const telemetry = observability.telemetry;
+  pricing.bind?.({
+    assets: [...currencies.currencies.map((currency) => currency.symbol), ...currencies.fiatSymbols()],
+    logger,
+    ...(telemetry ? { priceRead: (read: PriceRead) => telemetry.priceRead(read) } : {}),
+  });
   const background = new BackgroundWork(context);
   // The host's own event handlers: each event of their types is queued for them with the state
   // change that caused it, as webhooks are (durable, retried, in the delivery log).

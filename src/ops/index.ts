@@ -2,6 +2,7 @@ import type * as PromClient from "prom-client";
 import type { RequestHandler } from "express";
 import type { ChainAdapter } from "../core/ports/chain";
 import type { Telemetry } from "../core/ports/telemetry";
+import type { PriceSourceStatus } from "../core/ports/pricing";
 import type { CurrencyCatalog } from "../currencies";
 import type { RequestObserver } from "../http/route-table";
 import { PaymentMetrics, type MetricsOptions } from "./metrics";
@@ -25,6 +26,10 @@ export interface ObservabilitySettings {
   /** The live chains, read at scrape time for the chain and hot-wallet gauges. */
   chains: readonly ChainAdapter[];
   currencies: CurrencyCatalog;
+  /** The pricing adapter's sources, read at scrape time for the per-source gauges (none when it lists none). */
+  priceSources?: () => PriceSourceStatus[];
+  /** The router's clock, epoch ms: ages are counted on it. Default `Date.now`. */
+  now?: () => number;
 }
 
 /**
@@ -33,7 +38,14 @@ export interface ObservabilitySettings {
  */
 export function openObservability(settings: ObservabilitySettings, load: (name: string) => unknown = loadOptional): Observability {
   const prom = settings.metrics === false ? null : (load("prom-client") as typeof PromClient | null);
-  const metrics = prom ? new PaymentMetrics(prom, settings.metrics || {}, settings.chains, settings.currencies) : null;
+  const metrics = prom
+    ? new PaymentMetrics(prom, settings.metrics || {}, {
+        chains: settings.chains,
+        currencies: settings.currencies,
+        priceSources: settings.priceSources ?? (() => []),
+        now: settings.now ?? Date.now,
+      })
+    : null;
   const tracing = settings.tracing === false ? null : openTracing(load);
   return {
     telemetry: metrics || tracing ? telemetryOf(metrics, tracing) : undefined,
@@ -49,6 +61,7 @@ function telemetryOf(metrics: PaymentMetrics | null, tracing: Tracing | null): T
     depositCredited: (mode, coin, amount) => metrics?.depositCredited(mode, coin, amount),
     payoutFinished: (mode, kind, outcome) => metrics?.payoutFinished(mode, kind, outcome),
     webhookAttempt: (outcome, seconds) => metrics?.webhookAttempt(outcome, seconds),
+    priceRead: (read) => metrics?.priceRead(read),
     span: tracing ? (name, attributes, work) => tracing.span(name, attributes, work) : (_name, _attributes, work) => work(),
   };
 }

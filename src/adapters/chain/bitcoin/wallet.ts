@@ -6,6 +6,10 @@ import { perAccountKey, readPerAccount, type StateAccount } from "./account-stat
 import { type Coin, type CoinNode, CoinOwner, outpointKey, parseCoins, unspentScripts } from "./coins";
 import { derive, deriveAddress } from "./keys";
 import type { AddressParams } from "./params";
+import { OutageLog } from "../../../outage-log";
+
+/** How the log names the re-broadcasts of one payout transaction. */
+const rebroadcastName = (txid: string) => `re-broadcast of payout transaction ${txid}`;
 
 /** A signed payout, as stored before it is broadcast. */
 interface StoredPayout {
@@ -71,10 +75,13 @@ export class BitcoinWallet {
   readonly owner: CoinOwner;
   /** The current account, for the values kept per account (the change counter). */
   private readonly stateAccount: StateAccount;
+  /** Failed re-broadcasts, per payout: logged as an outage (its error once, a line a check, a line when it goes through). */
+  private readonly rebroadcasts: OutageLog;
 
   constructor(private readonly settings: WalletSettings) {
     this.owner = new CoinOwner(settings.accountKey);
     this.stateAccount = { id: this.owner.id, firstReceive: async () => deriveAddress(settings.accountKey, 0, 0, await settings.params()) };
+    this.rebroadcasts = new OutageLog(settings.host.logger, { try: "status check" });
   }
 
   private key(name: string): string {
@@ -161,11 +168,14 @@ export class BitcoinWallet {
       }
     }
     // Not mined (or its block was orphaned): it should be in the mempool; if the node lost it, send it again.
+    const rebroadcast = rebroadcastName(stored.txid);
     if (!(await this.settings.node.inMempool(stored.txid))) {
-      await this.settings.node
-        .broadcast(stored.hex)
-        .catch((error: unknown) => this.settings.host.logger.warn(`payout ${payoutId}: re-broadcasting ${stored.txid} failed, will retry`, error));
-    }
+      await this.settings.node.broadcast(stored.hex).then(
+        () => this.rebroadcasts.worked(rebroadcast),
+        // The node client's errors are scrubbed of its URL and credentials.
+        (error: unknown) => this.rebroadcasts.failed(rebroadcast, error),
+      );
+    } else this.rebroadcasts.worked(rebroadcast);
     return { status: "pending" };
   }
 
@@ -333,6 +343,7 @@ export class BitcoinWallet {
    * wallet holds, not as long as its history).
    */
   private async settle(payoutId: string, stored: StoredPayout): Promise<void> {
+    this.rebroadcasts.forget(rebroadcastName(stored.txid));
     await this.settings.host.state.withLock(this.key("coins"), async (state) => {
       const coins = (await this.coins(state)).filter((coin) => coin.spentBy !== payoutId);
       for (const coin of coins) if (coin.txid === stored.txid && coin.vout === stored.change) coin.confirmed = true;
