@@ -37,6 +37,7 @@ const ATTEMPTS = 3;
  */
 export async function readHoldings(source: HoldingsSource): Promise<BitcoinHoldings> {
   const { state, namespace, owner } = source;
+  // The wallet's keys: its coin list and its fee total (see BitcoinWallet).
   const read = async () => [await state.get(`${namespace}:coins`), await state.get(`${namespace}:network-fees`)] as const;
   let before = await read();
   for (let attempt = 1; ; attempt++) {

@@ -3,7 +3,7 @@ import { p2wpkh, Transaction } from "@scure/btc-signer";
 import type { HDKey } from "@scure/bip32";
 import type { ChainHost, ChainPayoutStatus, ChainStateView } from "../../../core/ports/chain";
 import { perAccountKey, readPerAccount, type StateAccount } from "./account-state";
-import { type Coin, type CoinNode, CoinOwner, outpointKey, parseCoins, unspentScripts } from "./coins";
+import { COIN_PAGE, type Coin, type CoinNode, CoinOwner, outpointKey, parseCoins, unspentScripts } from "./coins";
 import { derive, deriveAddress } from "./keys";
 import type { AddressParams } from "./params";
 import { OutageLog } from "../../../outage-log";
@@ -229,8 +229,8 @@ export class BitcoinWallet {
     const candidates = spendableOf(parseCoins(await this.settings.host.state.get(this.key("coins"))));
     let covered = 0n;
     let count = 0;
-    for (let i = 0; i < candidates.length && covered < amount + feeRate * vbytes(Math.max(count, 1), 2); i += 100) {
-      const page = candidates.slice(i, i + 100);
+    for (let i = 0; i < candidates.length && covered < amount + feeRate * vbytes(Math.max(count, 1), 2); i += COIN_PAGE) {
+      const page = candidates.slice(i, i + COIN_PAGE);
       const answers = await unspentScripts(node, page);
       page.forEach((coin, j) => {
         scripts.set(outpointKey(coin), answers[j]!);

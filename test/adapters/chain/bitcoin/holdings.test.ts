@@ -173,6 +173,16 @@ describe("bitcoinChain holdings", () => {
     expect(tx.vin.map((input) => input.txid)).toEqual([topUp]);
   });
 
+  it("reports the account's final deposits under depositAddresses when no hot wallet is configured", async () => {
+    const account = newAccount();
+    const chain = ltcChain(node, account, { hotWallet: false });
+    const h = await liveHarness([chain]);
+    open.push(h);
+    await fund(h, 2, "0.3");
+    expect((await chain.holdings()).coins).toEqual([{ coin: "LTC", hotWallet: 0n, depositAddresses: 60_000_000n, networkFees: 0n, float: 0n }]);
+    expect(await scanned(account)).toBe(60_000_000n);
+  });
+
   it("refuses a float of another coin or finer than a satoshi at start-up", () => {
     const account = newAccount();
     expect(() => ltcChain(node, account, { float: { BTC: "1" } })).toThrow(/float\.BTC names a coin this adapter does not serve/);
