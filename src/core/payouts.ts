@@ -160,9 +160,14 @@ async function broadcast(context: CoreContext, payout: PayoutRecord, onCommit?: 
  * a key or a node's URL. Logged once, after the txHash is stored.
  */
 function logPayoutSent(context: CoreContext, payout: PayoutRecord): void {
+  context.logger.info?.(`payout ${payout.id} sent`, payoutLogFields(context, payout, "sent"));
+}
+
+/** The fields of a payout's log line: ids, exact amounts, destination and transaction (never a key or a URL). */
+function payoutLogFields(context: CoreContext, payout: PayoutRecord, outcome: "sent" | "failed"): Record<string, unknown> {
   const decimals = context.currencies.decimalsOf(payout.coin) ?? 0;
-  context.logger.info?.(`payout ${payout.id} sent`, {
-    event: payout.refundOf === null ? "payout.sent" : "refund.sent",
+  return {
+    event: `${payout.refundOf === null ? "payout" : "refund"}.${outcome}`,
     payoutId: payout.id,
     merchantId: payout.merchantId,
     mode: payout.mode,
@@ -173,7 +178,7 @@ function logPayoutSent(context: CoreContext, payout: PayoutRecord): void {
     fee: formatDecimal(payout.fee, decimals),
     address: payout.address,
     txHash: payout.txHash,
-  });
+  };
 }
 
 /**
@@ -254,23 +259,11 @@ async function progressPayout(context: CoreContext, chain: ChainAdapter, payout:
  * after the commit.
  */
 function logPayoutFailed(context: CoreContext, payout: PayoutRecord): void {
-  const decimals = context.currencies.decimalsOf(payout.coin) ?? 0;
-  const amount = formatDecimal(payout.amount, decimals);
-  const fee = formatDecimal(payout.fee, decimals);
-  context.logger.warn(`payout ${payout.id} failed on chain (${payout.failureReason}): ${amount} ${payout.coin} and its fee ${fee} returned to the balance`, {
-    event: payout.refundOf === null ? "payout.failed" : "refund.failed",
-    payoutId: payout.id,
-    merchantId: payout.merchantId,
-    mode: payout.mode,
-    refundOf: payout.refundOf,
-    coin: payout.coin,
-    network: payout.network,
-    amount,
-    fee,
-    address: payout.address,
-    txHash: payout.txHash,
-    reason: payout.failureReason,
-  });
+  const fields = payoutLogFields(context, payout, "failed");
+  context.logger.warn(
+    `payout ${payout.id} failed on chain (${payout.failureReason}): ${fields.amount} ${payout.coin} and its fee ${fields.fee} returned to the balance`,
+    { ...fields, reason: payout.failureReason },
+  );
 }
 
 /** A payout failure to report and retry: says which payout, keeps the chain's error as its cause. */

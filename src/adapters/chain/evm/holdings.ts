@@ -10,23 +10,14 @@ import {
 import type { ChainHoldings, ChainStateStore } from "../../../core/ports/chain";
 import { rescaleDown } from "../../../money";
 import type { HotWallet } from "./hot-wallet";
+import type { HotWalletBalancesSettings } from "./balances";
 import type { WatchedAsset } from "./scanner";
 
 /** Node calls sent together (the transport batches them into JSON-RPC batches of 100). */
 const BATCH = 100;
 
-/** What reading the holdings needs of the adapter. */
-export interface HoldingsSettings {
-  client: PublicClient;
-  network: string;
-  /** The hot wallet's address. */
-  address: Address;
-  /** The native coin (fees are paid in it), or null for a tokens-only adapter. */
-  nativeCoin: string | null;
-  /** The coins served. */
-  assets: readonly WatchedAsset[];
-  /** Ledger decimals of a coin (18 for a native coin the currency list lacks). */
-  decimals: (coin: string) => number;
+/** What reading the holdings needs of the adapter: what the balance reader needs, the float instead of thresholds, and more. */
+export interface HoldingsSettings extends Omit<HotWalletBalancesSettings, "lowBalance"> {
   /** The declared float, in ledger units. */
   float: ReadonlyMap<string, bigint>;
   wallet: () => Promise<HotWallet>;

@@ -1,10 +1,9 @@
 import { erc20Abi, getAddress, parseEther, parseUnits, type Address, type Hash } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { testTokenAbi } from "../../../fixtures/contracts/artifacts";
 import type { Harness } from "../../../helpers";
 import { get } from "../../../http/v1/support";
 import { startAnvil, type Anvil } from "./anvil";
-import { deployToken, ethChain, HOT, liveHarness, livePayment, mine, payment, payNative, payToken, settle } from "./support";
+import { deployToken, ethChain, HOT, liveHarness, livePayment, payment, payNative, payToken, settle, mintToken } from "./support";
 
 /**
  * The books against the chain, on a real node (anvil), read the way an operator can: HTTP on
@@ -63,17 +62,7 @@ beforeAll(async () => {
   [usdt, air] = [await deployToken(node, "USDT", 6), getAddress(await deployToken(node, "AIR", 18))];
   hotWallet = node.account(HOT).address;
   // The hot wallet pays USDT payouts from a float of its own until sweeps bring coins in.
-  await mine(
-    node,
-    node.wallet.writeContract({
-      address: usdt,
-      abi: testTokenAbi,
-      functionName: "mint",
-      args: [hotWallet, parseUnits("1000", 6)],
-      account: node.account(0),
-      chain: null,
-    }),
-  );
+  await mintToken(node, usdt, hotWallet, "1000", 6);
   float = { ETH: await node.public.getBalance({ address: hotWallet }), USDT: parseUnits("1000", 6) };
   const chain = ethChain(node, { tokens: { USDT: { address: usdt, decimals: 6 } }, consolidation: { minimum: { ETH: "0.05" } } });
   factory = chain.factoryAddress;

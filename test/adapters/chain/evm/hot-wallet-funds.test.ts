@@ -4,7 +4,7 @@ import { testTokenAbi } from "../../../fixtures/contracts/artifacts";
 import type { Harness } from "../../../helpers";
 import { balances } from "../../../http/v1/support";
 import { startAnvil, type Anvil } from "./anvil";
-import { deployToken, ethChain, HOT, liveHarness, livePayment, mine, payment, payToken, settle } from "./support";
+import { deployToken, ethChain, HOT, liveHarness, livePayment, mine, payment, payToken, settle, mintToken } from "./support";
 
 /**
  * The hot wallet's balances on a real node: read on the background schedule with their
@@ -20,17 +20,7 @@ beforeAll(async () => {
   node = await startAnvil();
   usdt = await deployToken(node, "USDT", 6);
   // The hot wallet's token float: 50 USDT.
-  await mine(
-    node,
-    node.wallet.writeContract({
-      address: usdt,
-      abi: testTokenAbi,
-      functionName: "mint",
-      args: [node.account(HOT).address, parseUnits("50", 6)],
-      account: node.account(0),
-      chain: null,
-    }),
-  );
+  await mintToken(node, usdt, node.account(HOT).address, "50", 6);
 }, 60_000);
 afterAll(async () => {
   await node.stop();
@@ -79,17 +69,7 @@ describe("hot wallet balances", () => {
     await h.router.tick();
     expect(h.router.admin.hotWallets()[0]!.readAt).toBe(readAt);
     // Topped up: one line says so, and the reading is no longer low.
-    await mine(
-      node,
-      node.wallet.writeContract({
-        address: usdt,
-        abi: testTokenAbi,
-        functionName: "mint",
-        args: [node.account(HOT).address, parseUnits("100", 6)],
-        account: node.account(0),
-        chain: null,
-      }),
-    );
+    await mintToken(node, usdt, node.account(HOT).address, "100", 6);
     h.clock.advanceMinutes(2);
     await h.router.tick();
     expect(h.logger.lines.filter((line) => line.includes("again, above its threshold"))).toHaveLength(1);

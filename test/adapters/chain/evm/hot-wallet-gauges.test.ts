@@ -1,12 +1,11 @@
 import express from "express";
 import parsePrometheusTextFormat from "parse-prometheus-text-format";
 import request from "supertest";
-import { formatEther, parseEther, parseUnits, type Address } from "viem";
+import { formatEther, parseEther, type Address } from "viem";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { testTokenAbi } from "../../../fixtures/contracts/artifacts";
 import { startRpcProxy, type RpcProxy } from "../rpc-proxy";
 import { startAnvil, type Anvil } from "./anvil";
-import { deployToken, ethChain, HOT, liveHarness, mine } from "./support";
+import { deployToken, ethChain, HOT, liveHarness, mintToken } from "./support";
 
 /**
  * The hot-wallet gauges show the background work's latest reading: a scrape sends the node no
@@ -21,17 +20,7 @@ beforeAll(async () => {
   node = await startAnvil();
   proxy = await startRpcProxy(node.rpcUrl);
   usdt = await deployToken(node, "USDT", 6);
-  await mine(
-    node,
-    node.wallet.writeContract({
-      address: usdt,
-      abi: testTokenAbi,
-      functionName: "mint",
-      args: [node.account(HOT).address, parseUnits("50", 6)],
-      account: node.account(0),
-      chain: null,
-    }),
-  );
+  await mintToken(node, usdt, node.account(HOT).address, "50", 6);
 }, 60_000);
 afterAll(async () => {
   await proxy.close();

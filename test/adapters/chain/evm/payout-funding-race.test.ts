@@ -8,7 +8,7 @@ import { DATABASE_URL, dropSchema, uniqueSchema } from "../../storage/sql-fixtur
 import { describeIf, NO_DATABASE_URL } from "../../../support/skips";
 import { startRpcProxy, type RpcProxy } from "../rpc-proxy";
 import { startAnvil, type Anvil } from "./anvil";
-import { deployToken, ethChain, HOT, liveHarness, livePayment, mine, payment, payToken, restart, settle } from "./support";
+import { deployToken, ethChain, HOT, liveHarness, livePayment, payment, payToken, restart, settle, mintToken } from "./support";
 
 /**
  * Payouts asked for at the same moment, on two instances sharing one PostgreSQL database,
@@ -29,17 +29,7 @@ beforeAll(async () => {
   proxy = await startRpcProxy(node.rpcUrl);
   usdt = await deployToken(node, "USDT", 6);
   // The hot wallet's token float: 50 USDT.
-  await mine(
-    node,
-    node.wallet.writeContract({
-      address: usdt,
-      abi: testTokenAbi,
-      functionName: "mint",
-      args: [node.account(HOT).address, parseUnits("50", 6)],
-      account: node.account(0),
-      chain: null,
-    }),
-  );
+  await mintToken(node, usdt, node.account(HOT).address, "50", 6);
 }, 60_000);
 afterEach(async () => {
   for (const h of open.splice(0)) await h.router.close();

@@ -8,7 +8,7 @@ import type { Harness } from "../../../helpers";
 import { balances, get } from "../../../http/v1/support";
 import { startAnvil, type Anvil } from "./anvil";
 import { startRpcProxy } from "../rpc-proxy";
-import { deploy, deployToken, ethChain, HOT, liveHarness, livePayment, mine, payment, payNative, payToken, restart, settle } from "./support";
+import { deploy, deployToken, ethChain, HOT, liveHarness, livePayment, mine, payment, payNative, payToken, restart, settle, mintToken } from "./support";
 import { describeIf, NO_DATABASE_URL } from "../../../support/skips";
 
 /**
@@ -26,17 +26,7 @@ beforeAll(async () => {
   node = await startAnvil();
   usdt = await deployToken(node, "USDT", 6);
   // The hot wallet pays token payouts from its own float.
-  await mine(
-    node,
-    node.wallet.writeContract({
-      address: usdt,
-      abi: testTokenAbi,
-      functionName: "mint",
-      args: [node.account(HOT).address, parseUnits("100000", 6)],
-      account: node.account(0),
-      chain: null,
-    }),
-  );
+  await mintToken(node, usdt, node.account(HOT).address, "100000", 6);
   pglite = await PGlite.create();
 }, 60_000);
 afterAll(async () => {

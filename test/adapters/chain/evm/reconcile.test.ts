@@ -2,13 +2,12 @@ import { formatEther, getAddress, parseEther, parseUnits, type Address } from "v
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { postgresStorage } from "../../../../src/postgres";
 import type { ReconcileReport, ReconcileRow } from "../../../../src/index";
-import { testTokenAbi } from "../../../fixtures/contracts/artifacts";
 import type { Harness } from "../../../helpers";
 import { get } from "../../../http/v1/support";
 import { describeIf, NO_DATABASE_URL } from "../../../support/skips";
 import { DATABASE_URL, dropSchema, uniqueSchema } from "../../storage/sql-fixtures";
 import { startAnvil, type Anvil } from "./anvil";
-import { deployToken, ethChain, HOT, liveHarness, livePayment, mine, payment, payNative, payToken, settle } from "./support";
+import { deployToken, ethChain, HOT, liveHarness, livePayment, payment, payNative, payToken, settle, mintToken } from "./support";
 
 /**
  * `payments.admin.reconcile()` on a real node (anvil), each cause of a difference (or of none)
@@ -29,17 +28,7 @@ beforeAll(async () => {
   [usdt, air] = [await deployToken(node, "USDT", 6), getAddress(await deployToken(node, "AIR", 18))];
   hotWallet = node.account(HOT).address;
   // The operator's float: anvil's dev balance in ETH, and 1000 USDT minted to the hot wallet.
-  await mine(
-    node,
-    node.wallet.writeContract({
-      address: usdt,
-      abi: testTokenAbi,
-      functionName: "mint",
-      args: [hotWallet, parseUnits("1000", 6)],
-      account: node.account(0),
-      chain: null,
-    }),
-  );
+  await mintToken(node, usdt, hotWallet, "1000", 6);
   ethFloat = await node.public.getBalance({ address: hotWallet });
   const chain = ethChain(node, {
     tokens: { USDT: { address: usdt, decimals: 6 } },

@@ -30,17 +30,7 @@ export async function deploy(node: Anvil, abi: readonly unknown[], bytecode: Hex
 /** A TestToken (ERC-20 with open mint) with these decimals, `supply` minted to the payer. */
 export async function deployToken(node: Anvil, symbol: string, decimals: number, supply = "1000000"): Promise<Address> {
   const token = await deploy(node, testTokenAbi, testTokenBytecode, [`Test ${symbol}`, symbol, decimals]);
-  await mine(
-    node,
-    node.wallet.writeContract({
-      address: token,
-      abi: testTokenAbi,
-      functionName: "mint",
-      args: [node.account(PAYER).address, parseUnits(supply, decimals)],
-      account: node.account(0),
-      chain: null,
-    }),
-  );
+  await mintToken(node, token, node.account(PAYER).address, supply, decimals);
   return token;
 }
 
@@ -55,6 +45,21 @@ export async function mine(node: Anvil, sent: Promise<Hash>): Promise<Hash> {
   const receipt = await node.public.waitForTransactionReceipt({ hash });
   expect(receipt.status).toBe("success");
   return hash;
+}
+
+/** Mints `amount` (a decimal string) of a test token to `to`, from the deployer, and waits for it to be mined. */
+export function mintToken(node: Anvil, token: Address, to: Address, amount: string, decimals: number): Promise<Hash> {
+  return mine(
+    node,
+    node.wallet.writeContract({
+      address: token,
+      abi: testTokenAbi,
+      functionName: "mint",
+      args: [to, parseUnits(amount, decimals)],
+      account: node.account(0),
+      chain: null,
+    }),
+  );
 }
 
 /** Sends `amount` (a decimal string) of the native coin from the payer. */
