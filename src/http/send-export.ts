@@ -39,6 +39,11 @@ const CLIENT_GONE = new Set(["ERR_STREAM_PREMATURE_CLOSE", "ECONNRESET", "EPIPE"
  */
 export async function sendExport(res: Response, csv: CsvExport): Promise<ExportOutcome> {
   const chunks = csv.stream[Symbol.asyncIterator]();
+  // A client that hangs up ends the walk at once: a read in flight finishes, and none follows.
+  const hangUp = () => {
+    if (!res.writableFinished) csv.stream.destroy();
+  };
+  res.once("close", hangUp);
   try {
     // The header and the first page: a storage that cannot be read fails here, before any header is sent.
     const first = await chunks.next();
@@ -57,6 +62,7 @@ export async function sendExport(res: Response, csv: CsvExport): Promise<ExportO
     if (typeof code === "string" && CLIENT_GONE.has(code)) return { completed: false, rows: csv.rows };
     throw error;
   } finally {
+    res.off("close", hangUp);
     // Destroys the stream if it is still open (the client went away), which ends its reads;
     // resolving only once it closed means no read of this export is running any more.
     const closed = csv.stream.closed ? null : new Promise((resolve) => csv.stream.once("close", resolve));

@@ -87,7 +87,6 @@ async function* chunks(context: ExportContext, spec: ExportKindSpec, request: Ch
   let after: ExportCursor | null = null;
   for (;;) {
     const page = await spec.page(context.storage, context.currencies, { ...query, after });
-    counter.rows += page.length;
     const text =
       page.length > 0
         ? stringify(
@@ -96,6 +95,8 @@ async function* chunks(context: ExportContext, spec: ExportKindSpec, request: Ch
           )
         : "";
     if (header + text !== "") yield header + text;
+    // Counted once taken: a stream destroyed meanwhile ends the walk at the yield.
+    counter.rows += page.length;
     header = "";
     if (page.length < pageSize) return;
     after = page[page.length - 1]!.cursor;
