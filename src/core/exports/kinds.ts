@@ -208,14 +208,14 @@ const ledger = defineKind<LedgerEntry, { direction: "credit" | "debit"; amount: 
 });
 
 /**
- * Every kind of export, by the name `export({ kind })` takes (docs/exports.md lists each one's
- * columns): payments (invoices), deposits, payouts (withdrawals), refunds, conversions and
- * ledger entries.
+ * The kinds of export, by the name `export({ kind })` takes: payments (invoices), deposits,
+ * payouts (withdrawals), refunds, conversions and ledger entries. A new kind is a name here and
+ * its entry in `EXPORT_KINDS` (the compiler holds the two together).
  */
-export const EXPORT_KINDS = { payments, deposits, payouts, refunds, conversions, ledger } as const satisfies Record<string, ExportKindSpec>;
+export type ExportKind = "payments" | "deposits" | "payouts" | "refunds" | "conversions" | "ledger";
 
-/** The name of one kind of export. */
-export type ExportKind = keyof typeof EXPORT_KINDS;
+/** Every kind of export: its columns and its paged read (docs/exports.md lists each one's columns). */
+export const EXPORT_KINDS: Readonly<Record<ExportKind, ExportKindSpec>> = { payments, deposits, payouts, refunds, conversions, ledger };
 
 /** The columns of each kind of export, in order: its header row (docs/exports.md says what each holds). */
 export const EXPORT_COLUMNS: Readonly<Record<ExportKind, readonly string[]>> = Object.fromEntries(

@@ -4,6 +4,7 @@ import type { DepositRecord, ExchangeRecord, InvoiceRecord, LedgerEntry, Mode, P
 export interface ExportCursor {
   /** Epoch ms: the record's time (`createdAt`, or `seenAt` for a deposit). */
   at: number;
+  /** The record's id, which orders records of the same millisecond. */
   id: string;
 }
 
@@ -14,7 +15,9 @@ export interface ExportCursor {
  * record of each sees every record of the range once, even while new ones are stored.
  */
 export interface ExportQuery {
+  /** Epoch ms, included. */
   from: number;
+  /** Epoch ms, excluded. */
   to: number;
   /** One merchant's records only. */
   merchantId?: string;
@@ -22,6 +25,7 @@ export interface ExportQuery {
   mode?: Mode;
   /** At most this many records. */
   limit: number;
+  /** The last record of the previous page; absent or null for the first page. */
   after?: ExportCursor | null;
 }
 
