@@ -6,7 +6,7 @@ import type { CsvExport } from "../core/exports/csv-export";
 export interface ExportOutcome {
   /** True when the whole file went out; false when the client went away before the end. */
   completed: boolean;
-  /** Records written into the file (on an early end, more than the client may have received). */
+  /** Records written to the response: all of them when completed; on an early end, those of the pages handed on before the client left. */
   rows: number;
 }
 

@@ -36,7 +36,10 @@ export interface CsvExport {
    * client went away) stops the reads; a storage failure errors it.
    */
   readonly stream: Readable;
-  /** Records written into `stream` so far. */
+  /**
+   * Records the stream has passed on so far: every record once it ended; after an early end,
+   * those of the pages its reader took (a client that hung up may have received fewer).
+   */
   readonly rows: number;
 }
 
