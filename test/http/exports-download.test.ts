@@ -120,6 +120,39 @@ describe("sendExport", () => {
     expect(res.body).toEqual({ error: "database is down" });
   });
 
+  it("cuts the connection when the storage fails mid-download, so the client never takes a partial file for a whole one", async () => {
+    const inner = memoryStorage();
+    let reads = 0;
+    const storage: Storage = {
+      ...inner,
+      exportPayouts: async (kind, query) => {
+        reads += 1;
+        if (reads === 2) throw new Error("database lost");
+        return inner.exportPayouts(kind, query);
+      },
+    };
+    const { app, payments, outcomes } = hostApp(storage);
+    await seedPayouts(payments, 600);
+    const server = app.listen(0, "127.0.0.1");
+    opened.push({ close: () => new Promise((resolve) => server.close(() => resolve())) });
+    await once(server, "listening");
+    const req = http.get(`http://127.0.0.1:${(server.address() as AddressInfo).port}/admin/exports/payouts?from=2026-03-01&to=2026-03-01`);
+    const [res] = (await once(req, "response")) as [http.IncomingMessage];
+    expect(res.statusCode).toBe(200);
+    let body = "";
+    res.on("data", (chunk: Buffer) => {
+      body += chunk.toString("utf8");
+    });
+    const end = await new Promise<string>((resolve) => {
+      res.on("end", () => resolve("complete"));
+      res.on("error", (error) => resolve(`error: ${error.message}`));
+    });
+    expect(end).toBe("error: aborted");
+    // The first page arrived, and nothing marked the file as finished.
+    expect(body.split("\r\n").length - 2).toBe(500);
+    await expect(outcomes[0]).rejects.toThrow("database lost");
+  });
+
   it("stops reading the storage when the client hangs up mid-download", async () => {
     // 5,000 payouts are eleven reads of 500; the third is held until the client has gone.
     const { storage, counts, held, release } = countedStorage({ holdRead: 3 });
