@@ -71,6 +71,9 @@ export type {
   UnlistedTransferReads,
   UnlistedTransferStore,
   ReconcileReads,
+  ExportReads,
+  ExportQuery,
+  ExportCursor,
   RecordTotal,
   DepositTotal,
   PayoutTotal,
@@ -128,6 +131,12 @@ export type {
   ReconcileUnlistedToken,
 } from "./core/reconcile-report";
 export type { ReportedUnlistedTransfer } from "./core/unlisted";
+export { sendExport } from "./http/send-export";
+export type { ExportOutcome } from "./http/send-export";
+export type { CsvExport } from "./core/exports/csv-export";
+export type { ExportRequest } from "./core/exports/request";
+export { EXPORT_COLUMNS } from "./core/exports/kinds";
+export type { ExportKind } from "./core/exports/kinds";
 export type * from "./core/ports/records";
 export { INVOICE_STATUSES, PAYMENT_EVENT_TYPES, PAYOUT_EVENT_TYPES, REFUND_EVENT_TYPES, CONVERSION_EVENT_TYPES, EVENT_TYPES } from "./core/ports/records";
 export { verifyWebhook, DEFAULT_TOLERANCE_SECONDS } from "./webhooks/verify";

@@ -1,5 +1,7 @@
 import { operatorReport, type OperatorReport, type OperatorReportOptions } from "../core/operator-report";
 import { reconcile } from "../core/reconcile";
+import { type CsvExport, createCsvExport } from "../core/exports/csv-export";
+import type { ExportRequest } from "../core/exports/request";
 import type { ReconcileOptions, ReconcileReport } from "../core/reconcile-report";
 import express, { type Router } from "express";
 import { sandboxChain, type SandboxChain } from "../adapters/chain/sandbox";
@@ -81,6 +83,16 @@ export interface PaymentAdmin {
    * entry; `chain` ("ETH", "LTC") limits it to one network, and an unknown one throws a TypeError.
    */
   reconcile(options?: ReconcileOptions): Promise<ReconcileReport>;
+  /**
+   * A CSV export of one kind of record (payments, deposits, payouts, refunds, conversions or
+   * ledger) over whole UTC days, `from` and `to` ("YYYY-MM-DD") both included, of every merchant
+   * or one (`merchantId`), in both modes or one (`mode`). Returns at once with a stream that reads
+   * the storage one page at a time as it is consumed (constant memory, whatever the range holds),
+   * a file name and the content type; answer a download with `sendExport(res, csv)`. Columns,
+   * formats and the formula guard: docs/exports.md. Throws a TypeError (a 400 for a dashboard) for
+   * an unknown kind, a malformed day, `from` after `to`, a range over 366 days, or a bad mode.
+   */
+  export(request: ExportRequest): CsvExport;
 }
 
 /** The router `createPaymentRouter` returns: mount it with `app.use(router)`. */
@@ -299,6 +311,7 @@ export function createPaymentRouter(options: PaymentRouterOptions = {}): Payment
     operatorReport: (reportOptions) => operatorReport(context, reportOptions),
     hotWallets: () => background.hotWalletReadings(),
     reconcile: (reconcileOptions) => reconcile(context, reconcileOptions),
+    export: (request) => createCsvExport(context, request),
   };
   return Object.assign(router, {
     admin,

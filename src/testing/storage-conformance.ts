@@ -5,6 +5,7 @@ import type { SuiteContext } from "./storage/context";
 import { cursorTests } from "./storage/cursors";
 import { depositTests } from "./storage/deposits";
 import { exchangeTests } from "./storage/exchanges";
+import { exportTests } from "./storage/exports";
 import { idempotencyTests } from "./storage/idempotency";
 import { invoiceTests } from "./storage/invoices";
 import { ledgerTests } from "./storage/ledger";
@@ -92,6 +93,7 @@ export function runStorageAdapterTests(options: StorageAdapterTestOptions): void
     cursorTests(context);
     unlistedTransferTests(context);
     reconcileTests(context);
+    exportTests(context);
     transactionTests(context);
   });
 }

@@ -4,6 +4,7 @@ import { addressReads, addressWrites } from "./addresses";
 import { cursorReads, cursorWrites } from "./cursors";
 import { depositReads, depositWrites } from "./deposits";
 import { exchangeReads, exchangeWrites } from "./exchanges";
+import { exportReads } from "./exports";
 import { idempotencyWrites } from "./idempotency";
 import { invoiceReads, invoiceWrites } from "./invoices";
 import { ledgerReads, ledgerWrites } from "./ledger";
@@ -46,6 +47,7 @@ function reads(t: Tables, run: Run) {
     cursorReads(t, run),
     unlistedTransferReads(t, run),
     reconcileReads(t, run),
+    exportReads(t, run),
   ] as const;
 }
 

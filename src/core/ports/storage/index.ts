@@ -2,6 +2,7 @@ import type { AddressReads, AddressStore } from "./addresses";
 import type { CursorReads, CursorStore } from "./cursors";
 import type { DepositReads, DepositStore } from "./deposits";
 import type { ExchangeReads, ExchangeStore } from "./exchanges";
+import type { ExportReads } from "./exports";
 import type { IdempotencyStore } from "./idempotency";
 import type { InvoiceReads, InvoiceStore } from "./invoices";
 import type { LedgerReads, LedgerStore } from "./ledger";
@@ -18,6 +19,7 @@ export type { AddressReads, AddressStore } from "./addresses";
 export type { CursorReads, CursorStore } from "./cursors";
 export type { DepositReads, DepositStore, NotableDepositQuery } from "./deposits";
 export type { ExchangeReads, ExchangeStore } from "./exchanges";
+export type { ExportCursor, ExportQuery, ExportReads } from "./exports";
 export type { IdempotencyStore } from "./idempotency";
 export type { InvoiceFilter, InvoiceReads, InvoiceStore } from "./invoices";
 export type { LedgerReads, LedgerStore, PostLedgerOptions, PostLedgerResult } from "./ledger";
@@ -52,7 +54,8 @@ export interface StorageReads
     WebhookBacklogReads,
     CursorReads,
     UnlistedTransferReads,
-    ReconcileReads {}
+    ReconcileReads,
+    ExportReads {}
 
 /**
  * A unit of work: every part, reads and writes. Everything written through it becomes visible
