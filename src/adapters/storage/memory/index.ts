@@ -8,6 +8,7 @@ import { idempotencyWrites } from "./idempotency";
 import { invoiceReads, invoiceWrites } from "./invoices";
 import { ledgerReads, ledgerWrites } from "./ledger";
 import { merchantReads, merchantWrites } from "./merchants";
+import { operatorListReads } from "./operator-lists";
 import { paymentLinkReads, paymentLinkWrites } from "./payment-links";
 import { payoutReads, payoutWrites } from "./payouts";
 import { type Run, Tables, type Undo } from "./tables";
@@ -42,6 +43,7 @@ function reads(t: Tables, run: Run) {
     webhookOutboxReads(t, run),
     cursorReads(t, run),
     unlistedTransferReads(t, run),
+    operatorListReads(t, run),
   ] as const;
 }
 

@@ -6,6 +6,7 @@ import type { IdempotencyStore } from "./idempotency";
 import type { InvoiceReads, InvoiceStore } from "./invoices";
 import type { LedgerReads, LedgerStore } from "./ledger";
 import type { MerchantReads, MerchantStore } from "./merchants";
+import type { OperatorListReads, StorageMigrationReport } from "./operator-lists";
 import type { PaymentLinkReads, PaymentLinkStore } from "./payment-links";
 import type { PayoutReads, PayoutStore } from "./payouts";
 import type { UnlistedTransferReads, UnlistedTransferStore } from "./unlisted-transfers";
@@ -20,6 +21,7 @@ export type { IdempotencyStore } from "./idempotency";
 export type { InvoiceFilter, InvoiceReads, InvoiceStore } from "./invoices";
 export type { LedgerReads, LedgerStore, PostLedgerOptions, PostLedgerResult } from "./ledger";
 export type { ApiKeyMatch, MerchantReads, MerchantStore } from "./merchants";
+export type { OperatorDeliveryFilter, OperatorListReads, StorageMigrationReport } from "./operator-lists";
 export type { PaymentLinkReads, PaymentLinkStore } from "./payment-links";
 export type { PayoutFilter, PayoutReads, PayoutStore } from "./payouts";
 export type { PageQuery, Scope } from "./scope";
@@ -46,7 +48,8 @@ export interface StorageReads
     WebhookEndpointReads,
     WebhookOutboxReads,
     CursorReads,
-    UnlistedTransferReads {}
+    UnlistedTransferReads,
+    OperatorListReads {}
 
 /**
  * A unit of work: every part, reads and writes. Everything written through it becomes visible
@@ -87,6 +90,11 @@ export interface Storage extends StorageReads {
    * it settled (a call on it then rejects).
    */
   transaction<T>(work: (tx: StorageTransaction) => Promise<T>): Promise<T>;
+  /**
+   * Brings the database's schema up to date and reports the steps applied (the operator's
+   * `migrate` command). Optional: a storage with no schema (memory) has nothing to migrate.
+   */
+  migrate?(): Promise<StorageMigrationReport>;
   /** Releases connections and timers. Further calls may fail. */
   close(): Promise<void>;
 }

@@ -5,6 +5,7 @@ import { idempotencyStatements } from "./idempotency";
 import { invoiceStatements } from "./invoices";
 import { ledgerStatements } from "./ledger";
 import { merchantStatements } from "./merchants";
+import { operatorListStatements } from "./operator-lists";
 import { paymentLinkStatements } from "./payment-links";
 import { payoutStatements } from "./payouts";
 import { tableNames } from "./tables";
@@ -42,6 +43,7 @@ export function buildStatements(schema: string | undefined) {
     claimWebhookDeliveries: claimWebhookDeliveries(t),
     ...idempotencyStatements(t),
     ...cursorStatements(t, schema),
+    ...operatorListStatements(t),
   };
 }
 
