@@ -66,7 +66,13 @@ describe("the CLI on the embedded database", { timeout: 120_000 }, () => {
 
     const list = await run("merchants", "list");
     expect(list.stdout.split("\n")[0]).toMatch(/^ID +NAME +SETTLES IN +CREATED$/);
-    expect(list.stdout.trim().split("\n").slice(1).map((line) => line.split(/ +/)[0])).toEqual([id, "m_a"]);
+    expect(
+      list.stdout
+        .trim()
+        .split("\n")
+        .slice(1)
+        .map((line) => line.split(/ +/)[0]),
+    ).toEqual([id, "m_a"]);
     const page = json(await run("merchants", "list", "--limit", "1", "--json"));
     expect(page).toMatchObject({ data: [{ id, name: "Shop B" }], hasMore: true, nextCursor: id });
     const next = json(await run("merchants", "list", "--limit", "1", "--after", id!, "--json"));
