@@ -68,6 +68,12 @@ export type {
   CursorStore,
   UnlistedTransferReads,
   UnlistedTransferStore,
+  ReconcileReads,
+  RecordTotal,
+  DepositTotal,
+  PayoutTotal,
+  BalanceTotal,
+  UnlistedTotal,
   PageQuery,
   InvoiceFilter,
   PayoutFilter,
@@ -93,6 +99,8 @@ export type {
   AddressUse,
   ChainSyncStatus,
   HotWalletBalance,
+  ChainHoldings,
+  CoinHoldings,
 } from "./core/ports/chain";
 export { ChainMismatchError } from "./core/ports/chain";
 export { isValidAddress, isValidAddressOfFamily, addressFamily, DEFAULT_ADDRESS_FAMILIES, ANY_CHAIN } from "./adapters/chain/address-rules";
@@ -111,6 +119,16 @@ export type { PaymentView, DepositView } from "./core/views/payment";
 export type { OperatorReport, OperatorReportOptions, ReportedDeposit } from "./core/operator-report";
 export type { OperatorAdmin, OperatorPage, OperatorPageOptions, MerchantSummary, DeliverySummary } from "./core/operator-tools";
 export type { HotWalletBalanceReading, HotWalletReading } from "./core/hot-wallets";
+export type {
+  ReconcileAsset,
+  ReconcileChain,
+  ReconcileCount,
+  ReconcileExplained,
+  ReconcileOptions,
+  ReconcileReport,
+  ReconcileRow,
+  ReconcileUnlistedToken,
+} from "./core/reconcile-report";
 export type { ReportedUnlistedTransfer } from "./core/unlisted";
 export type * from "./core/ports/records";
 export { INVOICE_STATUSES, PAYMENT_EVENT_TYPES, PAYOUT_EVENT_TYPES, REFUND_EVENT_TYPES, CONVERSION_EVENT_TYPES, EVENT_TYPES } from "./core/ports/records";

@@ -1,5 +1,7 @@
 import { operatorReport, type OperatorReport, type OperatorReportOptions } from "../core/operator-report";
 import { operatorAdmin, type OperatorAdmin } from "../core/operator-tools";
+import { reconcile } from "../core/reconcile";
+import type { ReconcileOptions, ReconcileReport } from "../core/reconcile-report";
 import express, { type Router } from "express";
 import { sandboxChain, type SandboxChain } from "../adapters/chain/sandbox";
 import { STATIC_PRICING, staticPricing } from "../adapters/pricing/static";
@@ -73,6 +75,16 @@ export interface PaymentAdmin extends OperatorAdmin {
    * when it was read, and why the last read failed if it did. From memory: no node call.
    */
   hotWallets(): HotWalletReading[];
+  /**
+   * Compares, per live chain and coin, what the records say the service holds (deposits
+   * received, payouts sent, network fees, float) with what the chain holds (hot wallet and
+   * deposit addresses not yet swept), and per asset what the chains hold with what is owed to
+   * merchants; lists every difference with what explains the rest (docs/operations.md,
+   * "Reconciliation"). `differences` is 0 when the books match. Aggregate reads only: safe to
+   * run against production from a cron job. A chain whose node cannot be read gets an error
+   * entry; `chain` ("ETH", "LTC") limits it to one network, and an unknown one throws a TypeError.
+   */
+  reconcile(options?: ReconcileOptions): Promise<ReconcileReport>;
 }
 
 /** The router `createPaymentRouter` returns: mount it with `app.use(router)`. */
@@ -281,6 +293,7 @@ export function createPaymentRouter(options: PaymentRouterOptions = {}): Payment
     operatorReport: (reportOptions) => operatorReport(context, reportOptions),
     hotWallets: () => background.hotWalletReadings(),
     ...operatorAdmin(context),
+    reconcile: (reconcileOptions) => reconcile(context, reconcileOptions),
   };
   return Object.assign(router, {
     admin,

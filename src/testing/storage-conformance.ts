@@ -12,6 +12,7 @@ import { merchantTests } from "./storage/merchants";
 import { operatorListTests } from "./storage/operator-lists";
 import { paymentLinkTests } from "./storage/payment-links";
 import { payoutTests } from "./storage/payouts";
+import { reconcileTests } from "./storage/reconcile";
 import { transactionTests } from "./storage/transactions";
 import { unlistedTransferTests } from "./storage/unlisted-transfers";
 import { webhookEndpointTests } from "./storage/webhook-endpoints";
@@ -90,6 +91,7 @@ export function runStorageAdapterTests(options: StorageAdapterTestOptions): void
     cursorTests(context);
     unlistedTransferTests(context);
     operatorListTests(context);
+    reconcileTests(context);
     transactionTests(context);
   });
 }

@@ -68,6 +68,24 @@ export class Consolidator {
   }
 
   /**
+   * Every deposit address holding a final deposit not yet swept, with its coin: those waiting
+   * for a sweep and those of the sweep in flight. Read without the list's lock.
+   */
+  async held(): Promise<Array<{ coin: string; address: string }>> {
+    const { state } = this.options.host;
+    const list = parse<Holding[]>(await state.get(this.listKey), []);
+    const sweeping = parse<Sweeping | null>(await state.get(this.sweepingKey), null);
+    const entries = [...list, ...(sweeping?.addresses.map((address) => ({ coin: sweeping.coin, address })) ?? [])];
+    const seen = new Set<string>();
+    return entries.filter((entry) => {
+      const key = `${entry.coin}:${entry.address}`;
+      if (seen.has(key)) return false;
+      seen.add(key);
+      return true;
+    });
+  }
+
+  /**
    * One step: settles the sweep in flight, or starts the next one. Returns 1 when it sent or
    * settled a sweep, else 0.
    */

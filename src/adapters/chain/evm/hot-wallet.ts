@@ -152,6 +152,10 @@ export class HotWallet {
         const signed: SignedTransaction = { hash: keccak256(raw), raw, nonce };
         await view.set(this.txKey(id), JSON.stringify(signed));
         await view.set(this.nonceKey, String(nonce + 1));
+        // Which ids were signed at each nonce, so the fees the wallet paid can be summed from
+        // receipts nonce by nonce (a nonce signed again, after a replacement, lists each id).
+        const atNonce = parseIds(await view.get(this.nonceIdsKey(nonce)));
+        await view.set(this.nonceIdsKey(nonce), JSON.stringify([...atNonce, id]));
         return signed;
       });
     });
@@ -191,6 +195,29 @@ export class HotWallet {
       }
       return { status: "pending" };
     });
+  }
+
+  /**
+   * The transactions signed at `nonce` (one, unless the nonce was signed again), oldest first,
+   * each with its id; read without the nonce lock. Transactions signed before the wallet kept
+   * this index are not listed.
+   */
+  async signedAt(nonce: number): Promise<Array<SignedTransaction & { id: string }>> {
+    const listed: Array<SignedTransaction & { id: string }> = [];
+    for (const id of parseIds(await this.state.get(this.nonceIdsKey(nonce)))) {
+      const signed = await this.stored(id);
+      if (signed) listed.push({ ...signed, id });
+    }
+    return listed;
+  }
+
+  /** The next nonce the wallet will sign with (its stored counter; 0 before the first). */
+  async nextNonce(): Promise<number> {
+    return Number((await this.state.get(this.nonceKey)) ?? "0");
+  }
+
+  private nonceIdsKey(nonce: number): string {
+    return `${this.namespace}:nonce-ids:${nonce}`;
   }
 
   private get nonceKey(): string {
@@ -332,6 +359,10 @@ function checkRequest(request: HotWalletRequest): void {
   if (request.gasFallback !== undefined && (typeof request.gasFallback !== "bigint" || request.gasFallback < 21_000n)) {
     throw new TypeError("HotWallet: `gasFallback` must be a bigint of at least 21000");
   }
+}
+
+function parseIds(value: string | null): string[] {
+  return value === null ? [] : (JSON.parse(value) as string[]);
 }
 
 function parseStored(value: string | null, id: string): SignedTransaction | null {

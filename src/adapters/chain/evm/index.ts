@@ -12,6 +12,7 @@ import { EvmScanner, type WatchedAsset } from "./scanner";
 import { toChainUnits } from "../units";
 import { payoutNeeds, readHotWalletBalances, type HotWalletBalancesSettings } from "./balances";
 import { rescaleDown } from "../../../money";
+import { readHoldings, type HoldingsSettings } from "./holdings";
 
 export type { EvmChainOptions } from "./options";
 
@@ -40,6 +41,7 @@ interface Bound {
   scanner: EvmScanner;
   consolidator: Consolidator | null;
   balances: HotWalletBalancesSettings;
+  holdings: HoldingsSettings;
 }
 
 /**
@@ -145,19 +147,17 @@ export function evmChain(options: EvmChainOptions): EvmChain {
             throw error;
           },
         ));
-      const consolidator =
-        settings.consolidation === false
-          ? null
-          : new Consolidator({
-              client,
-              wallet,
-              host,
-              namespace,
-              tokenOf: (coin) => assetOf(coin)?.token ?? null,
-              minimum: (coin) =>
-                parseUnits((settings.consolidation as { minimum: Record<string, string> }).minimum[coin] ?? "0", assetOf(coin)?.chainDecimals ?? 18),
-              ensureFactory,
-            });
+      // Kept with consolidation off too: its list of paid deposit addresses is what reconciliation reads there.
+      const consolidator = new Consolidator({
+        client,
+        wallet,
+        host,
+        namespace,
+        tokenOf: (coin) => assetOf(coin)?.token ?? null,
+        minimum: (coin) =>
+          settings.consolidation === false ? 0n : parseUnits(settings.consolidation.minimum[coin] ?? "0", assetOf(coin)?.chainDecimals ?? 18),
+        ensureFactory,
+      });
       const scanner = new EvmScanner({
         client,
         chainId: nodeChainId,
@@ -172,15 +172,21 @@ export function evmChain(options: EvmChainOptions): EvmChain {
       });
       // The native coin is read for gas even where the currency list does not list it.
       const decimals = (coin: string) => (host.listed(coin, settings.network) ? host.decimals(coin) : 18);
-      const lowBalance = new Map<string, bigint>();
-      for (const [coin, threshold] of settings.lowBalance) {
-        const chainDecimals = assetOf(coin)?.chainDecimals ?? 18;
-        const ledger = rescaleDown(threshold, chainDecimals, decimals(coin));
-        if (toChainUnits(ledger, chainDecimals, decimals(coin)) !== threshold) {
-          throw new TypeError(`evmChain: lowBalance.${coin} has more decimal places than the currency list's ${decimals(coin)} for ${coin}`);
+      // Options in chain units, to ledger units: exact, or refused naming the option.
+      const toLedger = (option: string, amounts: ReadonlyMap<string, bigint>): Map<string, bigint> => {
+        const ledger = new Map<string, bigint>();
+        for (const [coin, amount] of amounts) {
+          const chainDecimals = assetOf(coin)?.chainDecimals ?? 18;
+          const units = rescaleDown(amount, chainDecimals, decimals(coin));
+          if (toChainUnits(units, chainDecimals, decimals(coin)) !== amount) {
+            throw new TypeError(`evmChain: ${option}.${coin} has more decimal places than the currency list's ${decimals(coin)} for ${coin}`);
+          }
+          ledger.set(coin, units);
         }
-        lowBalance.set(coin, ledger);
-      }
+        return ledger;
+      };
+      const lowBalance = toLedger("lowBalance", settings.lowBalance);
+      const float = toLedger("float", settings.float);
       const balances: HotWalletBalancesSettings = {
         client,
         network: settings.network,
@@ -190,7 +196,19 @@ export function evmChain(options: EvmChainOptions): EvmChain {
         decimals,
         lowBalance,
       };
-      bound = { host, wallet, scanner, consolidator, balances };
+      const holdings: HoldingsSettings = {
+        ...balances,
+        float,
+        wallet,
+        depositAddresses: () => consolidator.held(),
+        state: host.state,
+        namespace,
+        confirmations:
+          settings.confirmations ??
+          (settings.nativeCoin !== null && host.listed(settings.nativeCoin, settings.network) ? host.minConfirm(settings.nativeCoin, settings.network) : 12),
+        logger: host.logger,
+      };
+      bound = { host, wallet, scanner, consolidator, balances, holdings };
     },
 
     supports(coin, network) {
@@ -283,6 +301,14 @@ export function evmChain(options: EvmChainOptions): EvmChain {
       }
     },
 
+    async holdings() {
+      try {
+        return await readHoldings(use().holdings);
+      } catch (error) {
+        throw fail(error);
+      }
+    },
+
     async payoutNeeds({ coin, amount }) {
       try {
         return await payoutNeeds(use().balances, { coin, amount });
@@ -293,7 +319,7 @@ export function evmChain(options: EvmChainOptions): EvmChain {
 
     async maintain() {
       const { consolidator } = use();
-      if (!consolidator) return 0;
+      if (!consolidator || settings.consolidation === false) return 0;
       try {
         return await consolidator.run();
       } catch (error) {

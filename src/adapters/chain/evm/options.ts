@@ -59,6 +59,12 @@ export interface EvmChainOptions {
    * `payments.admin.hotWallets()`. Default: none.
    */
   lowBalance?: Record<string, string>;
+  /**
+   * What the operator put into the hot wallet of their own, per coin, as decimal strings in
+   * coin units: `{ ETH: "0.5" }` (gas money, a token float for payouts before sweeps bring
+   * coins in). Reconciliation counts it as the operator's, not the merchants'. Default: none.
+   */
+  float?: Record<string, string>;
 }
 
 /** The options after checking, with defaults applied and addresses checksummed. */
@@ -79,6 +85,8 @@ export interface EvmSettings {
   blockSeconds: number;
   /** Thresholds in each coin's on-chain units. */
   lowBalance: Map<string, bigint>;
+  /** The declared float in each coin's on-chain units. */
+  float: Map<string, bigint>;
 }
 
 /** Typical block times of the networks the default currency list has. */
@@ -99,6 +107,9 @@ const address = (what: string) =>
   z.string().refine((value) => isAddress(value, { strict: false }) && value !== "0x0000000000000000000000000000000000000000", {
     error: `must be a 0x-prefixed 20-byte ${what} address`,
   });
+
+/** Amounts per coin served, as decimal strings in coin units (`lowBalance`, `float`). */
+const coinAmounts = z.record(z.string(), z.string().regex(/^\d+(\.\d+)?$/, { error: 'must be a decimal string in coin units, such as "0.05"' }));
 
 const schema = z.strictObject({
   network: z.string().regex(/^[A-Z0-9_-]{2,20}$/, { error: "must be a network code of the currency list, such as ETH or BSC" }),
@@ -135,7 +146,8 @@ const schema = z.strictObject({
     .optional(),
   timeoutMs: z.int().min(100).max(300_000).optional(),
   blockSeconds: z.number().positive().max(86_400).optional(),
-  lowBalance: z.record(z.string(), z.string().regex(/^\d+(\.\d+)?$/, { error: 'must be a decimal string in coin units, such as "0.05"' })).optional(),
+  lowBalance: coinAmounts.optional(),
+  float: coinAmounts.optional(),
 });
 
 /**
@@ -153,16 +165,20 @@ export function checkEvmOptions(options: EvmChainOptions): EvmSettings {
       `evmChain: ${nativeCoin} is the native coin of ${value.network} and cannot also be a token; set nativeCoin: null to serve it as a token`,
     );
   }
-  const lowBalance = new Map<string, bigint>();
-  for (const [coin, text] of Object.entries(value.lowBalance ?? {})) {
-    const decimals = coin === nativeCoin ? 18 : tokens.find((token) => token.coin === coin)?.decimals;
-    if (decimals === undefined) throw new TypeError(`evmChain: lowBalance.${coin} names a coin this adapter does not serve on ${value.network}`);
-    try {
-      lowBalance.set(coin, parseDecimal(text, decimals));
-    } catch {
-      throw new TypeError(`evmChain: lowBalance.${coin} has more decimal places than ${coin}'s ${decimals}`);
+  // Amounts per coin, in each coin's on-chain units (18 decimals for the native coin).
+  const perCoin = (option: string, amounts: Record<string, string> | undefined): Map<string, bigint> => {
+    const parsed = new Map<string, bigint>();
+    for (const [coin, text] of Object.entries(amounts ?? {})) {
+      const decimals = coin === nativeCoin ? 18 : tokens.find((token) => token.coin === coin)?.decimals;
+      if (decimals === undefined) throw new TypeError(`evmChain: ${option}.${coin} names a coin this adapter does not serve on ${value.network}`);
+      try {
+        parsed.set(coin, parseDecimal(text, decimals));
+      } catch {
+        throw new TypeError(`evmChain: ${option}.${coin} has more decimal places than ${coin}'s ${decimals}`);
+      }
     }
-  }
+    return parsed;
+  };
   return {
     network: value.network,
     rpcUrl: value.rpcUrl,
@@ -178,6 +194,7 @@ export function checkEvmOptions(options: EvmChainOptions): EvmSettings {
     consolidation: value.consolidation === false ? false : { minimum: value.consolidation?.minimum ?? {} },
     timeoutMs: value.timeoutMs ?? 10_000,
     blockSeconds: value.blockSeconds ?? BLOCK_SECONDS[value.network] ?? 12,
-    lowBalance,
+    lowBalance: perCoin("lowBalance", value.lowBalance),
+    float: perCoin("float", value.float),
   };
 }

@@ -11,6 +11,7 @@ import { merchantReads, merchantWrites } from "./merchants";
 import { operatorListReads } from "./operator-lists";
 import { paymentLinkReads, paymentLinkWrites } from "./payment-links";
 import { payoutReads, payoutWrites } from "./payouts";
+import { reconcileReads } from "./reconcile";
 import { type Run, Tables, type Undo } from "./tables";
 import { unlistedTransferReads, unlistedTransferWrites } from "./unlisted-transfers";
 import { webhookEndpointReads, webhookEndpointWrites } from "./webhook-endpoints";
@@ -44,6 +45,7 @@ function reads(t: Tables, run: Run) {
     cursorReads(t, run),
     unlistedTransferReads(t, run),
     operatorListReads(t, run),
+    reconcileReads(t, run),
   ] as const;
 }
 

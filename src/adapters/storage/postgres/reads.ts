@@ -1,4 +1,5 @@
 import type { Scope, StorageReads } from "../../../core/ports/storage/index";
+import { sqlReconcileReads } from "./reconcile-reads";
 import type { SqlQueryable } from "./sql-client";
 import { numeric, type Row } from "./statements/columns";
 import { depositColumns, unlistedTransferColumns } from "./statements/deposits";
@@ -122,5 +123,6 @@ export function sqlReads(db: SqlQueryable, s: Statements): StorageReads {
     listWebhookAttempts: (deliveryId) => all(db.query(s.listWebhookAttempts, [deliveryId]), attemptColumns.read),
     listUnlistedTransfers: (mode) => all(db.query(s.listUnlistedTransfers, [mode]), unlistedTransferColumns.read),
     ...operatorListReads(db, s),
+    ...sqlReconcileReads(db, s),
   };
 }

@@ -9,6 +9,7 @@ import type { MerchantReads, MerchantStore } from "./merchants";
 import type { OperatorListReads, StorageMigrationReport } from "./operator-lists";
 import type { PaymentLinkReads, PaymentLinkStore } from "./payment-links";
 import type { PayoutReads, PayoutStore } from "./payouts";
+import type { ReconcileReads } from "./reconcile";
 import type { UnlistedTransferReads, UnlistedTransferStore } from "./unlisted-transfers";
 import type { WebhookEndpointReads, WebhookEndpointStore } from "./webhook-endpoints";
 import type { WebhookOutboxReads, WebhookOutboxStore } from "./webhook-outbox";
@@ -25,6 +26,7 @@ export type { OperatorDeliveryFilter, OperatorListReads, StorageMigrationReport 
 export type { PaymentLinkReads, PaymentLinkStore } from "./payment-links";
 export type { PayoutFilter, PayoutReads, PayoutStore } from "./payouts";
 export type { PageQuery, Scope } from "./scope";
+export type { BalanceTotal, DepositTotal, PayoutTotal, ReconcileReads, RecordTotal, UnlistedTotal } from "./reconcile";
 export type { UnlistedTransferReads, UnlistedTransferStore } from "./unlisted-transfers";
 export type { WebhookEndpointReads, WebhookEndpointStore } from "./webhook-endpoints";
 export type { DeliveryFilter, WebhookAttemptOutcome, WebhookOutboxReads, WebhookOutboxStore } from "./webhook-outbox";
@@ -49,7 +51,8 @@ export interface StorageReads
     WebhookOutboxReads,
     CursorReads,
     UnlistedTransferReads,
-    OperatorListReads {}
+    OperatorListReads,
+    ReconcileReads {}
 
 /**
  * A unit of work: every part, reads and writes. Everything written through it becomes visible

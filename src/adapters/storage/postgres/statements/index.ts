@@ -8,6 +8,7 @@ import { merchantStatements } from "./merchants";
 import { operatorListStatements } from "./operator-lists";
 import { paymentLinkStatements } from "./payment-links";
 import { payoutStatements } from "./payouts";
+import { reconcileStatements } from "./reconcile";
 import { tableNames } from "./tables";
 import { claimWebhookDeliveries } from "./webhook-claim";
 import { webhookDeliveryStatements } from "./webhook-deliveries";
@@ -44,6 +45,7 @@ export function buildStatements(schema: string | undefined) {
     ...idempotencyStatements(t),
     ...cursorStatements(t, schema),
     ...operatorListStatements(t),
+    ...reconcileStatements(t),
   };
 }
 

@@ -1,0 +1,44 @@
+import type { BalanceTotal, DepositTotal, PayoutTotal, ReconcileReads, UnlistedTotal } from "../../../core/ports/storage/index";
+import type { SqlQueryable } from "./sql-client";
+import { bool, int, numeric, type Row } from "./statements/columns";
+import type { Statements } from "./statements/index";
+
+const total = (row: Row) => ({ count: int.read(row.count), amount: numeric.read(row.amount) });
+
+/** The aggregate reads for reconciliation, over a connection (the pool, or a transaction's). */
+export function sqlReconcileReads(db: SqlQueryable, s: Statements): ReconcileReads {
+  const rows = async (text: string, mode: string) => (await db.query(text, [mode])).rows;
+  return {
+    depositTotals: async (mode) =>
+      (await rows(s.depositTotals, mode)).map(
+        (row): DepositTotal => ({
+          network: row.network as string,
+          coin: row.coin as string,
+          status: row.status as DepositTotal["status"],
+          stray: bool.read(row.stray),
+          ...total(row),
+        }),
+      ),
+    payoutTotals: async (mode) =>
+      (await rows(s.payoutTotals, mode)).map(
+        (row): PayoutTotal => ({
+          network: row.network as string,
+          coin: row.coin as string,
+          status: row.status as PayoutTotal["status"],
+          sent: bool.read(row.sent),
+          ...total(row),
+        }),
+      ),
+    balanceTotals: async (mode) =>
+      (await rows(s.balanceTotals, mode)).map(
+        (row): BalanceTotal => ({
+          asset: row.asset as string,
+          amount: numeric.read(row.amount),
+          deficits: int.read(row.deficits),
+          deficit: numeric.read(row.deficit),
+        }),
+      ),
+    unlistedTotals: async (mode) =>
+      (await rows(s.unlistedTotals, mode)).map((row): UnlistedTotal => ({ network: row.network as string, token: row.token as string, ...total(row) })),
+  };
+}
