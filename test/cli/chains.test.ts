@@ -1,3 +1,4 @@
+import { formatEther } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startAnvil, type Anvil } from "../adapters/chain/evm/anvil";
 import { HOT } from "../adapters/chain/evm/support";
@@ -6,7 +7,8 @@ import { cli, config, json } from "./cli";
 /**
  * The CLI against a live chain (anvil): health checks the node itself (no background round ran
  * in the CLI process), exits 1 naming the reason when the node is stopped, and never prints
- * the hot wallet's key or the node URL's credentials; rescan queues a rescan of a live chain.
+ * the hot wallet's key or the node URL's credentials; rescan queues a rescan of a live chain;
+ * reconcile compares the records with the chain.
  */
 
 let node: Anvil;
@@ -62,6 +64,27 @@ describe("the CLI with a live EVM chain", { timeout: 120_000 }, () => {
     const other = await cli(["rescan", "--chain", "LTC", "--from", "2", "--config", config("evm.ts")], env);
     expect(other.code).toBe(1);
     expect(other.stderr.trim()).toBe('error: rescan: no live chain "LTC" (live chains: evm:ETH)');
+  });
+
+  it("reconcile: the hot wallet's coins unexplained are a difference (exit 1); declared as float, the books are clean (exit 0)", async () => {
+    const held = formatEther(await node.public.getBalance({ address: node.account(HOT).address }));
+    const text = await cli(["reconcile", "--config", config("evm.ts")], env);
+    expect(text.code, text.stderr).toBe(1);
+    expect(text.stdout).toMatch(
+      new RegExp(`^CHAIN +COIN +DIFFERENCE +EXPECTED +ON CHAIN +CAUSES\nETH +ETH +${held.replace(".", "\\.")} +0 +${held.replace(".", "\\.")} +-\n`),
+    );
+    expect(text.stdout.trim().split("\n").at(-1)).toBe("NOT clean: 1 difference(s), 0 chain(s) not read");
+
+    const clean = await cli(["reconcile", "--chain", "ETH", "--json", "--config", config("evm.ts")], { ...env, CLI_FLOAT: held });
+    expect(clean.code, clean.stderr).toBe(0);
+    const report = json(clean);
+    expect(report).toMatchObject({ differences: 0, errors: 0, clean: true });
+    expect(report.chains[0].rows[0]).toMatchObject({ coin: "ETH", difference: "0", float: held, onChain: held });
+
+    const unknown = await cli(["reconcile", "--chain", "LTC", "--config", config("evm.ts")], env);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain("reconcile: chain must be the network of a live chain (ETH)");
+    expect(secretsIn(text.stdout + text.stderr + clean.stdout + clean.stderr)).toEqual([]);
   });
 
   it("health with the node stopped: unhealthy at once, exit 1 with the reason, no URL, credentials or key", async () => {
