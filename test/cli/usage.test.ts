@@ -31,6 +31,7 @@ describe("help", () => {
     expect(all.code).toBe(0);
     for (const name of [
       "health",
+      "reconcile",
       "merchants create",
       "merchants list",
       "keys issue",
