@@ -6,41 +6,61 @@ import { PaymentError } from "../errors";
 
 /** A merchant as the operator's list shows it. */
 export interface MerchantSummary {
+  /** Its id (`mch_...`, or the one given at creation). */
   id: string;
+  /** Its display name. */
   name: string;
   /** The asset its payments settle into, or null (each coin is kept). */
   settleCurrency: string | null;
+  /** When it was created (ISO). */
   createdAt: string;
 }
 
 /** A webhook delivery as the operator's list shows it: where it stands, without its body. */
 export interface DeliverySummary {
+  /** The delivery's id: the `webhook-id` its receiver sees. */
   id: string;
+  /** The merchant whose event it carries. */
   merchantId: string;
+  /** The mode of the event. */
   mode: Mode;
+  /** The endpoint it goes to (`we_in_process` for the host's own handlers). */
   endpointId: string;
+  /** The event it carries. */
   eventId: string;
+  /** The event's type ("payment.completed"). */
   eventType: string;
+  /** "pending" (due or waiting for a retry), "succeeded" or "failed" (for good). */
   status: WebhookDeliveryRecord["status"];
+  /** Attempts made so far. */
   attempts: number;
   /** When the next attempt is due (ISO), or null once settled. */
   nextAttemptAt: string | null;
+  /** The endpoint's HTTP status at the last attempt, or null (none yet, or no answer). */
   lastStatusCode: number | null;
+  /** Why the last attempt failed, or null. */
   lastError: string | null;
+  /** When it was queued (ISO). */
   createdAt: string;
+  /** When it last changed (ISO). */
   updatedAt: string;
 }
 
 /** One page of an operator list, newest first: pass `nextCursor` as `after` for the next. */
 export interface OperatorPage<T> {
+  /** This page's records. */
   data: T[];
+  /** Whether another page follows. */
   hasMore: boolean;
+  /** The `after` of the next page, or null on the last. */
   nextCursor: string | null;
 }
 
 /** Paging of the operator lists: `limit` 1 to 1000 (default 100), `after` the previous page's `nextCursor`. */
 export interface OperatorPageOptions {
+  /** Records per page, 1 to 1000. Default 100. */
   limit?: number;
+  /** The previous page's `nextCursor`: the page after it. */
   after?: string;
 }
 
