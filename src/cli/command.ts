@@ -28,6 +28,11 @@ export interface Command {
   flags: Flags;
   /** Names of its positional arguments, each required. */
   args: string[];
+  /**
+   * Checks the flags before the config is loaded, so a typo costs no database connection:
+   * throws a UsageError (exit 2). Optional; `run` parses them the same way.
+   */
+  check?(input: Pick<CommandInput, "values" | "args">): void;
   /** Runs it; throwing a UsageError exits 2, any other error 1. */
   run(input: CommandInput): Promise<CommandResult>;
 }

@@ -73,6 +73,7 @@ export async function runCli(argv: string[], streams: CliStreams): Promise<numbe
       );
     }
     const values = parsed.values as Record<string, string | boolean | undefined>;
+    found.command.check?.({ values, args });
     const payments = await openRouter(typeof values.config === "string" ? values.config : undefined);
     let result: CommandResult;
     try {

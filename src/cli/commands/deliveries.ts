@@ -1,5 +1,5 @@
-import type { DeliverySummary } from "../../index";
-import type { Command } from "../command";
+import type { DeliverySummary, PaymentAdmin } from "../../index";
+import type { Command, CommandInput } from "../command";
 import { stringFlag } from "../command";
 import { UsageError } from "../errors";
 import { ok, table } from "../output";
@@ -18,6 +18,19 @@ const row = (delivery: DeliverySummary) => [
 
 const HEADERS = ["ID", "MERCHANT", "MODE", "EVENT", "STATUS", "ATTEMPTS", "LAST CODE", "NEXT ATTEMPT"];
 
+/** The flags of `deliveries list`, as `listDeliveries` takes them. */
+function listInput(values: CommandInput["values"]): Parameters<PaymentAdmin["listDeliveries"]>[0] {
+  const mode = stringFlag(values, "mode");
+  if (mode !== undefined && mode !== "test" && mode !== "live") throw new UsageError('--mode must be "test" or "live"', "deliveries list");
+  const merchantId = stringFlag(values, "merchant");
+  return {
+    ...pageOptions(values, "deliveries list"),
+    ...(values.failing === true ? { failing: true } : {}),
+    ...(merchantId === undefined ? {} : { merchantId }),
+    ...(mode === undefined ? {} : { mode }),
+  };
+}
+
 /** `deliveries list [--failing] [--merchant ID] [--mode test|live]`. */
 export const deliveriesList: Command = {
   name: "deliveries list",
@@ -29,16 +42,9 @@ export const deliveriesList: Command = {
   ].join("\n"),
   flags: { failing: { type: "boolean" }, merchant: { type: "string" }, mode: { type: "string" }, ...pageFlags },
   args: [],
+  check: ({ values }) => void listInput(values),
   async run({ payments, values }) {
-    const mode = stringFlag(values, "mode");
-    if (mode !== undefined && mode !== "test" && mode !== "live") throw new UsageError('--mode must be "test" or "live"', "deliveries list");
-    const merchantId = stringFlag(values, "merchant");
-    const page = await payments.admin.listDeliveries({
-      ...pageOptions(values, "deliveries list"),
-      ...(values.failing === true ? { failing: true } : {}),
-      ...(merchantId === undefined ? {} : { merchantId }),
-      ...(mode === undefined ? {} : { mode }),
-    });
+    const page = await payments.admin.listDeliveries(listInput(values));
     const more = page.hasMore ? `\nmore: --after ${page.nextCursor}` : "";
     return ok(page, page.data.length === 0 ? "no deliveries" : `${table(HEADERS, page.data.map(row))}${more}`);
   },

@@ -1,7 +1,22 @@
-import type { Command } from "../command";
+import type { Command, CommandInput } from "../command";
 import { stringFlag } from "../command";
 import { UsageError } from "../errors";
 import { ok, table } from "../output";
+
+/** `--merchant`, required. */
+function merchantFlag(values: CommandInput["values"], command: string): string {
+  const merchantId = stringFlag(values, "merchant");
+  if (!merchantId) throw new UsageError("--merchant is required", command);
+  return merchantId;
+}
+
+/** The flags of `keys issue`. */
+function issueInput(values: CommandInput["values"]): { merchantId: string; mode: "test" | "live" } {
+  const merchantId = merchantFlag(values, "keys issue");
+  const mode = stringFlag(values, "mode") ?? "test";
+  if (mode !== "test" && mode !== "live") throw new UsageError('--mode must be "test" or "live"', "keys issue");
+  return { merchantId, mode };
+}
 
 /** `keys issue --merchant ID [--mode test|live]`: prints the plaintext once. */
 export const keysIssue: Command = {
@@ -11,11 +26,9 @@ export const keysIssue: Command = {
   help: "Issues an API key for the merchant (mode test unless --mode live) and prints its plaintext: the only time it is shown. Only its hash is stored.",
   flags: { merchant: { type: "string" }, mode: { type: "string" } },
   args: [],
+  check: ({ values }) => void issueInput(values),
   async run({ payments, values }) {
-    const merchantId = stringFlag(values, "merchant");
-    if (!merchantId) throw new UsageError("--merchant is required", "keys issue");
-    const mode = stringFlag(values, "mode") ?? "test";
-    if (mode !== "test" && mode !== "live") throw new UsageError('--mode must be "test" or "live"', "keys issue");
+    const { merchantId, mode } = issueInput(values);
     const issued = await payments.admin.issueApiKey(merchantId, { mode });
     return ok(
       issued,
@@ -34,9 +47,9 @@ export const keysList: Command = {
   help: "Lists the merchant's keys, oldest first, revoked ones included: id, mode, the first characters of the key, when created and revoked.",
   flags: { merchant: { type: "string" } },
   args: [],
+  check: ({ values }) => void merchantFlag(values, "keys list"),
   async run({ payments, values }) {
-    const merchantId = stringFlag(values, "merchant");
-    if (!merchantId) throw new UsageError("--merchant is required", "keys list");
+    const merchantId = merchantFlag(values, "keys list");
     if (!(await payments.admin.getMerchant(merchantId))) throw new Error(`no merchant with id ${JSON.stringify(merchantId)}`);
     const keys = await payments.admin.listApiKeys(merchantId);
     const rows = keys.map((key) => [key.id, key.mode, `${key.prefix}...`, key.createdAt, key.revokedAt]);

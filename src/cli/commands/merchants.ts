@@ -1,8 +1,15 @@
-import type { Command } from "../command";
+import type { Command, CommandInput } from "../command";
 import { stringFlag } from "../command";
 import { UsageError } from "../errors";
 import { ok, table } from "../output";
 import { pageFlags, pageOptions } from "./paging";
+
+/** `--name`, required and not blank. */
+function nameFlag(values: CommandInput["values"]): string {
+  const name = stringFlag(values, "name");
+  if (!name?.trim()) throw new UsageError("--name is required", "merchants create");
+  return name;
+}
 
 /** `merchants create --name N [--id ID]`. */
 export const merchantsCreate: Command = {
@@ -12,9 +19,9 @@ export const merchantsCreate: Command = {
   help: "Creates a merchant and prints its id. --id keeps an id of your choosing (it must be new).",
   flags: { name: { type: "string" }, id: { type: "string" } },
   args: [],
+  check: ({ values }) => void nameFlag(values),
   async run({ payments, values }) {
-    const name = stringFlag(values, "name");
-    if (!name?.trim()) throw new UsageError("--name is required", "merchants create");
+    const name = nameFlag(values);
     const id = stringFlag(values, "id");
     if (id !== undefined && (await payments.admin.getMerchant(id))) throw new Error(`a merchant with id ${JSON.stringify(id)} exists already`);
     const merchant = await payments.admin.createMerchant({ name, ...(id === undefined ? {} : { id }) });
@@ -31,6 +38,7 @@ export const merchantsList: Command = {
   help: "Lists merchants newest first, 100 at a time (--limit up to 1000); --after takes the last id of the previous page.",
   flags: pageFlags,
   args: [],
+  check: ({ values }) => void pageOptions(values, "merchants list"),
   async run({ payments, values }) {
     const page = await payments.admin.listMerchants(pageOptions(values, "merchants list"));
     const rows = page.data.map((merchant) => [merchant.id, merchant.name, merchant.settleCurrency, merchant.createdAt]);

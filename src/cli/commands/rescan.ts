@@ -1,7 +1,17 @@
-import type { Command } from "../command";
+import type { Command, CommandInput } from "../command";
 import { stringFlag } from "../command";
 import { UsageError } from "../errors";
 import { ok } from "../output";
+
+/** The flags of `rescan`: both required, the height a whole number. */
+function rescanInput(values: CommandInput["values"]): { chain: string; from: number } {
+  const chain = stringFlag(values, "chain");
+  const from = stringFlag(values, "from");
+  if (!chain) throw new UsageError("--chain is required", "rescan");
+  if (from === undefined || !/^\d+$/.test(from) || !Number.isSafeInteger(Number(from)))
+    throw new UsageError("--from must be a block height (a whole number)", "rescan");
+  return { chain, from: Number(from) };
+}
 
 /** `rescan --chain X --from HEIGHT`. */
 export const rescanCommand: Command = {
@@ -16,16 +26,10 @@ export const rescanCommand: Command = {
   ].join("\n"),
   flags: { chain: { type: "string" }, from: { type: "string" } },
   args: [],
+  check: ({ values }) => void rescanInput(values),
   async run({ payments, values }) {
-    const chain = stringFlag(values, "chain");
-    const from = stringFlag(values, "from");
-    if (!chain) throw new UsageError("--chain is required", "rescan");
-    if (from === undefined || !/^\d+$/.test(from) || !Number.isSafeInteger(Number(from)))
-      throw new UsageError("--from must be a block height (a whole number)", "rescan");
-    await payments.admin.rescan(chain, Number(from));
-    return ok(
-      { chain, fromHeight: Number(from), queued: true },
-      `rescan of ${chain} from block ${from} queued: the service's next deposit sync reads from there`,
-    );
+    const { chain, from } = rescanInput(values);
+    await payments.admin.rescan(chain, from);
+    return ok({ chain, fromHeight: from, queued: true }, `rescan of ${chain} from block ${from} queued: the service's next deposit sync reads from there`);
   },
 };
