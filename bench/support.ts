@@ -43,11 +43,12 @@ export async function stop(target: Target, signal: NodeJS.Signals = "SIGTERM"): 
 /** The middle value (the upper middle for an even count). */
 export const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
-/** One measurement: requests per second, p99 latency in ms, and requests that failed. */
+/** One measurement: requests per second, p99 latency in ms, requests that failed, and how many were answered. */
 export interface Sample {
   rps: number;
   p99: number;
   failures: number;
+  requests?: number;
 }
 
 /** JSON headers, with the bearer key when the target needs one. */
@@ -77,7 +78,7 @@ export async function measure(
     connections: options.connections,
     duration: options.duration,
   });
-  return { rps: result.requests.average, p99: result.latency.p99, failures: result.errors + result.non2xx };
+  return { rps: result.requests.average, p99: result.latency.p99, failures: result.errors + result.non2xx, requests: result.requests.total };
 }
 
 /** Two sides measured against each other: medians over the rounds. */
@@ -117,6 +118,62 @@ export async function alternate(
     ours: rps(oursSamples),
     base: rps(baseSamples),
     ratio: rps(oursSamples) / rps(baseSamples),
+    p99: `${p99(oursSamples)}/${p99(baseSamples)}`,
+    failures: [...oursSamples, ...baseSamples].reduce((sum, sample) => sum + sample.failures, 0),
+  };
+}
+
+/** Two sides measured in pairs: each round's ratio, and their spread. */
+export interface PairedComparison<S extends Sample = Sample> extends Comparison {
+  /** ours/base of each round, in the order measured. */
+  ratios: number[];
+  /** Each round's two samples, [ours, base], for figures of the caller's own. */
+  pairs: Array<[ours: S, base: S]>;
+}
+
+/**
+ * Measures two sides in interleaved pairs, for comparisons that must tell a few percent apart
+ * on a shared machine: a warm-up of each side first (`warmup` seconds, discarded), then
+ * `rounds` pairs, the order alternating (base first, then ours first, ...) so that a drift of
+ * the machine's load within a pair favours neither side. Each pair gives one ratio; the figure
+ * is the median of those ratios (not the ratio of medians), so a burst of load from elsewhere
+ * spoils one pair at most, and the spread of the ratios says how far to trust it.
+ */
+export async function interleave<S extends Sample>(
+  ours: (duration?: number) => Promise<S>,
+  base: (duration?: number) => Promise<S>,
+  rounds: number,
+  warmup = 2,
+): Promise<PairedComparison<S>> {
+  await base(warmup);
+  await ours(warmup);
+  const oursSamples: S[] = [];
+  const baseSamples: S[] = [];
+  const ratios: number[] = [];
+  const pairs: Array<[S, S]> = [];
+  for (let round = 0; round < rounds; round++) {
+    let o: S;
+    let b: S;
+    if (round % 2 === 0) {
+      b = await base();
+      o = await ours();
+    } else {
+      o = await ours();
+      b = await base();
+    }
+    oursSamples.push(o);
+    baseSamples.push(b);
+    ratios.push(o.rps / b.rps);
+    pairs.push([o, b]);
+  }
+  const rps = (samples: Sample[]) => median(samples.map((sample) => sample.rps));
+  const p99 = (samples: Sample[]) => median(samples.map((sample) => sample.p99));
+  return {
+    ours: rps(oursSamples),
+    base: rps(baseSamples),
+    ratio: median(ratios),
+    ratios,
+    pairs,
     p99: `${p99(oursSamples)}/${p99(baseSamples)}`,
     failures: [...oursSamples, ...baseSamples].reduce((sum, sample) => sum + sample.failures, 0),
   };

@@ -63,6 +63,8 @@ export type {
   WebhookEndpointStore,
   WebhookOutboxReads,
   WebhookOutboxStore,
+  WebhookBacklogReads,
+  WebhookBacklog,
   IdempotencyStore,
   CursorReads,
   CursorStore,
@@ -107,13 +109,13 @@ export { isValidAddress, isValidAddressOfFamily, addressFamily, DEFAULT_ADDRESS_
 export type { AddressFamily, AddressRuleOptions, ChainKind } from "./adapters/chain/address-rules";
 export { staticPricing, DEFAULT_USD_PRICES } from "./adapters/pricing/static";
 export type { StaticPricing, StaticPricingOptions } from "./adapters/pricing/static";
-export type { PricingAdapter, PricingHost, Rate } from "./core/ports/pricing";
+export type { PricingAdapter, PricingHost, Rate, PriceRead, PriceReadOutcome, PriceSourceStatus } from "./core/ports/pricing";
 export { PriceUnavailableError } from "./core/ports/pricing";
 export { DEFAULT_CURRENCIES, DEFAULT_FIAT } from "./currencies";
 export type { CurrencyConfig, NetworkConfig } from "./currencies";
 export type { Logger } from "./core/ports/logger";
 export type { TickReport } from "./core/service";
-export type { HealthReport, HealthOptions, HealthReportOptions, HealthStatus, ChainHealth } from "./core/health";
+export type { HealthReport, HealthOptions, HealthReportOptions, HealthStatus, ChainHealth, PriceSourceHealth } from "./core/health";
 export type { IssuedApiKey, ApiKeySummary } from "./core/merchants";
 export type { PaymentView, DepositView } from "./core/views/payment";
 export type { OperatorReport, OperatorReportOptions, ReportedDeposit } from "./core/operator-report";

@@ -44,29 +44,3 @@ async function storedCursorHeight(context: CoreContext, chain: ChainAdapter, tim
     return null;
   }
 }
-
-/** Deliveries read per report: enough to see a backlog, bounded for a large outbox. */
-const BACKLOG_READ = 1000;
-
-/**
- * The webhook backlog from storage: live and test deliveries of every merchant waiting for a retry
- * after a failed attempt (up to 1000, newest first), how many are due, and the endpoints they
- * belong to (those failing now). Deliveries that failed for good are history, not a backlog.
- */
-export async function storedBacklog(
-  context: CoreContext,
-  now: number,
-  timeoutMs: number,
-  within: Within,
-): Promise<{ retrying: number; due: number; oldestDueMs: number; failingEndpoints: number }> {
-  const failing = await within(timeoutMs, () => context.storage.listAllWebhookDeliveries({ failing: true }, { limit: BACKLOG_READ })).catch(() => []);
-  const retrying = failing.filter((delivery) => delivery.status === "pending");
-  const due = retrying.filter((delivery) => delivery.nextAttemptAt !== null && delivery.nextAttemptAt <= now);
-  const oldest = Math.min(now, ...due.map((delivery) => delivery.nextAttemptAt!));
-  return {
-    retrying: retrying.length,
-    due: due.length,
-    oldestDueMs: now - oldest,
-    failingEndpoints: new Set(retrying.map((delivery) => delivery.endpointId)).size,
-  };
-}

@@ -1,9 +1,10 @@
 import type { ChainAdapter } from "./ports/chain";
+import type { PriceSourceStatus } from "./ports/pricing";
 import type { HotWalletReading } from "./hot-wallets";
 import type { CoreContext } from "./context";
 import type { BackgroundStatus } from "./service";
 import { formatDecimal } from "../money";
-import { probeChain, storedBacklog } from "./health-one-shot";
+import { probeChain } from "./health-one-shot";
 
 /** Thresholds of the health check (`createPaymentRouter({ health })`). */
 export interface HealthOptions {
@@ -39,6 +40,22 @@ export interface ChainHealth {
   hotWallet?: Array<{ coin: string; network: string; address: string; amount: string; low: boolean }>;
 }
 
+/** One price source in the health report, from what the adapter's own reads saw (never a call to the source per probe). */
+export interface PriceSourceHealth {
+  /** The source's name ("coinbase", "kraken", "static"). */
+  name: string;
+  /** Whether its prices are used now: fresh, and agreeing with the others for at least one asset. */
+  counts: boolean;
+  /** When its last read with fresh prices ended (ISO time), or null. */
+  lastGoodReadAt: string | null;
+  /** When its last read failed (ISO time), or null; kept after it recovers. */
+  lastFailureAt: string | null;
+  /** Why its last failed read failed, scrubbed of URLs and keys, or null. */
+  lastFailure: string | null;
+  /** What the combine rules leave out of it now, or null. */
+  leftOut: string | null;
+}
+
 /** What `payments.health()` returns and `payments.healthHandler` answers. Holds no key, secret, node URL or merchant data. */
 export interface HealthReport {
   status: HealthStatus;
@@ -49,8 +66,15 @@ export interface HealthReport {
   chains: ChainHealth[];
   /** Each coin a live chain serves: whether a price can be quoted for it now. */
   pricing: Array<{ coin: string; quote: string; available: boolean; at: string | null }>;
-  /** Webhook deliveries, as this process's sender has seen them (see docs/operations.md). */
-  webhooks: { retrying: number; due: number; oldestDueSeconds: number; failingEndpoints: number };
+  /** Each price source of the pricing adapter (when it lists them): see {@link PriceSourceHealth}. */
+  priceSources: PriceSourceHealth[];
+  /**
+   * The webhook outbox across every merchant and instance (read from the storage, each count up
+   * to 10000): deliveries waiting for a retry, those due now, how long the oldest due one has
+   * waited, and endpoints whose receiver failed its last attempt. Null when the storage could
+   * not be read within `timeoutMs`.
+   */
+  webhooks: { retrying: number; due: number; oldestDueSeconds: number; failingEndpoints: number } | null;
   /** The background loops: whether their timer runs, and when each schedule last ended a round. */
   background: { running: boolean; schedules: Array<{ name: string; lastRoundAt: string | null; failing: boolean }> };
 }
@@ -60,9 +84,8 @@ export interface HealthReportOptions {
   /**
    * For a process that runs no background work (the operator's command line, a cron job): each
    * live chain's node is checked (network, keys) and its head read now, and a node that does not
-   * answer is unhealthy at once; scanner heights come from the cursors in storage; the webhook
-   * backlog is read from storage (deliveries of every merchant waiting for a retry). The
-   * background loops and last scans are left out (`background.running` false, no schedules;
+   * answer is unhealthy at once; scanner heights come from the cursors in storage; the hot
+   * wallets are read from their nodes. The background loops and last scans are left out (`background.running` false, no schedules;
    * `lastScanAt` null). Default false: what this process's own background work and sender know.
    */
   oneShot?: boolean;
@@ -71,13 +94,14 @@ export interface HealthReportOptions {
 /** What the health check reads besides the core context. */
 export interface HealthSources {
   background: () => BackgroundStatus;
-  /** The sender's view of the delivery backlog. */
-  webhooks: () => { retrying: number; due: number; oldestDueMs: number; failingEndpoints: number };
   /** The latest hot-wallet readings of the background work (never a node call per probe). */
   hotWallets: () => HotWalletReading[];
 }
 
 const iso = (at: number | null) => (at === null ? null : new Date(at).toISOString());
+
+/** How far each count of the webhook backlog goes: enough to tell a pile-up, bounded for the storage. */
+export const WEBHOOK_BACKLOG_LIMIT = 10_000;
 
 /** Runs `work` for at most `ms`: rejects with "timed out" past it. */
 function within<T>(ms: number, work: () => Promise<T>): Promise<T> {
@@ -119,6 +143,7 @@ export class HealthCheck {
     const reasons: string[] = [];
     const softer: string[] = [];
     const wallets = this.sources.hotWallets();
+    const webhooks = this.webhooks(now);
     const [storage, pending, pricing] = await Promise.all([this.storage(), this.pendingPayouts(), this.pricing()]);
     const chains = oneShot
       ? await Promise.all(this.context.chains.all("live").map((chain) => this.probedChain(chain, pending)))
@@ -129,8 +154,10 @@ export class HealthCheck {
       softer.push(...chain.degraded);
     }
     for (const price of pricing) if (!price.available) reasons.push(`pricing: no usable price for ${price.coin} in ${price.quote}`);
-    const backlog = oneShot ? await storedBacklog(this.context, now, this.timeoutMs, within) : this.sources.webhooks();
-    if (backlog.failingEndpoints > 0) softer.push(`webhooks: ${backlog.failingEndpoints} endpoint(s) failing`);
+    const priceSources = this.priceSources();
+    for (const source of priceSources) if (!source.counts) softer.push(`pricing: source ${source.name} does not count (${source.leftOut})`);
+    const backlog = await webhooks;
+    if (backlog && backlog.failingEndpoints > 0) softer.push(`webhooks: ${backlog.failingEndpoints} endpoint(s) failing`);
     const status: HealthStatus = reasons.length > 0 ? "unhealthy" : softer.length > 0 ? "degraded" : "ok";
     return {
       status,
@@ -139,12 +166,8 @@ export class HealthCheck {
       storage,
       chains: chains.map(({ health }) => health),
       pricing,
-      webhooks: {
-        retrying: backlog.retrying,
-        due: backlog.due,
-        oldestDueSeconds: Math.round(backlog.oldestDueMs / 1000),
-        failingEndpoints: backlog.failingEndpoints,
-      },
+      priceSources,
+      webhooks: backlog,
       background: {
         running: background.running,
         schedules: background.schedules.map((schedule) => ({
@@ -164,6 +187,17 @@ export class HealthCheck {
       return { reachable: true, roundTripMs: Math.round((performance.now() - started) * 10) / 10 };
     } catch {
       return { reachable: false, roundTripMs: null };
+    }
+  }
+
+  /** The outbox's backlog across every instance, from the storage (null when it cannot be read in time). */
+  private async webhooks(now: number): Promise<HealthReport["webhooks"]> {
+    try {
+      const backlog = await within(this.timeoutMs, () => this.context.storage.webhookBacklog(now, WEBHOOK_BACKLOG_LIMIT));
+      const oldestDueSeconds = backlog.oldestDueAt === null ? 0 : Math.max(0, Math.round((now - backlog.oldestDueAt) / 1000));
+      return { retrying: backlog.retrying, due: backlog.due, oldestDueSeconds, failingEndpoints: backlog.failingEndpoints };
+    } catch {
+      return null;
     }
   }
 
@@ -275,6 +309,24 @@ export class HealthCheck {
     } catch {
       return [];
     }
+  }
+
+  /** The pricing adapter's sources, from its memory; none when it does not list them. */
+  private priceSources(): PriceSourceHealth[] {
+    let sources: PriceSourceStatus[];
+    try {
+      sources = this.context.pricing.sources?.() ?? [];
+    } catch {
+      return [];
+    }
+    return sources.map((source) => ({
+      name: source.name,
+      counts: source.counts,
+      lastGoodReadAt: source.lastGoodReadAt ? source.lastGoodReadAt.toISOString() : null,
+      lastFailureAt: source.lastFailure ? source.lastFailure.at.toISOString() : null,
+      lastFailure: source.lastFailure ? source.lastFailure.message : null,
+      leftOut: source.leftOut,
+    }));
   }
 
   /** For each coin a live chain serves, whether the pricing port quotes it now (in the first fiat). */

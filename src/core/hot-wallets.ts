@@ -1,6 +1,6 @@
 import type { ChainAdapter, HotWalletBalance } from "./ports/chain";
 import type { CoreContext } from "./context";
-import type { FailureLog } from "./failure-log";
+import type { OutageLog } from "../outage-log";
 import { formatDecimal } from "../money";
 import type { ChainReadiness } from "./readiness";
 
@@ -44,14 +44,14 @@ interface Watched {
  * the chain's schedule between two rounds, so it never adds requests to a node that hangs a
  * round, and delays the next deposit sync by one read a minute at most.
  * A coin that falls below its threshold is logged once as a warning, and once when it is back
- * above; a read that fails goes through the failure log (its stack once, then a line a round).
+ * above; a read that fails goes through the outage log (its stack once, then a line a read).
  */
 export class HotWalletMonitor {
   private readonly watched: Watched[] = [];
 
   constructor(
     private readonly context: CoreContext,
-    private readonly failures: FailureLog,
+    private readonly failures: OutageLog,
     readiness: ReadonlyMap<ChainAdapter, ChainReadiness>,
     /** Runs a read on the chain's own schedule, between its rounds (never beside a hung one). */
     private readonly between: (chain: ChainAdapter, work: () => Promise<void>) => Promise<void>,

@@ -1,45 +1,79 @@
 import type { ChainAdapter, HotWalletBalance } from "./ports/chain";
 import type { CoreContext } from "./context";
+import type { StorageTransaction } from "./ports/storage/index";
 import { PaymentError } from "../errors";
 import { formatDecimal } from "../money";
 import type { Mode } from "./ports/records";
 
+/** A payout's request as the funding check sees it. */
+export interface FundingRequest {
+  merchantId: string;
+  coin: string;
+  network: string;
+  amount: bigint;
+  fee: bigint;
+}
+
+/** What the node said before the payout's transaction: the hot wallet's balances, what the payout needs, and when. */
+export interface FundingReading {
+  chain: ChainAdapter;
+  mode: Mode;
+  balances: HotWalletBalance[];
+  needs: Array<{ coin: string; amount: bigint }>;
+  /** When the balances were asked for (the router's clock). */
+  readAt: number;
+}
+
 /**
- * Refuses (with `hot_wallet_insufficient`, before anything is debited) a payout the hot wallet
- * cannot fund: for each coin the payout spends (`ChainAdapter.payoutNeeds`: its amount, and gas
- * on EVM), the wallet's balance less the payouts of that coin not yet sent must cover it.
+ * Reads what the funding check needs from the node, before the payout's transaction (node calls
+ * never run under the lock): the hot wallet's balances and what the payout spends
+ * (`ChainAdapter.payoutNeeds`: its amount, and gas on EVM). Null when there is nothing to check:
+ * test mode, a chain that reports no balances, a merchant whose own balance falls short (it
+ * hears that, 42201, from the debit), or a node that cannot be read (the payout is then taken
+ * unchecked and sent when the node answers, as before).
  *
- * The balance is read fresh from the node here rather than taken from the background reading:
- * that one may be a minute old, and a payout sent or a sweep made since would count wrongly;
- * creating a payout calls the node anyway (to send it). Payouts already broadcast are in the
- * balance the adapter reports (pending block, spent outputs); those not yet sent are counted
- * here. A node that cannot be read refuses nothing: the payout is taken and sent when the node
- * answers, as before. Two payouts created at the same instant may both pass; the second then
- * waits, PROCESSING, until the wallet is topped up.
+ * The balance is read fresh rather than taken from the background reading: that one may be a
+ * minute old, and a payout sent or a sweep made since would count wrongly.
  */
-export async function refuseIfHotWalletShort(
-  context: CoreContext,
-  mode: Mode,
-  chain: ChainAdapter,
-  request: { merchantId: string; coin: string; network: string; amount: bigint; fee: bigint },
-): Promise<void> {
-  if (mode !== "live" || !chain.hotWalletBalances) return;
-  // A merchant whose own balance falls short hears that (42201, from the debit), not the
-  // operator's wallet state; the debit checks it again atomically.
-  if ((await context.storage.getBalance({ merchantId: request.merchantId, mode }, request.coin)) < request.amount + request.fee) return;
-  let balances: HotWalletBalance[];
-  let needs: Array<{ coin: string; amount: bigint }>;
+export async function readHotWalletFunding(context: CoreContext, mode: Mode, chain: ChainAdapter, request: FundingRequest): Promise<FundingReading | null> {
+  if (mode !== "live" || !chain.hotWalletBalances) return null;
+  if ((await context.storage.getBalance({ merchantId: request.merchantId, mode }, request.coin)) < request.amount + request.fee) return null;
+  const readAt = context.now();
   try {
-    [balances, needs] = await Promise.all([
+    const [balances, needs] = await Promise.all([
       chain.hotWalletBalances(),
       chain.payoutNeeds?.({ coin: request.coin, network: request.network, amount: request.amount }) ?? [{ coin: request.coin, amount: request.amount }],
     ]);
+    return balances.length === 0 ? null : { chain, mode, balances, needs, readAt };
   } catch (error) {
     context.logger.warn(`the ${request.network} hot wallet could not be read before a ${request.coin} payout; the payout is taken unchecked`, error);
-    return;
+    return null;
   }
-  if (balances.length === 0) return;
-  const waiting = await unsent(context, mode, chain, request.network);
+}
+
+/**
+ * Refuses (with `hot_wallet_insufficient`; the transaction then rolls back, so nothing is
+ * debited) a payout the hot wallet cannot fund: for each coin it spends, the balance read before
+ * less the payouts of that coin not yet in that balance must cover it. Runs inside the payout's
+ * transaction, first taking a lock on the chain's network (the storage's `lockCursor`, shared by
+ * every instance on the storage), so that the check and the payout's insertion are one step:
+ * two payouts asked for at once are checked one after the other, the second counting the first.
+ *
+ * Not yet in the balance read: payouts not broadcast (no txHash), and those whose txHash was
+ * recorded after the read started (broadcast meanwhile; counted again if the node saw them
+ * already, which can only refuse too much, never too little). Payouts broadcast before are in
+ * the balance the adapter reports (pending block, spent outputs).
+ */
+export async function refuseIfHotWalletShort(
+  context: CoreContext,
+  tx: StorageTransaction,
+  reading: FundingReading | null,
+  request: FundingRequest,
+): Promise<void> {
+  if (!reading) return;
+  const { chain, mode, balances, needs, readAt } = reading;
+  await tx.lockCursor(`hot-wallet-funding:${mode}:${request.network}`);
+  const waiting = await unsent(context, tx, mode, chain, request.network, readAt);
   for (const need of needs) {
     const balance = balances.find((entry) => entry.coin === need.coin && entry.network === request.network);
     if (!balance) continue;
@@ -54,15 +88,26 @@ export async function refuseIfHotWalletShort(
   }
 }
 
-/** By coin, the amounts of this chain's payouts on `network` that are taken but not yet broadcast: one paged read. */
-async function unsent(context: CoreContext, mode: Mode, chain: ChainAdapter, network: string): Promise<Map<string, bigint>> {
+/**
+ * By coin, the amounts of this chain's payouts on `network` that the balance read at `readAt`
+ * does not reflect yet: PROCESSING without a txHash, or sent since. One paged read, in the
+ * transaction (after the lock, so it sees every payout accepted before).
+ */
+async function unsent(
+  context: CoreContext,
+  tx: StorageTransaction,
+  mode: Mode,
+  chain: ChainAdapter,
+  network: string,
+  readAt: number,
+): Promise<Map<string, bigint>> {
   const totals = new Map<string, bigint>();
   let after: string | null = null;
   for (;;) {
-    const page = await context.storage.listPayoutsByStatus(mode, "PROCESSING", 500, after);
+    const page = await tx.listPayoutsByStatus(mode, "PROCESSING", 500, after);
     for (const payout of page) {
-      if (payout.txHash === null && payout.network === network && context.chains.forPair(mode, payout.coin, network) === chain)
-        totals.set(payout.coin, (totals.get(payout.coin) ?? 0n) + payout.amount);
+      if (payout.network !== network || context.chains.forPair(mode, payout.coin, network) !== chain) continue;
+      if (payout.txHash === null || payout.updatedAt >= readAt) totals.set(payout.coin, (totals.get(payout.coin) ?? 0n) + payout.amount);
     }
     if (page.length < 500) return totals;
     after = page.at(-1)!.id;

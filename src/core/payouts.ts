@@ -6,7 +6,7 @@ import type { CoreContext } from "./context";
 import { payoutEvent } from "./events";
 import type { CommitHook } from "./idempotency";
 import { refuseIfInDeficit } from "./deficit";
-import { refuseIfHotWalletShort } from "./payout-funding";
+import { readHotWalletFunding, refuseIfHotWalletShort } from "./payout-funding";
 import { newId } from "../ids";
 import { recordEvents, withOutbox } from "./outbox";
 import { parseAmountIn, resolveNetwork } from "./invoices";
@@ -22,8 +22,9 @@ export interface CreatePayoutInput {
 }
 
 /**
- * Creates a payout: checks the minimum and the address, then debits amount + fees and stores
- * the payout in one atomic step (so parallel payouts can never overdraw), with its
+ * Creates a payout: checks the minimum and the address, then debits amount + fees, checks that
+ * the hot wallet can fund it, and stores the payout in one atomic step (so parallel payouts can
+ * never overdraw a balance nor, together, the hot wallet), with its
  * `payout.processing` (or `refund.processing`) event, then hands it to the chain. A chain failure after the debit leaves the payout PROCESSING for the payout loop to
  * retry; it never loses the debit.
  */
@@ -64,7 +65,9 @@ export async function createPayout(
     throw new PaymentError("invalid_address", `"${input.address}" is not a valid ${currency.symbol} address on ${network.network}.`);
   }
   const fee = network.withdrawFee + network.staticFixedFee;
-  await refuseIfHotWalletShort(context, scope.mode, chain, { merchantId: scope.merchantId, coin: currency.symbol, network: network.network, amount, fee });
+  const funding = { merchantId: scope.merchantId, coin: currency.symbol, network: network.network, amount, fee };
+  // The node is read before the transaction; the check against payouts taken meanwhile is in it, under a lock.
+  const reading = await readHotWalletFunding(context, scope.mode, chain, funding);
   const now = context.now();
   const payout: PayoutRecord = {
     id: newId("po"),
@@ -104,6 +107,7 @@ export async function createPayout(
         `The ${currency.symbol} balance does not cover ${formatDecimal(amount + fee, currency.decimals)} (amount plus ${formatDecimal(fee, currency.decimals)} fees).`,
       );
     }
+    await refuseIfHotWalletShort(context, tx, reading, funding);
     await tx.insertPayout(payout);
     await recordEvents(context, tx, [payoutEvent(context, payout, "processing")]);
     await onCommit?.(tx, payout);
@@ -211,7 +215,8 @@ async function progressPayout(context: CoreContext, chain: ChainAdapter, payout:
     return false;
   }
   if (report.status === "pending") return false;
-  return withOutbox(context, async (tx) => {
+  let returned: PayoutRecord | null = null;
+  const changed = await withOutbox(context, async (tx) => {
     const current = await tx.lockPayout(payout.id);
     if (current?.status !== "PROCESSING") return false;
     const now = context.now();
@@ -236,7 +241,35 @@ async function progressPayout(context: CoreContext, chain: ChainAdapter, payout:
     const failed: PayoutRecord = { ...current, status: "FAILED", failureReason: report.reason, updatedAt: now };
     await tx.updatePayout(failed);
     await recordEvents(context, tx, [payoutEvent(context, failed, "failed")]);
+    returned = failed;
     return true;
+  });
+  if (returned) logPayoutFailed(context, returned);
+  return changed;
+}
+
+/**
+ * The operator's line for a payout that failed on chain, after its debit (amount and fee) went
+ * back to the balance: a money movement, so one warning, with ids and amounts. Logged once,
+ * after the commit.
+ */
+function logPayoutFailed(context: CoreContext, payout: PayoutRecord): void {
+  const decimals = context.currencies.decimalsOf(payout.coin) ?? 0;
+  const amount = formatDecimal(payout.amount, decimals);
+  const fee = formatDecimal(payout.fee, decimals);
+  context.logger.warn(`payout ${payout.id} failed on chain (${payout.failureReason}): ${amount} ${payout.coin} and its fee ${fee} returned to the balance`, {
+    event: payout.refundOf === null ? "payout.failed" : "refund.failed",
+    payoutId: payout.id,
+    merchantId: payout.merchantId,
+    mode: payout.mode,
+    refundOf: payout.refundOf,
+    coin: payout.coin,
+    network: payout.network,
+    amount,
+    fee,
+    address: payout.address,
+    txHash: payout.txHash,
+    reason: payout.failureReason,
   });
 }
 

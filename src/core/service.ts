@@ -1,7 +1,7 @@
 import type { ChainAdapter } from "./ports/chain";
 import type { CoreContext } from "./context";
 import { syncChainDeposits } from "./deposits";
-import { FailureLog } from "./failure-log";
+import { OutageLog } from "../outage-log";
 import { HotWalletMonitor, type HotWalletReading } from "./hot-wallets";
 import { expireDueInvoices } from "./invoices";
 import { progressPayouts } from "./payouts";
@@ -62,7 +62,9 @@ class Schedule {
     readonly mode: Mode | null,
     /** The parts of one round, each run even when another failed. */
     private readonly parts: ReadonlyArray<readonly [Part, () => Promise<number>]>,
-    private readonly failures: FailureLog,
+    private readonly failures: OutageLog,
+    /** The service's clock, which times the rounds. */
+    private readonly now: () => number,
     /** Asked before each round: false skips it; a rejection is the round's failure. */
     readonly gate: () => Promise<boolean> = async () => true,
     /** Traces each round as a "background round" span, when the router has telemetry. */
@@ -107,7 +109,7 @@ class Schedule {
       }
     }
     this.failures.record(this.name, failures);
-    const at = this.failures.now();
+    const at = this.now();
     this.lastRoundAt = at;
     if (failures.length > 0) this.failingSince ??= at;
     else if (open) {
@@ -138,7 +140,7 @@ export class BackgroundWork {
   private closed = false;
 
   constructor(private readonly context: CoreContext) {
-    const failures = new FailureLog(context.logger, context.now);
+    const failures = new OutageLog(context.logger);
     const { storage } = context;
     this.schedules.push(
       new Schedule(
@@ -146,13 +148,22 @@ export class BackgroundWork {
         null,
         [["idempotencyKeysExpired", () => storage.transaction((tx) => tx.deleteExpiredIdempotencyKeys(context.now(), 1000))]],
         failures,
+        context.now,
         undefined,
         context.telemetry,
       ),
     );
     for (const mode of MODES) {
       this.schedules.push(
-        new Schedule(`invoice expiry (${mode})`, mode, [["invoicesExpired", () => expireDueInvoices(context, mode)]], failures, undefined, context.telemetry),
+        new Schedule(
+          `invoice expiry (${mode})`,
+          mode,
+          [["invoicesExpired", () => expireDueInvoices(context, mode)]],
+          failures,
+          context.now,
+          undefined,
+          context.telemetry,
+        ),
       );
       for (const chain of context.chains.all(mode)) {
         // Live chains by feed ("live chain evm:ETH"); the sandbox's feed id is a random token.
@@ -168,6 +179,7 @@ export class BackgroundWork {
             ...(chain.maintain ? [["chainTasks", () => chain.maintain!()] as const] : []),
           ],
           failures,
+          context.now,
           () => readiness.check(),
           context.telemetry,
         );

@@ -2,7 +2,6 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { CoreContext } from "../core/context";
 import { IN_PROCESS_ENDPOINT } from "../core/ports/fan-out";
 import { newId } from "../ids";
-import { DeliveryBacklog } from "./backlog";
 import type { WebhookDeliveryRecord, WebhookEndpointRecord } from "../core/ports/records";
 import type { WebhookAttemptOutcome } from "../core/ports/telemetry";
 import { DEFAULT_RETRY_SCHEDULE, judgeAnswer, retryDelay, type AttemptVerdict } from "./delivery-policy";
@@ -10,6 +9,10 @@ import { postWebhook } from "./http-post";
 import { runInProcessHandler, type InProcessEventHandlers } from "./in-process";
 import { webhookHeaders } from "../webhooks/sign";
 import { BlockedAddressError, resolveWebhookTarget, type WebhookAddressOptions } from "./url-guard";
+import { OutageLog } from "../outage-log";
+
+/** How the log names the sender's background passes (claim due deliveries, start them). */
+const PASS = "webhook delivery pass";
 
 export { DEFAULT_RETRY_SCHEDULE } from "./delivery-policy";
 
@@ -95,8 +98,6 @@ export class WebhookSender {
   /** How long a claim holds a delivery (see leaseMs). */
   readonly leaseMs: number;
   private readonly inFlight = new Map<string, Promise<void>>();
-  /** What this process's attempts left waiting or failing, for health checks. */
-  readonly backlog = new DeliveryBacklog();
   private timer: NodeJS.Timeout | null = null;
   /** The pass a kick scheduled, not started yet: later kicks join it. */
   private kicked: NodeJS.Timeout | null = null;
@@ -107,6 +108,8 @@ export class WebhookSender {
   private stopped = false;
   /** Aborted by stop(): in-flight requests and retry waits end at once instead of running out. */
   private readonly abort = new AbortController();
+  /** A storage that cannot be reached fails every pass: its error once, a line a pass, a line when it works again. */
+  private readonly outages: OutageLog;
 
   constructor(
     private readonly context: CoreContext,
@@ -114,6 +117,7 @@ export class WebhookSender {
     /** The host's own handlers (`createPaymentRouter({ on })`), for deliveries to IN_PROCESS_ENDPOINT. */
     private readonly handlers: InProcessEventHandlers = {},
   ) {
+    this.outages = new OutageLog(context.logger, { try: "pass" });
     this.schedule = options.retrySchedule ?? DEFAULT_RETRY_SCHEDULE;
     this.timeoutMs = options.timeoutMs ?? 15_000;
     this.jitter = options.jitter ?? 0.1;
@@ -198,7 +202,10 @@ export class WebhookSender {
     }
     this.passRunning = true;
     this.claimAndStart()
-      .catch((error: unknown) => this.context.logger.error("webhook delivery pass failed; it will run again", error))
+      .then(
+        () => this.outages.worked(PASS),
+        (error: unknown) => this.outages.failed(PASS, error),
+      )
       .finally(() => {
         this.passRunning = false;
         if (this.passAgain) {
@@ -352,7 +359,6 @@ export class WebhookSender {
         await tx.failPendingWebhookDeliveries(goneEndpoint.id, "the endpoint answered 410 Gone and was disabled", now);
       }
     });
-    if (result) this.backlog.observe(delivery, outcome, result.verdict.kind === "delivered");
   }
 }
 

@@ -5,7 +5,7 @@ import type { ReconcileOptions, ReconcileReport } from "../core/reconcile-report
 import express, { type Router } from "express";
 import { sandboxChain, type SandboxChain } from "../adapters/chain/sandbox";
 import { STATIC_PRICING, staticPricing } from "../adapters/pricing/static";
-import type { PricingAdapter } from "../core/ports/pricing";
+import type { PriceRead, PricingAdapter } from "../core/ports/pricing";
 import { embeddedStorage } from "../adapters/storage/embedded";
 import type { Storage } from "../core/ports/storage/index";
 import { chainHost, ChainSet } from "../core/chains";
@@ -38,7 +38,7 @@ import { WebhookSender } from "../delivery/sender";
 import { screenWebhookUrl } from "../delivery/url-guard";
 import { paymentResources, type PaymentResources } from "../client/resources";
 import { PaymentError } from "../errors";
-import { HealthCheck, type HealthReport, type HealthReportOptions } from "../core/health";
+import { HealthCheck, type HealthReport, type HealthReportOptions, WEBHOOK_BACKLOG_LIMIT } from "../core/health";
 import { healthHandler, livenessHandler } from "./health";
 import { openObservability } from "../ops/index";
 
@@ -182,7 +182,6 @@ export function createPaymentRouter(options: PaymentRouterOptions = {}): Payment
   refuseFixedLivePrices(pricing, liveChains.length > 0, settings.pricing !== undefined);
   const lateWindowMs = (settings.lateWindowMinutes ?? 60) * 60_000;
   for (const chain of liveChains) chain.bind?.(chainHost({ storage, currencies, mode: "live", logger, now, lateWindowMs }));
-  pricing.bind?.({ assets: [...currencies.currencies.map((currency) => currency.symbol), ...currencies.fiatSymbols()], logger });
   if (liveChains.length > 0 && !settings.publicUrl) {
     throw new TypeError(
       "createPaymentRouter: live chains need publicUrl (the origin payers reach, e.g. https://shop.example): without it, stored payment URLs and webhooks would point wherever a request's Host header says",
@@ -197,8 +196,25 @@ export function createPaymentRouter(options: PaymentRouterOptions = {}): Payment
     lateWindowMs,
     logger,
   };
-  const observability = openObservability({ metrics: settings.metrics, tracing: settings.tracing, chains: liveChains, currencies });
+  // The gauges read the background work and the storage only when scraped, long after both exist.
+  const observability = openObservability({
+    metrics: settings.metrics,
+    tracing: settings.tracing,
+    chains: liveChains,
+    currencies,
+    priceSources: () => pricing.sources?.() ?? [],
+    hotWallets: () => background.hotWalletReadings(),
+    webhookBacklog: { read: () => storage.webhookBacklog(now(), WEBHOOK_BACKLOG_LIMIT), now },
+    now,
+  });
   context.telemetry = observability.telemetry;
+  // After the telemetry, which counts the sources' reads from the first one on.
+  const telemetry = observability.telemetry;
+  pricing.bind?.({
+    assets: [...currencies.currencies.map((currency) => currency.symbol), ...currencies.fiatSymbols()],
+    logger,
+    ...(telemetry ? { priceRead: (read: PriceRead) => telemetry.priceRead(read) } : {}),
+  });
   const background = new BackgroundWork(context);
   // The host's own event handlers: each event of their types is queued for them with the state
   // change that caused it, as webhooks are (durable, retried, in the delivery log).
@@ -274,11 +290,7 @@ export function createPaymentRouter(options: PaymentRouterOptions = {}): Payment
 
   if (settings.backgroundIntervalMs !== false) background.start(settings.backgroundIntervalMs ?? 5000);
   sender.start();
-  const healthCheck = new HealthCheck(
-    context,
-    { background: () => background.status(), webhooks: () => sender.backlog.snapshot(now()), hotWallets: () => background.hotWalletReadings() },
-    settings.health,
-  );
+  const healthCheck = new HealthCheck(context, { background: () => background.status(), hotWallets: () => background.hotWalletReadings() }, settings.health);
   const health = (healthOptions?: HealthReportOptions) => healthCheck.report(healthOptions);
   // Loops are stuck when no storage-only round ended for ten beats (and at least a minute).
   const stallMs = Math.max(60_000, 10 * (typeof settings.backgroundIntervalMs === "number" ? settings.backgroundIntervalMs : 5000));

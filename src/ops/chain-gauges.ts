@@ -1,5 +1,6 @@
 import type * as PromClient from "prom-client";
-import type { ChainAdapter, ChainSyncStatus, HotWalletBalance } from "../core/ports/chain";
+import type { ChainAdapter, ChainSyncStatus } from "../core/ports/chain";
+import type { HotWalletBalanceReading, HotWalletReading } from "../core/hot-wallets";
 import type { CurrencyCatalog } from "../currencies";
 import { toNumber } from "../money";
 
@@ -9,17 +10,21 @@ const READ_TIMEOUT_MS = 2000;
 const CACHE_MS = 5000;
 
 /**
- * One chain's sync status and hot-wallet balances as a scrape reads them: with a time limit,
- * so a hung node never hangs the scrape, and cached briefly, so scrapes never load the node.
+ * A read made at scrape time (a chain's sync status, the webhook backlog): with a time limit,
+ * so a hung node or storage never hangs the scrape (null then), and reused for `cacheMs`, so
+ * frequent scrapes never load what they read.
  */
-class CachedRead<T> {
+export class CachedRead<T> {
   private last: { at: number; value: Promise<T | null> } | null = null;
 
-  constructor(private readonly read: () => Promise<T>) {}
+  constructor(
+    private readonly read: () => Promise<T>,
+    private readonly cacheMs = CACHE_MS,
+  ) {}
 
   get(): Promise<T | null> {
     const now = Date.now();
-    if (this.last && now - this.last.at < CACHE_MS) return this.last.value;
+    if (this.last && now - this.last.at < this.cacheMs) return this.last.value;
     const value = withTimeout(this.read()).catch(() => null);
     this.last = { at: now, value };
     return value;
@@ -36,20 +41,21 @@ function withTimeout<T>(work: Promise<T>): Promise<T> {
 }
 
 /**
- * Registers the gauges read at scrape time from the live chains: node reachable, scanner lag
- * (blocks and seconds) per chain, hot-wallet balance per coin (decimal coin units, a float for
- * the metric only) and whether it is below its low-balance threshold.
+ * Registers the gauges of the live chains: node reachable and scanner lag (blocks and seconds)
+ * per chain, read from the nodes at scrape time; hot-wallet balance per coin (decimal coin
+ * units, a float for the metric only) and whether it is below its low-balance threshold, from
+ * the background work's latest reading (`hotWallets`), so a scrape never calls a node for them.
  */
 export function chainGauges(
   prom: typeof PromClient,
   { prefix, registers }: { prefix: string; registers: PromClient.Registry[] },
   chains: readonly ChainAdapter[],
   currencies: CurrencyCatalog,
+  hotWallets: () => readonly HotWalletReading[],
 ): void {
   const sync = chains
     .filter((chain) => chain.syncStatus)
     .map((chain) => ({ chain: chain.name, read: new CachedRead<ChainSyncStatus>(() => chain.syncStatus!()) }));
-  const wallets = chains.filter((chain) => chain.hotWalletBalances).map((chain) => new CachedRead<HotWalletBalance[]>(() => chain.hotWalletBalances!()));
   const syncGauge = (name: string, help: string, value: (status: ChainSyncStatus) => number | null) =>
     new prom.Gauge<"chain" | "network">({
       name: prefix + name,
@@ -82,16 +88,16 @@ export function chainGauges(
     return blocks === null ? null : blocks * status.blockSeconds;
   });
   syncGauge("node_height", "Height of the node's latest block.", (status) => status.nodeHeight);
-  const walletGauge = (name: string, help: string, value: (balance: HotWalletBalance, decimals: number) => number | null) =>
+  const walletGauge = (name: string, help: string, value: (balance: HotWalletBalanceReading, decimals: number) => number | null) =>
     new prom.Gauge<"coin" | "network">({
       name: prefix + name,
       help,
       labelNames: ["coin", "network"],
       registers,
-      async collect() {
+      collect() {
         this.reset();
-        for (const read of wallets) {
-          for (const balance of (await read.get()) ?? []) {
+        for (const reading of hotWallets()) {
+          for (const balance of reading.balances) {
             const v = value(balance, currencies.decimalsOf(balance.coin) ?? 0);
             if (v !== null) this.set({ coin: balance.coin, network: balance.network }, v);
           }
@@ -100,6 +106,6 @@ export function chainGauges(
     });
   walletGauge("hot_wallet_balance", "The hot wallet's balance, in decimal coin units.", (balance, decimals) => toNumber(balance.amount, decimals));
   walletGauge("hot_wallet_low", "1 when the hot wallet's balance is below its low-balance threshold, else 0.", (balance) =>
-    balance.lowBalance === null ? null : balance.amount < balance.lowBalance ? 1 : 0,
+    balance.lowBalance === null ? null : balance.low ? 1 : 0,
   );
 }

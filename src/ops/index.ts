@@ -1,10 +1,8 @@
 import type * as PromClient from "prom-client";
 import type { RequestHandler } from "express";
-import type { ChainAdapter } from "../core/ports/chain";
 import type { Telemetry } from "../core/ports/telemetry";
-import type { CurrencyCatalog } from "../currencies";
 import type { RequestObserver } from "../http/route-table";
-import { PaymentMetrics, type MetricsOptions } from "./metrics";
+import { type GaugeSources, PaymentMetrics, type MetricsOptions } from "./metrics";
 import { loadOptional } from "./optional";
 import { openTracing, type Tracing } from "./tracing";
 
@@ -18,13 +16,10 @@ export interface Observability {
   metricsHandler: RequestHandler;
 }
 
-/** The router's settings for metrics and tracing. */
-export interface ObservabilitySettings {
+/** The router's settings for metrics and tracing, and what the gauges read at scrape time. */
+export interface ObservabilitySettings extends GaugeSources {
   metrics?: MetricsOptions | false;
   tracing?: boolean;
-  /** The live chains, read at scrape time for the chain and hot-wallet gauges. */
-  chains: readonly ChainAdapter[];
-  currencies: CurrencyCatalog;
 }
 
 /**
@@ -33,7 +28,7 @@ export interface ObservabilitySettings {
  */
 export function openObservability(settings: ObservabilitySettings, load: (name: string) => unknown = loadOptional): Observability {
   const prom = settings.metrics === false ? null : (load("prom-client") as typeof PromClient | null);
-  const metrics = prom ? new PaymentMetrics(prom, settings.metrics || {}, settings.chains, settings.currencies) : null;
+  const metrics = prom ? new PaymentMetrics(prom, settings.metrics || {}, settings) : null;
   const tracing = settings.tracing === false ? null : openTracing(load);
   return {
     telemetry: metrics || tracing ? telemetryOf(metrics, tracing) : undefined,
@@ -49,6 +44,7 @@ function telemetryOf(metrics: PaymentMetrics | null, tracing: Tracing | null): T
     depositCredited: (mode, coin, amount) => metrics?.depositCredited(mode, coin, amount),
     payoutFinished: (mode, kind, outcome) => metrics?.payoutFinished(mode, kind, outcome),
     webhookAttempt: (outcome, seconds) => metrics?.webhookAttempt(outcome, seconds),
+    priceRead: (read) => metrics?.priceRead(read),
     span: tracing ? (name, attributes, work) => tracing.span(name, attributes, work) : (_name, _attributes, work) => work(),
   };
 }

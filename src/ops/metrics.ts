@@ -3,7 +3,11 @@ import type { InvoiceStatus, Mode } from "../core/ports/records";
 import type { PayoutOutcome, WebhookAttemptOutcome } from "../core/ports/telemetry";
 import type { ChainAdapter } from "../core/ports/chain";
 import type { CurrencyCatalog } from "../currencies";
+import type { HotWalletReading } from "../core/hot-wallets";
 import { chainGauges } from "./chain-gauges";
+import { priceSourceGauges } from "./price-gauges";
+import type { PriceRead, PriceSourceStatus } from "../core/ports/pricing";
+import { type BacklogSource, webhookGauges } from "./webhook-gauges";
 
 /** The metric name prefix when the host gives none. */
 export const DEFAULT_METRICS_PREFIX = "express_crypto_pay_";
@@ -29,10 +33,39 @@ export interface MetricsOptions {
   prefix?: string;
 }
 
+/** What the gauges read at scrape time. */
+export interface GaugeSources {
+  /** The live chains (node status and scanner lag). */
+  chains: readonly ChainAdapter[];
+  currencies: CurrencyCatalog;
+  /** The background work's latest hot-wallet readings. */
+  hotWallets: () => readonly HotWalletReading[];
+  /** The webhook backlog across every instance. */
+  webhookBacklog: BacklogSource;
+  /** The pricing adapter's sources, from its memory (none when it lists none). */
+  priceSources: () => PriceSourceStatus[];
+  /** The router's clock, epoch ms: ages are counted on it. */
+  now: () => number;
+}
+
 /** Latency buckets of API requests, in seconds: most answer in milliseconds, a slow storage in seconds. */
 const HTTP_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
 /** Latency buckets of webhook attempts, in seconds: up to the default 15 s attempt limit. */
 const WEBHOOK_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15];
+
+/** Latency buckets of price source reads, in seconds: up to the default 5 s source timeout and a little past it. */
+const PRICE_BUCKETS = [0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+/** What the router's gauges read at scrape time. */
+export interface WatchedParts {
+  /** The live chains (sync status, hot-wallet balances). */
+  chains: readonly ChainAdapter[];
+  currencies: CurrencyCatalog;
+  /** The pricing adapter's sources, from its memory. */
+  priceSources: () => PriceSourceStatus[];
+  /** The router's clock, epoch ms. */
+  now: () => number;
+}
 
 /** The metrics of one router, registered on one registry. */
 export class PaymentMetrics {
@@ -46,8 +79,10 @@ export class PaymentMetrics {
   private readonly webhookSeconds: PromClient.Histogram<"outcome">;
   private readonly httpRequests: PromClient.Counter<"method" | "route" | "status">;
   private readonly httpSeconds: PromClient.Histogram<"method" | "route">;
+  private readonly priceReads: PromClient.Counter<"source" | "outcome">;
+  private readonly priceSeconds: PromClient.Histogram<"source">;
 
-  constructor(prom: typeof PromClient, options: MetricsOptions, chains: readonly ChainAdapter[], currencies: CurrencyCatalog) {
+  constructor(prom: typeof PromClient, options: MetricsOptions, sources: GaugeSources) {
     const registry = (options.registry as PromClient.Registry | undefined) ?? new prom.Registry();
     this.registry = registry;
     const prefix = options.prefix ?? DEFAULT_METRICS_PREFIX;
@@ -73,7 +108,11 @@ export class PaymentMetrics {
     this.webhookSeconds = histogram("webhook_attempt_duration_seconds", "Duration of webhook delivery attempts.", ["outcome"], WEBHOOK_BUCKETS);
     this.httpRequests = counter("http_requests_total", "API requests, by route template and status.", ["method", "route", "status"]);
     this.httpSeconds = histogram("http_request_duration_seconds", "Duration of API requests, by route template.", ["method", "route"], HTTP_BUCKETS);
-    chainGauges(prom, { prefix, registers }, chains, currencies);
+    this.priceReads = counter("price_reads_total", "Reads of each price source, by outcome (ok, stale, error).", ["source", "outcome"]);
+    this.priceSeconds = histogram("price_read_duration_seconds", "Duration of price source reads.", ["source"], PRICE_BUCKETS);
+    chainGauges(prom, { prefix, registers }, sources.chains, sources.currencies, sources.hotWallets);
+    webhookGauges(prom, { prefix, registers }, sources.webhookBacklog);
+    priceSourceGauges(prom, { prefix, registers }, sources.priceSources, sources.now);
   }
 
   invoiceCreated(mode: Mode): void {
@@ -97,6 +136,12 @@ export class PaymentMetrics {
   webhookAttempt(outcome: WebhookAttemptOutcome, seconds: number): void {
     this.webhookAttempts.inc({ outcome });
     this.webhookSeconds.observe({ outcome }, seconds);
+  }
+
+  /** One read of a price source ended. */
+  priceRead(read: PriceRead): void {
+    this.priceReads.inc({ source: read.source, outcome: read.outcome });
+    this.priceSeconds.observe({ source: read.source }, read.seconds);
   }
 
   /** One API request ended: `route` is its template, "unmatched" for a path no route has. */

@@ -15,6 +15,7 @@ import { payoutTests } from "./storage/payouts";
 import { reconcileTests } from "./storage/reconcile";
 import { transactionTests } from "./storage/transactions";
 import { unlistedTransferTests } from "./storage/unlisted-transfers";
+import { webhookBacklogTests } from "./storage/webhook-backlog";
 import { webhookEndpointTests } from "./storage/webhook-endpoints";
 import { webhookOutboxTests } from "./storage/webhook-outbox";
 
@@ -87,6 +88,7 @@ export function runStorageAdapterTests(options: StorageAdapterTestOptions): void
     paymentLinkTests(context);
     webhookEndpointTests(context);
     webhookOutboxTests(context);
+    webhookBacklogTests(context);
     idempotencyTests(context);
     cursorTests(context);
     unlistedTransferTests(context);

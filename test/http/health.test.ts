@@ -160,11 +160,19 @@ describe("health of prices", () => {
     await pricing.refresh();
     const res = await request(app).get("/health");
     expect(res.status, res.text).toBe(503);
-    expect(res.body.reasons).toEqual(["pricing: no usable price for BTC in USD"]);
+    // Unhealthy for the coin; each source that no longer counts makes it a degraded reason of its own.
+    expect(res.body.reasons).toEqual([
+      "pricing: no usable price for BTC in USD",
+      "pricing: source a does not count (no fresh prices: its reads fail (a: HTTP 503))",
+      "pricing: source b does not count (no fresh prices: its reads fail (b: HTTP 503))",
+    ]);
     expect(res.body.pricing).toEqual([{ coin: "BTC", quote: "USD", available: false, at: null }]);
     for (const source of sources) source.state.fail = null;
     await pricing.refresh();
-    expect((await request(app).get("/health")).status).toBe(200);
+    const back = await request(app).get("/health");
+    expect(back.status).toBe(200);
+    expect(back.body.reasons).toEqual([]);
+    expect(back.body.priceSources.map((source: { counts: boolean }) => source.counts)).toEqual([true, true]);
   });
 });
 

@@ -24,8 +24,9 @@ function samples(families: ParsedFamily[], name: string) {
 }
 
 describe("chain gauges", () => {
-  it("shows scanner lag, node height and hot-wallet balances read from the live chain at scrape time, cached between scrapes", async () => {
+  it("shows scanner lag and node height read from the live chain at scrape time, cached between scrapes, and the background work's hot-wallet reading", async () => {
     let statusReads = 0;
+    let walletReads = 0;
     const chain = {
       ...simulatedLiveChain(),
       name: "simulated",
@@ -33,13 +34,22 @@ describe("chain gauges", () => {
         statusReads++;
         return { network: "TRX", nodeHeight: 1_000, scannedHeight: 990, blockSeconds: 3 };
       },
-      hotWalletBalances: async (): Promise<HotWalletBalance[]> => [
-        { coin: "USDT", network: "TRX", address: "TCUmA2JEPuSiBFmNGRiVktBZKbLB89JnSq", amount: 12_500_000n, lowBalance: 100_000_000n },
-        { coin: "TRX", network: "TRX", address: "TCUmA2JEPuSiBFmNGRiVktBZKbLB89JnSq", amount: 50_000_000n, lowBalance: null },
-      ],
+      hotWalletBalances: async (): Promise<HotWalletBalance[]> => {
+        walletReads++;
+        return [
+          { coin: "USDT", network: "TRX", address: "TCUmA2JEPuSiBFmNGRiVktBZKbLB89JnSq", amount: 12_500_000n, lowBalance: 100_000_000n },
+          { coin: "TRX", network: "TRX", address: "TCUmA2JEPuSiBFmNGRiVktBZKbLB89JnSq", amount: 50_000_000n, lowBalance: null },
+        ];
+      },
     };
     h = await setup({ liveChain: chain });
+    // Before the background work's first reading there is no balance to show, and none is read.
+    expect(samples(await scrape(h), `${PREFIX}hot_wallet_balance`)).toEqual([]);
+    expect(walletReads).toBe(0);
+    await h.router.tick();
+    expect(walletReads).toBe(1);
     const families = await scrape(h);
+    const statusReadsBefore = statusReads;
     expect(samples(families, `${PREFIX}chain_node_up`)).toEqual([{ labels: { chain: "simulated" }, value: 1 }]);
     expect(samples(families, `${PREFIX}scanner_lag_blocks`)).toEqual([{ labels: { chain: "simulated", network: "TRX" }, value: 10 }]);
     expect(samples(families, `${PREFIX}scanner_lag_seconds`)).toEqual([{ labels: { chain: "simulated", network: "TRX" }, value: 30 }]);
@@ -50,7 +60,9 @@ describe("chain gauges", () => {
     ]);
     expect(samples(families, `${PREFIX}hot_wallet_low`)).toEqual([{ labels: { coin: "USDT", network: "TRX" }, value: 1 }]);
     await scrape(h);
-    expect(statusReads).toBe(1);
+    // The next scrape, within the status cache's 5 s, reads neither the status nor the wallet.
+    expect(statusReads).toBe(statusReadsBefore);
+    expect(walletReads).toBe(1);
   });
 
   it("shows a node that does not answer as down, without holding the scrape past its time limit", async () => {

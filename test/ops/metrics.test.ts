@@ -7,6 +7,7 @@ import { setup, type Harness } from "../helpers";
 import { closeReceivers, createEndpoint, startReceiver } from "../delivery/receiver";
 import { openObservability } from "../../src/ops/index";
 import { CurrencyCatalog, DEFAULT_CURRENCIES, DEFAULT_FIAT } from "../../src/currencies";
+import { memoryStorage } from "../../src/index";
 
 const PREFIX = "express_crypto_pay_";
 const ADDRESS = "TCUmA2JEPuSiBFmNGRiVktBZKbLB89JnSq";
@@ -146,7 +147,16 @@ describe("metricsHandler", () => {
 
   it("answers 501 saying to install prom-client when it is missing, and watches nothing", () => {
     const currencies = new CurrencyCatalog(DEFAULT_CURRENCIES, DEFAULT_FIAT);
-    const missing = openObservability({ chains: [], currencies }, () => null);
+    const storage = memoryStorage();
+    const sources = {
+      chains: [],
+      currencies,
+      hotWallets: () => [],
+      webhookBacklog: { read: () => storage.webhookBacklog(Date.now(), 10), now: Date.now },
+      priceSources: () => [],
+      now: Date.now,
+    };
+    const missing = openObservability(sources, () => null);
     expect(missing.telemetry).toBeUndefined();
     expect(missing.observer).toBeUndefined();
     let status = 0;

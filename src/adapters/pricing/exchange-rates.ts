@@ -5,8 +5,9 @@ import { optionsError } from "../../options-error";
 import { combine, deviationBps, formatBps, type Candidate, type Combined, type CombineRules } from "./combine";
 import { Notices } from "./notices";
 import { scheduleSource } from "./schedule";
-import { PriceSourceError, type PriceSource, type SourcePrice } from "./sources/types";
-import { PriceUnavailableError, type PricingAdapter, type PricingHost, type Rate } from "../../core/ports/pricing";
+import type { PriceSource, SourcePrice } from "./sources/types";
+import { SourceWatch } from "./source-status";
+import { PriceUnavailableError, type PriceSourceStatus, type PricingAdapter, type PricingHost, type Rate } from "../../core/ports/pricing";
 
 /** Options of {@link exchangeRates}. */
 export interface ExchangeRatesOptions {
@@ -48,6 +49,8 @@ export interface ExchangeRates extends PricingAdapter {
   refresh(): Promise<void>;
   /** Stops the background reads, abandoning those under way. */
   close(): Promise<void>;
+  /** Where each source stands (last good read, last failure, whether it counts now), from memory: never a call to a source. */
+  sources(): PriceSourceStatus[];
 }
 
 const optionsSchema = z.strictObject({
@@ -118,9 +121,10 @@ export function exchangeRates(options: ExchangeRatesOptions): ExchangeRates {
   let logger: PricingHost["logger"] = console;
   const warn = (message: string) => logger.warn(message);
 
-  /** Each source's last answer, by base; and why each failing source failed. */
+  /** Each source's last answer, by base. */
   const latest = new Map<string, Map<string, SourcePrice>>();
-  const failing = new Map<string, string>();
+  /** How each source's reads went: reported, logged as outages, kept for `sources()`. */
+  const watch = new SourceWatch(names, now, rules.maxAgeMs);
   /** What is logged once per episode: stale sources, outliers, depegs, disagreements. */
   const notices = { stale: new Notices(warn), outliers: new Notices(warn), depegs: new Notices(warn), disagreements: new Notices(warn) };
   /**
@@ -136,14 +140,12 @@ export function exchangeRates(options: ExchangeRatesOptions): ExchangeRates {
   const schedules = sources.map((source) =>
     scheduleSource(source, refreshMs, {
       request: () => ({ bases: [...assets], now: () => new Date(now()) }),
-      answered(prices) {
+      answered(prices, seconds) {
         latest.set(source.name, new Map(prices.map((price) => [price.base, price])));
-        if (failing.delete(source.name)) warn(`price source ${source.name} answers again`);
+        watch.answered(source.name, prices, seconds);
       },
-      failed(error) {
-        const reason = error instanceof PriceSourceError ? error.message : `${source.name}: ${(error as Error)?.message ?? String(error)}`;
-        if (failing.get(source.name) !== reason) warn(`price source left out until it recovers: ${reason}`);
-        failing.set(source.name, reason);
+      failed(error, seconds) {
+        watch.failed(source.name, error, seconds);
       },
       settled() {
         quotes.clear();
@@ -225,7 +227,7 @@ export function exchangeRates(options: ExchangeRatesOptions): ExchangeRates {
   const usdOf = (asset: string, at: number): Combined & { depeg?: true } => {
     if (asset === "USD") return { ok: true, usd: ONE, at, freshUntil: Infinity, sources: [], outliers: [] };
     const candidates: Candidate[] = [];
-    const unavailable = [...failing.keys()];
+    const unavailable = names.filter((name) => watch.failing(name));
     let usdt: { combined: Combined; answers: bigint[] } | null = null;
     // A source that fails now still counts with its last prices until they are too old.
     for (const [source, prices] of latest) {
@@ -272,7 +274,15 @@ export function exchangeRates(options: ExchangeRatesOptions): ExchangeRates {
     bind(host) {
       assets = new Set([...(options.assets ?? host.assets), "USDT"]);
       logger = host.logger;
+      watch.bind(host);
       void start();
+    },
+
+    sources() {
+      const at = now();
+      const results = [...assets].map((asset) => ({ asset, combined: usdOf(asset, at) }));
+      const hasFresh = (name: string) => [...(latest.get(name)?.values() ?? [])].some((price) => at - Math.min(price.at.getTime(), at) <= rules.maxAgeMs);
+      return watch.statuses(results, hasFresh);
     },
 
     async getRate(base, quote) {

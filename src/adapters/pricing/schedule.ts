@@ -10,10 +10,10 @@ import { PriceSourceError, type PriceSource, type SourcePrice, type SourceReques
 export interface ScheduleHandlers {
   /** The request of one read, but its signal (the schedule gives each read its own). */
   request(): Omit<SourceRequest, "signal">;
-  /** The source answered. */
-  answered(prices: SourcePrice[]): void;
-  /** The source failed, timed out or threw. */
-  failed(error: unknown): void;
+  /** The source answered, after `seconds`. */
+  answered(prices: SourcePrice[], seconds: number): void;
+  /** The source failed, timed out or threw, after `seconds`. */
+  failed(error: unknown, seconds: number): void;
   /** A read settled (after `answered` or `failed`): time to look at the prices again. */
   settled(): void;
 }
@@ -46,11 +46,13 @@ export function scheduleSource(source: PriceSource, everyMs: number, handlers: S
     // setTimeout rather than AbortSignal.timeout: an injected or fake clock drives it too.
     const timeout = setTimeout(() => controller.abort(new PriceSourceError(source.name, `no answer within ${source.timeoutMs} ms`)), source.timeoutMs);
     timeout.unref?.();
+    const started = performance.now();
+    const seconds = () => (performance.now() - started) / 1000;
     try {
       const prices = await Promise.race([source.fetch({ ...handlers.request(), signal: controller.signal }), rejectOnAbort(controller.signal)]);
-      if (abandon === controller) handlers.answered(prices);
+      if (abandon === controller) handlers.answered(prices, seconds());
     } catch (error) {
-      if (abandon === controller) handlers.failed(error);
+      if (abandon === controller) handlers.failed(error, seconds());
     } finally {
       clearTimeout(timeout);
       if (abandon === controller) abandon = null;

@@ -1,5 +1,5 @@
 import { AmountFormatError, formatDecimal, mulDivDown, parseDecimal, pow10, RATE_DECIMALS } from "../../money";
-import type { PricingAdapter, Rate } from "../../core/ports/pricing";
+import type { PriceSourceStatus, PricingAdapter, Rate } from "../../core/ports/pricing";
 
 /**
  * USD prices the static table starts from: round numbers close to the 2026 market, so that
@@ -53,6 +53,8 @@ export interface StaticPricing extends PricingAdapter {
    * string with at most 18 decimal places; the table is left unchanged then.
    */
   setPrice(symbol: string, usdPrice: string): void;
+  /** One source named "static", always counting: the table is read from memory and cannot fail. */
+  sources(): PriceSourceStatus[];
 }
 
 /**
@@ -96,6 +98,9 @@ export function staticPricing(options: StaticPricingOptions = {}): StaticPricing
       if (rate === 0n) return null;
       return { rate: formatDecimal(rate, RATE_DECIMALS), at: at(), sources: ["static"] };
     },
+
+    // One source, the table itself: always there, never failing.
+    sources: () => [{ name: "static", lastGoodReadAt: at(), lastFailure: null, counts: true, leftOut: null }],
 
     setPrice(symbol: string, usdPrice: string): void {
       const key = normalizeSymbol(symbol, "setPrice");

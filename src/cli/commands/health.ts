@@ -51,6 +51,10 @@ function healthText(report: HealthReport): string {
     lines.push(`prices: ${report.pricing.map((price) => `${price.coin}/${price.quote} ${price.available ? "ok" : "MISSING"}`).join(", ")}`);
   }
   const hooks = report.webhooks;
-  lines.push(`webhooks: ${hooks.retrying} retrying, ${hooks.due} due (oldest ${hooks.oldestDueSeconds} s), ${hooks.failingEndpoints} endpoint(s) failing`);
+  lines.push(
+    hooks === null
+      ? "webhooks: backlog not read (the storage did not answer in time)"
+      : `webhooks: ${hooks.retrying} retrying, ${hooks.due} due (oldest ${hooks.oldestDueSeconds} s), ${hooks.failingEndpoints} endpoint(s) failing`,
+  );
   return lines.join("\n");
 }

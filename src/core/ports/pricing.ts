@@ -24,12 +24,48 @@ export class PriceUnavailableError extends Error {
   }
 }
 
+/**
+ * How one read of a price source ended: "ok" (fresh prices), "stale" (it answered, but every
+ * price was older than the adapter's age limit) or "error" (it failed, timed out or answered
+ * something unusable).
+ */
+export type PriceReadOutcome = "ok" | "stale" | "error";
+
+/** One read of one price source, as the adapter reports it to the router (for metrics). */
+export interface PriceRead {
+  /** The source's name, one of those configured ("coinbase", "kraken", ...). */
+  source: string;
+  /** How it ended. */
+  outcome: PriceReadOutcome;
+  /** How long the read took, in seconds. */
+  seconds: number;
+}
+
+/**
+ * Where one price source stands, from what the adapter's own reads saw (asking it never calls
+ * the source). What `payments.health()` lists per source.
+ */
+export interface PriceSourceStatus {
+  /** The source's name. */
+  name: string;
+  /** When its last read with fresh prices ended, or null when none had. */
+  lastGoodReadAt: Date | null;
+  /** Its last failed read: when, and why (scrubbed of URLs and keys); null when none failed. It stays after the source recovers. */
+  lastFailure: { at: Date; message: string } | null;
+  /** Whether its prices are used now: fresh, and agreeing with the others for at least one asset. */
+  counts: boolean;
+  /** What the combine rules leave out of it now (why it does not count, or the assets it is an outlier for), or null. */
+  leftOut: string | null;
+}
+
 /** What the router tells a pricing adapter when it takes it into use (`PricingAdapter.bind`). */
 export interface PricingHost {
   /** Every asset the service may ask a price of: the currency list's coins and the fiat currencies. */
   assets: readonly string[];
   /** Where the adapter reports sources it leaves out and sources that fail. */
   logger: { warn(message: string, ...details: unknown[]): void; error(message: string, ...details: unknown[]): void };
+  /** Called after each read of a source ends (the router counts them in its metrics). Cheap; never throws. Optional. */
+  priceRead?(read: PriceRead): void;
 }
 
 /** Where exchange rates come from (fiat and crypto alike). */
@@ -42,6 +78,11 @@ export interface PricingAdapter {
   getRate(base: string, quote: string): Promise<Rate | null>;
   /** Called once by the router before use with the assets it prices and its logger. Optional. */
   bind?(host: PricingHost): void;
+  /**
+   * Where each price source stands, from memory (no call to a source): for the health check and
+   * metrics. Optional: an adapter without it shows no sources in health.
+   */
+  sources?(): PriceSourceStatus[];
   /** Stops background work (refresh timers); the router calls it from `close()`. Optional. */
   close?(): Promise<void>;
 }

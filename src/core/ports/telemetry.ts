@@ -1,4 +1,5 @@
 import type { InvoiceStatus, Mode } from "./records";
+import type { PriceRead } from "./pricing";
 
 /** How a payout (a withdrawal or a refund) ended on chain. */
 export type PayoutOutcome = "completed" | "failed";
@@ -25,6 +26,8 @@ export interface Telemetry {
   payoutFinished(mode: Mode, kind: "withdrawal" | "refund", outcome: PayoutOutcome): void;
   /** A webhook attempt ended, after `seconds`. */
   webhookAttempt(outcome: WebhookAttemptOutcome, seconds: number): void;
+  /** A price source's read ended (reported by the pricing adapter through its host). */
+  priceRead(read: PriceRead): void;
   /** Runs `work` inside a span called `name` (a background round, a chain poll, a payout broadcast). */
   span<T>(name: string, attributes: SpanAttributes, work: () => Promise<T>): Promise<T>;
 }
@@ -36,5 +39,6 @@ export const NO_TELEMETRY: Telemetry = {
   depositCredited: () => undefined,
   payoutFinished: () => undefined,
   webhookAttempt: () => undefined,
+  priceRead: () => undefined,
   span: (_name, _attributes, work) => work(),
 };

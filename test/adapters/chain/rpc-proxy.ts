@@ -9,7 +9,7 @@ import type { AddressInfo } from "node:net";
  */
 export interface RpcProxy {
   url: string;
-  /** Methods whose requests get their connection cut (in a batch, the whole batch). */
+  /** Methods whose requests get their connection cut (in a batch, the whole batch); "*" cuts every request: a node that is down. */
   refuse: Set<string>;
   /** Methods whose requests are held without an answer, as a frozen node does (until `close`). */
   hang: Set<string>;
@@ -62,7 +62,7 @@ export async function startRpcProxy(target: string): Promise<RpcProxy> {
         // Not JSON: pass it on and let the node answer.
       }
       for (const method of methods) seen.set(method, (seen.get(method) ?? 0) + 1);
-      if (methods.some((method) => refuse.has(method))) {
+      if (refuse.has("*") || methods.some((method) => refuse.has(method))) {
         req.socket.destroy();
         return;
       }

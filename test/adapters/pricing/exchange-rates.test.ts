@@ -37,7 +37,7 @@ describe("exchangeRates", () => {
     expect(rate).toEqual({ rate: "60000", at: new Date(clock - 20_000), sources: ["a", "b", "c"] });
   });
 
-  it("keeps quoting with one source down, and logs it once", async () => {
+  it("keeps quoting with one source down, and logs it as an outage: its error once, a line a read, a line when it is back", async () => {
     const a = scripted("a", { BTC: "60000" });
     const b = scripted("b", { BTC: "60100" });
     const c = scripted("c", { BTC: "1" });
@@ -45,7 +45,17 @@ describe("exchangeRates", () => {
     const { adapter, logger } = rates([a, b, c]);
     expect((await adapter.getRate("BTC", "USD"))?.rate).toBe("60050");
     await adapter.refresh();
-    expect(logger.lines.filter((line) => line.includes("c: HTTP 500"))).toHaveLength(1);
+    await adapter.refresh();
+    expect(logger.lines.filter((line) => line.includes("price source c"))).toEqual([
+      "error price source c failed; it is retried every read, and logged once a read until it recovers: c: HTTP 500",
+      "warn price source c still failing (2 reads in a row): c: HTTP 500",
+      "warn price source c still failing (3 reads in a row): c: HTTP 500",
+    ]);
+    c.state.fail = null;
+    c.state.prices.BTC = "60050";
+    await adapter.refresh();
+    await adapter.refresh();
+    expect(logger.lines.filter((line) => line.includes("price source c")).slice(3)).toEqual(["warn price source c recovered after 3 failed reads"]);
   });
 
   it("leaves out a source far from the others and logs it", async () => {
@@ -196,7 +206,8 @@ describe("exchangeRates", () => {
     expect(staleLines()).toEqual([
       "warn price source c left out until its prices are fresh again: its prices are 61 s old or more, older than maxAgeSeconds (60)",
     ]);
-    expect(logger.lines.filter((line) => line.includes("c: HTTP 502"))).toHaveLength(1);
+    // Its failures are an outage of their own: the error once, then a line a read.
+    expect(logger.lines.filter((line) => line.includes("c: HTTP 502")).map((line) => line.split(" ")[0])).toEqual(["error", "warn", "warn", "warn"]);
     expect(await adapter.getRate("BTC", "USD")).toMatchObject({ sources: ["a", "b"] });
 
     c.state.fail = null;
@@ -246,7 +257,12 @@ describe("exchangeRates reads each source on its own schedule", () => {
         expect(Date.now() - rate!.at.getTime()).toBeLessThanOrEqual(5_000);
       }
       expect(stuck.state.calls).toBeGreaterThan(1);
-      expect(logger.lines.filter((line) => line.includes("stuck: no answer within 10000 ms"))).toHaveLength(1);
+      // Logged with its error once, then one line per timed-out read (never more than one a read).
+      const lines = logger.lines.filter((line) => line.includes("stuck: no answer within 10000 ms"));
+      expect(lines.filter((line) => line.startsWith("error"))).toHaveLength(1);
+      // The last read may still be under way.
+      expect(lines.length).toBeLessThanOrEqual(stuck.state.calls);
+      expect(lines.length).toBeGreaterThanOrEqual(stuck.state.calls - 1);
     });
   }
 

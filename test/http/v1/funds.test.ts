@@ -350,4 +350,39 @@ describe("withdrawal and conversion events", () => {
     ]);
     expect(JSON.stringify(lines)).not.toMatch(/sk_test_|https?:\/\//);
   });
+
+  it("logs one warning for a payout that failed on chain, when its debit went back to the balance, and none on later rounds", async () => {
+    const warnings: Array<{ message: string; details: unknown[] }> = [];
+    const logger = {
+      info: () => undefined,
+      warn: (message: string, ...details: unknown[]) => void warnings.push({ message, details }),
+      error: () => undefined,
+    };
+    const h = await setup({ logger });
+    await fund(h);
+    const created = (await withdraw(h, { amount: "10.5" })).body;
+    expect(h.router.sandbox.failPayout(created.id, "out of gas")).toBe(true);
+    for (let round = 0; round < 3; round++) await h.router.tick();
+    expect(warnings.filter((warning) => warning.message.startsWith("payout"))).toEqual([
+      {
+        message: `payout ${created.id} failed on chain (out of gas): 10.5 USDT and its fee 2 returned to the balance`,
+        details: [
+          {
+            event: "payout.failed",
+            payoutId: created.id,
+            merchantId: h.merchant.id,
+            mode: "test",
+            refundOf: null,
+            coin: "USDT",
+            network: "TRX",
+            amount: "10.5",
+            fee: "2",
+            address: ADDRESS,
+            txHash: created.txHash,
+            reason: "out of gas",
+          },
+        ],
+      },
+    ]);
+  });
 });

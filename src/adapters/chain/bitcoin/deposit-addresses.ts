@@ -1,5 +1,6 @@
 import { PaymentError } from "../../../errors";
 import type { AddressUse, ChainHost, ChainStateView } from "../../../core/ports/chain";
+import { perAccountKey, readPerAccount, type StateAccount } from "./account-state";
 
 /** One receive address handed out and not known to have received anything. */
 interface Unused {
@@ -17,6 +18,8 @@ export interface DepositAddressSettings {
   host: ChainHost;
   /** The adapter's state namespace ("bitcoin:LTC"); the receive counter and the address paths are the wallet's keys under it. */
   namespace: string;
+  /** The configured account: the receive counter and the unused list are its own (a rotated-to account starts at its 0/0). */
+  account: StateAccount;
   coin: string;
   network: string;
   /** Unused receive addresses allowed at once. */
@@ -47,7 +50,10 @@ const EXHAUSTED = Symbol("exhausted");
  * says which), oldest first; when there is none, issuing answers 503 (50301) saying why.
  *
  * The list of unused addresses lives in the adapter's durable state, shared by every instance;
- * an address leaves it for good when the service says something was received at it.
+ * an address leaves it for good when the service says something was received at it. The list and
+ * the receive counter are the configured account's: after a rotation to another account, the
+ * new one issues its own 0/0, 0/1... and never hands out the previous account's addresses again
+ * (a payment to one of those is still credited: the service watches every address it issued).
  */
 export class DepositAddresses {
   constructor(private readonly settings: DepositAddressSettings) {}
@@ -74,7 +80,8 @@ export class DepositAddresses {
     const { host, gapLimit } = this.settings;
     // What the service knows is read before taking the lock (the lock is a storage transaction
     // of its own). It only narrows the choice: the service checks again when it records.
-    const known = await this.unused(await host.state.get(this.key("unused-receive")), await host.state.get(this.key("next-receive")));
+    const get = (key: string) => host.state.get(key);
+    const known = await this.unused(await this.read(get, "unused-receive"), await this.read(get, "next-receive"));
     const asked = known.length >= gapLimit;
     const use = new Map<string, AddressUse>();
     if (asked)
@@ -85,16 +92,19 @@ export class DepositAddresses {
       ))
         use.set(entry.address, entry);
     const askedAbout = new Set(known.map((item) => item.address));
-    return host.state.withLock(this.key("next-receive"), async (state) => {
-      const next = Number((await state.get(this.key("next-receive"))) ?? "0");
-      const unused = (await this.unused(await state.get(this.key("unused-receive")), String(next))).filter((entry) => !use.get(entry.address)?.received);
+    const counter = perAccountKey(this.settings.namespace, "next-receive", this.settings.account);
+    return host.state.withLock(counter, async (state) => {
+      const read = (key: string) => state.get(key);
+      const next = Number((await this.read(read, "next-receive")) ?? "0");
+      const unused = (await this.unused(await this.read(read, "unused-receive"), String(next))).filter((entry) => !use.get(entry.address)?.received);
       const now = host.now();
       const already = unused.find((entry) => entry.invoiceId === invoiceId);
       if (already) return already.address;
       if (unused.length < gapLimit) {
         const address = await this.settings.derive(next);
-        await state.set(this.key("next-receive"), String(next + 1));
-        await state.set(this.key(`addr:${address}`), JSON.stringify({ branch: 0, index: next }));
+        await state.set(counter, String(next + 1));
+        // The path and the account: a late payment to it, after a rotation, is known as the previous account's.
+        await state.set(this.key(`addr:${address}`), JSON.stringify({ branch: 0, index: next, account: this.settings.account.id }));
         await this.save(state, [...unused, { index: next, address, at: now, invoiceId }]);
         return address;
       }
@@ -131,7 +141,12 @@ export class DepositAddresses {
     return all;
   }
 
+  /** The account's value `name` (see readPerAccount). */
+  private read(get: (key: string) => Promise<string | null>, name: string): Promise<string | null> {
+    return readPerAccount(get, this.settings.namespace, name, this.settings.account);
+  }
+
   private async save(state: ChainStateView, unused: readonly Unused[]): Promise<void> {
-    await state.set(this.key("unused-receive"), JSON.stringify(unused));
+    await state.set(perAccountKey(this.settings.namespace, "unused-receive", this.settings.account), JSON.stringify(unused));
   }
 }

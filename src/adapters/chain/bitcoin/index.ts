@@ -1,7 +1,7 @@
 import type { HDKey } from "@scure/bip32";
 import { PaymentError } from "../../../errors";
 import { isValidAddressOfFamily, type ChainKind } from "../address-rules";
-import { ChainMismatchError, type ChainAdapter, type ChainHost, type ChainSyncStatus } from "../../../core/ports/chain";
+import { ChainMismatchError, type ChainAdapter, type ChainHoldings, type ChainHost, type ChainSyncStatus } from "../../../core/ports/chain";
 import { toChainUnits, toLedgerUnits } from "../units";
 import { addressOfScript, deriveAddress, parseAccountKey, sameAccount } from "./keys";
 import { checkBitcoinOptions, type BitcoinChainOptions } from "./options";
@@ -10,6 +10,7 @@ import { bitcoinNode } from "./node";
 import { BitcoinScanner } from "./scanner";
 import { BitcoinWallet } from "./wallet";
 import { DepositAddresses } from "./deposit-addresses";
+import { readHoldings } from "./holdings";
 
 export type { BitcoinChainOptions } from "./options";
 
@@ -24,6 +25,8 @@ export interface BitcoinChain extends ChainAdapter {
    * idempotently: nothing is credited twice.
    */
   rescan(fromHeight: number): Promise<void>;
+  /** What the chain holds for the service (see `ChainAdapter.holdings`): always available on this adapter. */
+  holdings(): Promise<ChainHoldings>;
 }
 
 /**
@@ -109,6 +112,7 @@ export function bitcoinChain(options: BitcoinChainOptions): BitcoinChain {
     deposits: DepositAddresses;
     confirmations: number;
     lowBalance: bigint | null;
+    float: bigint;
   } | null = null;
   const use = () => {
     if (!bound) throw new Error(`bitcoinChain(${settings.coin}) is not bound: pass it to createPaymentRouter({ chains: [...] })`);
@@ -121,7 +125,7 @@ export function bitcoinChain(options: BitcoinChainOptions): BitcoinChain {
 
     bind(host) {
       const confirmations = settings.confirmations ?? host.minConfirm(settings.coin, settings.network);
-      const wallet = new BitcoinWallet({ node, host, namespace, account: signer, params, confirmations, fee: settings.fee });
+      const wallet = new BitcoinWallet({ node, host, namespace, account: signer, accountKey: account.key, params, confirmations, fee: settings.fee });
       const scanner = new BitcoinScanner({
         node,
         coin: settings.coin,
@@ -138,21 +142,30 @@ export function bitcoinChain(options: BitcoinChainOptions): BitcoinChain {
         // A followed deposit already has the fields receive() reads (txid, vout, sats, address).
         onFinal: (deposits) => wallet.receive(deposits),
         onBlocks: (blocks) => wallet.sawBlocks(blocks),
+        // A top-up of the hot wallet is followed to finality like a deposit, and then spendable.
+        ...(signer ? { walletAddresses: async () => [await wallet.address()] } : {}),
       });
       const deposits = new DepositAddresses({
         host,
         namespace,
+        account: { id: wallet.owner.id, firstReceive: async () => deriveAddress(account.key, 0, 0, await params()) },
         coin: settings.coin,
         network: settings.network,
         gapLimit: settings.gapLimit,
         derive: async (index) => deriveAddress(account.key, 0, index, await params()),
       });
       const ledger = host.decimals(settings.coin);
-      const lowBalance = settings.lowBalance === null ? null : toLedgerUnits(settings.lowBalance, 8, ledger);
-      if (lowBalance !== null && toChainUnits(lowBalance, 8, ledger) !== settings.lowBalance) {
-        throw new TypeError(`bitcoinChain: lowBalance.${settings.coin} has more decimal places than the currency list's ${ledger}`);
-      }
-      bound = { host, scanner, wallet, deposits, confirmations, lowBalance };
+      // Options in sats, in the ledger's units: refused when the currency list's decimals cannot carry them exactly.
+      const inLedger = (option: string, sats: bigint | null): bigint | null => {
+        if (sats === null) return null;
+        const amount = toLedgerUnits(sats, 8, ledger);
+        if (toChainUnits(amount, 8, ledger) !== sats)
+          throw new TypeError(`bitcoinChain: ${option}.${settings.coin} has more decimal places than the currency list's ${ledger}`);
+        return amount;
+      };
+      const lowBalance = inLedger("lowBalance", settings.lowBalance);
+      const float = inLedger("float", settings.float) ?? 0n;
+      bound = { host, scanner, wallet, deposits, confirmations, lowBalance, float };
     },
 
     supports(coin, network) {
@@ -219,8 +232,8 @@ export function bitcoinChain(options: BitcoinChainOptions): BitcoinChain {
     async hotWalletBalances() {
       const { wallet, host, lowBalance } = use();
       if (!signer) return [];
-      // The account's first change address names the wallet: its coins are spread over many addresses.
-      const address = deriveAddress(account.key, 1, 0, await params());
+      // The account's first change address names the wallet (and takes top-ups): its coins are spread over many addresses.
+      const address = await wallet.address();
       const sats = await wallet.balance();
       return [{ coin: settings.coin, network: settings.network, address, amount: toLedgerUnits(sats, 8, host.decimals(settings.coin)), lowBalance }];
     },
@@ -237,6 +250,26 @@ export function bitcoinChain(options: BitcoinChainOptions): BitcoinChain {
 
     async getPayoutStatus({ payoutId }) {
       return use().wallet.status(payoutId);
+    },
+
+    /**
+     * The account's outputs as the node sees them (see readHoldings): the current account's in
+     * `hotWallet` when it has one (its deposits are the wallet's own outputs), else in
+     * `depositAddresses`, where a previous account's outputs always are (the service's, but this
+     * hot wallet cannot sign for them); the fees of broadcast payouts, and the declared float.
+     */
+    async holdings(): Promise<ChainHoldings> {
+      const { wallet, host, float } = use();
+      const read = await readHoldings({ node, state: host.state, namespace, owner: wallet.owner });
+      // In the ledger's units, as deposits are credited (the currency list's decimals: 8 for BTC and LTC).
+      const ledger = (sats: bigint) => toLedgerUnits(sats, 8, host.decimals(settings.coin));
+      const hot = signer ? read.current : 0n;
+      const elsewhere = read.previous + (signer ? 0n : read.current);
+      return {
+        network: settings.network,
+        height: read.height,
+        coins: [{ coin: settings.coin, hotWallet: ledger(hot), depositAddresses: ledger(elsewhere), networkFees: ledger(read.networkFees), float }],
+      };
     },
 
     async rescan(fromHeight) {

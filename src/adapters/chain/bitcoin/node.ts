@@ -80,8 +80,12 @@ export function bitcoinNode(options: { url: string; timeoutMs: number; label: st
         throw error;
       }
     },
-    async isUnspent(txid, vout) {
-      return (await rpc.call<unknown>("gettxout", [txid, vout, true])) !== null;
+    async unspentScripts(outpoints) {
+      if (outpoints.length === 0) return [];
+      const answers = await rpc.batch<{ scriptPubKey: { hex: string } } | null>(
+        outpoints.map((outpoint) => ({ method: "gettxout", params: [outpoint.txid, outpoint.vout, true] })),
+      );
+      return answers.map((answer) => answer?.scriptPubKey.hex ?? null);
     },
     async outputConfirmations(txid, vout) {
       const output = await rpc.call<{ confirmations: string } | null>("gettxout", [txid, vout, false]);

@@ -48,6 +48,12 @@ export interface BitcoinChainOptions {
    * back above) and shown low by `payments.admin.hotWallets()`. Default: none.
    */
   lowBalance?: Record<string, string>;
+  /**
+   * The operator's own money in the hot wallet, keyed by the coin (`{ LTC: "0.1" }`), a decimal
+   * string in coin units: what was put in for fees, not the merchants'. Reported by `holdings()`
+   * so that reconciliation counts it. Default: none.
+   */
+  float?: Record<string, string>;
 }
 
 /** The options after checking, with defaults. */
@@ -67,6 +73,8 @@ export interface BitcoinSettings {
   blockSeconds: number;
   /** The threshold in sats, or null. */
   lowBalance: bigint | null;
+  /** The declared float in sats, or null. */
+  float: bigint | null;
 }
 
 const schema = z.strictObject({
@@ -91,6 +99,7 @@ const schema = z.strictObject({
   gapLimit: z.int().min(1).max(100_000).optional(),
   blockSeconds: z.number().positive().max(86_400).optional(),
   lowBalance: z.record(z.string(), z.string().regex(/^\d+(\.\d+)?$/, { error: 'must be a decimal string in coin units, such as "0.5"' })).optional(),
+  float: z.record(z.string(), z.string().regex(/^\d+(\.\d+)?$/, { error: 'must be a decimal string in coin units, such as "0.1"' })).optional(),
 });
 
 /** Checks `bitcoinChain()`'s options; messages name the option and never show a key or the URL. */
@@ -100,15 +109,6 @@ export function checkBitcoinOptions(options: BitcoinChainOptions): BitcoinSettin
   const value = result.data;
   const fee = { target: value.feeRate?.target ?? 6, fallback: value.feeRate?.fallback ?? 10, ceiling: value.feeRate?.ceiling ?? 500 };
   if (fee.fallback > fee.ceiling) throw new TypeError("bitcoinChain: feeRate.fallback is above feeRate.ceiling");
-  let lowBalance: bigint | null = null;
-  for (const [coin, text] of Object.entries(value.lowBalance ?? {})) {
-    if (coin !== value.coin) throw new TypeError(`bitcoinChain: lowBalance.${coin} names a coin this adapter does not serve; it serves ${value.coin}`);
-    try {
-      lowBalance = parseDecimal(text, 8);
-    } catch {
-      throw new TypeError(`bitcoinChain: lowBalance.${coin} has more than 8 decimal places`);
-    }
-  }
   return {
     coin: value.coin,
     network: value.network,
@@ -123,6 +123,24 @@ export function checkBitcoinOptions(options: BitcoinChainOptions): BitcoinSettin
     timeoutMs: value.timeoutMs ?? 15_000,
     gapLimit: value.gapLimit ?? 20,
     blockSeconds: value.blockSeconds ?? (value.coin === "LTC" ? 150 : 600),
-    lowBalance,
+    lowBalance: coinAmount("lowBalance", value.lowBalance, value.coin),
+    float: coinAmount("float", value.float, value.coin),
   };
+}
+
+/**
+ * The sats of an option keyed by the coin (`lowBalance`, `float`: `{ LTC: "0.5" }`), or null
+ * when it is not set. Throws, naming the option, for another coin or a finer amount than a sat.
+ */
+function coinAmount(option: string, amounts: Record<string, string> | undefined, served: string): bigint | null {
+  let sats: bigint | null = null;
+  for (const [coin, text] of Object.entries(amounts ?? {})) {
+    if (coin !== served) throw new TypeError(`bitcoinChain: ${option}.${coin} names a coin this adapter does not serve; it serves ${served}`);
+    try {
+      sats = parseDecimal(text, 8);
+    } catch {
+      throw new TypeError(`bitcoinChain: ${option}.${coin} has more than 8 decimal places`);
+    }
+  }
+  return sats;
 }

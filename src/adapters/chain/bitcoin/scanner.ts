@@ -49,6 +49,12 @@ export interface BitcoinScannerSettings {
   /** Called with deposits that just became final (the wallet takes their outputs as spendable). */
   onFinal: (deposits: readonly Tracked[]) => Promise<void>;
   /**
+   * Addresses of the service's own wallet (where the operator tops the hot wallet up), encoded
+   * for the node's chain: outputs to them are followed like deposits and handed to `onFinal`
+   * when final, but never reported in the deposit feed (no invoice is behind them).
+   */
+  walletAddresses?: () => Promise<readonly string[]>;
+  /**
    * Called once per poll with the transactions of the blocks it read (oldest first; not called
    * when it read none), so the wallet sees its own payouts mined. One call per poll rather than
    * per block lets the wallet read its list of watched payouts once.
@@ -69,6 +75,8 @@ const trackedSchema = z.strictObject({
   reported: z.int().min(0),
   /** True once handed to `onFinal`; it is then watched only for a reorg deeper than its confirmations. */
   settled: z.boolean().optional(),
+  /** An output to the service's own wallet (`walletAddresses`): followed, never reported. */
+  wallet: z.boolean().optional(),
 });
 
 /** One output to an issued address, followed until it is final or dropped. */
@@ -211,8 +219,9 @@ export class BitcoinScanner {
     if (outputs.length === 0) return;
     const issued = await this.settings.host.issuedAddresses(this.settings.network, [...new Set(outputs.map((output) => output.address))]);
     const ours = new Map<string, IssuedAddress>(issued.map((entry) => [entry.address, entry]));
+    const wallet = new Set(await (this.settings.walletAddresses?.() ?? []));
     for (const output of outputs) {
-      const owner = ours.get(output.address);
+      const owner = ours.get(output.address) ?? (wallet.has(output.address) ? { address: output.address, coin: this.settings.coin, invoiceId: "" } : undefined);
       if (!owner) continue;
       const sats = toSatoshis(output.value);
       if (sats <= 0n) continue;
@@ -227,7 +236,7 @@ export class BitcoinScanner {
         }
         if (existing.reported === confirmations && !output.block) continue;
         existing.reported = confirmations;
-        reports.push(this.report(existing, confirmations, false));
+        this.push(reports, existing, confirmations, false);
         continue;
       }
       const tracked: Tracked = {
@@ -239,9 +248,10 @@ export class BitcoinScanner {
         block: output.block?.height ?? null,
         blockHash: output.block?.hash ?? null,
         reported: confirmations,
+        ...(ours.has(output.address) ? {} : { wallet: true }),
       };
       cursor.tracked.push(tracked);
-      reports.push(this.report(tracked, confirmations, false));
+      this.push(reports, tracked, confirmations, false);
     }
   }
 
@@ -259,12 +269,12 @@ export class BitcoinScanner {
     for (const deposit of cursor.tracked) {
       if (deposit.block === null) {
         if (!mempool.has(deposit.txid) && !minedNow.has(deposit.txid) && caughtUp) {
-          reports.push(this.report(deposit, 0, true));
+          this.push(reports, deposit, 0, true);
           continue;
         }
         if (deposit.reported !== 0) {
           deposit.reported = 0;
-          reports.push(this.report(deposit, 0, false));
+          this.push(reports, deposit, 0, false);
         }
         kept.push(deposit);
         continue;
@@ -273,7 +283,7 @@ export class BitcoinScanner {
       const confirmations = Math.max(0, head - deposit.block + 1);
       if (confirmations !== deposit.reported && (deposit.reported < required || confirmations < required)) {
         deposit.reported = confirmations;
-        reports.push(this.report(deposit, confirmations, false));
+        this.push(reports, deposit, confirmations, false);
       }
       if (confirmations >= required && !deposit.settled) {
         deposit.settled = true;
@@ -283,6 +293,11 @@ export class BitcoinScanner {
     }
     cursor.tracked = kept;
     if (final.length > 0) await this.settings.onFinal(final);
+  }
+
+  /** Adds a deposit's state to the feed's page; an output to the service's own wallet is followed but not reported. */
+  private push(reports: ChainDeposit[], deposit: Tracked, confirmations: number, dropped: boolean): void {
+    if (!deposit.wallet) reports.push(this.report(deposit, confirmations, dropped));
   }
 
   private report(deposit: Tracked, confirmations: number, dropped: boolean): ChainDeposit {

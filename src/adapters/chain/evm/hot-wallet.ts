@@ -15,6 +15,7 @@ import {
 } from "viem";
 import type { ChainStateStore } from "../../../core/ports/chain";
 import { nodeError } from "../../rpc-errors";
+import { OutageLog } from "../../../outage-log";
 
 /** What `HotWallet` needs: a node, a key, and the shared state its nonce queue lives in. */
 export interface HotWalletOptions {
@@ -81,7 +82,8 @@ export class HotWallet {
   private readonly chainId: number;
   private readonly state: ChainStateStore;
   private readonly namespace: string;
-  private readonly logger: HotWalletOptions["logger"];
+  /** Failed re-broadcasts, per transaction: logged as an outage (its error once, a line a check, a line when it goes through). */
+  private readonly rebroadcasts: OutageLog;
   private readonly secrets: readonly string[];
   private readonly label: string;
   /** Errors already scrubbed here, passed on as they are. */
@@ -98,7 +100,7 @@ export class HotWallet {
     this.chainId = options.chainId;
     this.state = options.state;
     this.namespace = options.namespace;
-    this.logger = options.logger;
+    this.rebroadcasts = new OutageLog(options.logger, { try: "status check" });
     this.secrets = options.secrets;
     this.label = options.label ?? "EVM node";
   }
@@ -166,15 +168,21 @@ export class HotWallet {
    * blocks), confirmed (succeeded and `confirmations` reached), or failed with a reason (reverted,
    * or its nonce taken by another transaction, `confirmations` deep in both cases). When the node
    * knows neither the transaction nor a receipt (nodes drop transactions from their pool), the
-   * stored raw transaction is re-broadcast; a failed re-broadcast is logged and reads as pending.
+   * stored raw transaction is re-broadcast; a failed re-broadcast reads as pending and is logged as
+   * an outage of its own (its error once, then a line a status check, and a line when it goes through).
    * Throws when nothing is stored under `id`.
    */
   async status(id: string, confirmations: number): Promise<HotWalletStatus> {
     return this.guard(async () => {
       const stored = await this.stored(id);
       if (!stored) throw this.own(new Error(`${this.label}: no transaction is stored under "${id}"; send() it first`));
+      const rebroadcast = `${this.label}: re-broadcast of the dropped transaction "${id}" (${stored.hash})`;
       const receipt = await this.receipt(stored.hash);
-      if (receipt) return this.judge(receipt, confirmations);
+      if (receipt) {
+        // Mined after all: whatever its re-broadcasts did is over.
+        this.rebroadcasts.forget(rebroadcast);
+        return this.judge(receipt, confirmations);
+      }
       if (await this.knows(stored.hash)) return { status: "pending" };
       const mined = await this.call("reading the hot wallet's nonce", () => this.client.getTransactionCount({ address: this.address, blockTag: "latest" }));
       if (mined > stored.nonce) {
@@ -188,10 +196,10 @@ export class HotWallet {
       }
       try {
         await this.broadcast(stored);
+        this.rebroadcasts.worked(rebroadcast);
       } catch (error) {
-        this.logger.warn(
-          `${this.label}: the dropped transaction "${id}" (${stored.hash}) could not be re-broadcast, trying again on the next status check: ${(error as Error).message}`,
-        );
+        // Scrubbed by broadcast(); tried again on the next status check.
+        this.rebroadcasts.failed(rebroadcast, error);
       }
       return { status: "pending" };
     });

@@ -13,6 +13,7 @@ import { toChainUnits } from "../units";
 import { payoutNeeds, readHotWalletBalances, type HotWalletBalancesSettings } from "./balances";
 import { rescaleDown } from "../../../money";
 import { readHoldings, type HoldingsSettings } from "./holdings";
+import { OutageLog } from "../../../outage-log";
 
 export type { EvmChainOptions } from "./options";
 
@@ -105,18 +106,27 @@ export function evmChain(options: EvmChainOptions): EvmChain {
 
   // The factory is deployed (once, by the hot wallet through the deterministic deployer) the
   // first time a sweep needs it; deposit addresses never wait for it.
+  // Asked each round a sweep is due: a factory that is missing is logged as an outage (once,
+  // then a line a round, then a line when it is there), not as an error every round.
+  let factoryLog: OutageLog | null = null;
+  const factoryPart = `${settings.network}: forwarder factory`;
   const ensureFactory = async (): Promise<Address | null> => {
     const { host } = use();
+    factoryLog ??= new OutageLog(host.logger);
     const wallet = await use().wallet();
     const code = await client.getCode({ address: factory });
-    if (code && code !== "0x") return factory;
+    if (code && code !== "0x") {
+      factoryLog.worked(factoryPart);
+      return factory;
+    }
     if (settings.factory) {
-      host.logger.error(`${settings.network}: no contract at the configured factory ${factory}; deposits are credited but not consolidated`);
+      factoryLog.failed(factoryPart, `no contract at the configured factory ${factory}; deposits are credited but not consolidated`);
       return null;
     }
     await wallet.send("factory", { to: DETERMINISTIC_DEPLOYER, data: factoryDeploymentData(account.address), gasFallback: 1_500_000n });
     const status = await wallet.status("factory", 1);
-    if (status.status === "failed") host.logger.error(`${settings.network}: deploying the forwarder factory failed: ${status.reason}`);
+    if (status.status === "failed") factoryLog.failed(factoryPart, `deploying it failed: ${status.reason}`);
+    if (status.status === "confirmed") factoryLog.worked(factoryPart);
     return status.status === "confirmed" ? factory : null;
   };
 

@@ -14,6 +14,7 @@ import { payoutReads, payoutWrites } from "./payouts";
 import { reconcileReads } from "./reconcile";
 import { type Run, Tables, type Undo } from "./tables";
 import { unlistedTransferReads, unlistedTransferWrites } from "./unlisted-transfers";
+import { webhookBacklogReads } from "./webhook-backlog";
 import { webhookEndpointReads, webhookEndpointWrites } from "./webhook-endpoints";
 import { webhookOutboxReads, webhookOutboxWrites } from "./webhook-outbox";
 
@@ -42,6 +43,7 @@ function reads(t: Tables, run: Run) {
     paymentLinkReads(t, run),
     webhookEndpointReads(t, run),
     webhookOutboxReads(t, run),
+    webhookBacklogReads(t, run),
     cursorReads(t, run),
     unlistedTransferReads(t, run),
     operatorListReads(t, run),

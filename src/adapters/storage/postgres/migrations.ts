@@ -342,6 +342,16 @@ CREATE INDEX deposits_notable ON deposits (mode, seq) WHERE reversals > 0 OR NOT
 ALTER TABLE payouts ADD COLUMN refund_deposit_id text COLLATE "C";
 `,
   },
+  {
+    version: 8,
+    name: "webhook deliveries: the backlog across merchants (due, oldest due, failing endpoints) from indexes",
+    // Both index pending deliveries only; the second only those that failed an attempt, so it
+    // stays small while receivers answer.
+    sql: `
+CREATE INDEX webhook_deliveries_pending_due ON webhook_deliveries (next_attempt_at, lease_until) WHERE status = 'pending';
+CREATE INDEX webhook_deliveries_retrying ON webhook_deliveries (endpoint_id) WHERE status = 'pending' AND attempts > 0;
+`,
+  },
 ];
 
 /** Quotes an identifier for SQL ("my schema" -> "\"my schema\""). */

@@ -68,6 +68,15 @@ export function sqlReads(db: SqlQueryable, s: Statements): StorageReads {
       after
         ? all(db.query(s.listPayoutsByStatusAfter, [mode, status, Math.max(0, limit), after]), payoutColumns.read)
         : all(db.query(s.listPayoutsByStatus, [mode, status, Math.max(0, limit)]), payoutColumns.read),
+    webhookBacklog: async (now, limit) => {
+      const row = (await db.query(s.webhookBacklog, [now, Math.max(0, limit)])).rows[0]!;
+      return {
+        due: Number(row.due),
+        oldestDueAt: row.oldest_due_at === null ? null : Number(row.oldest_due_at),
+        retrying: Number(row.retrying),
+        failingEndpoints: Number(row.failing_endpoints),
+      };
+    },
     getCursor: async (key) => {
       const row = (await db.query(s.getCursor, [key])).rows[0];
       return row === undefined ? null : (row.value as string);

@@ -11,6 +11,7 @@ import type { PaymentLinkReads, PaymentLinkStore } from "./payment-links";
 import type { PayoutReads, PayoutStore } from "./payouts";
 import type { ReconcileReads } from "./reconcile";
 import type { UnlistedTransferReads, UnlistedTransferStore } from "./unlisted-transfers";
+import type { WebhookBacklogReads } from "./webhook-backlog";
 import type { WebhookEndpointReads, WebhookEndpointStore } from "./webhook-endpoints";
 import type { WebhookOutboxReads, WebhookOutboxStore } from "./webhook-outbox";
 
@@ -28,6 +29,7 @@ export type { PayoutFilter, PayoutReads, PayoutStore } from "./payouts";
 export type { PageQuery, Scope } from "./scope";
 export type { BalanceTotal, DepositTotal, PayoutTotal, ReconcileReads, RecordTotal, UnlistedTotal } from "./reconcile";
 export type { UnlistedTransferReads, UnlistedTransferStore } from "./unlisted-transfers";
+export type { WebhookBacklog, WebhookBacklogReads } from "./webhook-backlog";
 export type { WebhookEndpointReads, WebhookEndpointStore } from "./webhook-endpoints";
 export type { DeliveryFilter, WebhookAttemptOutcome, WebhookOutboxReads, WebhookOutboxStore } from "./webhook-outbox";
 
@@ -49,6 +51,7 @@ export interface StorageReads
     PaymentLinkReads,
     WebhookEndpointReads,
     WebhookOutboxReads,
+    WebhookBacklogReads,
     CursorReads,
     UnlistedTransferReads,
     OperatorListReads,

@@ -142,7 +142,8 @@ describe("bitcoinChain gap limit (LTC regtest)", () => {
       const { h, receive } = await harness(3, { storage: postgresStorage({ pglite, schema: "gap_earlier" }) });
       const first = [await created(h), await created(h), await created(h)];
       // What an earlier version left behind: the receive counter at 3, and no list.
-      await pglite.query("DELETE FROM gap_earlier.cursors WHERE key = 'chain:bitcoin:LTC:unused-receive'");
+      const deleted = await pglite.query("DELETE FROM gap_earlier.cursors WHERE key LIKE 'chain:bitcoin:LTC:unused-receive:%'");
+      expect(deleted.affectedRows).toBe(1);
       expect((await create(h)).status).toBe(503);
       await node.pay(first[0]!.address, first[0]!.payAmount);
       await settle(h);

@@ -198,19 +198,21 @@ describe("HotWallet on anvil", () => {
     expect(await wallet.status("lost_1", 3)).toEqual({ status: "failed", reason: `replaced: nonce ${signed.nonce} was used by another transaction` });
   });
 
-  it("logs a failed re-broadcast, scrubbed, and reads as pending", async () => {
+  it("logs a failed re-broadcast as an outage, scrubbed (its error once, then a line a check), and reads as pending", async () => {
     const wallet = hotWallet(1, memoryState(), { account: privateKeyToAccount(unfundedKey), secrets: [...rpcSecrets(node.rpcUrl), unfundedKey] });
     const signed = await wallet.sign("unfunded_1", { to: freshAddress(), value: 1n });
     const logged = logger.lines.length;
-    expect(await wallet.status("unfunded_1", 1)).toEqual({ status: "pending" });
+    for (let check = 0; check < 3; check++) expect(await wallet.status("unfunded_1", 1)).toEqual({ status: "pending" });
+    const name = `ETH node: re-broadcast of the dropped transaction "unfunded_1" \\(${signed.hash}\\)`;
     expect(logger.lines.slice(logged)).toEqual([
-      expect.stringMatching(
-        new RegExp(
-          `^warn ETH node: the dropped transaction "unfunded_1" \\(${signed.hash}\\) could not be re-broadcast, trying again on the next status check: .*insufficient funds`,
-          "i",
-        ),
-      ),
+      expect.stringMatching(new RegExp(`^error ${name} failed; it is retried every status check, .*: ETH node, broadcasting .*insufficient funds`, "i")),
+      expect.stringMatching(new RegExp(`^warn ${name} still failing \\(2 status checks in a row\\): .*insufficient funds`, "i")),
+      expect.stringMatching(new RegExp(`^warn ${name} still failing \\(3 status checks in a row\\)`, "i")),
     ]);
+    for (const line of logger.lines.slice(logged)) {
+      expect(line).not.toContain(unfundedKey.slice(2));
+      expect(line).not.toContain(node.rpcUrl);
+    }
   });
 
   it("throws what the node said, and nothing of the hot key", async () => {

@@ -10,6 +10,7 @@ import { paymentLinkStatements } from "./payment-links";
 import { payoutStatements } from "./payouts";
 import { reconcileStatements } from "./reconcile";
 import { tableNames } from "./tables";
+import { webhookBacklog } from "./webhook-backlog";
 import { claimWebhookDeliveries } from "./webhook-claim";
 import { webhookDeliveryStatements } from "./webhook-deliveries";
 import { webhookEndpointStatements } from "./webhook-endpoints";
@@ -42,6 +43,7 @@ export function buildStatements(schema: string | undefined) {
     ...webhookEndpointStatements(t),
     ...webhookDeliveryStatements(t),
     claimWebhookDeliveries: claimWebhookDeliveries(t),
+    webhookBacklog: webhookBacklog(t),
     ...idempotencyStatements(t),
     ...cursorStatements(t, schema),
     ...operatorListStatements(t),

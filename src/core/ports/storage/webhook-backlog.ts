@@ -1,0 +1,28 @@
+/**
+ * The webhook outbox's backlog across every merchant and mode, as one bounded read: what an
+ * operator watches (health, metrics) whichever instance sent or queued the deliveries.
+ */
+export interface WebhookBacklog {
+  /** Pending deliveries due now (`nextAttemptAt <= now`) that no worker holds (no live lease), counted up to the read's `limit`. */
+  due: number;
+  /** The `nextAttemptAt` of the earliest of those (epoch ms), or null when none is due. */
+  oldestDueAt: number | null;
+  /** Pending deliveries attempted at least once (their last attempt failed), due now or later, counted up to `limit`. */
+  retrying: number;
+  /**
+   * Endpoints with at least one such delivery: their receiver failed its last attempt of it
+   * (until that delivery is tried again, whatever the endpoint's other deliveries did since).
+   * Counted up to `limit`.
+   */
+  failingEndpoints: number;
+}
+
+/**
+ * The backlog read. Not scoped: it answers counts only, never a merchant's ids. Cheap on a large
+ * outbox (an adapter answers it from indexes over pending deliveries, never by scanning the
+ * delivery log), and bounded by `limit`.
+ */
+export interface WebhookBacklogReads {
+  /** The backlog as of `now` (epoch ms), each count stopping at `limit`. */
+  webhookBacklog(now: number, limit: number): Promise<WebhookBacklog>;
+}
