@@ -42,6 +42,13 @@ module.exports = {
       to: { path: "^src/(core/(?!ports/)|http/|delivery/|webhooks/|testing/|client/)" },
     },
     {
+      name: "cli-uses-the-public-api",
+      comment: "The command line is a client of the package: it imports its public entry points only, as a host's own tooling would.",
+      severity: "error",
+      from: { path: "^src/cli/" },
+      to: { path: "^src/", pathNot: "^src/(cli/|index\\.ts|postgres\\.ts)" },
+    },
+    {
       name: "receiver-apart-from-service",
       comment: "The receiver toolkit (what users import to consume webhooks) never needs the service.",
       severity: "error",

@@ -48,4 +48,13 @@ export default defineConfig([
     target: "node20",
     external,
   },
+  {
+    // The `express-crypto-pay` command (package.json "bin"): ESM, no types; its source starts
+    // with the #!/usr/bin/env node line, which esbuild keeps.
+    entry: { cli: "src/cli/main.ts" },
+    format: ["esm"],
+    sourcemap: true,
+    target: "node20",
+    external,
+  },
 ]);

@@ -83,6 +83,9 @@ export type {
   InvoiceFilter,
   PayoutFilter,
   DeliveryFilter,
+  OperatorListReads,
+  OperatorDeliveryFilter,
+  StorageMigrationReport,
 } from "./core/ports/storage/index";
 export { webhookDeliveryId, webhookPayload, fanOut, IN_PROCESS_ENDPOINT } from "./core/ports/fan-out";
 export type { InProcessEventContext, InProcessEventHandlers } from "./delivery/in-process";
@@ -115,10 +118,11 @@ export { DEFAULT_CURRENCIES, DEFAULT_FIAT } from "./currencies";
 export type { CurrencyConfig, NetworkConfig } from "./currencies";
 export type { Logger } from "./core/ports/logger";
 export type { TickReport } from "./core/service";
-export type { HealthReport, HealthOptions, HealthStatus, ChainHealth, PriceSourceHealth } from "./core/health";
+export type { HealthReport, HealthOptions, HealthReportOptions, HealthStatus, ChainHealth, PriceSourceHealth } from "./core/health";
 export type { IssuedApiKey, ApiKeySummary } from "./core/merchants";
 export type { PaymentView, DepositView } from "./core/views/payment";
 export type { OperatorReport, OperatorReportOptions, ReportedDeposit } from "./core/operator-report";
+export type { OperatorAdmin, OperatorPage, OperatorPageOptions, MerchantSummary, DeliverySummary } from "./core/operator-tools";
 export type { HotWalletBalanceReading, HotWalletReading } from "./core/hot-wallets";
 export type {
   ReconcileAsset,

@@ -4,6 +4,7 @@ import type { HotWalletReading } from "./hot-wallets";
 import type { CoreContext } from "./context";
 import type { BackgroundStatus } from "./service";
 import { formatDecimal } from "../money";
+import { probeChain } from "./health-one-shot";
 
 /** Thresholds of the health check (`createPaymentRouter({ health })`). */
 export interface HealthOptions {
@@ -78,6 +79,18 @@ export interface HealthReport {
   background: { running: boolean; schedules: Array<{ name: string; lastRoundAt: string | null; failing: boolean }> };
 }
 
+/** Options of one health report (`payments.health(options)`). */
+export interface HealthReportOptions {
+  /**
+   * For a process that runs no background work (the operator's command line, a cron job): each
+   * live chain's node is checked (network, keys) and its head read now, and a node that does not
+   * answer is unhealthy at once; scanner heights come from the cursors in storage; the hot
+   * wallets are read from their nodes. The background loops and last scans are left out (`background.running` false, no schedules;
+   * `lastScanAt` null). Default false: what this process's own background work and sender know.
+   */
+  oneShot?: boolean;
+}
+
 /** What the health check reads besides the core context. */
 export interface HealthSources {
   background: () => BackgroundStatus;
@@ -123,15 +136,18 @@ export class HealthCheck {
   }
 
   /** Runs every probe (in parallel) and returns the report. Never rejects. */
-  async report(): Promise<HealthReport> {
+  async report(options: HealthReportOptions = {}): Promise<HealthReport> {
     const now = this.context.now();
-    const background = this.sources.background();
+    const oneShot = options.oneShot === true;
+    const background: BackgroundStatus = oneShot ? { running: false, closed: false, schedules: [], chains: [] } : this.sources.background();
     const reasons: string[] = [];
     const softer: string[] = [];
     const wallets = this.sources.hotWallets();
     const webhooks = this.webhooks(now);
     const [storage, pending, pricing] = await Promise.all([this.storage(), this.pendingPayouts(), this.pricing()]);
-    const chains = await Promise.all(background.chains.map((entry) => this.chain(entry, now, pending, wallets)));
+    const chains = oneShot
+      ? await Promise.all(this.context.chains.all("live").map((chain) => this.probedChain(chain, pending)))
+      : await Promise.all(background.chains.map((entry) => this.chain(entry, now, pending, wallets)));
     if (!storage.reachable) reasons.push("storage: not reachable");
     for (const chain of chains) {
       reasons.push(...chain.unhealthy);
@@ -235,6 +251,47 @@ export class HealthCheck {
         address,
         amount: formatDecimal(amount, this.context.currencies.decimalsOf(coin) ?? 0),
         low,
+      }));
+      for (const balance of health.hotWallet) if (balance.low) degraded.push(`chain ${name}: hot wallet ${balance.coin} balance below its low mark`);
+    }
+    return { health, unhealthy, degraded };
+  }
+
+  /** A chain in a one-shot report: its node checked and read now, its scan from the stored cursor. */
+  private async probedChain(chain: ChainAdapter, pending: readonly ChainAdapter[]): Promise<{ health: ChainHealth; unhealthy: string[]; degraded: string[] }> {
+    const name = chain.feedId ?? chain.name;
+    const probe = await probeChain(this.context, chain, this.timeoutMs, within);
+    const unhealthy: string[] = [];
+    if (probe.refused) unhealthy.push(`chain ${name}: refused (its node serves another network than configured)`);
+    if (probe.failure !== null) unhealthy.push(`chain ${name}: node not answering (${probe.failure})`);
+    const nodeHeight = probe.sync?.nodeHeight ?? null;
+    const scannedHeight = probe.storedHeight ?? probe.sync?.scannedHeight ?? null;
+    const lagBlocks = nodeHeight !== null && scannedHeight !== null ? Math.max(0, nodeHeight - scannedHeight) : null;
+    const lagSeconds = lagBlocks !== null && probe.sync ? lagBlocks * probe.sync.blockSeconds : null;
+    if (lagSeconds !== null && lagSeconds > this.maxLagSeconds) unhealthy.push(`chain ${name}: scanner ${lagBlocks} blocks (${lagSeconds} s) behind the node`);
+    const reachable = !probe.refused && probe.failure === null;
+    const health: ChainHealth = {
+      chain: name,
+      state: probe.refused ? "refused" : reachable ? "ready" : "pending",
+      nodeReachable: reachable,
+      nodeDownSince: reachable ? null : new Date(this.context.now()).toISOString(),
+      nodeHeight,
+      scannedHeight,
+      lagBlocks,
+      lagSeconds,
+      lastScanAt: null,
+      pendingPayouts: pending.filter((served) => served === chain).length,
+    };
+    const degraded: string[] = [];
+    // No background reading to take it from: the hot wallet is read now.
+    const balances = reachable && chain.hotWalletBalances ? await within(this.timeoutMs, () => chain.hotWalletBalances!()).catch(() => null) : null;
+    if (balances && balances.length > 0) {
+      health.hotWallet = balances.map(({ coin, network, address, amount, lowBalance }) => ({
+        coin,
+        network,
+        address,
+        amount: formatDecimal(amount, this.context.currencies.decimalsOf(coin) ?? 0),
+        low: lowBalance !== null && amount < lowBalance,
       }));
       for (const balance of health.hotWallet) if (balance.low) degraded.push(`chain ${name}: hot wallet ${balance.coin} balance below its low mark`);
     }

@@ -1,4 +1,5 @@
 import { operatorReport, type OperatorReport, type OperatorReportOptions } from "../core/operator-report";
+import { operatorAdmin, type OperatorAdmin } from "../core/operator-tools";
 import { reconcile } from "../core/reconcile";
 import { type CsvExport, createCsvExport } from "../core/exports/csv-export";
 import type { ExportRequest } from "../core/exports/request";
@@ -39,12 +40,15 @@ import { WebhookSender } from "../delivery/sender";
 import { screenWebhookUrl } from "../delivery/url-guard";
 import { paymentResources, type PaymentResources } from "../client/resources";
 import { PaymentError } from "../errors";
-import { HealthCheck, type HealthReport, WEBHOOK_BACKLOG_LIMIT } from "../core/health";
+import { HealthCheck, type HealthReport, type HealthReportOptions, WEBHOOK_BACKLOG_LIMIT } from "../core/health";
 import { healthHandler, livenessHandler } from "./health";
 import { openObservability } from "../ops/index";
 
-/** Merchant and key management for the host application (there is no HTTP endpoint for it). */
-export interface PaymentAdmin {
+/**
+ * Merchant and key management for the host application (there is no HTTP endpoint for it), and
+ * the operator's tools across merchants (what the `express-crypto-pay` command line runs).
+ */
+export interface PaymentAdmin extends OperatorAdmin {
   /** Creates a merchant. `id` may be given to keep a known id (e.g. a demo merchant). */
   createMerchant(input: { name: string; id?: string }): Promise<MerchantRecord>;
   /** The merchant with this id, or null. */
@@ -132,9 +136,11 @@ export interface PaymentRouter extends Router {
    * The state of every part: storage (reachable, round trip), each live chain (node head,
    * scanner height and lag, last scan, pending payouts), prices of the coins served, webhook
    * backlog and background loops; "unhealthy" with its reasons when payments cannot be taken or
-   * credited (docs/operations.md). Holds no key, secret, node URL or merchant data.
+   * credited (docs/operations.md). Holds no key, secret, node URL or merchant data. With
+   * `{ oneShot: true }`, for a process that runs no background work (the command line): nodes
+   * are checked and read now, scans and the webhook backlog come from storage.
    */
-  health(): Promise<HealthReport>;
+  health(options?: HealthReportOptions): Promise<HealthReport>;
   /**
    * Readiness: answers `health()` as JSON, 200 when "ok" or "degraded", 503 when "unhealthy".
    * Needs no API key. Mount it where your load balancer looks: `app.get("/health", payments.healthHandler)`.
@@ -297,7 +303,7 @@ export function createPaymentRouter(options: PaymentRouterOptions = {}): Payment
   if (settings.backgroundIntervalMs !== false) background.start(settings.backgroundIntervalMs ?? 5000);
   sender.start();
   const healthCheck = new HealthCheck(context, { background: () => background.status(), hotWallets: () => background.hotWalletReadings() }, settings.health);
-  const health = () => healthCheck.report();
+  const health = (healthOptions?: HealthReportOptions) => healthCheck.report(healthOptions);
   // Loops are stuck when no storage-only round ended for ten beats (and at least a minute).
   const stallMs = Math.max(60_000, 10 * (typeof settings.backgroundIntervalMs === "number" ? settings.backgroundIntervalMs : 5000));
 
@@ -310,6 +316,7 @@ export function createPaymentRouter(options: PaymentRouterOptions = {}): Payment
     setSettleCurrency: (merchantId, symbol) => merchants.setSettleCurrency(context, merchantId, symbol),
     operatorReport: (reportOptions) => operatorReport(context, reportOptions),
     hotWallets: () => background.hotWalletReadings(),
+    ...operatorAdmin(context),
     reconcile: (reconcileOptions) => reconcile(context, reconcileOptions),
     export: (request) => createCsvExport(context, request),
   };

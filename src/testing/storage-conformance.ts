@@ -10,6 +10,7 @@ import { idempotencyTests } from "./storage/idempotency";
 import { invoiceTests } from "./storage/invoices";
 import { ledgerTests } from "./storage/ledger";
 import { merchantTests } from "./storage/merchants";
+import { operatorListTests } from "./storage/operator-lists";
 import { paymentLinkTests } from "./storage/payment-links";
 import { payoutTests } from "./storage/payouts";
 import { reconcileTests } from "./storage/reconcile";
@@ -92,6 +93,7 @@ export function runStorageAdapterTests(options: StorageAdapterTestOptions): void
     idempotencyTests(context);
     cursorTests(context);
     unlistedTransferTests(context);
+    operatorListTests(context);
     reconcileTests(context);
     exportTests(context);
     transactionTests(context);

@@ -54,7 +54,7 @@ beforeAll(async () => {
   app = join(work, "app");
   await freshApp(
     app,
-    ["esm.mjs", "cjs.cjs", "typed.mts", "typed.cts", "tsconfig.json"],
+    ["esm.mjs", "cjs.cjs", "typed.mts", "typed.cts", "tsconfig.json", "cli-config.mjs"],
     [
       tarball,
       express,
@@ -81,7 +81,7 @@ describe("the packed package", () => {
     for (const entry of ["index", "postgres", "evm", "rates", "bitcoin"]) {
       expect(files).toEqual(expect.arrayContaining([`dist/${entry}.js`, `dist/${entry}.cjs`, `dist/${entry}.d.ts`, `dist/${entry}.d.cts`]));
     }
-    expect(files).toEqual(expect.arrayContaining(["dist/testing.js", "dist/testing.d.ts", "package.json", "README.md"]));
+    expect(files).toEqual(expect.arrayContaining(["dist/testing.js", "dist/testing.d.ts", "dist/cli.js", "package.json", "README.md"]));
     expect(files).toEqual(
       expect.arrayContaining(
         ["swagger-ui-bundle.js", "swagger-ui.css", "favicon-32x32.png", "favicon-16x16.png", "LICENSE", "NOTICE"].map((file) => `dist/swagger-ui/${file}`),
@@ -132,6 +132,19 @@ describe("the packed package", () => {
     });
     expect((await consumer(app, "out/typed.mjs")).key).toBe("sk_test_");
     expect((await consumer(app, "out/typed.cjs")).code).toBe(40401);
+  }, 120_000);
+
+  it("installs the express-crypto-pay command: it creates a merchant and lists it, and answers --help", async () => {
+    const bin = join(app, "node_modules", ".bin", "express-crypto-pay");
+    const help = await run(bin, ["--help"], { cwd: app, ...OUTPUT });
+    expect(help.stdout).toContain("Usage: express-crypto-pay <command>");
+    const created = await run(bin, ["merchants", "create", "--name", "Packed shop", "--json", "--config", "cli-config.mjs"], { cwd: app, ...OUTPUT });
+    const merchant = JSON.parse(created.stdout) as { id: string; name: string };
+    expect(merchant.name).toBe("Packed shop");
+    const listed = await run(bin, ["merchants", "list", "--json", "--config", "cli-config.mjs"], { cwd: app, ...OUTPUT });
+    expect((JSON.parse(listed.stdout) as { data: Array<{ id: string }> }).data.map((entry) => entry.id)).toEqual([merchant.id]);
+    const usage = await run(bin, ["merchants", "delete"], { cwd: app, ...OUTPUT }).catch((error: { code: number; stderr: string }) => error);
+    expect(usage).toMatchObject({ code: 2, stderr: expect.stringContaining('merchants has no subcommand "delete"') });
   }, 120_000);
 
   it("installs beside Express 4 without --legacy-peer-deps, and answers an unknown invoice there with 404", async () => {

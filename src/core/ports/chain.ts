@@ -224,6 +224,18 @@ export interface ChainAdapter {
    * Optional: a chain without it is reported as not reconcilable.
    */
   holdings?(): Promise<ChainHoldings>;
+  /**
+   * Recovery: makes the next deposit sync read the chain again from block `fromHeight`; what is
+   * found again is applied idempotently. Optional: `payments.admin.rescan` refuses a chain
+   * without it.
+   */
+  rescan?(fromHeight: number): Promise<void>;
+  /**
+   * The height of the last block a stored cursor of this feed has read (null before its first
+   * block). Lets a process that never scanned (the operator's command line) report how far the
+   * scan stands from the cursor in storage. Optional.
+   */
+  cursorHeight?(cursor: string): number | null;
   /** Releases connections and timers; the router calls it from `close()`. Optional. */
   close?(): Promise<void>;
 }

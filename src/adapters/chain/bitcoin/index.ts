@@ -215,6 +215,11 @@ export function bitcoinChain(options: BitcoinChainOptions): BitcoinChain {
       return page;
     },
 
+    cursorHeight(cursor) {
+      const height = (JSON.parse(cursor) as { height: number }).height;
+      return height >= 0 ? height : null;
+    },
+
     async syncStatus(): Promise<ChainSyncStatus> {
       // The RPC client's errors are scrubbed of the URL and its credentials.
       return { network: settings.network, nodeHeight: await node.blockCount(), scannedHeight, blockSeconds: settings.blockSeconds };

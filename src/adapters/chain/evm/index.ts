@@ -26,6 +26,12 @@ export interface EvmChain extends ChainAdapter {
   readonly hotWalletAddress: Address;
   /** The forwarder factory every deposit address derives from. */
   readonly factoryAddress: Address;
+  /**
+   * Recovery: makes the next deposit sync read the chain again from block `fromHeight` (deposits
+   * missed while the service was down, or after restoring a backup). What is found again is
+   * applied idempotently: nothing is credited twice. A height above the scanner's has no effect.
+   */
+  rescan(fromHeight: number): Promise<void>;
 }
 
 /** Everything that exists once the router has bound the adapter. */
@@ -88,6 +94,8 @@ export function evmChain(options: EvmChainOptions): EvmChain {
     ));
 
   let bound: Bound | null = null;
+  // Where rescan() leaves the height the next poll reads from.
+  const rescanKey = `evm:${settings.network}:rescan`;
   // The last block the scanner read, from the cursor its last poll returned (null before one).
   let scannedHeight: number | null = null;
   const use = (): Bound => {
@@ -237,14 +245,30 @@ export function evmChain(options: EvmChainOptions): EvmChain {
     },
 
     async pollDeposits(cursor) {
+      const { scanner, host } = use();
       try {
-        const page = await use().scanner.poll(cursor);
+        // A rescan asked for by rescan(): applied to this poll's cursor, then forgotten ("" =
+        // none) unless another one was asked for meanwhile.
+        const rescan = (await host.state.get(rescanKey)) || null;
+        const page = await scanner.poll(cursor, rescan === null ? null : Number(rescan));
+        if (rescan !== null)
+          await host.state.withLock(rescanKey, async (state) => {
+            if ((await state.get(rescanKey)) === rescan) await state.set(rescanKey, "");
+          });
         scannedHeight = scannedOf(page.cursor);
         return page;
       } catch (error) {
         throw fail(error);
       }
     },
+
+    async rescan(fromHeight) {
+      if (!Number.isSafeInteger(fromHeight) || fromHeight < 0) throw new RangeError("rescan: fromHeight must be a block height");
+      const { host } = use();
+      await host.state.withLock(rescanKey, (state) => state.set(rescanKey, String(fromHeight)));
+    },
+
+    cursorHeight: scannedOf,
 
     async syncStatus(): Promise<ChainSyncStatus> {
       let nodeHeight: number;

@@ -103,7 +103,7 @@ export class EvmScanner {
   }
 
   /** One page of the deposit feed (see `ChainAdapter.pollDeposits`). */
-  async poll(cursorText: string | null): Promise<DepositFeedPage> {
+  async poll(cursorText: string | null, rescanFrom: number | null = null): Promise<DepositFeedPage> {
     const { client } = this.settings;
     const chainId = await this.settings.chainId();
     const head = Number(await client.getBlockNumber());
@@ -112,6 +112,12 @@ export class EvmScanner {
       throw new Error(
         `the ${this.settings.network} node is on chain ${chainId}, but the stored deposit cursor was made on chain ${cursor.chainId}; point rpcUrl at the right network`,
       );
+    }
+    if (rescanFrom !== null && rescanFrom <= cursor.height) {
+      // A recovery rescan: read again from there (what is found again is followed and reported
+      // once more, and applied idempotently).
+      cursor.height = rescanFrom - 1;
+      cursor.hashes = cursor.hashes.filter(([height]) => height < rescanFrom);
     }
     const reports: ChainDeposit[] = [];
     await this.rewindOnReorg(cursor, head, reports);

@@ -9,6 +9,7 @@ import { idempotencyWrites } from "./idempotency";
 import { invoiceReads, invoiceWrites } from "./invoices";
 import { ledgerReads, ledgerWrites } from "./ledger";
 import { merchantReads, merchantWrites } from "./merchants";
+import { operatorListReads } from "./operator-lists";
 import { paymentLinkReads, paymentLinkWrites } from "./payment-links";
 import { payoutReads, payoutWrites } from "./payouts";
 import { reconcileReads } from "./reconcile";
@@ -46,6 +47,7 @@ function reads(t: Tables, run: Run) {
     webhookBacklogReads(t, run),
     cursorReads(t, run),
     unlistedTransferReads(t, run),
+    operatorListReads(t, run),
     reconcileReads(t, run),
     exportReads(t, run),
   ] as const;

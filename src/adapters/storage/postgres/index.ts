@@ -1,11 +1,12 @@
 import type { EventRecord, WebhookEndpointRecord } from "../../../core/ports/records";
 import { fanOut } from "../../../core/ports/fan-out";
-import type { Scope, Storage, StorageTransaction } from "../../../core/ports/storage/index";
+import type { Scope, Storage, StorageMigrationReport, StorageTransaction } from "../../../core/ports/storage/index";
 import { cacheFor, type CachedTable, type CommittedCache } from "./cache";
 import { pgClient, type PgPoolLike } from "./pg-client";
 import { pgliteClient, type PGliteLike } from "./pglite-client";
 import type { SqlClient, SqlQueryable } from "./sql-client";
 import { migrate } from "./migrations";
+import { migrateAndReport } from "./migrate-report";
 import { openPGlite, openPgPool } from "./open";
 import { sqlReads } from "./reads";
 import { buildStatements } from "./statements/index";
@@ -52,6 +53,11 @@ export interface PostgresStorage extends Storage {
    * Every method waits for it, so awaiting it is optional: do it at boot to fail fast.
    */
   readonly ready: Promise<void>;
+  /**
+   * Runs the migrations not applied yet (all of them with `migrate: false`) and reports every
+   * step this storage applied, at open and now, with the schema version reached.
+   */
+  migrate(): Promise<StorageMigrationReport>;
 }
 
 /** Transactions between two refreshes of PGlite's planner statistics. */
@@ -109,12 +115,18 @@ export function postgresStorage(options: PostgresStorageOptions): PostgresStorag
   let client: SqlClient | null = null;
   let cache: CommittedCache | null = null;
   let closing: Promise<void> | null = null;
+  // The steps the open applied, for `migrate()`'s report.
+  let appliedAtOpen: number[] = [];
 
   const ready = (async () => {
     const opened = await open(options);
     try {
-      if (options.migrate ?? true) await migrate(opened, options.schema);
-      if (opened.engine === "pglite") await opened.exec(analyze);
+      if (options.migrate ?? true) appliedAtOpen = await migrate(opened, options.schema);
+      // Without migrations the tables may not exist yet (`migrate()` creates them, then analyzes).
+      if (opened.engine === "pglite")
+        await opened.exec(analyze).catch((error: unknown) => {
+          if (options.migrate ?? true) throw error;
+        });
     } catch (error) {
       await opened.close().catch(() => undefined);
       throw error;
@@ -158,6 +170,13 @@ export function postgresStorage(options: PostgresStorageOptions): PostgresStorag
       return cache ? cache.webhookEndpoints(scope, () => reads.listWebhookEndpoints(scope)) : reads.listWebhookEndpoints(scope);
     },
     ready,
+
+    async migrate() {
+      const db = await connection();
+      const report = await migrateAndReport(db, options.schema, appliedAtOpen);
+      if (db.engine === "pglite" && report.applied.length > 0) await db.exec(analyze);
+      return report;
+    },
 
     async transaction<T>(work: (tx: StorageTransaction) => Promise<T>): Promise<T> {
       const db = await connection();

@@ -9,6 +9,7 @@ import type { Statements } from "./statements/index";
 import { addressColumns, invoiceColumns } from "./statements/invoices";
 import { balanceColumns, ledgerColumns } from "./statements/ledger";
 import { apiKeyColumns, merchantColumns, readApiKeyMatch } from "./statements/merchants";
+import { operatorListReads } from "./operator-lists";
 import { type Condition, pagedQuery } from "./statements/paging";
 import { paymentLinkColumns } from "./statements/payment-links";
 import { exchangeColumns, payoutColumns } from "./statements/payouts";
@@ -131,6 +132,7 @@ export function sqlReads(db: SqlQueryable, s: Statements): StorageReads {
       ),
     listWebhookAttempts: (deliveryId) => all(db.query(s.listWebhookAttempts, [deliveryId]), attemptColumns.read),
     listUnlistedTransfers: (mode) => all(db.query(s.listUnlistedTransfers, [mode]), unlistedTransferColumns.read),
+    ...operatorListReads(db, s),
     ...sqlReconcileReads(db, s),
     ...sqlExportReads(db, s),
   };

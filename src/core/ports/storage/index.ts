@@ -7,6 +7,7 @@ import type { IdempotencyStore } from "./idempotency";
 import type { InvoiceReads, InvoiceStore } from "./invoices";
 import type { LedgerReads, LedgerStore } from "./ledger";
 import type { MerchantReads, MerchantStore } from "./merchants";
+import type { OperatorListReads, StorageMigrationReport } from "./operator-lists";
 import type { PaymentLinkReads, PaymentLinkStore } from "./payment-links";
 import type { PayoutReads, PayoutStore } from "./payouts";
 import type { ReconcileReads } from "./reconcile";
@@ -24,6 +25,7 @@ export type { IdempotencyStore } from "./idempotency";
 export type { InvoiceFilter, InvoiceReads, InvoiceStore } from "./invoices";
 export type { LedgerReads, LedgerStore, PostLedgerOptions, PostLedgerResult } from "./ledger";
 export type { ApiKeyMatch, MerchantReads, MerchantStore } from "./merchants";
+export type { OperatorDeliveryFilter, OperatorListReads, StorageMigrationReport } from "./operator-lists";
 export type { PaymentLinkReads, PaymentLinkStore } from "./payment-links";
 export type { PayoutFilter, PayoutReads, PayoutStore } from "./payouts";
 export type { PageQuery, Scope } from "./scope";
@@ -55,6 +57,7 @@ export interface StorageReads
     CursorReads,
     UnlistedTransferReads,
     ReconcileReads,
+    OperatorListReads,
     ExportReads {}
 
 /**
@@ -96,6 +99,11 @@ export interface Storage extends StorageReads {
    * it settled (a call on it then rejects).
    */
   transaction<T>(work: (tx: StorageTransaction) => Promise<T>): Promise<T>;
+  /**
+   * Brings the database's schema up to date and reports the steps applied (the operator's
+   * `migrate` command). Optional: a storage with no schema (memory) has nothing to migrate.
+   */
+  migrate?(): Promise<StorageMigrationReport>;
   /** Releases connections and timers. Further calls may fail. */
   close(): Promise<void>;
 }

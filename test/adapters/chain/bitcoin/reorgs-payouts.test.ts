@@ -187,7 +187,7 @@ describe("downtime", () => {
     expect((await balances(second, second.liveKey)).LTC?.available).toBe("0.24875");
   });
 
-  it("finds deposits missed by a lost cursor with rescan(fromHeight)", async () => {
+  it("finds deposits missed by a lost cursor with rescan(fromHeight), also through payments.admin.rescan; one-shot health reads the scan's height from the stored cursor", async () => {
     const account = newAccount();
     const chain = ltcChain(node, account, { startHeight: 1_000_000 });
     const h = await liveHarness([chain], { storage: postgresStorage({ pglite, schema: `ltc_rescan_${++schemas}` }) });
@@ -200,6 +200,14 @@ describe("downtime", () => {
     await chain.rescan(height);
     await settle(h);
     expect((await payment(h, created.id)).status).toBe("PAID");
+
+    // Once more through the admin method, by network: the same deposit is found again, credited once.
+    const before = (await balances(h, h.liveKey)).LTC?.available;
+    await h.router.admin.rescan("LTC", height);
+    await settle(h);
+    expect((await balances(h, h.liveKey)).LTC?.available).toBe(before);
+    const health = await h.router.health({ oneShot: true });
+    expect(health.chains[0]).toMatchObject({ chain: "bitcoin:LTC", state: "ready", nodeReachable: true, scannedHeight: await node.height() });
   });
 });
 

@@ -5,6 +5,7 @@ import { idempotencyStatements } from "./idempotency";
 import { invoiceStatements } from "./invoices";
 import { ledgerStatements } from "./ledger";
 import { merchantStatements } from "./merchants";
+import { operatorListStatements } from "./operator-lists";
 import { paymentLinkStatements } from "./payment-links";
 import { payoutStatements } from "./payouts";
 import { reconcileStatements } from "./reconcile";
@@ -45,6 +46,7 @@ export function buildStatements(schema: string | undefined) {
     webhookBacklog: webhookBacklog(t),
     ...idempotencyStatements(t),
     ...cursorStatements(t, schema),
+    ...operatorListStatements(t),
     ...reconcileStatements(t),
   };
 }
