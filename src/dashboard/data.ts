@@ -1,0 +1,90 @@
+import type { CoreContext } from "../core/context";
+import type { HealthReport } from "../core/health";
+import type { OperatorReport, OperatorReportOptions } from "../core/operator-report";
+import type { MerchantRecord, Mode } from "../core/ports/records";
+import type { PaymentView } from "../core/views/payment";
+import type { Method } from "../http/route-table";
+
+/** What the dashboard reads and acts through: the /v1 routes in process, and the router's reports. */
+export interface DashboardDeps {
+  context: CoreContext;
+  /** Calls one /v1 route for this merchant and mode, as its API key would (validation and scoping included). */
+  v1(merchant: MerchantRecord, mode: Mode, method: Method, path: string, input: unknown): Promise<unknown>;
+  health(): Promise<HealthReport>;
+  operatorReport(options: OperatorReportOptions): Promise<OperatorReport>;
+}
+
+/** The modes, in the order pages show them. */
+export const MODES: readonly Mode[] = ["live", "test"];
+
+/** Filters of the payments list, as the query string gives them (validated by the /v1 route). */
+export interface PaymentFilters {
+  status?: string;
+  mode?: Mode;
+  chain?: string;
+  createdFrom?: string;
+  createdTo?: string;
+}
+
+/** One page of payments of both modes (or one), newest first, with the cursor of the next. */
+export interface MergedPage {
+  rows: PaymentView[];
+  /** Per mode, the id of the last payment shown; null when there is no further page. */
+  next: string | null;
+}
+
+type V1Page = { data: PaymentView[]; hasMore: boolean };
+
+/**
+ * Lists payments of several modes as one newest-first list. Each mode is its own /v1 list with
+ * its own cursor, so the page cursor carries one per mode ("live:pay_x,test:pay_y"): each
+ * mode's next page starts after the last of its payments this page showed.
+ */
+export async function listPayments(
+  deps: DashboardDeps,
+  merchant: MerchantRecord,
+  filters: PaymentFilters,
+  cursor: string | undefined,
+  limit: number,
+): Promise<MergedPage> {
+  const after = parseCursor(cursor);
+  const modes = filters.mode ? [filters.mode] : MODES.filter((mode) => after === null || after.has(mode));
+  const query = { status: filters.status, chain: filters.chain, createdFrom: filters.createdFrom, createdTo: filters.createdTo };
+  const pages = await Promise.all(
+    modes.map(async (mode) => {
+      const input = Object.fromEntries(Object.entries({ ...query, limit: String(limit), cursor: after?.get(mode) || undefined }).filter(([, value]) => value));
+      return { mode, page: (await deps.v1(merchant, mode, "GET", "/payments", input)) as V1Page };
+    }),
+  );
+  const all = pages
+    .flatMap(({ page }) => page.data)
+    .sort((a, b) => (a.createdAt === b.createdAt ? (a.id < b.id ? 1 : -1) : a.createdAt < b.createdAt ? 1 : -1));
+  const rows = all.slice(0, limit);
+  const nextParts: string[] = [];
+  for (const { mode, page } of pages) {
+    const shown = rows.filter((row) => (row.livemode ? "live" : "test") === mode);
+    const left = page.hasMore || shown.length < page.data.length;
+    if (!left) continue;
+    nextParts.push(`${mode}:${shown.at(-1)?.id ?? after?.get(mode) ?? ""}`);
+  }
+  return { rows, next: nextParts.length ? nextParts.join(",") : null };
+}
+
+function parseCursor(cursor: string | undefined): Map<Mode, string> | null {
+  if (!cursor) return null;
+  const map = new Map<Mode, string>();
+  for (const part of cursor.split(",")) {
+    const [mode, id] = part.split(":");
+    if ((mode === "live" || mode === "test") && id !== undefined) map.set(mode, id);
+  }
+  return map;
+}
+
+/** The payment with this id in either mode of the merchant, or null. */
+export async function findPayment(deps: DashboardDeps, merchant: MerchantRecord, id: string): Promise<{ mode: Mode; payment: PaymentView } | null> {
+  for (const mode of MODES) {
+    const invoice = await deps.context.storage.getInvoice({ merchantId: merchant.id, mode }, id);
+    if (invoice) return { mode, payment: (await deps.v1(merchant, mode, "GET", `/payments/${encodeURIComponent(id)}`, {})) as PaymentView };
+  }
+  return null;
+}
