@@ -22,15 +22,17 @@ header form{display:flex;gap:.4rem;align-items:center;margin:0}
 header label{font-size:.85rem}
 header select,header input{font:inherit;font-size:.85rem;padding:.2rem .4rem;border-radius:6px;border:1px solid #667085}
 main{max-width:72rem;margin:0 auto;padding:1rem .75rem 3rem}
-h1{font-size:1.35rem;margin:.25rem 0 1rem}
+h1{font-size:1.35rem;margin:.25rem 0 1rem;overflow-wrap:anywhere}
 h2{font-size:1.05rem;margin:0 0 .6rem}
 section.card{background:var(--card);border:1px solid var(--line);border-radius:12px;padding:1rem;margin:0 0 1rem}
-.grid{display:grid;gap:1rem;grid-template-columns:1fr}
-@media (min-width:900px){.grid.two{grid-template-columns:1fr 1fr}}
+.grid{display:grid;gap:1rem;grid-template-columns:minmax(0,1fr)}
+.grid>*{min-width:0}
+@media (min-width:900px){.grid.two{grid-template-columns:minmax(0,1fr) minmax(0,1fr)}}
 .table-wrap{overflow-x:auto}
 table{border-collapse:collapse;width:100%;font-size:.9rem}
 th,td{text-align:left;padding:.4rem .5rem;border-bottom:1px solid var(--line);vertical-align:top}
 th{font-weight:600;color:var(--muted);white-space:nowrap}
+caption{text-align:left;padding:0 0 .3rem}
 td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 code,.mono{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.85rem;word-break:break-all}
 .tag{display:inline-block;font-size:.72rem;font-weight:700;letter-spacing:.04em;text-transform:uppercase;border-radius:999px;padding:.05rem .5rem;border:1px solid}

@@ -16,7 +16,7 @@ export function shortTime(iso: string): string {
 export function paymentsTable(base: string, rows: readonly PaymentView[], caption: string): SafeHtml {
   if (rows.length === 0) return html`<p class="muted">No payments.</p>`;
   return html`<div class="table-wrap"><table>
-<caption class="muted" style="text-align:left">${caption}</caption>
+<caption class="muted">${caption}</caption>
 <thead><tr><th scope="col">Payment</th><th scope="col">Mode</th><th scope="col">Status</th><th scope="col">Amount</th><th scope="col">Received</th><th scope="col">Order</th><th scope="col">Created</th></tr></thead>
 <tbody>${rows.map(
     (row) => html`<tr data-payment="${row.id}">
