@@ -7,6 +7,7 @@ export type DashboardRole = "admin" | "viewer";
 export interface DashboardUser {
   /** A stable name of the user (an email, a user id): shown in the header and bound into the CSRF token. */
   user: string;
+  /** `admin` may act; `viewer` only reads. */
   role: DashboardRole;
   /** The merchants this user may see: "all", or their ids. Any other merchant's page or record answers 404. */
   merchants: "all" | readonly string[];
@@ -14,7 +15,9 @@ export interface DashboardUser {
 
 /** Block-explorer URL templates of one network: `{txHash}` and `{address}` are replaced (URL-encoded). */
 export interface ExplorerTemplates {
+  /** A transaction's page, with `{txHash}`. */
   tx?: string;
+  /** An address's page, with `{address}`. */
   address?: string;
 }
 

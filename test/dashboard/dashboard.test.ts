@@ -1,3 +1,4 @@
+import express from "express";
 import request from "supertest";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Harness } from "../helpers";
@@ -37,6 +38,19 @@ describe("merchant dashboard", () => {
     expect(csp).toContain("frame-ancestors 'none'");
     expect(ok.headers["x-frame-options"]).toBe("DENY");
     expect(ok.headers["cache-control"]).toBe("no-store");
+  });
+
+  it("refuses bad options when created, and answers 500 when authorize answers a malformed user", async () => {
+    h = await dashboardHost();
+    expect(() => h.router.dashboard({} as never)).toThrow(/authorize must be a function/);
+    expect(() => h.router.dashboard({ authorize: () => null, csrfSecret: "short" })).toThrow(/at least 32 bytes/);
+    expect(() => h.router.dashboard({ authorize: () => null, explorers: { ETH: { tx: "https://etherscan.io/tx/" } } })).toThrow(/explorers\.ETH\.tx/);
+    const app = express();
+    app.use("/bad", h.router.dashboard({ authorize: () => ({ user: "x", role: "owner", merchants: "all" }) as never }));
+    const res = await request(app).get(`/bad/m/${h.merchant.id}`);
+    expect(res.status).toBe(500);
+    expect(res.text).not.toContain(h.merchant.name);
+    expect(h.logger.lines.some((line) => line.includes("authorize must answer null or"))).toBe(true);
   });
 
   it("shows balances of both modes, recent payments marked by mode, and escapes every value", async () => {
