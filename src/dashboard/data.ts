@@ -88,3 +88,37 @@ export async function findPayment(deps: DashboardDeps, merchant: MerchantRecord,
   }
   return null;
 }
+
+/**
+ * The payment an address was issued for, in either mode, when it is this merchant's; null
+ * otherwise. Addresses are unique per mode and network, so each network of the list is asked.
+ */
+export async function findPaymentByAddress(deps: DashboardDeps, merchant: MerchantRecord, address: string): Promise<string | null> {
+  const networks = new Set(deps.context.currencies.currencies.flatMap((currency) => currency.networks.map((network) => network.network)));
+  for (const mode of MODES) {
+    for (const network of networks) {
+      const found = await deps.context.storage.findAddress(mode, network, address);
+      if (found && found.merchantId === merchant.id) return found.invoiceId;
+    }
+  }
+  return null;
+}
+
+/** One line of a payment's timeline: an event as it was recorded. */
+export interface TimelineEntry {
+  type: string;
+  at: string;
+  status: string | null;
+}
+
+/** The events of a payment, oldest first: what happened to it and when. */
+export async function paymentTimeline(deps: DashboardDeps, merchant: MerchantRecord, mode: Mode, paymentId: string): Promise<TimelineEntry[]> {
+  const events = await deps.context.storage.listEvents({ merchantId: merchant.id, mode }, { invoiceId: paymentId });
+  return events
+    .sort((a, b) => a.createdAt - b.createdAt)
+    .map((event) => ({
+      type: event.type,
+      at: new Date(event.createdAt).toISOString(),
+      status: typeof event.data.status === "string" ? event.data.status : null,
+    }));
+}

@@ -6,7 +6,7 @@ import { CodedError } from "../errors";
 import { asyncHandler } from "../http/async-handler";
 import { formBodyReader } from "../http/form-body";
 import { CsrfTokens } from "./csrf";
-import { findPayment, listPayments, MODES, type DashboardDeps, type PaymentFilters } from "./data";
+import { findPayment, findPaymentByAddress, listPayments, paymentTimeline, MODES, type DashboardDeps, type PaymentFilters } from "./data";
 import { sendDashboardPage, sendProblem, type Chrome } from "./layout";
 import { checkDashboardOptions, checkUser, type DashboardOptions, type DashboardUser } from "./options";
 import { chooseBody } from "./pages/choose";
@@ -141,8 +141,8 @@ export function dashboardRouter(deps: DashboardDeps, options: DashboardOptions, 
       const text = (name: string) => (typeof req.query[name] === "string" && req.query[name] !== "" ? (req.query[name] as string) : undefined);
       const q = text("q")?.trim();
       if (q) {
-        const found = await findPayment(deps, merchant, q);
-        if (found) return res.redirect(303, `${merchantBase(req)}/payments/${encodeURIComponent(q)}`);
+        const id = (await findPayment(deps, merchant, q)) ? q : await findPaymentByAddress(deps, merchant, q);
+        if (id) return res.redirect(303, `${merchantBase(req)}/payments/${encodeURIComponent(id)}`);
       }
       const mode = text("mode");
       const filters: PaymentFilters & { q?: string } = {
@@ -174,7 +174,8 @@ export function dashboardRouter(deps: DashboardDeps, options: DashboardOptions, 
     const { user, merchant } = visitOf(req);
     const found = await findPayment(deps, merchant!, String(req.params.paymentId));
     if (!found) return sendProblem(res, 404, NOT_FOUND, await chromeOf(req, "payments"));
-    const body = paymentBody({ base: merchantBase(req), ...found, explorers, csrf: user.role === "admin" ? csrf.issue(user) : null, message });
+    const timeline = await paymentTimeline(deps, merchant!, found.mode, found.payment.id);
+    const body = paymentBody({ base: merchantBase(req), ...found, timeline, explorers, csrf: user.role === "admin" ? csrf.issue(user) : null, message });
     sendDashboardPage(res, status, { title: `Payment ${found.payment.id}`, body, chrome: await chromeOf(req, "payments") });
   };
 

@@ -54,5 +54,7 @@ dl.facts dt{color:var(--muted)}
 dl.facts dd{margin:0;word-break:break-all}
 .pager{display:flex;justify-content:space-between;margin-top:.75rem}
 .muted{color:var(--muted)}
+ol.timeline{margin:0;padding-left:1.2rem}
+ol.timeline li{margin:.2rem 0}
 ul.plain{margin:0;padding-left:1.1rem}
 `;

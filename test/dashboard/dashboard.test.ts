@@ -97,7 +97,21 @@ describe("merchant dashboard", () => {
     const found = await page(`/m/${h.merchant.id}/payments?q=${paid.id}`);
     expect(found.status).toBe(303);
     expect(found.headers.location).toBe(`/admin/m/${h.merchant.id}/payments/${paid.id}`);
+    // Search by deposit address finds the payment it was issued for; another merchant's address finds nothing.
+    const byAddress = await page(`/m/${h.merchant.id}/payments?q=${paid.address}`);
+    expect(byAddress.status).toBe(303);
+    expect(byAddress.headers.location).toBe(`/admin/m/${h.merchant.id}/payments/${paid.id}`);
+    const theirs = await createPayment(h, { amount: "3", currency: "USDT", chain: "TRX" }, h.otherTestKey);
+    const notMine = await page(`/m/${h.merchant.id}/payments?q=${theirs.address}`);
+    expect(notMine.status).toBe(200);
+    expect(notMine.text).toContain(`No payment ${theirs.address}`);
     const detail = await page(`/m/${h.merchant.id}/payments/${paid.id}`);
+    expect([...detail.text.matchAll(/data-event="([^"]+)"/g)].map((match) => match[1])).toEqual([
+      "payment.created",
+      "payment.confirming",
+      "payment.confirmed",
+      "payment.completed",
+    ]);
     expect(detail.status).toBe(200);
     expect(detail.text).toContain("<dd data-status>PAID</dd>");
     expect(detail.text).toMatch(/href="https:\/\/tronscan.example\/#\/transaction\/[^"]+"/);
@@ -194,7 +208,21 @@ describe("merchant dashboard", () => {
     h = await dashboardHost();
     await paidPayment(h, "400");
     const paid = await paidPayment(h, "100");
+    // Search by deposit address finds the payment it was issued for; another merchant's address finds nothing.
+    const byAddress = await page(`/m/${h.merchant.id}/payments?q=${paid.address}`);
+    expect(byAddress.status).toBe(303);
+    expect(byAddress.headers.location).toBe(`/admin/m/${h.merchant.id}/payments/${paid.id}`);
+    const theirs = await createPayment(h, { amount: "3", currency: "USDT", chain: "TRX" }, h.otherTestKey);
+    const notMine = await page(`/m/${h.merchant.id}/payments?q=${theirs.address}`);
+    expect(notMine.status).toBe(200);
+    expect(notMine.text).toContain(`No payment ${theirs.address}`);
     const detail = await page(`/m/${h.merchant.id}/payments/${paid.id}`);
+    expect([...detail.text.matchAll(/data-event="([^"]+)"/g)].map((match) => match[1])).toEqual([
+      "payment.created",
+      "payment.confirming",
+      "payment.confirmed",
+      "payment.completed",
+    ]);
     const token = tokenOf(detail.text);
     const done = await form(`/m/${h.merchant.id}/payments/${paid.id}/refund`, { _csrf: token, amount: "30", address: REFUND_TO });
     expect(done.status, done.text).toBe(200);

@@ -1,6 +1,7 @@
 import type { Mode } from "../../core/ports/records";
 import type { PaymentView } from "../../core/views/payment";
 import { html, type SafeHtml } from "../../http/pay-page/escape";
+import type { TimelineEntry } from "../data";
 import type { ExplorerTemplates } from "../options";
 import { csrfField, modeTag, shortTime } from "./parts";
 
@@ -17,6 +18,8 @@ export interface PaymentDetail {
   base: string;
   mode: Mode;
   payment: PaymentView;
+  /** The payment's events, oldest first. */
+  timeline: readonly TimelineEntry[];
   explorers: Readonly<Record<string, ExplorerTemplates>>;
   /** The CSRF token for the refund form; null for viewers, who get no form. */
   csrf: string | null;
@@ -65,6 +68,13 @@ ${deposits.map(
   (deposit) =>
     html`<tr data-deposit="${deposit.id}"><td>${explorerLink(explorers, deposit.chain, "tx", deposit.txHash)}</td><td class="num">${deposit.amount} ${deposit.currency}${deposit.countsTowardPayment ? null : html` <span class="muted">(stray)</span>`}</td><td>${deposit.status}</td><td class="num">${deposit.confirmations}</td><td>${shortTime(deposit.createdAt)}</td></tr>`,
 )}</tbody></table></div>`
+}
+</section>
+<section class="card" aria-labelledby="timeline-title"><h2 id="timeline-title">Timeline</h2>
+${
+  detail.timeline.length === 0
+    ? html`<p class="muted">No events yet.</p>`
+    : html`<ol class="timeline">${detail.timeline.map((entry) => html`<li data-event="${entry.type}"><time datetime="${entry.at}">${shortTime(entry.at)}</time> <code>${entry.type}</code>${entry.status ? html` <span class="muted">${entry.status}</span>` : null}</li>`)}</ol>`
 }
 </section>`;
 }
