@@ -33,12 +33,10 @@ export interface MergedPage {
   next: string | null;
 }
 
-type V1Page = { data: PaymentView[]; hasMore: boolean };
+type V1Page<T> = { data: T[]; hasMore: boolean };
 
 /**
- * Lists payments of several modes as one newest-first list. Each mode is its own /v1 list with
- * its own cursor, so the page cursor carries one per mode ("live:pay_x,test:pay_y"): each
- * mode's next page starts after the last of its payments this page showed.
+ * Lists payments of several modes as one newest-first list (see {@link mergeModes}).
  */
 export async function listPayments(
   deps: DashboardDeps,
@@ -47,24 +45,36 @@ export async function listPayments(
   cursor: string | undefined,
   limit: number,
 ): Promise<MergedPage> {
-  const after = parseCursor(cursor);
-  const modes = filters.mode ? [filters.mode] : MODES.filter((mode) => after === null || after.has(mode));
   const query = { status: filters.status, chain: filters.chain, createdFrom: filters.createdFrom, createdTo: filters.createdTo };
-  const pages = await Promise.all(
-    modes.map(async (mode) => {
-      const input = Object.fromEntries(Object.entries({ ...query, limit: String(limit), cursor: after?.get(mode) || undefined }).filter(([, value]) => value));
-      return { mode, page: (await deps.v1(merchant, mode, "GET", "/payments", input)) as V1Page };
-    }),
-  );
-  const all = pages
+  return mergeModes<PaymentView>(filters.mode, cursor, limit, async (mode, after) => {
+    const input = Object.fromEntries(Object.entries({ ...query, limit: String(limit), cursor: after }).filter(([, value]) => value));
+    return (await deps.v1(merchant, mode, "GET", "/payments", input)) as V1Page<PaymentView>;
+  });
+}
+
+/**
+ * One newest-first list out of each mode's own /v1 list. Each mode has its own cursor, so the
+ * page cursor carries one per mode ("live:id,test:id"): each mode's next page starts after the
+ * last of its records this page showed, and a mode with nothing left drops out of it.
+ */
+export async function mergeModes<T extends { id: string; livemode: boolean; createdAt: string | null }>(
+  only: Mode | undefined,
+  cursor: string | undefined,
+  limit: number,
+  read: (mode: Mode, after: string | undefined) => Promise<V1Page<T>>,
+): Promise<{ rows: T[]; next: string | null }> {
+  const after = parseCursor(cursor);
+  const modes = only ? [only] : MODES.filter((mode) => after === null || after.has(mode));
+  const pages = await Promise.all(modes.map(async (mode) => ({ mode, page: await read(mode, after?.get(mode) || undefined) })));
+  const key = (row: T) => `${row.createdAt ?? ""}|${row.id}`;
+  const rows = pages
     .flatMap(({ page }) => page.data)
-    .sort((a, b) => (a.createdAt === b.createdAt ? (a.id < b.id ? 1 : -1) : a.createdAt < b.createdAt ? 1 : -1));
-  const rows = all.slice(0, limit);
+    .sort((a, b) => (key(a) < key(b) ? 1 : -1))
+    .slice(0, limit);
   const nextParts: string[] = [];
   for (const { mode, page } of pages) {
     const shown = rows.filter((row) => (row.livemode ? "live" : "test") === mode);
-    const left = page.hasMore || shown.length < page.data.length;
-    if (!left) continue;
+    if (!page.hasMore && shown.length === page.data.length) continue;
     nextParts.push(`${mode}:${shown.at(-1)?.id ?? after?.get(mode) ?? ""}`);
   }
   return { rows, next: nextParts.length ? nextParts.join(",") : null };

@@ -37,7 +37,7 @@ export interface Chrome {
   merchant?: { id: string; name: string } | null;
   /** The merchants for the switcher, when the user's list is known. */
   merchants?: ReadonlyArray<{ id: string; name: string }>;
-  current?: "overview" | "payments" | "keys";
+  current?: "overview" | "payments" | "keys" | "webhooks";
 }
 
 /** One dashboard page. */
@@ -64,7 +64,7 @@ function navigation(chrome: Chrome): SafeHtml {
 <a class="brand" href="${root ?? `${base}/`}">${merchant ? merchant.name : "Payments"}</a>
 ${
   root
-    ? html`<nav aria-label="Dashboard"><ul>${link("overview", root, "Overview")}${link("payments", `${root}/payments`, "Payments")}${link("keys", `${root}/keys`, "API keys")}</ul></nav>`
+    ? html`<nav aria-label="Dashboard"><ul>${link("overview", root, "Overview")}${link("payments", `${root}/payments`, "Payments")}${link("keys", `${root}/keys`, "API keys")}${link("webhooks", `${root}/webhooks`, "Webhooks")}</ul></nav>`
     : null
 }
 ${switcher}

@@ -6,7 +6,7 @@ import { CodedError } from "../errors";
 import { asyncHandler } from "../http/async-handler";
 import { formBodyReader } from "../http/form-body";
 import { CsrfTokens } from "./csrf";
-import { findPayment, findPaymentByAddress, listPayments, paymentTimeline, MODES, type DashboardDeps, type PaymentFilters } from "./data";
+import { findPayment, findPaymentByAddress, listPayments, mergeModes, paymentTimeline, MODES, type DashboardDeps, type PaymentFilters } from "./data";
 import { sendDashboardPage, sendProblem, type Chrome } from "./layout";
 import { checkDashboardOptions, checkUser, type DashboardOptions, type DashboardUser } from "./options";
 import { chooseBody } from "./pages/choose";
@@ -14,6 +14,7 @@ import { keysBody } from "./pages/keys";
 import { overviewBody, type BalanceRow } from "./pages/overview";
 import { paymentBody } from "./pages/payment";
 import { paymentsBody } from "./pages/payments";
+import { webhooksBody, type DeliveryRow, type EndpointRow } from "./pages/webhooks";
 
 const PAGE_SIZE = 25;
 const NOT_FOUND = "There is nothing here, or you may not see it.";
@@ -202,6 +203,68 @@ export function dashboardRouter(deps: DashboardDeps, options: DashboardOptions, 
         if (!(error instanceof CodedError) || error.status >= 500) throw error;
         await showPayment(req, res, error.status, { tone: "error", text: error.message });
       }
+    }),
+  );
+
+  const showWebhooks = async (req: Request, res: Response, status: number, message: { tone: "ok" | "error"; text: string } | null) => {
+    const { user, merchant } = visitOf(req);
+    const text = (name: string) => (typeof req.query[name] === "string" && req.query[name] !== "" ? (req.query[name] as string) : undefined);
+    const deliveryStatus = text("status");
+    const chrome = await chromeOf(req, "webhooks");
+    let endpoints: EndpointRow[];
+    let page: { rows: DeliveryRow[]; next: string | null };
+    try {
+      endpoints = (
+        await Promise.all(MODES.map(async (mode) => ((await deps.v1(merchant!, mode, "GET", "/webhook-endpoints", {})) as { data: EndpointRow[] }).data))
+      ).flat();
+      page = await mergeModes<DeliveryRow>(undefined, text("cursor"), PAGE_SIZE, async (mode, after) => {
+        const input = Object.fromEntries(Object.entries({ status: deliveryStatus, limit: String(PAGE_SIZE), cursor: after }).filter(([, value]) => value));
+        return (await deps.v1(merchant!, mode, "GET", "/webhook-deliveries", input)) as { data: DeliveryRow[]; hasMore: boolean };
+      });
+    } catch (error) {
+      if (error instanceof CodedError && error.status === 400) return sendProblem(res, 400, error.message, chrome);
+      throw error;
+    }
+    const nextQuery = new URLSearchParams(deliveryStatus ? { status: deliveryStatus } : {});
+    if (page.next) nextQuery.set("cursor", page.next);
+    const body = webhooksBody({
+      base: merchantBase(req),
+      endpoints,
+      deliveries: page.rows,
+      status: deliveryStatus,
+      nextHref: page.next ? `${merchantBase(req)}/webhooks?${nextQuery}` : null,
+      csrf: user.role === "admin" ? csrf.issue(user) : null,
+      message,
+    });
+    sendDashboardPage(res, status, { title: "Webhooks", body, chrome });
+  };
+
+  router.get(
+    "/m/:merchantId/webhooks",
+    asyncHandler((req, res) => showWebhooks(req, res, 200, null)),
+  );
+
+  router.post(
+    "/m/:merchantId/webhooks/deliveries/:deliveryId/redeliver",
+    asyncHandler(async (req, res) => {
+      const merchant = visitOf(req).merchant!;
+      const id = encodeURIComponent(String(req.params.deliveryId));
+      // The delivery's mode is the one whose scope finds it; another merchant's id is found in neither.
+      for (const mode of MODES) {
+        const found = await deps.v1(merchant, mode, "GET", `/webhook-deliveries/${id}`, {}).catch((error: unknown) => {
+          if (error instanceof CodedError && error.status < 500) return null;
+          throw error;
+        });
+        if (!found) continue;
+        try {
+          await deps.v1(merchant, mode, "POST", `/webhook-deliveries/${id}/redeliver`, {});
+          return await showWebhooks(req, res, 200, { tone: "ok", text: "The delivery was queued again." });
+        } catch (error) {
+          if (!(error instanceof CodedError) || error.status >= 500) throw error;
+          return await showWebhooks(req, res, error.status, { tone: "error", text: error.message });
+        }
+      }
+      sendProblem(res, 404, NOT_FOUND, await chromeOf(req, "webhooks"));
     }),
   );
 

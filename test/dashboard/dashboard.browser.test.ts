@@ -39,8 +39,11 @@ describeIf(haveChromium, NO_CHROMIUM)("merchant dashboard in Chromium", () => {
     browser = launched.context;
     paidId = (await paidPayment(h, "100", "USDT", "TRX", { metadata: { orderId: "A-1001" } })).id;
     await paidPayment(h, "400");
+    // An endpoint nothing listens on: its deliveries fail, as the webhooks page then shows.
+    await h.post("/v1/webhook-endpoints", { url: "http://127.0.0.1:9/hook" });
     const pending = await createPayment(h, { amount: "12.5", currency: "USDT", chain: "TRX" });
     await deposit(h, pending.address!, "5", 2);
+    await h.router.tick();
   }, 60_000);
 
   afterAll(async () => {
@@ -83,6 +86,7 @@ describeIf(haveChromium, NO_CHROMIUM)("merchant dashboard in Chromium", () => {
       ["payment", "admin", `/m/${h.merchant.id}/payments/${paidId}`],
       ["payment-viewer", "viewer", `/m/${h.merchant.id}/payments/${paidId}`],
       ["keys", "admin", `/m/${h.merchant.id}/keys`],
+      ["webhooks", "admin", `/m/${h.merchant.id}/webhooks`],
       ["limited-overview", "limited", `/m/${h.merchant.id}`],
       ["choose", "admin", "/"],
       ["not-found", "limited", `/m/${h.other.id}`],

@@ -237,4 +237,42 @@ describe("merchant dashboard", () => {
     await deposit(h, pending.address!, "10", 0);
     expect((await page(`/m/${h.merchant.id}/payments/${pending.id}`)).text).toContain("Nothing confirmed to refund.");
   });
+
+  it("lists webhook endpoints and deliveries of both modes, and redelivers for admins only, within the merchant", async () => {
+    h = await dashboardHost();
+    const receiver = express().post("/hook", (_req, res) => void res.status(204).end());
+    const server = receiver.listen(0, "127.0.0.1");
+    await new Promise((resolve) => server.once("listening", resolve));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as { port: number }).port}/hook`;
+      for (const key of [h.testKey, h.otherTestKey]) expect((await h.post("/v1/webhook-endpoints", { url }, key)).status).toBe(200);
+      await paidPayment(h, "100");
+      await h.router.tick();
+      const listing = await page(`/m/${h.merchant.id}/webhooks`);
+      expect(listing.status).toBe(200);
+      expect(listing.text).toContain(url);
+      const deliveries = [...listing.text.matchAll(/data-delivery="([^"]+)"/g)].map((match) => match[1]!);
+      expect(deliveries.length).toBeGreaterThan(0);
+      const id = deliveries[0]!;
+      expect((await get(h, `/v1/webhook-deliveries/${id}`)).body.status).toBe("succeeded");
+      const token = tokenOf(listing.text);
+      expect((await form(`/m/${h.merchant.id}/webhooks/deliveries/${id}/redeliver`, { _csrf: token }, "viewer")).status).toBe(403);
+      expect((await get(h, `/v1/webhook-deliveries/${id}`)).body.status).toBe("succeeded");
+      const done = await form(`/m/${h.merchant.id}/webhooks/deliveries/${id}/redeliver`, { _csrf: token });
+      expect(done.status).toBe(200);
+      expect(done.text).toContain("The delivery was queued again.");
+      expect((await get(h, `/v1/webhook-deliveries/${id}`)).body.status).toBe("pending");
+      // The other merchant's delivery, through this merchant's pages: unknown.
+      await createPayment(h, { amount: "5", currency: "USDT", chain: "TRX" }, h.otherTestKey);
+      await h.router.tick();
+      const otherDeliveries = ((await get(h, "/v1/webhook-deliveries", h.otherTestKey)).body.data as Array<{ id: string }>).map((entry) => entry.id);
+      expect(otherDeliveries.length).toBeGreaterThan(0);
+      const limitedToken = tokenOf((await page(`/m/${h.merchant.id}/keys`, "limited")).text);
+      expect((await form(`/m/${h.merchant.id}/webhooks/deliveries/${otherDeliveries[0]}/redeliver`, { _csrf: limitedToken }, "limited")).status).toBe(404);
+      expect((await page(`/m/${h.merchant.id}/webhooks`, "limited")).text).not.toContain(otherDeliveries[0]!);
+      expect((await page(`/m/${h.merchant.id}/webhooks?status=nope`)).status).toBe(400);
+    } finally {
+      server.close();
+    }
+  });
 });
