@@ -2,7 +2,7 @@ import type { CoreContext } from "../core/context";
 import type { HealthReport } from "../core/health";
 import type { OperatorReport, OperatorReportOptions } from "../core/operator-report";
 import type { MerchantRecord, Mode } from "../core/ports/records";
-import type { PaymentView } from "../core/views/payment";
+import { paymentView, type PaymentView } from "../core/views/payment";
 import type { Method } from "../http/route-table";
 
 /** What the dashboard reads and acts through: the /v1 routes in process, and the router's reports. */
@@ -131,4 +131,23 @@ export async function paymentTimeline(deps: DashboardDeps, merchant: MerchantRec
       at: new Date(event.createdAt).toISOString(),
       status: typeof event.data.status === "string" ? event.data.status : null,
     }));
+}
+
+/** How many payments a search by order id or transaction hash shows, per mode and kind. */
+export const SEARCH_LIMIT = 50;
+
+/**
+ * The merchant's payments, in both modes, whose `metadata.orderId` is `text` or that received a
+ * deposit in transaction `text`; newest first, without repeats.
+ */
+export async function searchPayments(deps: DashboardDeps, merchant: MerchantRecord, text: string): Promise<PaymentView[]> {
+  const found = await Promise.all(
+    MODES.flatMap((mode) =>
+      [{ orderId: text }, { txHash: text }].map((filter) =>
+        deps.context.storage.listInvoices({ merchantId: merchant.id, mode }, filter, { limit: SEARCH_LIMIT }),
+      ),
+    ),
+  );
+  const byId = new Map(found.flat().map((invoice) => [invoice.id, invoice]));
+  return [...byId.values()].sort((a, b) => b.createdAt - a.createdAt || (a.id < b.id ? 1 : -1)).map((invoice) => paymentView(invoice, deps.context.currencies));
 }

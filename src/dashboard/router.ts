@@ -6,7 +6,17 @@ import { CodedError } from "../errors";
 import { asyncHandler } from "../http/async-handler";
 import { formBodyReader } from "../http/form-body";
 import { CsrfTokens } from "./csrf";
-import { findPayment, findPaymentByAddress, listPayments, mergeModes, paymentTimeline, MODES, type DashboardDeps, type PaymentFilters } from "./data";
+import {
+  findPayment,
+  findPaymentByAddress,
+  listPayments,
+  mergeModes,
+  paymentTimeline,
+  searchPayments,
+  MODES,
+  type DashboardDeps,
+  type PaymentFilters,
+} from "./data";
 import { sendDashboardPage, sendProblem, type Chrome } from "./layout";
 import { checkDashboardOptions, checkUser, type DashboardOptions, type DashboardUser } from "./options";
 import { chooseBody } from "./pages/choose";
@@ -141,20 +151,24 @@ export function dashboardRouter(deps: DashboardDeps, options: DashboardOptions, 
       const merchant = visitOf(req).merchant!;
       const text = (name: string) => (typeof req.query[name] === "string" && req.query[name] !== "" ? (req.query[name] as string) : undefined);
       const q = text("q")?.trim();
+      const chrome = await chromeOf(req, "payments");
       if (q) {
+        // A payment id, then a deposit address, then an order id or a transaction hash.
         const id = (await findPayment(deps, merchant, q)) ? q : await findPaymentByAddress(deps, merchant, q);
-        if (id) return res.redirect(303, `${merchantBase(req)}/payments/${encodeURIComponent(id)}`);
+        const matches = id ? [] : await searchPayments(deps, merchant, q);
+        const only = id ?? (matches.length === 1 ? matches[0]!.id : null);
+        if (only) return res.redirect(303, `${merchantBase(req)}/payments/${encodeURIComponent(only)}`);
+        const body = paymentsBody(merchantBase(req), { q }, matches, null);
+        return sendDashboardPage(res, 200, { title: matches.length ? `Payments matching ${q}` : `No payment ${q}`, body, chrome });
       }
       const mode = text("mode");
-      const filters: PaymentFilters & { q?: string } = {
+      const filters: PaymentFilters = {
         status: text("status"),
         mode: mode === "live" || mode === "test" ? mode : undefined,
         chain: text("chain")?.toUpperCase(),
         createdFrom: text("from") && `${text("from")}T00:00:00Z`,
         createdTo: text("to") && `${text("to")}T00:00:00Z`,
-        q,
       };
-      const chrome = await chromeOf(req, "payments");
       let page: Awaited<ReturnType<typeof listPayments>>;
       try {
         page = await listPayments(deps, merchant, filters, text("cursor"), PAGE_SIZE);
@@ -167,7 +181,7 @@ export function dashboardRouter(deps: DashboardDeps, options: DashboardOptions, 
       );
       if (page.next) nextQuery.set("cursor", page.next);
       const body = paymentsBody(merchantBase(req), filters, page.rows, page.next ? `${merchantBase(req)}/payments?${nextQuery}` : null);
-      sendDashboardPage(res, 200, { title: q ? `No payment ${q}` : "Payments", body, chrome });
+      sendDashboardPage(res, 200, { title: "Payments", body, chrome });
     }),
   );
 

@@ -105,6 +105,17 @@ describe("merchant dashboard", () => {
     const notMine = await page(`/m/${h.merchant.id}/payments?q=${theirs.address}`);
     expect(notMine.status).toBe(200);
     expect(notMine.text).toContain(`No payment ${theirs.address}`);
+    // By transaction hash, and by order id: one match opens it, several are listed, another merchant's are not.
+    const txHash = (await get(h, `/v1/payments/${paid.id}`)).body.deposits[0].txHash as string;
+    expect((await page(`/m/${h.merchant.id}/payments?q=${txHash}`)).headers.location).toBe(`/admin/m/${h.merchant.id}/payments/${paid.id}`);
+    const first7 = await createPayment(h, { amount: "7", currency: "USDT", chain: "TRX", metadata: { orderId: "A-7" } });
+    expect((await page(`/m/${h.merchant.id}/payments?q=A-7`)).headers.location).toBe(`/admin/m/${h.merchant.id}/payments/${first7.id}`);
+    const second7 = await createPayment(h, { amount: "7", currency: "USDT", chain: "TRX", metadata: { orderId: "A-7" } });
+    await createPayment(h, { amount: "7", currency: "USDT", chain: "TRX", metadata: { orderId: "A-7" } }, h.otherTestKey);
+    const both = await page(`/m/${h.merchant.id}/payments?q=A-7`);
+    expect(both.status).toBe(200);
+    expect(both.text).toContain("Payments matching A-7");
+    expect([...both.text.matchAll(/data-payment="([^"]+)"/g)].map((match) => match[1]).sort()).toEqual([first7.id, second7.id].sort());
     const detail = await page(`/m/${h.merchant.id}/payments/${paid.id}`);
     expect([...detail.text.matchAll(/data-event="([^"]+)"/g)].map((match) => match[1])).toEqual([
       "payment.created",
@@ -216,6 +227,17 @@ describe("merchant dashboard", () => {
     const notMine = await page(`/m/${h.merchant.id}/payments?q=${theirs.address}`);
     expect(notMine.status).toBe(200);
     expect(notMine.text).toContain(`No payment ${theirs.address}`);
+    // By transaction hash, and by order id: one match opens it, several are listed, another merchant's are not.
+    const txHash = (await get(h, `/v1/payments/${paid.id}`)).body.deposits[0].txHash as string;
+    expect((await page(`/m/${h.merchant.id}/payments?q=${txHash}`)).headers.location).toBe(`/admin/m/${h.merchant.id}/payments/${paid.id}`);
+    const first7 = await createPayment(h, { amount: "7", currency: "USDT", chain: "TRX", metadata: { orderId: "A-7" } });
+    expect((await page(`/m/${h.merchant.id}/payments?q=A-7`)).headers.location).toBe(`/admin/m/${h.merchant.id}/payments/${first7.id}`);
+    const second7 = await createPayment(h, { amount: "7", currency: "USDT", chain: "TRX", metadata: { orderId: "A-7" } });
+    await createPayment(h, { amount: "7", currency: "USDT", chain: "TRX", metadata: { orderId: "A-7" } }, h.otherTestKey);
+    const both = await page(`/m/${h.merchant.id}/payments?q=A-7`);
+    expect(both.status).toBe(200);
+    expect(both.text).toContain("Payments matching A-7");
+    expect([...both.text.matchAll(/data-payment="([^"]+)"/g)].map((match) => match[1]).sort()).toEqual([first7.id, second7.id].sort());
     const detail = await page(`/m/${h.merchant.id}/payments/${paid.id}`);
     expect([...detail.text.matchAll(/data-event="([^"]+)"/g)].map((match) => match[1])).toEqual([
       "payment.created",

@@ -10,7 +10,7 @@ export function paymentsBody(base: string, filters: PaymentFilters & { q?: strin
     html`<option value="${value}"${value === current ? html` selected` : null}>${label}</option>`;
   return html`<section class="card" aria-labelledby="search-title"><h2 id="search-title">Find payments</h2>
 <form class="filters" method="get" action="${base}/payments">
-<label>Payment id<input name="q" value="${filters.q ?? ""}" placeholder="inv_…" autocomplete="off"></label>
+<label>Payment id, order id, address or transaction<input name="q" value="${filters.q ?? ""}" autocomplete="off"></label>
 <label>Status<select name="status">${option("", filters.status, "Any")}${INVOICE_STATUSES.map((status) => option(status, filters.status))}</select></label>
 <label>Mode<select name="mode">${option("", filters.mode, "Both")}${option("live", filters.mode)}${option("test", filters.mode)}</select></label>
 <label>Network<input name="chain" value="${filters.chain ?? ""}" size="6" placeholder="ETH"></label>
