@@ -114,23 +114,33 @@ export async function findPaymentByAddress(deps: DashboardDeps, merchant: Mercha
   return null;
 }
 
-/** One line of a payment's timeline: an event as it was recorded. */
+/** One line of a payment's timeline: an event as it was recorded, with its webhook deliveries. */
 export interface TimelineEntry {
   type: string;
   at: string;
   status: string | null;
+  deliveries: Array<{ id: string; endpointId: string; status: string; attempts: number }>;
 }
 
-/** The events of a payment, oldest first: what happened to it and when. */
+/** The events of a payment, oldest first, each with the deliveries it made: what happened to it and who was told. */
 export async function paymentTimeline(deps: DashboardDeps, merchant: MerchantRecord, mode: Mode, paymentId: string): Promise<TimelineEntry[]> {
-  const events = await deps.context.storage.listEvents({ merchantId: merchant.id, mode }, { invoiceId: paymentId });
-  return events
-    .sort((a, b) => a.createdAt - b.createdAt)
-    .map((event) => ({
-      type: event.type,
-      at: new Date(event.createdAt).toISOString(),
-      status: typeof event.data.status === "string" ? event.data.status : null,
-    }));
+  const scope = { merchantId: merchant.id, mode };
+  const events = await deps.context.storage.listEvents(scope, { invoiceId: paymentId });
+  return Promise.all(
+    events
+      .sort((a, b) => a.createdAt - b.createdAt)
+      .map(async (event) => ({
+        type: event.type,
+        at: new Date(event.createdAt).toISOString(),
+        status: typeof event.data.status === "string" ? event.data.status : null,
+        deliveries: (await deps.context.storage.listWebhookDeliveries(scope, { eventId: event.id }, { limit: 20 })).map((delivery) => ({
+          id: delivery.id,
+          endpointId: delivery.endpointId,
+          status: delivery.status,
+          attempts: delivery.attempts,
+        })),
+      })),
+  );
 }
 
 /** How many payments a search by order id or transaction hash shows, per mode and kind. */

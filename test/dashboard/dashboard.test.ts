@@ -268,13 +268,17 @@ describe("merchant dashboard", () => {
     try {
       const url = `http://127.0.0.1:${(server.address() as { port: number }).port}/hook`;
       for (const key of [h.testKey, h.otherTestKey]) expect((await h.post("/v1/webhook-endpoints", { url }, key)).status).toBe(200);
-      await paidPayment(h, "100");
+      const paid = await paidPayment(h, "100");
       await h.router.tick();
       const listing = await page(`/m/${h.merchant.id}/webhooks`);
       expect(listing.status).toBe(200);
       expect(listing.text).toContain(url);
       const deliveries = [...listing.text.matchAll(/data-delivery="([^"]+)"/g)].map((match) => match[1]!);
       expect(deliveries.length).toBeGreaterThan(0);
+      // The payment's page shows the same deliveries under the events that made them.
+      const detail = await page(`/m/${h.merchant.id}/payments/${paid.id}`);
+      expect([...detail.text.matchAll(/data-event-delivery="([^"]+)"/g)].map((match) => match[1]).sort()).toEqual([...deliveries].sort());
+      expect(detail.text).toContain("succeeded, 1 attempt");
       const id = deliveries[0]!;
       expect((await get(h, `/v1/webhook-deliveries/${id}`)).body.status).toBe("succeeded");
       const token = tokenOf(listing.text);

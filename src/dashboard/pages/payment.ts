@@ -70,11 +70,21 @@ ${deposits.map(
 )}</tbody></table></div>`
 }
 </section>
-<section class="card" aria-labelledby="timeline-title"><h2 id="timeline-title">Timeline</h2>
+<section class="card" aria-labelledby="timeline-title"><h2 id="timeline-title">Timeline and webhooks</h2>
 ${
   detail.timeline.length === 0
     ? html`<p class="muted">No events yet.</p>`
-    : html`<ol class="timeline">${detail.timeline.map((entry) => html`<li data-event="${entry.type}"><time datetime="${entry.at}">${shortTime(entry.at)}</time> <code>${entry.type}</code>${entry.status ? html` <span class="muted">${entry.status}</span>` : null}</li>`)}</ol>`
+    : html`<ol class="timeline">${detail.timeline.map(
+        (entry) =>
+          html`<li data-event="${entry.type}"><time datetime="${entry.at}">${shortTime(entry.at)}</time> <code>${entry.type}</code>${entry.status ? html` <span class="muted">${entry.status}</span>` : null}${
+            entry.deliveries.length
+              ? html`<ul class="plain">${entry.deliveries.map(
+                  (delivery) =>
+                    html`<li data-event-delivery="${delivery.id}">Webhook to <code>${delivery.endpointId}</code>: ${delivery.status}, ${delivery.attempts} ${delivery.attempts === 1 ? "attempt" : "attempts"}</li>`,
+                )}</ul>`
+              : null
+          }</li>`,
+      )}</ol>`
 }
 </section>`;
 }

@@ -134,6 +134,7 @@ export function sqlReads(db: SqlQueryable, s: Statements): StorageReads {
           filter.status ?? null,
           page.after ?? null,
           Math.max(0, page.limit),
+          filter.eventId ?? null,
         ]),
         deliveryColumns.read,
       ),
