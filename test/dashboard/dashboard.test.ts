@@ -160,6 +160,34 @@ describe("merchant dashboard", () => {
     expect((await page(`/m/${h.other.id}/payments/${theirs.id}`)).status).toBe(200);
   });
 
+  it("starts a user at their first merchant, switches only among their merchants, and lets an 'all' user open one by id", async () => {
+    h = await dashboardHost();
+    const start = await page("/", "both");
+    expect(start.status).toBe(303);
+    expect(start.headers.location).toBe(`/admin/m/${h.other.id}`);
+    const overview = await page(`/m/${h.merchant.id}`, "both");
+    const options = [...overview.text.matchAll(/<option value="([^"]+)"( selected)?>([^<]+)<\/option>/g)].map((match) => [
+      match[1],
+      match[3],
+      Boolean(match[2]),
+    ]);
+    expect(options).toEqual([
+      [h.other.id, "Other shop", false],
+      [h.merchant.id, "Shop", true],
+    ]);
+    expect((await page(`/switch?merchant=${h.other.id}`, "both")).headers.location).toBe(`/admin/m/${h.other.id}`);
+    expect((await page(`/m/${h.merchant.id}`, "limited")).text).not.toContain('<select id="merchant-switch"');
+    const none = await page("/", "none");
+    expect(none.status).toBe(200);
+    expect(none.text).toContain("You have no merchant to see.");
+    expect((await page(`/m/${h.merchant.id}`, "none")).status).toBe(404);
+    const all = await page("/");
+    expect(all.text).toContain('action="/admin/switch"');
+    const opened = await page(`/switch?merchant=${encodeURIComponent(h.merchant.id)}`);
+    expect(opened.headers.location).toBe(`/admin/m/${h.merchant.id}`);
+    expect((await page("/m/mch_doesNotExist")).status).toBe(404);
+  });
+
   it("refuses a viewer's actions with 403 and changes nothing", async () => {
     h = await dashboardHost();
     const paid = await paidPayment(h, "100");

@@ -6,7 +6,7 @@ import { setup, type Harness } from "../helpers";
 /**
  * A host app mounting the dashboard at /admin behind a fake login: the `x-login` header (or
  * `login` cookie, for the browser) names one of the users below; anyone else is refused by
- * `authorize` returning null. "limited" sees only the harness's first merchant.
+ * `authorize` returning null. "limited" sees only the harness's first merchant, "both" its two, "none" none.
  */
 export const EXPLORERS = { TRX: { tx: "https://tronscan.example/#/transaction/{txHash}", address: "https://tronscan.example/#/address/{address}" } };
 
@@ -16,6 +16,8 @@ export function users(h: Harness): Record<string, DashboardUser> {
     admin: { user: "ada@shop.example", role: "admin", merchants: "all" },
     viewer: { user: "vic@shop.example", role: "viewer", merchants: "all" },
     limited: { user: "lee@shop.example", role: "admin", merchants: [h.merchant.id] },
+    both: { user: "bo@shop.example", role: "viewer", merchants: [h.other.id, h.merchant.id] },
+    none: { user: "nat@shop.example", role: "viewer", merchants: [] },
   };
 }
 
