@@ -34,7 +34,7 @@ th,td{text-align:left;padding:.4rem .5rem;border-bottom:1px solid var(--line);ve
 th{font-weight:600;color:var(--muted);white-space:nowrap}
 caption{text-align:left;padding:0 0 .3rem}
 td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
-td code{white-space:nowrap}
+td code,.nowrap{white-space:nowrap}
 code,.mono{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.85rem;word-break:break-all}
 .tag{display:inline-block;font-size:.72rem;font-weight:700;letter-spacing:.04em;text-transform:uppercase;border-radius:999px;padding:.05rem .5rem;border:1px solid}
 .tag.test{color:#7a4a00;background:#fdf0c9;border-color:#e7c66b}

@@ -23,7 +23,7 @@ ${
 <div class="table-wrap"><table><thead><tr><th scope="col">Key</th><th scope="col">Mode</th><th scope="col">Created</th><th scope="col">State</th>${data.csrf ? html`<th scope="col"><span class="muted">Action</span></th>` : null}</tr></thead><tbody>
 ${data.keys.map(
   (key) =>
-    html`<tr data-key="${key.id}"><td class="mono">${key.prefix}…</td><td>${modeTag(key.mode)}</td><td>${key.createdAt.slice(0, 10)}</td><td>${key.revokedAt ? "Revoked" : "Active"}</td>${
+    html`<tr data-key="${key.id}"><td class="mono nowrap">${key.prefix}…</td><td>${modeTag(key.mode)}</td><td>${key.createdAt.slice(0, 10)}</td><td>${key.revokedAt ? "Revoked" : "Active"}</td>${
       data.csrf
         ? html`<td>${
             key.revokedAt
