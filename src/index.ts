@@ -5,6 +5,7 @@
 export { createPaymentRouter } from "./http/router";
 export type { PaymentRouter, PaymentAdmin } from "./http/router";
 export type { PaymentRouterOptions } from "./http/options";
+export type { DashboardOptions, DashboardUser, DashboardRole, ExplorerTemplates } from "./dashboard/options";
 export type { MetricsOptions, MetricsRegistry } from "./ops/metrics";
 export type { HostLookup, ResolvedAddress } from "./delivery/url-guard";
 export { createPaymentClient } from "./client/http-client";

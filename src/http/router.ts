@@ -43,6 +43,8 @@ import { PaymentError } from "../errors";
 import { HealthCheck, type HealthReport, type HealthReportOptions, WEBHOOK_BACKLOG_LIMIT } from "../core/health";
 import { healthHandler, livenessHandler } from "./health";
 import { openObservability } from "../ops/index";
+import { dashboardRouter } from "../dashboard/router";
+import type { DashboardOptions } from "../dashboard/options";
 
 /**
  * Merchant and key management for the host application (there is no HTTP endpoint for it), and
@@ -167,6 +169,14 @@ export interface PaymentRouter extends Router {
    * network is not private). Answers 501 when prom-client is not installed or metrics are off.
    */
   readonly metricsHandler: express.RequestHandler;
+  /**
+   * The merchant dashboard: server-rendered pages (overview, payments, API keys) to mount behind
+   * the host's own login, e.g. `app.use("/admin/payments", requireLogin, payments.dashboard({
+   * authorize: (req) => ({ user: req.user.email, role: "admin", merchants: "all" }) }))`.
+   * `authorize` answering null is a 403; a `viewer` cannot act; `merchants` limits what is seen
+   * (docs/dashboard.md). Each call makes a new router; options are checked here and throw.
+   */
+  dashboard(options: DashboardOptions): Router;
   /** Stops the background loops and closes the storage. */
   close(): Promise<void>;
 }
@@ -328,6 +338,18 @@ export function createPaymentRouter(options: PaymentRouterOptions = {}): Payment
     metricsHandler: observability.metricsHandler,
     forMerchant: (merchantId: string, mode: Mode) => inProcessApi(providerApi, context, settings, merchantId, mode),
     health,
+    dashboard: (dashboardOptions: DashboardOptions) =>
+      dashboardRouter(
+        {
+          context,
+          v1: (merchant, mode, method, path, input) =>
+            providerApi.invoke({ method, path, input, caller: { scope: { merchantId: merchant.id, mode }, merchant } }),
+          health,
+          operatorReport: (reportOptions) => operatorReport(context, reportOptions),
+        },
+        dashboardOptions,
+        bodyTimeoutMs,
+      ),
     healthHandler: healthHandler(health),
     livenessHandler: livenessHandler(() => background.status(), { stallMs, startedAt: now(), now }),
     ready: () => background.ready(typeof settings.backgroundIntervalMs === "number" ? settings.backgroundIntervalMs : 1000),

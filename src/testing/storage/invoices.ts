@@ -3,7 +3,7 @@ import type { InvoiceRecord } from "../../core/ports/records";
 import type { Storage } from "../../core/ports/storage/index";
 import type { SuiteContext } from "./context";
 import { type FreshnessCase, freshnessTests } from "./freshness";
-import { hostedInvoice, ids, invoice, LIVE, OTHER, seed, T0, TEST } from "./fixtures";
+import { deposit, hostedInvoice, ids, invoice, LIVE, OTHER, seed, T0, TEST } from "./fixtures";
 import { lockTests, missingUpdateTests, uniqueTests, walk } from "./shared";
 
 const paid = invoice({ status: "PAID", receivedAmount: 15_385n, txHash: "tx_1", updatedAt: T0 + 1 });
@@ -223,6 +223,34 @@ export function invoiceTests(ctx: SuiteContext): void {
       // The cursor need not match the filters: it only marks a place in the order.
       expect(await filtered({ status: "PENDING" }, "inv_d")).toEqual(["inv_c", "inv_b"]);
       expect(await filtered({ status: "PENDING", network: "tron", createdFrom: T0 + 2, createdTo: T0 + 3 })).toEqual(["inv_c"]);
+    });
+
+    it("finds invoices by metadata.orderId (a string, exactly) and by a deposit's transaction hash, in scope only", async () => {
+      const storage = ctx.storage();
+      await storage.transaction(async (tx) => {
+        await tx.insertInvoice(invoice({ id: "inv_a", createdAt: T0 + 1, metadata: { orderId: "A-1" } }));
+        await tx.insertInvoice(invoice({ id: "inv_b", createdAt: T0 + 2, metadata: { orderId: "A-1", note: "again" } }));
+        await tx.insertInvoice(invoice({ id: "inv_c", createdAt: T0 + 3, metadata: { orderId: 1 } }));
+        await tx.insertInvoice(invoice({ id: "inv_d", createdAt: T0 + 4, metadata: { orderId: "a-1" } }));
+        await tx.insertInvoice(invoice({ id: "inv_e", createdAt: T0 + 5, metadata: null }));
+        await tx.insertInvoice(invoice({ id: "inv_other", merchantId: "m_2", createdAt: T0 + 2, metadata: { orderId: "A-1" } }));
+        await tx.insertInvoice(invoice({ id: "inv_live", mode: "live", createdAt: T0 + 2, metadata: { orderId: "A-1" } }));
+        await tx.insertDeposit(deposit({ id: "dep_a", invoiceId: "inv_a", txHash: "0xabc", outputIndex: 0 }));
+        await tx.insertDeposit(deposit({ id: "dep_e", invoiceId: "inv_e", txHash: "0xabc", outputIndex: 1 }));
+        await tx.insertDeposit(deposit({ id: "dep_c", invoiceId: "inv_c", txHash: "0xdef", outputIndex: 0 }));
+        await tx.insertDeposit(deposit({ id: "dep_other", merchantId: "m_2", invoiceId: "inv_other", txHash: "0xfff", outputIndex: 0 }));
+      });
+      const found = async (filter: Parameters<Storage["listInvoices"]>[1], scope = TEST) =>
+        (await storage.listInvoices(scope, filter, { limit: 10 })).map((i) => i.id);
+      expect(await found({ orderId: "A-1" })).toEqual(["inv_b", "inv_a"]);
+      expect(await found({ orderId: "1" })).toEqual([]);
+      expect(await found({ orderId: "A-1" }, LIVE)).toEqual(["inv_live"]);
+      expect(await found({ txHash: "0xabc" })).toEqual(["inv_e", "inv_a"]);
+      expect(await found({ txHash: "0xABC" })).toEqual([]);
+      expect(await found({ txHash: "0xfff" })).toEqual([]);
+      expect(await found({ txHash: "0xfff" }, OTHER)).toEqual(["inv_other"]);
+      expect(await found({ orderId: "A-1", txHash: "0xabc" })).toEqual(["inv_a"]);
+      expect((await storage.listInvoices(TEST, { orderId: "A-1" }, { limit: 1, after: "inv_b" })).map((i) => i.id)).toEqual(["inv_a"]);
     });
 
     it("never shifts pages when records are created between them", async () => {

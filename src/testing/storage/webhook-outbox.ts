@@ -141,7 +141,7 @@ export function webhookOutboxTests(ctx: SuiteContext): void {
         // createdAt runs against insertion order on purpose: the log follows insertion.
         await tx.insertWebhookDeliveries([
           delivery({ id: "m1", endpointId: "we_1", eventType: "payment.created", createdAt: T0 + 9 }),
-          delivery({ id: "m2", endpointId: "we_2", eventType: "payment.completed", createdAt: T0 + 8 }),
+          delivery({ id: "m2", endpointId: "we_2", eventId: "evt_2", eventType: "payment.completed", createdAt: T0 + 8 }),
         ]);
         await tx.insertWebhookDeliveries([delivery({ id: "m3", endpointId: "we_1", eventType: "payment.completed", status: "succeeded", createdAt: T0 + 7 })]);
         await tx.insertWebhookDeliveries([
@@ -160,6 +160,9 @@ export function webhookOutboxTests(ctx: SuiteContext): void {
       expect(await page({ status: "pending" }, 10)).toEqual(["m2", "m1"]);
       expect(await page({ endpointId: "we_1", eventType: "payment.completed", status: "succeeded" }, 10)).toEqual(["m3"]);
       expect(await page({ endpointId: "we_1" }, 1, "m4")).toEqual(["m3"]);
+      expect(await page({ eventId: "evt_2" }, 10)).toEqual(["m2"]);
+      expect(await page({ eventId: "evt_1", endpointId: "we_1" }, 10)).toEqual(["m4", "m3", "m1"]);
+      expect(await page({ eventId: "evt_none" }, 10)).toEqual([]);
       // An update keeps a delivery's place in the log.
       await storage.transaction((tx) =>
         tx.updateWebhookDelivery(delivery({ id: "m1", endpointId: "we_1", eventType: "payment.created", status: "failed", createdAt: T0 + 9 })),

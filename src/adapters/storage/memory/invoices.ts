@@ -7,8 +7,10 @@ import { conflict, missing, type Run, scopeKey, setIn, type Tables, type Undo, t
 /** The statuses the clock alone moves once an invoice's window passes. */
 const EXPIRABLE = new Set<InvoiceRecord["status"]>(["PENDING", "UNDER_PAID"]);
 
-function matchesInvoice(invoice: InvoiceRecord, filter: InvoiceFilter): boolean {
+function matchesInvoice(t: Tables, invoice: InvoiceRecord, filter: InvoiceFilter): boolean {
   return (
+    (filter.orderId === undefined || invoice.metadata?.orderId === filter.orderId) &&
+    (filter.txHash === undefined || [...t.deposits.values()].some((deposit) => deposit.invoiceId === invoice.id && deposit.txHash === filter.txHash)) &&
     (filter.status === undefined || invoice.status === filter.status) &&
     (filter.network === undefined || invoice.network === filter.network) &&
     (filter.createdFrom === undefined || invoice.createdAt >= filter.createdFrom) &&
@@ -22,7 +24,9 @@ export function invoiceReads(t: Tables, run: Run): InvoiceReads {
     getInvoice: (scope, id) => run("getInvoice", () => scoped(t.invoices.get(id), scope, copyInvoice)),
     findInvoice: (id) => run("findInvoice", () => pick(t.invoices.get(id), copyInvoice)),
     listInvoices: (scope, filter, query) =>
-      run("listInvoices", () => page(t.invoiceOrder, t.invoices, scope, query, (invoice) => (matchesInvoice(invoice, filter) ? copyInvoice(invoice) : null))),
+      run("listInvoices", () =>
+        page(t.invoiceOrder, t.invoices, scope, query, (invoice) => (matchesInvoice(t, invoice, filter) ? copyInvoice(invoice) : null)),
+      ),
     listExpiringInvoices: (mode, now, limit) =>
       run("listExpiringInvoices", () =>
         [...t.invoices.values()]

@@ -136,6 +136,7 @@ function deliveryPage(t: Tables, scope: Scope, filter: DeliveryFilter, query: Pa
     const { record } = t.deliveries.get(ids[i]!)!;
     if (filter.endpointId !== undefined && record.endpointId !== filter.endpointId) continue;
     if (filter.eventType !== undefined && record.eventType !== filter.eventType) continue;
+    if (filter.eventId !== undefined && record.eventId !== filter.eventId) continue;
     if (filter.status !== undefined && record.status !== filter.status) continue;
     out.push(copy(record));
   }

@@ -88,6 +88,15 @@ export function sqlReads(db: SqlQueryable, s: Statements): StorageReads {
       if (filter.createdFrom !== undefined) conditions.push({ sql: "created_at >= ?", value: filter.createdFrom });
       if (filter.createdTo !== undefined) conditions.push({ sql: "created_at < ?", value: filter.createdTo });
       if (filter.network !== undefined) conditions.push({ sql: "network = ?", value: filter.network });
+      // json, not jsonb: ->> is the text of a string value; a number or object orderId never matches.
+      if (filter.orderId !== undefined)
+        conditions.push({ sql: "json_typeof(metadata -> 'orderId') = 'string' AND metadata ->> 'orderId' = ?", value: filter.orderId });
+      if (filter.txHash !== undefined) {
+        conditions.push({
+          sql: `EXISTS (SELECT 1 FROM ${s.tables.deposits} AS d WHERE d.invoice_id = ${s.tables.invoices}.id AND d.tx_hash = ?)`,
+          value: filter.txHash,
+        });
+      }
       const { text, params } = pagedQuery(invoiceColumns.list, s.tables.invoices, scope, conditions, page);
       return all(db.query(text, params), invoiceColumns.read);
     },
@@ -127,6 +136,7 @@ export function sqlReads(db: SqlQueryable, s: Statements): StorageReads {
           filter.status ?? null,
           page.after ?? null,
           Math.max(0, page.limit),
+          filter.eventId ?? null,
         ]),
         deliveryColumns.read,
       ),

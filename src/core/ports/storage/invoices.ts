@@ -7,6 +7,10 @@ export interface InvoiceFilter {
   createdFrom?: number;
   createdTo?: number;
   network?: string;
+  /** Only invoices whose `metadata.orderId` is this string (exactly). */
+  orderId?: string;
+  /** Only invoices with a deposit of this transaction hash (exactly, as the chain writes it). */
+  txHash?: string;
 }
 
 /**

@@ -4,6 +4,8 @@ import type { PageQuery, Scope } from "./scope";
 /** Filters of the webhook delivery log. */
 export interface DeliveryFilter {
   endpointId?: string;
+  /** Only the deliveries of this event (one per endpoint it went to). */
+  eventId?: string;
   eventType?: string;
   status?: WebhookDeliveryStatus;
 }

@@ -61,6 +61,7 @@ export function webhookDeliveryStatements(t: Tables) {
         AND ($4::text IS NULL OR event_type = $4)
         AND ($5::text IS NULL OR status = $5)
         AND ($6::text IS NULL OR seq < (SELECT seq FROM ${t.deliveries} WHERE id = $6 AND merchant_id = $1 AND mode = $2))
+        AND ($8::text IS NULL OR event_id = $8)
       ORDER BY seq DESC
       LIMIT $7
     `,
