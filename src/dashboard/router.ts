@@ -38,6 +38,9 @@ interface Visit {
 const visits = new WeakMap<Request, Visit>();
 const visitOf = (req: Request) => visits.get(req)!;
 
+/** Most merchants the switcher lists for a user who may see all of them (more: they open one by id). */
+const SWITCHER_LIMIT = 50;
+
 /**
  * The merchant dashboard: server-rendered pages the host mounts behind its own login. Every
  * request is authorized first; every merchant page checks the user may see that merchant, and
@@ -54,10 +57,17 @@ export function dashboardRouter(deps: DashboardDeps, options: DashboardOptions, 
   const readForm = formBodyReader(bodyTimeoutMs);
   const may = (user: DashboardUser, id: string) => user.merchants === "all" || user.merchants.includes(id);
 
+  // A user who may see every merchant picks from a list while it is short; past that, by id.
+  const allMerchants = async () => {
+    const page = await context.storage.listMerchants({ limit: SWITCHER_LIMIT + 1 });
+    return page.length > SWITCHER_LIMIT ? undefined : page.sort((a, b) => a.name.localeCompare(b.name));
+  };
   const chromeOf = async (req: Request, current?: Chrome["current"]): Promise<Chrome> => {
     const { user, merchant } = visitOf(req);
     const list =
-      user.merchants === "all" ? undefined : (await Promise.all(user.merchants.map((id) => context.storage.getMerchant(id)))).filter((entry) => entry !== null);
+      user.merchants === "all"
+        ? await allMerchants()
+        : (await Promise.all(user.merchants.map((id) => context.storage.getMerchant(id)))).filter((entry) => entry !== null);
     return {
       base: base(req),
       user,

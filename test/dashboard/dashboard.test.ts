@@ -160,7 +160,7 @@ describe("merchant dashboard", () => {
     expect((await page(`/m/${h.other.id}/payments/${theirs.id}`)).status).toBe(200);
   });
 
-  it("starts a user at their first merchant, switches only among their merchants, and lets an 'all' user open one by id", async () => {
+  it("starts a user at their first merchant, switches only among their merchants, and lets an 'all' user pick from every merchant or open one by id", async () => {
     h = await dashboardHost();
     const start = await page("/", "both");
     expect(start.status).toBe(303);
@@ -183,6 +183,14 @@ describe("merchant dashboard", () => {
     expect((await page(`/m/${h.merchant.id}`, "none")).status).toBe(404);
     const all = await page("/");
     expect(all.text).toContain('action="/admin/switch"');
+    // A user who may see every merchant picks from all of them while the list is short.
+    const allOverview = await page(`/m/${h.merchant.id}`);
+    expect(
+      [...allOverview.text.matchAll(/<option value="([^"]+)"( selected)?>([^<]+)<\/option>/g)].map((match) => [match[1], match[3], Boolean(match[2])]),
+    ).toEqual([
+      [h.other.id, "Other shop", false],
+      [h.merchant.id, "Shop", true],
+    ]);
     const opened = await page(`/switch?merchant=${encodeURIComponent(h.merchant.id)}`);
     expect(opened.headers.location).toBe(`/admin/m/${h.merchant.id}`);
     expect((await page("/m/mch_doesNotExist")).status).toBe(404);
