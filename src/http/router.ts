@@ -1,6 +1,5 @@
-import { operatorReport, type OperatorReport, type OperatorReportOptions } from "../core/operator-report";
+import { operatorReport } from "../core/operator-report";
 import { reconcile } from "../core/reconcile";
-import type { ReconcileOptions, ReconcileReport } from "../core/reconcile-report";
 import express, { type Router } from "express";
 import { sandboxChain, type SandboxChain } from "../adapters/chain/sandbox";
 import { STATIC_PRICING, staticPricing } from "../adapters/pricing/static";
@@ -12,8 +11,9 @@ import type { CoreContext } from "../core/context";
 import { CurrencyCatalog, DEFAULT_CURRENCIES, DEFAULT_FIAT } from "../currencies";
 import * as merchants from "../core/merchants";
 import { BackgroundWork, type TickReport } from "../core/service";
-import type { HotWalletReading } from "../core/hot-wallets";
-import type { MerchantRecord, Mode } from "../core/ports/records";
+import type { Mode } from "../core/ports/records";
+import { approvePayout, checkApprovalRule, rejectPayout } from "../core/payout-approval";
+import { listAuditLog } from "../core/audit-log";
 import { apiKeyAuthenticator } from "./auth";
 import { errorHandler, hostBodyErrorHandler } from "./error-handler";
 import { responseHeaders } from "./response-headers";
@@ -40,48 +40,9 @@ import { PaymentError } from "../errors";
 import { HealthCheck, type HealthReport, WEBHOOK_BACKLOG_LIMIT } from "../core/health";
 import { healthHandler, livenessHandler } from "./health";
 import { openObservability } from "../ops/index";
+import type { PaymentAdmin } from "./admin";
 
-/** Merchant and key management for the host application (there is no HTTP endpoint for it). */
-export interface PaymentAdmin {
-  /** Creates a merchant. `id` may be given to keep a known id (e.g. a demo merchant). */
-  createMerchant(input: { name: string; id?: string }): Promise<MerchantRecord>;
-  /** The merchant with this id, or null. */
-  getMerchant(id: string): Promise<MerchantRecord | null>;
-  /**
-   * Issues an API key and returns its plaintext, the only time it is ever shown. With `key`,
-   * registers that plaintext instead (its prefix sets the mode).
-   */
-  issueApiKey(merchantId: string, options?: { mode?: Mode; key?: string }): Promise<merchants.IssuedApiKey>;
-  /** Revokes a key at once; false when it was unknown or revoked already. */
-  revokeApiKey(keyId: string): Promise<boolean>;
-  /** A merchant's keys, without secrets. */
-  listApiKeys(merchantId: string): Promise<merchants.ApiKeySummary[]>;
-  /** Sets the asset the merchant's payments settle into (auto-conversion), or null to keep each coin. */
-  setSettleCurrency(merchantId: string, symbol: string | null): Promise<MerchantRecord>;
-  /**
-   * The operator report of one mode (default "live"), across every merchant: deposits reversed
-   * by a reorg deeper than their confirmations, stray coins credited to invoices that asked for
-   * another coin, and transfers of unlisted tokens left at deposit addresses. What explains
-   * on-chain holdings that the balances alone do not.
-   */
-  operatorReport(options?: OperatorReportOptions): Promise<OperatorReport>;
-  /**
-   * The latest reading of each live chain's hot wallet, taken on the background schedule (at
-   * most once a minute per chain): every balance with its low-balance threshold and `low` flag,
-   * when it was read, and why the last read failed if it did. From memory: no node call.
-   */
-  hotWallets(): HotWalletReading[];
-  /**
-   * Compares, per live chain and coin, what the records say the service holds (deposits
-   * received, payouts sent, network fees, float) with what the chain holds (hot wallet and
-   * deposit addresses not yet swept), and per asset what the chains hold with what is owed to
-   * merchants; lists every difference with what explains the rest (docs/operations.md,
-   * "Reconciliation"). `differences` is 0 when the books match. Aggregate reads only: safe to
-   * run against production from a cron job. A chain whose node cannot be read gets an error
-   * entry; `chain` ("ETH", "LTC") limits it to one network, and an unknown one throws a TypeError.
-   */
-  reconcile(options?: ReconcileOptions): Promise<ReconcileReport>;
-}
+export type { PaymentAdmin } from "./admin";
 
 /** The router `createPaymentRouter` returns: mount it with `app.use(router)`. */
 export interface PaymentRouter extends Router {
@@ -190,6 +151,8 @@ export function createPaymentRouter(options: PaymentRouterOptions = {}): Payment
     lateWindowMs,
     logger,
   };
+  // Checked against the currency list here, so a threshold in an unknown currency fails at start.
+  if (settings.payouts?.approval) context.payoutApproval = checkApprovalRule(context, settings.payouts.approval, "createPaymentRouter: payouts.approval");
   // The gauges read the background work and the storage only when scraped, long after both exist.
   const observability = openObservability({
     metrics: settings.metrics,
@@ -293,9 +256,13 @@ export function createPaymentRouter(options: PaymentRouterOptions = {}): Payment
     createMerchant: (input) => merchants.createMerchant(context, input),
     getMerchant: (id) => context.storage.getMerchant(id),
     issueApiKey: (merchantId, keyOptions = {}) => merchants.issueApiKey(context, merchantId, keyOptions),
-    revokeApiKey: (keyId) => merchants.revokeApiKey(context, keyId),
+    revokeApiKey: (keyId, revokeOptions) => merchants.revokeApiKey(context, keyId, revokeOptions),
     listApiKeys: (merchantId) => merchants.listApiKeys(context, merchantId),
     setSettleCurrency: (merchantId, symbol) => merchants.setSettleCurrency(context, merchantId, symbol),
+    setPayoutApproval: (merchantId, rule) => merchants.setPayoutApproval(context, merchantId, rule),
+    approvePayout: (payoutId, review) => approvePayout(context, payoutId, review),
+    rejectPayout: (payoutId, review) => rejectPayout(context, payoutId, review),
+    listAuditLog: (query) => listAuditLog(context, query),
     operatorReport: (reportOptions) => operatorReport(context, reportOptions),
     hotWallets: () => background.hotWalletReadings(),
     reconcile: (reconcileOptions) => reconcile(context, reconcileOptions),
@@ -365,7 +332,7 @@ function inProcessApi(api: RouteTable, context: CoreContext, settings: PaymentRo
       method: call.method,
       path: call.path,
       input: call.input,
-      caller: { scope: { merchantId, mode }, merchant },
+      caller: { scope: { merchantId, mode }, merchant, actor: null },
       idempotencyKey: call.idempotencyKey,
     });
   });

@@ -16,9 +16,10 @@ export function fundsRoutes(routes: RouteTable, context: CoreContext, views: V1V
   routes.post(
     "/withdrawals",
     schemas.withdrawalCreateRequest,
-    async (body, { scope, commitAnswer }) => {
+    async (body, { scope, commitAnswer, merchant, actor }) => {
       const input = { currency: body.currency, network: body.chain ?? null, amount: body.amount, address: body.address };
-      return views.withdrawal(await createPayout(context, scope, input, { onCommit: commitAnswer?.((payout: PayoutRecord) => views.withdrawal(payout)) }));
+      const onCommit = commitAnswer?.((payout: PayoutRecord) => views.withdrawal(payout));
+      return views.withdrawal(await createPayout(context, scope, input, { onCommit, merchant, requestedBy: actor }));
     },
     {
       idempotent: true,

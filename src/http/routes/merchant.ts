@@ -118,7 +118,7 @@ export function merchantRoutes(routes: RouteTable, context: CoreContext, present
           context,
           call.scope,
           { ...body, network: body.network ?? null },
-          { onCommit: call.commitAnswer?.((payout: PayoutRecord) => present.payout(payout)) },
+          { onCommit: call.commitAnswer?.((payout: PayoutRecord) => present.payout(payout)), merchant: call.merchant, requestedBy: call.actor },
         ),
       ),
     {

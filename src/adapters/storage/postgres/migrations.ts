@@ -1,4 +1,5 @@
 import type { SqlClient } from "./sql-client";
+import { MONEY_CONTROLS_MIGRATIONS } from "./migrations-money-controls";
 
 /** One step of the schema: applied once, in order, recorded in `schema_migrations`. */
 export interface Migration {
@@ -352,6 +353,7 @@ CREATE INDEX webhook_deliveries_pending_due ON webhook_deliveries (next_attempt_
 CREATE INDEX webhook_deliveries_retrying ON webhook_deliveries (endpoint_id) WHERE status = 'pending' AND attempts > 0;
 `,
   },
+  ...MONEY_CONTROLS_MIGRATIONS,
 ];
 
 /** Quotes an identifier for SQL ("my schema" -> "\"my schema\""). */

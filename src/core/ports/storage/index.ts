@@ -1,4 +1,5 @@
 import type { AddressReads, AddressStore } from "./addresses";
+import type { AuditLogReads, AuditLogStore } from "./audit-log";
 import type { CursorReads, CursorStore } from "./cursors";
 import type { DepositReads, DepositStore } from "./deposits";
 import type { ExchangeReads, ExchangeStore } from "./exchanges";
@@ -15,6 +16,7 @@ import type { WebhookEndpointReads, WebhookEndpointStore } from "./webhook-endpo
 import type { WebhookOutboxReads, WebhookOutboxStore } from "./webhook-outbox";
 
 export type { AddressReads, AddressStore } from "./addresses";
+export type { AuditLogQuery, AuditLogReads, AuditLogStore } from "./audit-log";
 export type { CursorReads, CursorStore } from "./cursors";
 export type { DepositReads, DepositStore, NotableDepositQuery } from "./deposits";
 export type { ExchangeReads, ExchangeStore } from "./exchanges";
@@ -52,7 +54,8 @@ export interface StorageReads
     WebhookBacklogReads,
     CursorReads,
     UnlistedTransferReads,
-    ReconcileReads {}
+    ReconcileReads,
+    AuditLogReads {}
 
 /**
  * A unit of work: every part, reads and writes. Everything written through it becomes visible
@@ -77,7 +80,8 @@ export interface StorageTransaction
     WebhookOutboxStore,
     IdempotencyStore,
     CursorStore,
-    UnlistedTransferStore {}
+    UnlistedTransferStore,
+    AuditLogStore {}
 
 /**
  * Where the service keeps everything: one object with every part's reads, and `transaction`

@@ -1,3 +1,4 @@
+import { auditLogStatements } from "./audit-log";
 import { cursorStatements } from "./cursors";
 import { depositStatements } from "./deposits";
 import { eventStatements } from "./events";
@@ -46,6 +47,7 @@ export function buildStatements(schema: string | undefined) {
     ...idempotencyStatements(t),
     ...cursorStatements(t, schema),
     ...reconcileStatements(t),
+    ...auditLogStatements(t),
   };
 }
 
