@@ -55,6 +55,9 @@ export type {
   LedgerStore,
   PayoutReads,
   PayoutStore,
+  AuditLogQuery,
+  AuditLogReads,
+  AuditLogStore,
   ExchangeReads,
   ExchangeStore,
   PaymentLinkReads,
@@ -114,6 +117,7 @@ export type { Logger } from "./core/ports/logger";
 export type { TickReport } from "./core/service";
 export type { HealthReport, HealthOptions, HealthStatus, ChainHealth, PriceSourceHealth } from "./core/health";
 export type { IssuedApiKey, ApiKeySummary } from "./core/merchants";
+export type { AuditEntry, AuditLogPage } from "./core/audit-log";
 export type { PaymentView, DepositView } from "./core/views/payment";
 export type { OperatorReport, OperatorReportOptions, ReportedDeposit } from "./core/operator-report";
 export type { HotWalletBalanceReading, HotWalletReading } from "./core/hot-wallets";
@@ -129,7 +133,16 @@ export type {
 } from "./core/reconcile-report";
 export type { ReportedUnlistedTransfer } from "./core/unlisted";
 export type * from "./core/ports/records";
-export { INVOICE_STATUSES, PAYMENT_EVENT_TYPES, PAYOUT_EVENT_TYPES, REFUND_EVENT_TYPES, CONVERSION_EVENT_TYPES, EVENT_TYPES } from "./core/ports/records";
+export {
+  INVOICE_STATUSES,
+  PAYOUT_STATUSES,
+  AUDIT_ACTIONS,
+  PAYMENT_EVENT_TYPES,
+  PAYOUT_EVENT_TYPES,
+  REFUND_EVENT_TYPES,
+  CONVERSION_EVENT_TYPES,
+  EVENT_TYPES,
+} from "./core/ports/records";
 export { verifyWebhook, DEFAULT_TOLERANCE_SECONDS } from "./webhooks/verify";
 export type { VerifyWebhookOptions, WebhookRequestHeaders } from "./webhooks/verify";
 export { WebhookVerificationError, WEBHOOK_VERIFICATION_CODES } from "./errors";

@@ -7,21 +7,27 @@ export const AUDIT_LOG_MAX_LIMIT = 500;
 
 /** An entry of the audit log as the admin API shows it. */
 export interface AuditEntry {
+  /** The entry's id (`aud_...`), also the cursor of the page that ends with it. */
   id: string;
   /** Who: the user or API key id that acted, or "host" for a call of the host application that named nobody. */
   actor: string;
+  /** What was done: `payout.approved`, `payout.rejected`, `api_key.issued`, `api_key.revoked`. */
   action: AuditAction;
   /** The record acted on (a payout id, an API key id). */
   recordId: string;
+  /** The merchant the record belongs to. */
   merchantId: string;
+  /** The record's mode. */
   mode: Mode;
-  /** ISO 8601. */
+  /** When, ISO 8601. */
   at: string;
 }
 
 /** One page of the audit log; `nextCursor` asks for the next one, null on the last. */
 export interface AuditLogPage {
+  /** Newest first. */
   entries: AuditEntry[];
+  /** Pass as `cursor` for the next page; null on the last page. */
   nextCursor: string | null;
 }
 

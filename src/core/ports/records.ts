@@ -294,13 +294,17 @@ export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 /** One entry of the audit log: who did what to which record, when. */
 export interface AuditEntryRecord {
+  /** Unique id (`aud_...`). */
   id: string;
   /** Who: a user id or an API key id as the host named it; "host" for the host application's own calls. */
   actor: string;
+  /** What was done. */
   action: AuditAction;
   /** The record acted on: a payout id, an API key id. */
   recordId: string;
+  /** The merchant the record belongs to. */
   merchantId: string;
+  /** The record's mode. */
   mode: Mode;
   /** When, epoch ms. */
   at: number;

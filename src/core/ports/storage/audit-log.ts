@@ -4,7 +4,9 @@ import type { AuditEntryRecord } from "../records";
 export interface AuditLogQuery {
   /** Only this merchant's entries; every merchant's when left out. */
   merchantId?: string;
+  /** At most this many entries. */
   limit: number;
+  /** The id of the last entry of the previous page; null or absent for the first page. */
   after?: string | null;
 }
 
