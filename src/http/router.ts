@@ -102,8 +102,10 @@ export interface PaymentRouter extends Router {
    * object. The same routes run as for HTTP (validation, idempotency with the `idempotencyKey`
    * option, results); errors reject as the `PaymentError` the HTTP API would have answered.
    * Links it builds start at `publicUrl` and `mountPath`, so `publicUrl` is required.
+   * `actor` names who asks (your user's id): recorded as the `requestedBy` of the payouts it
+   * creates, so that user cannot approve them (docs/money-controls.md); without it, nobody.
    */
-  forMerchant(merchantId: string, mode: Mode): PaymentResources;
+  forMerchant(merchantId: string, mode: Mode, options?: { actor?: string }): PaymentResources;
   /**
    * The Prometheus scrape endpoint: mount it where your scraper looks, e.g.
    * `app.get("/metrics", payments.metricsHandler)` (behind your own access control if the
@@ -273,7 +275,8 @@ export function createPaymentRouter(options: PaymentRouterOptions = {}): Payment
     sandbox,
     errorHandler: hostBodyErrorHandler(),
     metricsHandler: observability.metricsHandler,
-    forMerchant: (merchantId: string, mode: Mode) => inProcessApi(providerApi, context, settings, merchantId, mode),
+    forMerchant: (merchantId: string, mode: Mode, callOptions: { actor?: string } = {}) =>
+      inProcessApi(providerApi, context, settings, merchantId, mode, callOptions.actor),
     health,
     healthHandler: healthHandler(health),
     livenessHandler: livenessHandler(() => background.status(), { stallMs, startedAt: now(), now }),
@@ -317,8 +320,16 @@ function refuseFixedLivePrices(pricing: PricingAdapter, live: boolean, given: bo
 }
 
 /** `router.forMerchant`: the /v1 resources, carried by in-process calls of the route table. */
-function inProcessApi(api: RouteTable, context: CoreContext, settings: PaymentRouterOptions, merchantId: string, mode: Mode): PaymentResources {
+function inProcessApi(
+  api: RouteTable,
+  context: CoreContext,
+  settings: PaymentRouterOptions,
+  merchantId: string,
+  mode: Mode,
+  actor: string | undefined,
+): PaymentResources {
   if (mode !== "test" && mode !== "live") throw new TypeError(`forMerchant: mode must be "test" or "live", not ${JSON.stringify(mode)}`);
+  if (actor !== undefined && (typeof actor !== "string" || actor.trim() === "")) throw new TypeError("forMerchant: actor must be a non-empty string");
   if (!settings.publicUrl) {
     throw new TypeError(
       "forMerchant: in-process calls build payment links without a request to take the host from; set createPaymentRouter({ publicUrl }) (and mountPath if the router is not mounted at /)",
@@ -332,7 +343,7 @@ function inProcessApi(api: RouteTable, context: CoreContext, settings: PaymentRo
       method: call.method,
       path: call.path,
       input: call.input,
-      caller: { scope: { merchantId, mode }, merchant, actor: null },
+      caller: { scope: { merchantId, mode }, merchant, actor: actor ?? null },
       idempotencyKey: call.idempotencyKey,
     });
   });

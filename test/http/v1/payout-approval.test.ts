@@ -208,6 +208,23 @@ describe("a merchant's own threshold, in coin units, through the /api/v1 payout 
   });
 });
 
+describe("payouts asked for in process", () => {
+  it("record the actor forMerchant names as the requester, who then cannot approve them", async () => {
+    const h = await setup({ publicUrl: "https://shop.example", payouts: { approval: { above: "5", currency: "USDT" } } });
+    await paidPayment(h, "100");
+    const held = await h.router
+      .forMerchant(h.merchant.id, "test", { actor: "user_erin" })
+      .withdrawals.create({ currency: "USDT", chain: "TRX", amount: "10", address: ADDRESS });
+    expect(held.status).toBe("AWAITING_APPROVAL");
+    await expect(h.router.admin.approvePayout(held.id, { by: "user_erin" })).rejects.toMatchObject({ code: 40301 });
+    expect(await h.router.admin.approvePayout(held.id, { by: "user_frank" })).toMatchObject({ status: "PROCESSING", requestedBy: "user_erin" });
+    // Without an actor, nobody is recorded: anyone may approve.
+    const anonymous = await h.router.forMerchant(h.merchant.id, "test").withdrawals.create({ currency: "USDT", chain: "TRX", amount: "10", address: ADDRESS });
+    expect(await h.router.admin.approvePayout(anonymous.id, { by: "user_erin" })).toMatchObject({ status: "PROCESSING", requestedBy: null });
+    expect(() => h.router.forMerchant(h.merchant.id, "test", { actor: "" })).toThrow(/actor/);
+  });
+});
+
 describe("bad thresholds and unknown payouts", () => {
   it("refuses them with a clear error", async () => {
     await expect(setup({ payouts: { approval: { above: "10", currency: "XYZ" } } })).rejects.toThrow(/payouts\.approval\.currency/);
