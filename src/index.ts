@@ -56,6 +56,9 @@ export type {
   LedgerStore,
   PayoutReads,
   PayoutStore,
+  AuditLogQuery,
+  AuditLogReads,
+  AuditLogStore,
   ExchangeReads,
   ExchangeStore,
   PaymentLinkReads,
@@ -121,6 +124,7 @@ export type { Logger } from "./core/ports/logger";
 export type { TickReport } from "./core/service";
 export type { HealthReport, HealthOptions, HealthReportOptions, HealthStatus, ChainHealth, PriceSourceHealth } from "./core/health";
 export type { IssuedApiKey, ApiKeySummary } from "./core/merchants";
+export type { AuditEntry, AuditLogPage } from "./core/audit-log";
 export type { PaymentView, DepositView } from "./core/views/payment";
 export type { OperatorReport, OperatorReportOptions, ReportedDeposit } from "./core/operator-report";
 export type { OperatorAdmin, OperatorPage, OperatorPageOptions, MerchantSummary, DeliverySummary } from "./core/operator-tools";
@@ -143,7 +147,16 @@ export type { ExportRequest } from "./core/exports/request";
 export { EXPORT_COLUMNS } from "./core/exports/kinds";
 export type { ExportKind } from "./core/exports/kinds";
 export type * from "./core/ports/records";
-export { INVOICE_STATUSES, PAYMENT_EVENT_TYPES, PAYOUT_EVENT_TYPES, REFUND_EVENT_TYPES, CONVERSION_EVENT_TYPES, EVENT_TYPES } from "./core/ports/records";
+export {
+  INVOICE_STATUSES,
+  PAYOUT_STATUSES,
+  AUDIT_ACTIONS,
+  PAYMENT_EVENT_TYPES,
+  PAYOUT_EVENT_TYPES,
+  REFUND_EVENT_TYPES,
+  CONVERSION_EVENT_TYPES,
+  EVENT_TYPES,
+} from "./core/ports/records";
 export { verifyWebhook, DEFAULT_TOLERANCE_SECONDS } from "./webhooks/verify";
 export type { VerifyWebhookOptions, WebhookRequestHeaders } from "./webhooks/verify";
 export { WebhookVerificationError, WEBHOOK_VERIFICATION_CODES } from "./errors";

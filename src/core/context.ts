@@ -4,6 +4,7 @@ import type { ChainSet } from "./chains";
 import type { Logger } from "./ports/logger";
 import type { Telemetry } from "./ports/telemetry";
 import type { CurrencyCatalog } from "../currencies";
+import type { PayoutApprovalRule } from "./ports/records";
 
 /** Everything core services share: adapters, the currency list and the clock. */
 export interface CoreContext {
@@ -24,6 +25,8 @@ export interface CoreContext {
   inProcessEventTypes?: ReadonlySet<string>;
   /** Where metrics and traces hear of committed changes; absent when the router has neither. */
   telemetry?: Telemetry;
+  /** The router's payout approval threshold (`payouts.approval`), for merchants without their own; absent: no approval. */
+  payoutApproval?: PayoutApprovalRule | null;
   /** Called after a unit of work that may have queued webhook deliveries committed, so a sender can start soon. */
   onDeliveriesRecorded?: () => void;
 }

@@ -39,7 +39,11 @@ export function paymentEvents(
  * not besides, the payout event: the two /v1 lists are disjoint, so each movement of money is
  * told once, under the resource it is). `data` is the withdrawal or refund view.
  */
-export function payoutEvent(context: CoreContext, payout: PayoutRecord, step: "processing" | "completed" | "failed"): EventRecord {
+export function payoutEvent(
+  context: CoreContext,
+  payout: PayoutRecord,
+  step: "processing" | "completed" | "failed" | "awaiting_approval" | "rejected",
+): EventRecord {
   const refund = payout.refundOf !== null;
   const data = refund ? refundView(payout, context.currencies) : withdrawalView(payout, context.currencies);
   return {

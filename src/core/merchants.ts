@@ -3,7 +3,9 @@ import type { Scope } from "./ports/storage/index";
 import { notFound } from "../errors";
 import type { CoreContext } from "./context";
 import { newId, randomToken } from "../ids";
-import type { ApiKeyRecord, MerchantRecord, Mode } from "./ports/records";
+import type { ApiKeyRecord, MerchantRecord, Mode, PayoutApprovalRule } from "./ports/records";
+import { checkApprovalRule } from "./payout-approval";
+import { auditEntry } from "./audit-log";
 
 /** The shape every key has: mode prefix and at least 24 base62 characters of secret. */
 export const API_KEY_PATTERN = /^sk_(test|live)_[A-Za-z0-9]{24,128}$/;
@@ -39,17 +41,18 @@ export function hashApiKey(key: string): string {
 
 /** Creates a merchant. */
 export async function createMerchant(context: CoreContext, input: { name: string; id?: string }): Promise<MerchantRecord> {
-  const merchant: MerchantRecord = { id: input.id ?? newId("mch"), name: input.name, settleCurrency: null, createdAt: context.now() };
+  const merchant: MerchantRecord = { id: input.id ?? newId("mch"), name: input.name, settleCurrency: null, payoutApproval: null, createdAt: context.now() };
   await context.storage.transaction((tx) => tx.insertMerchant(merchant));
   return merchant;
 }
 
 /**
- * Stores a key for a merchant. With `key` given (a host that keeps a known test key across
+ * Stores a key for a merchant, and an audit log entry of it (as `by`, else "host") in the same
+ * transaction. With `key` given (a host that keeps a known test key across
  * restarts, like the example server's DEMO_API_KEY), that plaintext is registered instead of a
  * fresh one; its mode comes from its prefix.
  */
-export async function issueApiKey(context: CoreContext, merchantId: string, options: { mode?: Mode; key?: string }): Promise<IssuedApiKey> {
+export async function issueApiKey(context: CoreContext, merchantId: string, options: { mode?: Mode; key?: string; by?: string }): Promise<IssuedApiKey> {
   if (!(await context.storage.getMerchant(merchantId))) throw notFound("merchant", merchantId);
   let key: string;
   if (options.key !== undefined) {
@@ -70,7 +73,10 @@ export async function issueApiKey(context: CoreContext, merchantId: string, opti
     createdAt: context.now(),
     revokedAt: null,
   };
-  await context.storage.transaction((tx) => tx.insertApiKey(record));
+  await context.storage.transaction(async (tx) => {
+    await tx.insertApiKey(record);
+    await tx.insertAuditEntry(auditEntry(context, { actor: actorOf(options.by), action: "api_key.issued", recordId: record.id, merchantId, mode }));
+  });
   return { id: record.id, merchantId, mode, key, prefix: record.prefix, createdAt: new Date(record.createdAt).toISOString() };
 }
 
@@ -89,9 +95,41 @@ export async function setSettleCurrency(context: CoreContext, merchantId: string
   });
 }
 
-/** Revokes a key; it stops working at once. Returns false when it was unknown or revoked already. */
-export async function revokeApiKey(context: CoreContext, keyId: string): Promise<boolean> {
-  return context.storage.transaction((tx) => tx.revokeApiKey(keyId, context.now()));
+/**
+ * Sets a merchant's own payout approval threshold (see `needsApproval`), or null to follow the
+ * router's (`payouts.approval`). Applies to payouts asked for afterwards; payouts held already
+ * stay held. A TypeError names a bad threshold.
+ */
+export async function setPayoutApproval(context: CoreContext, merchantId: string, rule: PayoutApprovalRule | null): Promise<MerchantRecord> {
+  const checked = rule === null ? null : checkApprovalRule(context, rule, "setPayoutApproval");
+  return context.storage.transaction(async (tx) => {
+    const merchant = await tx.getMerchant(merchantId);
+    if (!merchant) throw notFound("merchant", merchantId);
+    const updated = { ...merchant, payoutApproval: checked };
+    await tx.updateMerchant(updated);
+    return updated;
+  });
+}
+
+/**
+ * Revokes a key; it stops working at once. Returns false when it was unknown or revoked already.
+ * The audit log records it (as `by`, else "host") in the same transaction.
+ */
+export async function revokeApiKey(context: CoreContext, keyId: string, options: { by?: string } = {}): Promise<boolean> {
+  return context.storage.transaction(async (tx) => {
+    const key = await tx.getApiKey(keyId);
+    if (!key || !(await tx.revokeApiKey(keyId, context.now()))) return false;
+    await tx.insertAuditEntry(
+      auditEntry(context, { actor: actorOf(options.by), action: "api_key.revoked", recordId: keyId, merchantId: key.merchantId, mode: key.mode }),
+    );
+    return true;
+  });
+}
+
+/** Who the audit log names for a call of the host application: the user it gave, else "host". */
+function actorOf(by: string | undefined): string {
+  if (by !== undefined && (typeof by !== "string" || by.trim() === "")) throw new TypeError("by must name who acts: a non-empty string");
+  return by ?? "host";
 }
 
 /** A merchant's keys, without secrets. */
@@ -111,6 +149,8 @@ export interface Caller {
   scope: Scope;
   /** The merchant's record at authentication (its settings, such as the default settleCurrency). */
   merchant: MerchantRecord;
+  /** Who asks, recorded as a payout's `requestedBy`: the API key's id; null for an in-process call. */
+  actor: string | null;
 }
 
 /** What a plaintext key grants, or null for a malformed, unknown or revoked key. */
@@ -123,5 +163,5 @@ export async function authenticate(context: CoreContext, key: string): Promise<C
   // The lookup is by hash, so timing reveals nothing about the key; the compare guards against
   // an adapter whose lookup is looser than equality (a prefix index, a case-folding collation).
   if (record.revokedAt !== null || merchant.id !== record.merchantId || !timingSafeEqual(Buffer.from(record.hash), Buffer.from(hash))) return null;
-  return { scope: { merchantId: record.merchantId, mode: record.mode }, merchant };
+  return { scope: { merchantId: record.merchantId, mode: record.mode }, merchant, actor: record.id };
 }

@@ -59,7 +59,8 @@ export async function readHotWalletFunding(context: CoreContext, mode: Mode, cha
  * every instance on the storage), so that the check and the payout's insertion are one step:
  * two payouts asked for at once are checked one after the other, the second counting the first.
  *
- * Not yet in the balance read: payouts not broadcast (no txHash), and those whose txHash was
+ * Not yet in the balance read: payouts not broadcast (no txHash; those held for approval too,
+ * since an approval sends them without checking again), and those whose txHash was
  * recorded after the read started (broadcast meanwhile; counted again if the node saw them
  * already, which can only refuse too much, never too little). Payouts broadcast before are in
  * the balance the adapter reports (pending block, spent outputs).
@@ -90,7 +91,7 @@ export async function refuseIfHotWalletShort(
 
 /**
  * By coin, the amounts of this chain's payouts on `network` that the balance read at `readAt`
- * does not reflect yet: PROCESSING without a txHash, or sent since. One paged read, in the
+ * does not reflect yet: PROCESSING or AWAITING_APPROVAL without a txHash, or sent since. One paged read, in the
  * transaction (after the lock, so it sees every payout accepted before).
  */
 async function unsent(
@@ -102,14 +103,18 @@ async function unsent(
   readAt: number,
 ): Promise<Map<string, bigint>> {
   const totals = new Map<string, bigint>();
-  let after: string | null = null;
-  for (;;) {
-    const page = await tx.listPayoutsByStatus(mode, "PROCESSING", 500, after);
-    for (const payout of page) {
-      if (payout.network !== network || context.chains.forPair(mode, payout.coin, network) !== chain) continue;
-      if (payout.txHash === null || payout.updatedAt >= readAt) totals.set(payout.coin, (totals.get(payout.coin) ?? 0n) + payout.amount);
+  // Payouts held for approval count as not sent: approved, they are sent without another check.
+  for (const status of ["PROCESSING", "AWAITING_APPROVAL"] as const) {
+    let after: string | null = null;
+    for (;;) {
+      const page = await tx.listPayoutsByStatus(mode, status, 500, after);
+      for (const payout of page) {
+        if (payout.network !== network || context.chains.forPair(mode, payout.coin, network) !== chain) continue;
+        if (payout.txHash === null || payout.updatedAt >= readAt) totals.set(payout.coin, (totals.get(payout.coin) ?? 0n) + payout.amount);
+      }
+      if (page.length < 500) break;
+      after = page.at(-1)!.id;
     }
-    if (page.length < 500) return totals;
-    after = page.at(-1)!.id;
   }
+  return totals;
 }

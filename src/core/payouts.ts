@@ -10,7 +10,8 @@ import { readHotWalletFunding, refuseIfHotWalletShort } from "./payout-funding";
 import { newId } from "../ids";
 import { recordEvents, withOutbox } from "./outbox";
 import { parseAmountIn, resolveNetwork } from "./invoices";
-import type { Mode, PayoutRecord } from "./ports/records";
+import type { MerchantRecord, Mode, PayoutRecord } from "./ports/records";
+import { approvalRuleOf, needsApproval } from "./payout-approval";
 
 /** A payout request, shape-checked by the caller. */
 export interface CreatePayoutInput {
@@ -21,12 +22,22 @@ export interface CreatePayoutInput {
   address: string;
 }
 
+/** Who asks for a payout, for the approval rule and its second-person check. */
+export interface PayoutRequester {
+  /** The requester's identity (an API key's id, a user's id), recorded as `requestedBy`; null when unknown. */
+  requestedBy?: string | null;
+  /** The merchant as read with the request (its approval threshold); read from storage when left out. */
+  merchant?: MerchantRecord;
+}
+
 /**
  * Creates a payout: checks the minimum and the address, then debits amount + fees, checks that
  * the hot wallet can fund it, and stores the payout in one atomic step (so parallel payouts can
  * never overdraw a balance nor, together, the hot wallet), with its
  * `payout.processing` (or `refund.processing`) event, then hands it to the chain. A chain failure after the debit leaves the payout PROCESSING for the payout loop to
- * retry; it never loses the debit.
+ * retry; it never loses the debit. A payout above the approval threshold is debited the same
+ * way but stored AWAITING_APPROVAL (event `payout.awaiting_approval`) and not sent: see
+ * `approvePayout`.
  */
 export async function createPayout(
   context: CoreContext,
@@ -46,7 +57,7 @@ export async function createPayout(
      * broadcast's txHash, with the payout as it is then (an idempotency key's answer).
      */
     onCommit?: CommitHook<PayoutRecord>;
-  } = {},
+  } & PayoutRequester = {},
 ): Promise<PayoutRecord> {
   const { refund, onCommit } = options;
   const { currency, network } = resolveNetwork(context, input.currency, input.network, scope.mode);
@@ -68,12 +79,14 @@ export async function createPayout(
   const funding = { merchantId: scope.merchantId, coin: currency.symbol, network: network.network, amount, fee };
   // The node is read before the transaction; the check against payouts taken meanwhile is in it, under a lock.
   const reading = await readHotWalletFunding(context, scope.mode, chain, funding);
+  const merchant = options.merchant ?? (await context.storage.getMerchant(scope.merchantId));
+  const held = await needsApproval(context, approvalRuleOf(context, merchant), currency.symbol, amount);
   const now = context.now();
   const payout: PayoutRecord = {
     id: newId("po"),
     merchantId: scope.merchantId,
     mode: scope.mode,
-    status: "PROCESSING",
+    status: held ? "AWAITING_APPROVAL" : "PROCESSING",
     coin: currency.symbol,
     network: network.network,
     address: input.address,
@@ -83,6 +96,8 @@ export async function createPayout(
     refundDepositId: refund?.depositId ?? null,
     txHash: null,
     failureReason: null,
+    requestedBy: options.requestedBy ?? null,
+    reviewedBy: null,
     createdAt: now,
     updatedAt: now,
   };
@@ -109,9 +124,11 @@ export async function createPayout(
     }
     await refuseIfHotWalletShort(context, tx, reading, funding);
     await tx.insertPayout(payout);
-    await recordEvents(context, tx, [payoutEvent(context, payout, "processing")]);
+    await recordEvents(context, tx, [payoutEvent(context, payout, held ? "awaiting_approval" : "processing")]);
     await onCommit?.(tx, payout);
   });
+  // A held payout waits for its approval; the background round sends it after.
+  if (held) return payout;
   return (await broadcast(context, payout, onCommit)) ?? payout;
 }
 

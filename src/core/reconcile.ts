@@ -149,6 +149,8 @@ function recordSides(deposits: readonly DepositTotal[], payouts: readonly Payout
     const row = side(total.network, total.coin);
     if (total.status === "COMPLETED" || (total.status === "PROCESSING" && total.sent)) row.sent += total.amount;
     if (total.status === "PROCESSING") add(total.sent ? row.payoutsInFlight : row.payoutsNotSent, total);
+    // Held for approval: debited, never sent (a rejection credits it back).
+    if (total.status === "AWAITING_APPROVAL") add(row.payoutsNotSent, total);
   }
   return sides;
 }
@@ -221,7 +223,9 @@ function assetRows(
     // A chain filter reports the assets of that chain only.
     if (input.chosen !== undefined && !networks.includes(input.chosen)) return [];
     const balance = input.balances.find((row) => row.asset === asset) ?? { amount: 0n, deficits: 0, deficit: 0n };
-    const notSent = input.payouts.filter((row) => row.coin === asset && row.status === "PROCESSING" && !row.sent).reduce((sum, row) => sum + row.amount, 0n);
+    const notSent = input.payouts
+      .filter((row) => row.coin === asset && (row.status === "PROCESSING" || row.status === "AWAITING_APPROVAL") && !row.sent)
+      .reduce((sum, row) => sum + row.amount, 0n);
     const owed = balance.amount + notSent;
     const complete = networks.every((network) => input.readNetworks.has(network));
     const held = complete ? (input.held.get(asset) ?? 0n) : null;

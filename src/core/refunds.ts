@@ -3,7 +3,7 @@ import { notFound, PaymentError } from "../errors";
 import { formatDecimal } from "../money";
 import type { CoreContext } from "./context";
 import type { CommitHook } from "./idempotency";
-import { createPayout } from "./payouts";
+import { createPayout, type PayoutRequester } from "./payouts";
 import type { DepositRecord, InvoiceRecord, PayoutRecord } from "./ports/records";
 
 /** A refund request: part or all of what a payment received, back to an address. */
@@ -21,11 +21,14 @@ export interface CreateRefundInput {
   network: string | null;
 }
 
+/** A refund whose debit went back to the balance (FAILED on chain, or REJECTED by an approver): its amount is refundable again. */
+const gaveBack = (refund: PayoutRecord) => refund.status === "FAILED" || refund.status === "REJECTED";
+
 type RefundReads = Pick<CoreContext["storage"], "listDepositsForInvoice" | "listRefunds">;
 
 /**
  * What is left to refund of a payment's own coin: every confirmed deposit in that coin (the
- * payer's money as received, before our fee) less the refunds in that coin not FAILED. A
+ * payer's money as received, before our fee) less the refunds in that coin not FAILED nor REJECTED. A
  * refund is a payout of the coin, so it is debited from the balance with the network's fees,
  * like any payout. Stray coins are refunded deposit by deposit (`depositRefundable`).
  */
@@ -34,14 +37,14 @@ async function refundable(reads: RefundReads, invoice: InvoiceRecord): Promise<b
     .filter((deposit) => deposit.status === "CONFIRMED" && deposit.coin === invoice.coin)
     .reduce((sum, deposit) => sum + deposit.amount, 0n);
   const refunded = (await reads.listRefunds(invoice.id))
-    .filter((refund) => refund.status !== "FAILED" && refund.coin === invoice.coin)
+    .filter((refund) => !gaveBack(refund) && refund.coin === invoice.coin)
     .reduce((sum, refund) => sum + refund.amount, 0n);
   return received - refunded;
 }
 
 /**
  * What is left to refund of one deposit: its credited net amount (what the balance received,
- * after our fee) less what the refunds of that deposit not FAILED debited (amount and network
+ * after our fee) less what the refunds of that deposit not FAILED nor REJECTED debited (amount and network
  * fee); 0 unless it is CONFIRMED (a reversed deposit gave nothing to give back). So refunds of
  * a deposit never take more from the balance than the deposit put on it.
  */
@@ -50,7 +53,7 @@ async function depositRefundable(reads: RefundReads, invoiceId: string, depositI
   if (!deposit) return null;
   if (deposit.status !== "CONFIRMED") return { deposit, left: 0n };
   const refunded = (await reads.listRefunds(invoiceId))
-    .filter((refund) => refund.status !== "FAILED" && refund.refundDepositId === deposit.id)
+    .filter((refund) => !gaveBack(refund) && refund.refundDepositId === deposit.id)
     .reduce((sum, refund) => sum + refund.amount + refund.fee, 0n);
   return { deposit, left: deposit.amount - deposit.fee - refunded };
 }
@@ -60,7 +63,13 @@ async function depositRefundable(reads: RefundReads, invoiceId: string, depositI
  * holding the payment's lock, so two refunds sent at once can never give back more than was
  * received. A deposit in the payment's own coin is bounded both by itself and by the payment.
  */
-export async function createRefund(context: CoreContext, scope: Scope, input: CreateRefundInput, onCommit?: CommitHook<PayoutRecord>): Promise<PayoutRecord> {
+export async function createRefund(
+  context: CoreContext,
+  scope: Scope,
+  input: CreateRefundInput,
+  onCommit?: CommitHook<PayoutRecord>,
+  requester: PayoutRequester = {},
+): Promise<PayoutRecord> {
   const invoice = await context.storage.getInvoice(scope, input.paymentId);
   if (!invoice) throw notFound("payment", input.paymentId);
   if (invoice.coin === null) throw new PaymentError("invalid_state", `Payment ${invoice.id} has received nothing to refund.`);
@@ -96,6 +105,7 @@ export async function createRefund(context: CoreContext, scope: Scope, input: Cr
     scope,
     { currency: coin, network: input.network ?? network, amount, address: input.address },
     {
+      ...requester,
       onCommit,
       refund: {
         invoiceId: invoice.id,

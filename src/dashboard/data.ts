@@ -8,8 +8,11 @@ import type { Method } from "../http/route-table";
 /** What the dashboard reads and acts through: the /v1 routes in process, and the router's reports. */
 export interface DashboardDeps {
   context: CoreContext;
-  /** Calls one /v1 route for this merchant and mode, as its API key would (validation and scoping included). */
-  v1(merchant: MerchantRecord, mode: Mode, method: Method, path: string, input: unknown): Promise<unknown>;
+  /**
+   * Calls one /v1 route for this merchant and mode, as its API key would (validation and
+   * scoping included); `actor` names the dashboard user as the requester of what it creates.
+   */
+  v1(merchant: MerchantRecord, mode: Mode, method: Method, path: string, input: unknown, actor?: string): Promise<unknown>;
   health(): Promise<HealthReport>;
   operatorReport(options: OperatorReportOptions): Promise<OperatorReport>;
 }

@@ -37,6 +37,8 @@ interface Visit {
 
 const visits = new WeakMap<Request, Visit>();
 const visitOf = (req: Request) => visits.get(req)!;
+/** How the audit log and a payout's requester name a dashboard user. */
+const actorOf = (user: DashboardUser) => `dashboard:${user.user}`;
 
 /** Most merchants the switcher lists for a user who may see all of them (more: they open one by id). */
 const SWITCHER_LIMIT = 50;
@@ -217,11 +219,15 @@ export function dashboardRouter(deps: DashboardDeps, options: DashboardOptions, 
       if (!found) return sendProblem(res, 404, NOT_FOUND, await chromeOf(req, "payments"));
       const body = req.body as Record<string, string | undefined>;
       try {
-        const refund = (await deps.v1(merchant, found.mode, "POST", "/refunds", {
-          paymentId: found.payment.id,
-          address: body.address ?? "",
-          ...(body.amount ? { amount: body.amount } : {}),
-        })) as { id: string; amount: string; currency: string };
+        // The dashboard user is the refund's requester: another user must approve it if it is held.
+        const refund = (await deps.v1(
+          merchant,
+          found.mode,
+          "POST",
+          "/refunds",
+          { paymentId: found.payment.id, address: body.address ?? "", ...(body.amount ? { amount: body.amount } : {}) },
+          actorOf(visitOf(req).user),
+        )) as { id: string; amount: string; currency: string };
         await showPayment(req, res, 200, { tone: "ok", text: `Refund ${refund.id} of ${refund.amount} ${refund.currency} started.` });
       } catch (error) {
         if (!(error instanceof CodedError) || error.status >= 500) throw error;
@@ -315,7 +321,7 @@ export function dashboardRouter(deps: DashboardDeps, options: DashboardOptions, 
     asyncHandler(async (req, res) => {
       const mode = (req.body as Record<string, unknown>).mode;
       if (mode !== "test" && mode !== "live") return showKeys(req, res, 400, { message: { tone: "error", text: 'Mode must be "test" or "live".' } });
-      const issued = await merchants.issueApiKey(context, visitOf(req).merchant!.id, { mode: mode as Mode });
+      const issued = await merchants.issueApiKey(context, visitOf(req).merchant!.id, { mode: mode as Mode, by: actorOf(visitOf(req).user) });
       await showKeys(req, res, 200, { issued: issued.key, message: { tone: "ok", text: `Key ${issued.prefix}… issued.` } });
     }),
   );
@@ -327,7 +333,7 @@ export function dashboardRouter(deps: DashboardDeps, options: DashboardOptions, 
       // Another merchant's key id answers as unknown: revoking is scoped like reading.
       const key = keys.find((entry) => entry.id === req.params.keyId);
       if (!key) return sendProblem(res, 404, NOT_FOUND, await chromeOf(req, "keys"));
-      await merchants.revokeApiKey(context, key.id);
+      await merchants.revokeApiKey(context, key.id, { by: actorOf(visitOf(req).user) });
       await showKeys(req, res, 200, { message: { tone: "ok", text: `Key ${key.prefix}… revoked.` } });
     }),
   );

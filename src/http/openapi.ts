@@ -53,12 +53,19 @@ const EVENT_MEANINGS: Record<EventType, string> = {
     "A credited deposit left the chain in a reorg deeper than its confirmations: its credit was taken back (the balance may be below zero) and `reversedAmount` shows it. Hold the goods.",
   "payment.deposit_dropped":
     "A deposit seen but not yet final left the chain (reorg, replaced or double-spent): it no longer counts, and the payment went back as if it had never come.",
-  "payout.processing": "A withdrawal was created: amount and fee are debited from the balance; it is on its way to the chain.",
+  "payout.processing":
+    "A withdrawal was created (or, held for approval, approved): amount and fee are debited from the balance; it is on its way to the chain.",
   "payout.completed": "The withdrawal is confirmed on-chain (`txHash`).",
   "payout.failed": "The chain refused the withdrawal (`failureReason`); amount and fee are credited back.",
+  "payout.awaiting_approval":
+    "A withdrawal above the approval threshold was created: amount and fee are debited from the balance and held; it is sent once a second person approves it (`payout.processing`).",
+  "payout.rejected": "A withdrawal held for approval was rejected (`failureReason`); amount and fee are credited back.",
   "refund.processing": "A refund of a payment was created: amount and fee are debited from the balance; it is on its way to the chain.",
   "refund.completed": "The refund is confirmed on-chain (`txHash`).",
   "refund.failed": "The chain refused the refund (`failureReason`); amount and fee are credited back and the payment can be refunded again.",
+  "refund.awaiting_approval":
+    "A refund above the approval threshold was created: amount and fee are debited from the balance and held; it is sent once a second person approves it (`refund.processing`).",
+  "refund.rejected": "A refund held for approval was rejected (`failureReason`); amount and fee are credited back and the payment can be refunded again.",
   "conversion.completed": "A conversion between two balances was made (through the API, or an auto-conversion of a payment: `paymentId`).",
 };
 

@@ -7,7 +7,7 @@ import type { HealthOptions } from "../core/health";
 import type { CurrencyConfig } from "../currencies";
 import type { WebhookDeliveryOptions } from "../delivery/sender";
 import type { InProcessEventHandlers } from "../delivery/in-process";
-import { EVENT_TYPES } from "../core/ports/records";
+import { EVENT_TYPES, type PayoutApprovalRule } from "../core/ports/records";
 import { optionsError } from "../options-error";
 import type { RateLimit } from "./rate-limit";
 import type { MetricsOptions } from "../ops/metrics";
@@ -93,6 +93,14 @@ export interface PaymentRouterOptions {
     perClient?: RateLimit | false;
     perLink?: RateLimit | false;
   };
+  /**
+   * Payout controls. `approval: { above, currency }`: a payout, withdrawal or refund whose amount
+   * is above `above` (a decimal string) in `currency` (a fiat currency, priced at the current
+   * rate, or a coin) is debited but held AWAITING_APPROVAL until someone other than its requester
+   * approves it (`payments.admin.approvePayout`); a merchant's own threshold
+   * (`payments.admin.setPayoutApproval`) replaces this one. Default: no approval (docs/money-controls.md).
+   */
+  payouts?: { approval?: PayoutApprovalRule | null };
   /**
    * Thresholds of `payments.health()`: `nodeDownAfterMs` (how long a live chain's node may not
    * answer before it is unhealthy; default 60000), `maxLagSeconds` (how far its scanner may lag
@@ -185,6 +193,18 @@ const optionsSchema = z.strictObject({
     .strictObject({
       perClient: rateLimit,
       perLink: rateLimit,
+    })
+    .partial()
+    .optional(),
+  // The currency and the amount's decimals are checked against the currency list in the router.
+  payouts: z
+    .strictObject({
+      approval: z
+        .strictObject({
+          above: z.string().regex(/^\d+(\.\d+)?$/, { error: 'must be a decimal string such as "1000"' }),
+          currency: z.string(),
+        })
+        .nullable(),
     })
     .partial()
     .optional(),

@@ -16,6 +16,8 @@ export interface RouteCall {
   scope: Scope;
   /** The caller's merchant, as read with its API key. */
   merchant: MerchantRecord;
+  /** Who asks: the API key's id; null for an in-process call. */
+  actor: string | null;
   /** Path parameters (`:id`), already URL-decoded. */
   params: Record<string, string>;
   /**
@@ -289,7 +291,7 @@ export class RouteTable {
     route.guard?.(caller.scope);
     const input = parseInput(route.schema, call.input) as never;
     refuseImpossibleIds(found.entry.segments, found.params);
-    const routeCall: RouteCall = { scope: caller.scope, merchant: caller.merchant, params: found.params, req: call.req, res: call.res };
+    const routeCall: RouteCall = { scope: caller.scope, merchant: caller.merchant, actor: caller.actor, params: found.params, req: call.req, res: call.res };
     if (route.idempotent && call.key !== undefined && this.steps.idempotency) {
       const hash = requestHash(call.method, this.prefix + call.path, call.input);
       return this.steps.idempotency(caller.scope, call.key, hash, (claim) => storedAnswer(route, input, { ...routeCall, commitAnswer: answerHook(claim) }));

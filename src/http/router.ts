@@ -1,9 +1,7 @@
-import { operatorReport, type OperatorReport, type OperatorReportOptions } from "../core/operator-report";
-import { operatorAdmin, type OperatorAdmin } from "../core/operator-tools";
+import { operatorReport } from "../core/operator-report";
+import { operatorAdmin } from "../core/operator-tools";
 import { reconcile } from "../core/reconcile";
-import { type CsvExport, createCsvExport } from "../core/exports/csv-export";
-import type { ExportRequest } from "../core/exports/request";
-import type { ReconcileOptions, ReconcileReport } from "../core/reconcile-report";
+import { createCsvExport } from "../core/exports/csv-export";
 import express, { type Router } from "express";
 import { sandboxChain, type SandboxChain } from "../adapters/chain/sandbox";
 import { STATIC_PRICING, staticPricing } from "../adapters/pricing/static";
@@ -15,8 +13,9 @@ import type { CoreContext } from "../core/context";
 import { CurrencyCatalog, DEFAULT_CURRENCIES, DEFAULT_FIAT } from "../currencies";
 import * as merchants from "../core/merchants";
 import { BackgroundWork, type TickReport } from "../core/service";
-import type { HotWalletReading } from "../core/hot-wallets";
-import type { MerchantRecord, Mode } from "../core/ports/records";
+import type { Mode } from "../core/ports/records";
+import { approvePayout, checkApprovalRule, rejectPayout } from "../core/payout-approval";
+import { listAuditLog } from "../core/audit-log";
 import { apiKeyAuthenticator } from "./auth";
 import { errorHandler, hostBodyErrorHandler } from "./error-handler";
 import { responseHeaders } from "./response-headers";
@@ -45,61 +44,9 @@ import { healthHandler, livenessHandler } from "./health";
 import { openObservability } from "../ops/index";
 import { dashboardRouter } from "../dashboard/router";
 import type { DashboardOptions } from "../dashboard/options";
+import type { PaymentAdmin } from "./admin";
 
-/**
- * Merchant and key management for the host application (there is no HTTP endpoint for it), and
- * the operator's tools across merchants (what the `express-crypto-pay` command line runs).
- */
-export interface PaymentAdmin extends OperatorAdmin {
-  /** Creates a merchant. `id` may be given to keep a known id (e.g. a demo merchant). */
-  createMerchant(input: { name: string; id?: string }): Promise<MerchantRecord>;
-  /** The merchant with this id, or null. */
-  getMerchant(id: string): Promise<MerchantRecord | null>;
-  /**
-   * Issues an API key and returns its plaintext, the only time it is ever shown. With `key`,
-   * registers that plaintext instead (its prefix sets the mode).
-   */
-  issueApiKey(merchantId: string, options?: { mode?: Mode; key?: string }): Promise<merchants.IssuedApiKey>;
-  /** Revokes a key at once; false when it was unknown or revoked already. */
-  revokeApiKey(keyId: string): Promise<boolean>;
-  /** A merchant's keys, without secrets. */
-  listApiKeys(merchantId: string): Promise<merchants.ApiKeySummary[]>;
-  /** Sets the asset the merchant's payments settle into (auto-conversion), or null to keep each coin. */
-  setSettleCurrency(merchantId: string, symbol: string | null): Promise<MerchantRecord>;
-  /**
-   * The operator report of one mode (default "live"), across every merchant: deposits reversed
-   * by a reorg deeper than their confirmations, stray coins credited to invoices that asked for
-   * another coin, and transfers of unlisted tokens left at deposit addresses. What explains
-   * on-chain holdings that the balances alone do not.
-   */
-  operatorReport(options?: OperatorReportOptions): Promise<OperatorReport>;
-  /**
-   * The latest reading of each live chain's hot wallet, taken on the background schedule (at
-   * most once a minute per chain): every balance with its low-balance threshold and `low` flag,
-   * when it was read, and why the last read failed if it did. From memory: no node call.
-   */
-  hotWallets(): HotWalletReading[];
-  /**
-   * Compares, per live chain and coin, what the records say the service holds (deposits
-   * received, payouts sent, network fees, float) with what the chain holds (hot wallet and
-   * deposit addresses not yet swept), and per asset what the chains hold with what is owed to
-   * merchants; lists every difference with what explains the rest (docs/operations.md,
-   * "Reconciliation"). `differences` is 0 when the books match. Aggregate reads only: safe to
-   * run against production from a cron job. A chain whose node cannot be read gets an error
-   * entry; `chain` ("ETH", "LTC") limits it to one network, and an unknown one throws a TypeError.
-   */
-  reconcile(options?: ReconcileOptions): Promise<ReconcileReport>;
-  /**
-   * A CSV export of one kind of record (payments, deposits, payouts, refunds, conversions or
-   * ledger) over whole UTC days, `from` and `to` ("YYYY-MM-DD") both included, of every merchant
-   * or one (`merchantId`), in both modes or one (`mode`). Returns at once with a stream that reads
-   * the storage one page at a time as it is consumed (constant memory, whatever the range holds),
-   * a file name and the content type; answer a download with `sendExport(res, csv)`. Columns,
-   * formats and the formula guard: docs/exports.md. Throws a TypeError (a 400 for a dashboard) for
-   * an unknown kind, a malformed day, `from` after `to`, a range over 366 days, or a bad mode.
-   */
-  export(request: ExportRequest): CsvExport;
-}
+export type { PaymentAdmin } from "./admin";
 
 /** The router `createPaymentRouter` returns: mount it with `app.use(router)`. */
 export interface PaymentRouter extends Router {
@@ -161,8 +108,10 @@ export interface PaymentRouter extends Router {
    * object. The same routes run as for HTTP (validation, idempotency with the `idempotencyKey`
    * option, results); errors reject as the `PaymentError` the HTTP API would have answered.
    * Links it builds start at `publicUrl` and `mountPath`, so `publicUrl` is required.
+   * `actor` names who asks (your user's id): recorded as the `requestedBy` of the payouts it
+   * creates, so that user cannot approve them (docs/money-controls.md); without it, nobody.
    */
-  forMerchant(merchantId: string, mode: Mode): PaymentResources;
+  forMerchant(merchantId: string, mode: Mode, options?: { actor?: string }): PaymentResources;
   /**
    * The Prometheus scrape endpoint: mount it where your scraper looks, e.g.
    * `app.get("/metrics", payments.metricsHandler)` (behind your own access control if the
@@ -218,6 +167,8 @@ export function createPaymentRouter(options: PaymentRouterOptions = {}): Payment
     lateWindowMs,
     logger,
   };
+  // Checked against the currency list here, so a threshold in an unknown currency fails at start.
+  if (settings.payouts?.approval) context.payoutApproval = checkApprovalRule(context, settings.payouts.approval, "createPaymentRouter: payouts.approval");
   // The gauges read the background work and the storage only when scraped, long after both exist.
   const observability = openObservability({
     metrics: settings.metrics,
@@ -321,9 +272,13 @@ export function createPaymentRouter(options: PaymentRouterOptions = {}): Payment
     createMerchant: (input) => merchants.createMerchant(context, input),
     getMerchant: (id) => context.storage.getMerchant(id),
     issueApiKey: (merchantId, keyOptions = {}) => merchants.issueApiKey(context, merchantId, keyOptions),
-    revokeApiKey: (keyId) => merchants.revokeApiKey(context, keyId),
+    revokeApiKey: (keyId, revokeOptions) => merchants.revokeApiKey(context, keyId, revokeOptions),
     listApiKeys: (merchantId) => merchants.listApiKeys(context, merchantId),
     setSettleCurrency: (merchantId, symbol) => merchants.setSettleCurrency(context, merchantId, symbol),
+    setPayoutApproval: (merchantId, rule) => merchants.setPayoutApproval(context, merchantId, rule),
+    approvePayout: (payoutId, review) => approvePayout(context, payoutId, review),
+    rejectPayout: (payoutId, review) => rejectPayout(context, payoutId, review),
+    listAuditLog: (query) => listAuditLog(context, query),
     operatorReport: (reportOptions) => operatorReport(context, reportOptions),
     hotWallets: () => background.hotWalletReadings(),
     ...operatorAdmin(context),
@@ -336,14 +291,15 @@ export function createPaymentRouter(options: PaymentRouterOptions = {}): Payment
     sandbox,
     errorHandler: hostBodyErrorHandler(),
     metricsHandler: observability.metricsHandler,
-    forMerchant: (merchantId: string, mode: Mode) => inProcessApi(providerApi, context, settings, merchantId, mode),
+    forMerchant: (merchantId: string, mode: Mode, callOptions: { actor?: string } = {}) =>
+      inProcessApi(providerApi, context, settings, merchantId, mode, callOptions.actor),
     health,
     dashboard: (dashboardOptions: DashboardOptions) =>
       dashboardRouter(
         {
           context,
-          v1: (merchant, mode, method, path, input) =>
-            providerApi.invoke({ method, path, input, caller: { scope: { merchantId: merchant.id, mode }, merchant } }),
+          v1: (merchant, mode, method, path, input, actor) =>
+            providerApi.invoke({ method, path, input, caller: { scope: { merchantId: merchant.id, mode }, merchant, actor: actor ?? null } }),
           health,
           operatorReport: (reportOptions) => operatorReport(context, reportOptions),
         },
@@ -392,8 +348,16 @@ function refuseFixedLivePrices(pricing: PricingAdapter, live: boolean, given: bo
 }
 
 /** `router.forMerchant`: the /v1 resources, carried by in-process calls of the route table. */
-function inProcessApi(api: RouteTable, context: CoreContext, settings: PaymentRouterOptions, merchantId: string, mode: Mode): PaymentResources {
+function inProcessApi(
+  api: RouteTable,
+  context: CoreContext,
+  settings: PaymentRouterOptions,
+  merchantId: string,
+  mode: Mode,
+  actor: string | undefined,
+): PaymentResources {
   if (mode !== "test" && mode !== "live") throw new TypeError(`forMerchant: mode must be "test" or "live", not ${JSON.stringify(mode)}`);
+  if (actor !== undefined && (typeof actor !== "string" || actor.trim() === "")) throw new TypeError("forMerchant: actor must be a non-empty string");
   if (!settings.publicUrl) {
     throw new TypeError(
       "forMerchant: in-process calls build payment links without a request to take the host from; set createPaymentRouter({ publicUrl }) (and mountPath if the router is not mounted at /)",
@@ -407,7 +371,7 @@ function inProcessApi(api: RouteTable, context: CoreContext, settings: PaymentRo
       method: call.method,
       path: call.path,
       input: call.input,
-      caller: { scope: { merchantId, mode }, merchant },
+      caller: { scope: { merchantId, mode }, merchant, actor: actor ?? null },
       idempotencyKey: call.idempotencyKey,
     });
   });

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { ConversionView, RefundView, WithdrawalView } from "../core/views/funds";
 import type { PaymentView } from "../core/views/payment";
-import { INVOICE_STATUSES, type PayoutStatus } from "../core/ports/records";
+import { INVOICE_STATUSES, PAYOUT_STATUSES } from "../core/ports/records";
 import { described, field, isJsonObject, literal, nullable, oneOf, optional, shapeOf, testOf, type Field } from "./field-pair";
 
 /**
@@ -95,8 +95,6 @@ export const paymentDataFields = {
     "Every deposit to the payment's address, counted or not (stray coins, transfers after the window)",
   ),
 };
-
-const PAYOUT_STATUSES = ["PROCESSING", "COMPLETED", "FAILED"] as const satisfies readonly PayoutStatus[];
 
 /** The fields of `WithdrawalView` (a withdrawal event's data). */
 const withdrawalDataFields = {

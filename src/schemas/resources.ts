@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { EVENT_TYPES, INVOICE_STATUSES } from "../core/ports/records";
+import { EVENT_TYPES, INVOICE_STATUSES, PAYOUT_STATUSES } from "../core/ports/records";
 import { paymentDataSchema } from "./events";
 
 /**
@@ -91,10 +91,11 @@ export const invoice = z
   })
   .meta({ id: "Invoice", description: "A payment invoice. Amounts are JSON numbers; payAmount has at most 8 decimals." });
 
-/** Payout statuses: PROCESSING until the chain settles it. */
-export const payoutStatus = z.enum(["PROCESSING", "COMPLETED", "FAILED"]).meta({
+/** Payout statuses: PROCESSING until the chain settles it; AWAITING_APPROVAL and REJECTED for payouts held for approval. */
+export const payoutStatus = z.enum(PAYOUT_STATUSES).meta({
   id: "PayoutStatus",
-  description: "PROCESSING until the chain settles it; on FAILED the amount and fee are credited back.",
+  description:
+    "PROCESSING until the chain settles it; on FAILED the amount and fee are credited back. A payout above the approval threshold starts AWAITING_APPROVAL (debited, not sent) until a second person approves it (then PROCESSING) or rejects it (REJECTED, amount and fee credited back).",
 });
 
 /** A payout as payout/create and payout/fetch answer it. */

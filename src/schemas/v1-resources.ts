@@ -34,7 +34,7 @@ const payoutFields = {
   fee: decimal("Network fee debited on top of amount (the network's withdrawFee + staticFixedFee).", "2"),
   address: z.string().meta({ description: "Destination address." }),
   txHash: z.string().nullable().meta({ description: "Transaction hash, once the chain has one." }),
-  failureReason: z.string().nullable().meta({ description: "Why the chain refused it; set when status is FAILED." }),
+  failureReason: z.string().nullable().meta({ description: "Why the chain refused it (FAILED), or the reason it was rejected (REJECTED); null otherwise." }),
   createdAt: dateTime,
   updatedAt: dateTime,
 };

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { INVOICE_STATUSES } from "../core/ports/records";
+import { INVOICE_STATUSES, PAYOUT_STATUSES } from "../core/ports/records";
 import { parseDecimal } from "../money";
 import { address, filterId, lifeTime, metadata, recordId, returnUrl, symbol } from "./fields";
 import { pageQuery } from "./webhooks";
@@ -83,7 +83,7 @@ export const withdrawalCreateRequest = z.strictObject({
 /** GET /v1/withdrawals */
 export const withdrawalListQuery = z.strictObject({
   ...pageQuery,
-  status: z.enum(["PROCESSING", "COMPLETED", "FAILED"], { error: "must be PROCESSING, COMPLETED or FAILED" }).optional(),
+  status: z.enum(PAYOUT_STATUSES, { error: `must be ${PAYOUT_STATUSES.join(", ")}` }).optional(),
 });
 
 /** POST /v1/conversions */

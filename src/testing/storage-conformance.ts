@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe } from "vitest";
 import type { Storage } from "../core/ports/storage/index";
 import { addressTests } from "./storage/addresses";
+import { auditLogTests } from "./storage/audit-log";
 import type { SuiteContext } from "./storage/context";
 import { cursorTests } from "./storage/cursors";
 import { depositTests } from "./storage/deposits";
@@ -96,6 +97,7 @@ export function runStorageAdapterTests(options: StorageAdapterTestOptions): void
     operatorListTests(context);
     reconcileTests(context);
     exportTests(context);
+    auditLogTests(context);
     transactionTests(context);
   });
 }

@@ -234,7 +234,7 @@ describe("merchant dashboard", () => {
     expect((await form(`/m/${h.merchant.id}/keys`, { _csrf: token, mode: "test" })).status).toBe(403);
   });
 
-  it("issues a key shown once that the API then accepts, and revokes it so the API refuses it", async () => {
+  it("issues a key shown once that the API then accepts, and revokes it so the API refuses it, both audited under the dashboard user", async () => {
     h = await dashboardHost();
     const token = tokenOf((await page(`/m/${h.merchant.id}/keys`)).text);
     const issued = await form(`/m/${h.merchant.id}/keys`, { _csrf: token, mode: "test" });
@@ -249,6 +249,12 @@ describe("merchant dashboard", () => {
     expect(revoked.text).toContain("revoked");
     expect((await get(h, "/v1/balances", key)).status).toBe(401);
     expect((await form(`/m/${h.merchant.id}/keys`, { _csrf: token, mode: "gold" })).status).toBe(400);
+    // The audit log names the dashboard user for both.
+    const audit = (await h.router.admin.listAuditLog({ merchantId: h.merchant.id })).entries.filter((entry) => entry.recordId === id);
+    expect(audit.map((entry) => [entry.action, entry.actor]).sort()).toEqual([
+      ["api_key.issued", "dashboard:ada@shop.example"],
+      ["api_key.revoked", "dashboard:ada@shop.example"],
+    ]);
   });
 
   it("refunds a payment from its page, which the API then lists, and shows a refused refund's reason", async () => {
@@ -287,6 +293,8 @@ describe("merchant dashboard", () => {
     const refundId = /Refund (po_[A-Za-z0-9]+) of 30 USDT started\./.exec(done.text)![1]!;
     const fetched = await get(h, `/v1/refunds/${refundId}`);
     expect(fetched.body).toMatchObject({ paymentId: paid.id, amount: "30", address: REFUND_TO });
+    // The dashboard user is the refund's requester (who may then not approve it, were it held).
+    expect((await h.router.storage.getPayout({ merchantId: h.merchant.id, mode: "test" }, refundId))?.requestedBy).toBe("dashboard:ada@shop.example");
     const tooMuch = await form(`/m/${h.merchant.id}/payments/${paid.id}/refund`, { _csrf: token, amount: "500", address: REFUND_TO });
     expect(tooMuch.status).toBe(400);
     expect(tooMuch.text).toContain('class="notice error"');

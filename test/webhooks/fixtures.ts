@@ -84,6 +84,8 @@ export function payoutRecord(over: Partial<PayoutRecord> = {}): PayoutRecord {
     fee: 1_000_000n,
     refundOf: null,
     refundDepositId: null,
+    requestedBy: null,
+    reviewedBy: null,
     txHash: "0xbeef",
     failureReason: null,
     createdAt: T0,

@@ -28,14 +28,17 @@ export type PaymentEventType = (typeof PAYMENT_EVENT_TYPES)[number];
 
 /**
  * Withdrawal event types (a payout that is not a refund): sent when it is debited, when the
- * chain confirms it, and when it fails (the debit is then credited back).
+ * chain confirms it, and when it fails (the debit is then credited back). A payout held for
+ * approval sends `payout.awaiting_approval` when it is debited, then `payout.processing` once
+ * approved, or `payout.rejected` (the debit credited back). Each is named after the status the
+ * payout has in its data.
  */
-export const PAYOUT_EVENT_TYPES = ["payout.processing", "payout.completed", "payout.failed"] as const;
+export const PAYOUT_EVENT_TYPES = ["payout.processing", "payout.completed", "payout.failed", "payout.awaiting_approval", "payout.rejected"] as const;
 /** One withdrawal event type. */
 export type PayoutEventType = (typeof PAYOUT_EVENT_TYPES)[number];
 
 /** Refund event types: the same lifecycle as a withdrawal, sent instead of its events for a refund. */
-export const REFUND_EVENT_TYPES = ["refund.processing", "refund.completed", "refund.failed"] as const;
+export const REFUND_EVENT_TYPES = ["refund.processing", "refund.completed", "refund.failed", "refund.awaiting_approval", "refund.rejected"] as const;
 /** One refund event type. */
 export type RefundEventType = (typeof REFUND_EVENT_TYPES)[number];
 
@@ -55,7 +58,19 @@ export interface MerchantRecord {
   name: string;
   /** Asset that payments are converted into when credited (auto-conversion); null keeps each coin. */
   settleCurrency: string | null;
+  /** The merchant's own payout approval threshold; null follows the router's (`payouts.approval`). */
+  payoutApproval: PayoutApprovalRule | null;
   createdAt: number;
+}
+
+/**
+ * When a payout needs a second person: one whose amount is above `above` (a decimal string) in
+ * `currency` (a fiat currency, converted at the current price, or a coin, compared in its units
+ * when the payout is in that coin and converted otherwise).
+ */
+export interface PayoutApprovalRule {
+  above: string;
+  currency: string;
 }
 
 /** An API key, kept only as a hash of its plaintext. */
@@ -236,8 +251,14 @@ export interface BalanceRecord {
   updatedAt: number;
 }
 
-/** Payout statuses: PROCESSING until the chain settles it. */
-export type PayoutStatus = "PROCESSING" | "COMPLETED" | "FAILED";
+/**
+ * Payout statuses: PROCESSING until the chain settles it (COMPLETED or FAILED). A payout above
+ * the approval threshold starts AWAITING_APPROVAL (debited, not sent) and becomes PROCESSING
+ * once approved, or REJECTED (its debit credited back).
+ */
+export const PAYOUT_STATUSES = ["PROCESSING", "COMPLETED", "FAILED", "AWAITING_APPROVAL", "REJECTED"] as const;
+/** One payout status. */
+export type PayoutStatus = (typeof PAYOUT_STATUSES)[number];
 
 /** A payout (a /v1 withdrawal is the same record). */
 export interface PayoutRecord {
@@ -256,9 +277,37 @@ export interface PayoutRecord {
   /** For a refund of one deposit (a stray coin, say): that deposit; null otherwise. */
   refundDepositId: string | null;
   txHash: string | null;
+  /** Why the chain refused it (FAILED), or why it was rejected (REJECTED). */
   failureReason: string | null;
+  /** Who asked for it: the API key's id, or the user the host named; null when unknown (an in-process call). */
+  requestedBy: string | null;
+  /** Who approved or rejected it (a payout held for approval); null otherwise. */
+  reviewedBy: string | null;
   createdAt: number;
   updatedAt: number;
+}
+
+/** What an audit log entry records. */
+export const AUDIT_ACTIONS = ["payout.approved", "payout.rejected", "api_key.issued", "api_key.revoked"] as const;
+/** One audited action. */
+export type AuditAction = (typeof AUDIT_ACTIONS)[number];
+
+/** One entry of the audit log: who did what to which record, when. */
+export interface AuditEntryRecord {
+  /** Unique id (`aud_...`). */
+  id: string;
+  /** Who: a user id or an API key id as the host named it; "host" for the host application's own calls. */
+  actor: string;
+  /** What was done. */
+  action: AuditAction;
+  /** The record acted on: a payout id, an API key id. */
+  recordId: string;
+  /** The merchant the record belongs to. */
+  merchantId: string;
+  /** The record's mode. */
+  mode: Mode;
+  /** When, epoch ms. */
+  at: number;
 }
 
 /** An exchange between two of a merchant's balances (a /v1 conversion). */

@@ -16,16 +16,17 @@ export function fundsRoutes(routes: RouteTable, context: CoreContext, views: V1V
   routes.post(
     "/withdrawals",
     schemas.withdrawalCreateRequest,
-    async (body, { scope, commitAnswer }) => {
+    async (body, { scope, commitAnswer, merchant, actor }) => {
       const input = { currency: body.currency, network: body.chain ?? null, amount: body.amount, address: body.address };
-      return views.withdrawal(await createPayout(context, scope, input, { onCommit: commitAnswer?.((payout: PayoutRecord) => views.withdrawal(payout)) }));
+      const onCommit = commitAnswer?.((payout: PayoutRecord) => views.withdrawal(payout));
+      return views.withdrawal(await createPayout(context, scope, input, { onCommit, merchant, requestedBy: actor }));
     },
     {
       idempotent: true,
       docs: {
         summary: "Create a withdrawal",
         description:
-          "Sends `amount` (a decimal string) of `currency` to `address`. `chain` may be left out when the coin has one network. The balance is debited amount + `fee` (the network's `withdrawFee` + `staticFixedFee`) at once, 422 and nothing debited when it does not cover that; the withdrawal answers PROCESSING and becomes COMPLETED, or FAILED with the whole debit returned, as the chain reports. `amount` must be at least the network's `withdrawMin` (40002, see the currency list); the chain checks the address (40003).",
+          "Sends `amount` (a decimal string) of `currency` to `address`. `chain` may be left out when the coin has one network. The balance is debited amount + `fee` (the network's `withdrawFee` + `staticFixedFee`) at once, 422 and nothing debited when it does not cover that; the withdrawal answers PROCESSING and becomes COMPLETED, or FAILED with the whole debit returned, as the chain reports. Above the payout approval threshold (when the operator set one) it answers AWAITING_APPROVAL: debited, not sent, until a second person approves it (then PROCESSING) or rejects it (REJECTED, the whole debit returned). `amount` must be at least the network's `withdrawMin` (40002, see the currency list); the chain checks the address (40003).",
         response: v1.withdrawal,
         tags: ["Withdrawals"],
         errors: [422, 503],

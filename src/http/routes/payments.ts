@@ -119,7 +119,7 @@ export function paymentRoutes(routes: RouteTable, context: CoreContext, views: V
   routes.post(
     "/refunds",
     schemas.refundCreateRequest,
-    async (body, { scope, commitAnswer }) => {
+    async (body, { scope, commitAnswer, merchant, actor }) => {
       const input = {
         paymentId: body.paymentId,
         depositId: body.depositId ?? null,
@@ -133,6 +133,7 @@ export function paymentRoutes(routes: RouteTable, context: CoreContext, views: V
           scope,
           input,
           commitAnswer?.((refund: PayoutRecord) => views.refund(refund)),
+          { merchant, requestedBy: actor },
         ),
       );
     },

@@ -2,6 +2,7 @@ import type { Scope, Storage, StorageTransaction } from "../../core/ports/storag
 import type {
   AddressRecord,
   ApiKeyRecord,
+  AuditEntryRecord,
   DepositRecord,
   EventRecord,
   ExchangeRecord,
@@ -32,7 +33,14 @@ export const LIVE: Scope = { merchantId: "m_1", mode: "live" };
 /** Another merchant, for isolation tests. */
 export const OTHER: Scope = { merchantId: "m_2", mode: "test" };
 
-export const merchant = (over: Partial<MerchantRecord> = {}): MerchantRecord => ({ id: "m_1", name: "Shop", settleCurrency: null, createdAt: T0, ...over });
+export const merchant = (over: Partial<MerchantRecord> = {}): MerchantRecord => ({
+  id: "m_1",
+  name: "Shop",
+  settleCurrency: null,
+  payoutApproval: null,
+  createdAt: T0,
+  ...over,
+});
 
 export const apiKey = (over: Partial<ApiKeyRecord> = {}): ApiKeyRecord => ({
   id: "key_1",
@@ -154,6 +162,8 @@ export const payout = (over: Partial<PayoutRecord> = {}): PayoutRecord => ({
   fee: 5n,
   refundOf: null,
   refundDepositId: null,
+  requestedBy: null,
+  reviewedBy: null,
   txHash: null,
   failureReason: null,
   createdAt: T0,
@@ -292,6 +302,17 @@ export function gate(): { promise: Promise<void>; open: () => void } {
   return { promise, open };
 }
 
+export const auditEntryOf = (over: Partial<AuditEntryRecord> = {}): AuditEntryRecord => ({
+  id: "aud_1",
+  actor: "user_1",
+  action: "payout.approved",
+  recordId: "po_1",
+  merchantId: "m_1",
+  mode: "test",
+  at: T0,
+  ...over,
+});
+
 /** The ids of some records, in order: what most list assertions compare. */
 export const ids = (records: ReadonlyArray<{ id: string }>): string[] => records.map((record) => record.id);
 
@@ -315,6 +336,7 @@ export async function seed(storage: Storage): Promise<void> {
     await tx.insertWebhookEndpoint(endpoint());
     await tx.insertWebhookDeliveries([delivery()]);
     await tx.insertWebhookAttempt(attempt());
+    await tx.insertAuditEntry(auditEntryOf());
     if ((await tx.claimIdempotencyKey(idempotency(), LEASE)) !== null) throw new Error("seed: a fresh idempotency key was not stored");
   });
 }
@@ -325,6 +347,7 @@ export async function snapshot(storage: Storage) {
     merchant: await storage.getMerchant("m_1"),
     merchant2: await storage.getMerchant("m_2"),
     keys: await storage.listApiKeys("m_1"),
+    auditLog: await storage.listAuditLog({ limit: 10 }),
     keyByHash: await storage.findApiKeyByHash("hash_2"),
     invoice: await storage.getInvoice(TEST, "inv_1"),
     invoice2: await storage.getInvoice(TEST, "inv_2"),

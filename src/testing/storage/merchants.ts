@@ -52,6 +52,7 @@ export function merchantTests(ctx: SuiteContext): void {
       const storage = ctx.storage();
       expect(await storage.getMerchant("m_x")).toBeNull();
       expect(await storage.findApiKeyByHash("nope")).toBeNull();
+      expect(await storage.getApiKey("key_x")).toBeNull();
       expect(await storage.listApiKeys("m_x")).toEqual([]);
       await storage.transaction(async (tx) => {
         expect(await tx.revokeApiKey("key_x", T0)).toBe(false);
@@ -73,11 +74,20 @@ export function merchantTests(ctx: SuiteContext): void {
 
     it("keeps every optional field either way", async () => {
       const storage = ctx.storage();
+      const approval = { above: "1000.5", currency: "USD" };
       await storage.transaction(async (tx) => {
         await tx.insertApiKey(apiKey({ revokedAt: T0 + 1 }));
-        await tx.insertMerchant(merchant({ settleCurrency: "USDT" }));
+        await tx.insertMerchant(merchant({ settleCurrency: "USDT", payoutApproval: approval }));
       });
       expect((await storage.getMerchant("m_1"))?.settleCurrency).toBe("USDT");
+      expect((await storage.getMerchant("m_1"))?.payoutApproval).toEqual(approval);
+      expect((await storage.findApiKeyByHash("hash_1"))?.merchant.payoutApproval).toEqual(approval);
+      expect(await storage.getApiKey("key_1")).toEqual(apiKey({ revokedAt: T0 + 1 }));
+      // Copies all the way down: the nested threshold too.
+      (await storage.getMerchant("m_1"))!.payoutApproval!.above = "1";
+      expect((await storage.getMerchant("m_1"))?.payoutApproval).toEqual(approval);
+      await storage.transaction((tx) => tx.updateMerchant(merchant({ payoutApproval: null })));
+      expect((await storage.findApiKeyByHash("hash_1"))?.merchant.payoutApproval).toBeNull();
       expect((await storage.findApiKeyByHash("hash_1"))?.key.revokedAt).toBe(T0 + 1);
     });
 

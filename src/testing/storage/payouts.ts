@@ -88,6 +88,22 @@ export function payoutTests(ctx: SuiteContext): void {
       );
     });
 
+    it("keeps a payout held for approval with who asked, and who decided once it is", async () => {
+      const storage = ctx.storage();
+      const held = payout({ status: "AWAITING_APPROVAL", requestedBy: "key_1" });
+      await storage.transaction((tx) => tx.insertPayout(held));
+      expect(await storage.getPayout(TEST, "po_1")).toEqual(held);
+      expect(await storage.listPayoutsByStatus("test", "AWAITING_APPROVAL", 10)).toEqual([held]);
+      expect(await storage.listPayoutsByStatus("test", "PROCESSING", 10)).toEqual([]);
+      const rejected = { ...held, status: "REJECTED" as const, reviewedBy: "user_2", failureReason: "not ours", updatedAt: T0 + 1 };
+      await storage.transaction(async (tx) => {
+        expect(await tx.lockPayout("po_1")).toEqual(held);
+        await tx.updatePayout(rejected);
+      });
+      expect(await storage.listPayouts(TEST, { kind: "payout", status: "REJECTED" }, { limit: 10 })).toEqual([rejected]);
+      expect(await storage.listPayoutsByStatus("test", "AWAITING_APPROVAL", 10)).toEqual([]);
+    });
+
     it("returns a copy: mutating a record read back changes nothing stored", async () => {
       const storage = ctx.storage();
       await seed(storage);

@@ -1,6 +1,7 @@
 import type { Storage, StorageReads, StorageTransaction } from "../../../core/ports/storage/index";
 import { Mutex } from "../mutex";
 import { addressReads, addressWrites } from "./addresses";
+import { auditLogReads, auditLogWrites } from "./audit-log";
 import { cursorReads, cursorWrites } from "./cursors";
 import { depositReads, depositWrites } from "./deposits";
 import { exchangeReads, exchangeWrites } from "./exchanges";
@@ -50,6 +51,7 @@ function reads(t: Tables, run: Run) {
     operatorListReads(t, run),
     reconcileReads(t, run),
     exportReads(t, run),
+    auditLogReads(t, run),
   ] as const;
 }
 
@@ -69,6 +71,7 @@ function writes(t: Tables, run: Run, undo: Undo[]) {
     idempotencyWrites(t, run, undo),
     cursorWrites(t, run, undo),
     unlistedTransferWrites(t, run, undo),
+    auditLogWrites(t, run, undo),
   ] as const;
 }
 

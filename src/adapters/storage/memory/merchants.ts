@@ -1,19 +1,20 @@
 import type { MerchantReads, MerchantStore } from "../../../core/ports/storage/index";
-import { copy } from "./copy";
+import { copy, copyMerchant } from "./copy";
 import { byCreatedAt, pick } from "./query";
 import { conflict, missing, pushIn, type Run, setIn, type Tables, type Undo, type Writes } from "./tables";
 
 /** Merchants and API keys: reads. */
 export function merchantReads(t: Tables, run: Run): MerchantReads {
   return {
-    getMerchant: (id) => run("getMerchant", () => pick(t.merchants.get(id), copy)),
+    getMerchant: (id) => run("getMerchant", () => pick(t.merchants.get(id), copyMerchant)),
     findApiKeyByHash: (hash) =>
       run("findApiKeyByHash", () => {
         const id = t.apiKeyIdByHash.get(hash);
         const key = id === undefined ? undefined : t.apiKeys.get(id);
         const merchant = key && t.merchants.get(key.merchantId);
-        return key && merchant ? { key: copy(key), merchant: copy(merchant) } : null;
+        return key && merchant ? { key: copy(key), merchant: copyMerchant(merchant) } : null;
       }),
+    getApiKey: (id) => run("getApiKey", () => pick(t.apiKeys.get(id), copy)),
     listApiKeys: (merchantId) =>
       run("listApiKeys", () =>
         (t.apiKeyIdsByMerchant.get(merchantId) ?? [])
@@ -30,12 +31,12 @@ export function merchantWrites(t: Tables, run: Run, undo: Undo[]): Writes<Mercha
     insertMerchant: (merchant) =>
       run("insertMerchant", () => {
         if (t.merchants.has(merchant.id)) conflict(`merchant ${merchant.id}`);
-        setIn(t.merchants, merchant.id, copy(merchant), undo);
+        setIn(t.merchants, merchant.id, copyMerchant(merchant), undo);
       }),
     updateMerchant: (merchant) =>
       run("updateMerchant", () => {
         if (!t.merchants.has(merchant.id)) missing(`merchant ${merchant.id}`);
-        setIn(t.merchants, merchant.id, copy(merchant), undo);
+        setIn(t.merchants, merchant.id, copyMerchant(merchant), undo);
       }),
     insertApiKey: (key) =>
       run("insertApiKey", () => {

@@ -1,6 +1,7 @@
 import type {
   AddressRecord,
   ApiKeyRecord,
+  AuditEntryRecord,
   BalanceRecord,
   DepositRecord,
   EventRecord,
@@ -53,6 +54,7 @@ export interface StoredDelivery {
  */
 export class Tables {
   readonly merchants = new Map<string, MerchantRecord>();
+  readonly auditLog = new Map<string, AuditEntryRecord>();
   readonly apiKeys = new Map<string, ApiKeyRecord>();
   readonly apiKeyIdByHash = new Map<string, string>();
   readonly apiKeyIdsByMerchant = new Map<string, string[]>();

@@ -13,7 +13,12 @@ const copyEndpoint = (endpoint: WebhookEndpointRecord): WebhookEndpointRecord =>
   secrets: endpoint.secrets.map((secret) => ({ ...secret })),
 });
 
-const copyMatch = (match: ApiKeyMatch): ApiKeyMatch => ({ key: { ...match.key }, merchant: { ...match.merchant } });
+/** A merchant copied with its nested approval threshold, so no caller shares an object with the cache. */
+const copyMerchant = (merchant: MerchantRecord): MerchantRecord => ({
+  ...merchant,
+  payoutApproval: merchant.payoutApproval ? { ...merchant.payoutApproval } : merchant.payoutApproval,
+});
+const copyMatch = (match: ApiKeyMatch): ApiKeyMatch => ({ key: { ...match.key }, merchant: copyMerchant(match.merchant) });
 
 /**
  * The committed rows of small, read-mostly tables that sit on the request path (API keys, read
@@ -49,12 +54,12 @@ export class CommittedCache {
   /** The merchant with this id; `load` reads the database on a miss. Unknown ids are not kept. */
   async merchant(id: string, load: () => Promise<MerchantRecord | null>): Promise<MerchantRecord | null> {
     const hit = this.merchants.get(id);
-    if (hit) return { ...hit };
+    if (hit) return copyMerchant(hit);
     const version = this.version;
     const found = await load();
     if (found && version === this.version) {
       if (this.merchants.size >= MAX_ENTRIES) this.merchants.clear();
-      this.merchants.set(id, { ...found });
+      this.merchants.set(id, copyMerchant(found));
     }
     return found;
   }

@@ -1,4 +1,5 @@
 import type { SqlClient } from "./sql-client";
+import { MONEY_CONTROLS_MIGRATIONS } from "./migrations-money-controls";
 
 /** One step of the schema: applied once, in order, recorded in `schema_migrations`. */
 export interface Migration {
@@ -367,6 +368,7 @@ CREATE INDEX exchanges_by_created ON exchanges (created_at, id);
 CREATE INDEX ledger_entries_by_created ON ledger_entries (created_at, id);
 `,
   },
+  ...MONEY_CONTROLS_MIGRATIONS,
 ];
 
 /** Quotes an identifier for SQL ("my schema" -> "\"my schema\""). */

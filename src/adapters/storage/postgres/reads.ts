@@ -2,6 +2,7 @@ import type { Scope, StorageReads } from "../../../core/ports/storage/index";
 import { sqlExportReads } from "./export-reads";
 import { sqlReconcileReads } from "./reconcile-reads";
 import type { SqlQueryable } from "./sql-client";
+import { auditColumns } from "./statements/audit-log";
 import { numeric, type Row } from "./statements/columns";
 import { depositColumns, unlistedTransferColumns } from "./statements/deposits";
 import { eventColumns } from "./statements/events";
@@ -40,7 +41,9 @@ async function all<T>(result: Promise<{ rows: Row[] }>, map: (row: Row) => T): P
 export function sqlReads(db: SqlQueryable, s: Statements): StorageReads {
   return {
     getMerchant: (id) => one(db.query(s.getMerchant, [id]), merchantColumns.read),
+    listAuditLog: (query) => all(db.query(s.listAuditLog, [query.merchantId ?? null, Math.max(0, query.limit), query.after ?? null]), auditColumns.read),
     findApiKeyByHash: (hash) => one(db.query(s.findApiKeyByHash, [hash]), readApiKeyMatch),
+    getApiKey: (id) => one(db.query(s.getApiKey, [id]), apiKeyColumns.read),
     listApiKeys: (merchantId) => all(db.query(s.listApiKeys, [merchantId]), apiKeyColumns.read),
     getInvoice: (scope, id) => scoped(db.query(s.getInvoice, [id]), scope, invoiceColumns.read),
     findInvoice: (id) => one(db.query(s.getInvoice, [id]), invoiceColumns.read),

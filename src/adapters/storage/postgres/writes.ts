@@ -3,6 +3,7 @@ import type { EventRecord } from "../../../core/ports/records";
 import type { StorageReads, StorageTransaction } from "../../../core/ports/storage/index";
 import { postLedgerEntries } from "./ledger";
 import type { SqlQueryable } from "./sql-client";
+import { auditColumns } from "./statements/audit-log";
 import { bigintNumber } from "./statements/columns";
 import { depositColumns, unlistedTransferColumns } from "./statements/deposits";
 import { eventColumns, eventDataJson } from "./statements/events";
@@ -53,6 +54,7 @@ export function sqlWrites(db: SqlQueryable, s: Statements): Omit<StorageTransact
     updateMerchant: (m) => update(db, s.updateMerchant, merchantColumns.params(m), () => `merchant ${m.id}`),
     insertApiKey: (k) => insert(db, s.insertApiKey, apiKeyColumns.params(k), () => `API key ${k.id} (or one with this hash)`),
     revokeApiKey: async (id, at) => (await db.query(s.revokeApiKey, [id, at])).rowCount > 0,
+    insertAuditEntry: (e) => insert(db, s.insertAuditEntry, auditColumns.params(e), () => `audit entry ${e.id}`),
     // Deferred: a new invoice's id is random, so a clash is a failed transaction, not a case to handle.
     insertInvoice: async (invoice) => db.defer(s.insertInvoice, invoiceColumns.params(invoice)),
     lockInvoice: async (id) => {

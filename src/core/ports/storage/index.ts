@@ -1,4 +1,5 @@
 import type { AddressReads, AddressStore } from "./addresses";
+import type { AuditLogReads, AuditLogStore } from "./audit-log";
 import type { CursorReads, CursorStore } from "./cursors";
 import type { DepositReads, DepositStore } from "./deposits";
 import type { ExchangeReads, ExchangeStore } from "./exchanges";
@@ -17,6 +18,7 @@ import type { WebhookEndpointReads, WebhookEndpointStore } from "./webhook-endpo
 import type { WebhookOutboxReads, WebhookOutboxStore } from "./webhook-outbox";
 
 export type { AddressReads, AddressStore } from "./addresses";
+export type { AuditLogQuery, AuditLogReads, AuditLogStore } from "./audit-log";
 export type { CursorReads, CursorStore } from "./cursors";
 export type { DepositReads, DepositStore, NotableDepositQuery } from "./deposits";
 export type { ExchangeReads, ExchangeStore } from "./exchanges";
@@ -58,7 +60,8 @@ export interface StorageReads
     UnlistedTransferReads,
     ReconcileReads,
     OperatorListReads,
-    ExportReads {}
+    ExportReads,
+    AuditLogReads {}
 
 /**
  * A unit of work: every part, reads and writes. Everything written through it becomes visible
@@ -83,7 +86,8 @@ export interface StorageTransaction
     WebhookOutboxStore,
     IdempotencyStore,
     CursorStore,
-    UnlistedTransferStore {}
+    UnlistedTransferStore,
+    AuditLogStore {}
 
 /**
  * Where the service keeps everything: one object with every part's reads, and `transaction`

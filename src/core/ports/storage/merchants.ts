@@ -20,6 +20,8 @@ export interface MerchantReads {
    * authenticated request needs both.
    */
   findApiKeyByHash(hash: string): Promise<ApiKeyMatch | null>;
+  /** The key with this id, revoked or not, or null. */
+  getApiKey(id: string): Promise<ApiKeyRecord | null>;
   /** All keys of a merchant, oldest first, revoked ones included; empty for an unknown merchant. */
   listApiKeys(merchantId: string): Promise<ApiKeyRecord[]>;
 }

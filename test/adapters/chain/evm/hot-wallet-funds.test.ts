@@ -1,4 +1,4 @@
-import { parseEther, parseUnits, type Address } from "viem";
+import { formatUnits, parseEther, parseUnits, type Address } from "viem";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { testTokenAbi } from "../../../fixtures/contracts/artifacts";
 import type { Harness } from "../../../helpers";
@@ -150,5 +150,29 @@ describe("payouts the hot wallet cannot fund", () => {
     } finally {
       await node.test.setBalance({ address: hot, value: eth });
     }
+  });
+
+  it("counts a payout held for approval as not yet sent, until it is rejected", async () => {
+    const h = await harness();
+    const created = await livePayment(h, { amount: "200", currency: "USDT", chain: "ETH" });
+    await payToken(node, usdt, 6, created.address, "200");
+    await node.mine(12);
+    await settle(h);
+    const to = node.account(32).address;
+    // Whatever the tests before sent from it: a threshold of half the hot wallet's USDT, and a held payout of three quarters.
+    const hot = await node.public.readContract({ address: usdt, abi: testTokenAbi, functionName: "balanceOf", args: [node.account(HOT).address] });
+    const half = formatUnits(hot / 2n, 6);
+    await h.router.admin.setPayoutApproval(h.merchant.id, { above: half, currency: "USDT" });
+    const held = await h.post("/v1/withdrawals", { currency: "USDT", chain: "ETH", amount: formatUnits((hot * 3n) / 4n, 6), address: to }, h.liveKey);
+    expect(held.body.status, held.text).toBe("AWAITING_APPROVAL");
+    const refused = await h.post("/v1/withdrawals", { currency: "USDT", chain: "ETH", amount: half, address: to }, h.liveKey);
+    expect(refused.body.error, refused.text).toBe(42203);
+    await h.router.admin.rejectPayout(held.body.id, { by: "user_ops" });
+    const sent = await h.post("/v1/withdrawals", { currency: "USDT", chain: "ETH", amount: half, address: to }, h.liveKey);
+    expect(sent.status, sent.text).toBe(200);
+    expect(sent.body.status).toBe("PROCESSING");
+    expect(sent.body.txHash).toMatch(/^0x[0-9a-f]{64}$/);
+    await node.mine(12);
+    await settle(h);
   });
 });

@@ -184,6 +184,30 @@ describe("payments.admin.reconcile against anvil", () => {
     expect(row(report, "ETH").networkFees).toBe(formatEther(await gasPaidBy(hotWallet)));
   });
 
+  it("counts a payout held for approval as owed and not sent, without a difference, and sent once approved", async () => {
+    await h.router.admin.setPayoutApproval(h.merchant.id, { above: "0.001", currency: "ETH" });
+    try {
+      const held = await withdraw({ currency: "ETH", amount: "0.01", address: node.account(7).address });
+      expect(held).toMatchObject({ status: "AWAITING_APPROVAL", txHash: null });
+      const before = await h.router.admin.reconcile();
+      expect(rowDifferences(before)).toEqual({ ETH: "0", USDT: "0" });
+      expect(row(before, "ETH").explained.payoutsNotSent).toEqual({ count: 1, amount: "0.01" });
+      const owedBefore = parseEther(before.assets.find((asset) => asset.asset === "ETH")!.owed);
+      await h.router.admin.approvePayout(held.id, { by: "user_ops" });
+      await rounds(2);
+      await node.mine(12);
+      await settle(h);
+      expect((await get(h, `/v1/withdrawals/${held.id}`, h.liveKey)).body.status).toBe("COMPLETED");
+      const after = await h.router.admin.reconcile();
+      expect(rowDifferences(after)).toEqual({ ETH: "0", USDT: "0" });
+      expect(row(after, "ETH").explained.payoutsNotSent.count).toBe(0);
+      // Sent: no longer owed.
+      expect(parseEther(after.assets.find((asset) => asset.asset === "ETH")!.owed)).toBe(owedBefore - parseEther("0.01"));
+    } finally {
+      await h.router.admin.setPayoutApproval(h.merchant.id, null);
+    }
+  });
+
   it("shows coins sent to the hot wallet from outside as a difference of exactly their amount", async () => {
     await payNative(node, hotWallet, "0.5", 3);
     await payToken(node, usdt, 6, hotWallet, "7.000001");

@@ -1,3 +1,4 @@
+import { auditLogStatements } from "./audit-log";
 import { cursorStatements } from "./cursors";
 import { depositStatements } from "./deposits";
 import { eventStatements } from "./events";
@@ -48,6 +49,7 @@ export function buildStatements(schema: string | undefined) {
     ...cursorStatements(t, schema),
     ...operatorListStatements(t),
     ...reconcileStatements(t),
+    ...auditLogStatements(t),
   };
 }
 

@@ -1,6 +1,6 @@
-import type { ApiKeyRecord, MerchantRecord } from "../../../../core/ports/records";
+import type { ApiKeyRecord, MerchantRecord, PayoutApprovalRule } from "../../../../core/ports/records";
 import type { ApiKeyMatch } from "../../../../core/ports/storage/index";
-import { type Row, col, columns, epochMs, epochMsOrNull, textOrNull } from "./columns";
+import { type Row, col, columns, epochMs, epochMsOrNull, jsonOrNull, textOrNull } from "./columns";
 import { sql } from "./sql";
 import type { Tables } from "./tables";
 
@@ -10,6 +10,7 @@ export const merchantColumns = columns<MerchantRecord>({
   name: col("name"),
   settleCurrency: col("settle_currency", textOrNull),
   createdAt: col("created_at", epochMs),
+  payoutApproval: col("payout_approval", jsonOrNull<PayoutApprovalRule>()),
 });
 
 /** The columns of `api_keys`. */
@@ -52,6 +53,11 @@ export function merchantStatements(t: Tables) {
       FROM ${t.apiKeys} k
       JOIN ${t.merchants} m ON m.id = k.merchant_id
       WHERE k.hash = $1
+    `,
+    getApiKey: sql`
+      SELECT ${apiKeyColumns.list}
+      FROM ${t.apiKeys}
+      WHERE id = $1
     `,
     listApiKeys: sql`
       SELECT ${apiKeyColumns.list}

@@ -20,6 +20,8 @@ export const payoutColumns = columns<PayoutRecord>({
   updatedAt: col("updated_at", epochMs),
   refundOf: col("refund_of", textOrNull),
   refundDepositId: col("refund_deposit_id", textOrNull),
+  requestedBy: col("requested_by", textOrNull),
+  reviewedBy: col("reviewed_by", textOrNull),
 });
 
 /** The columns of `exchanges`. */

@@ -24,5 +24,6 @@ export function tableNames(schema: string | undefined) {
     paymentLinks: q("payment_links"),
     idempotency: q("idempotency_keys"),
     unlisted: q("unlisted_transfers"),
+    auditLog: q("audit_log"),
   };
 }

@@ -1,0 +1,91 @@
+import type { AuditLogPage } from "../core/audit-log";
+import type * as merchants from "../core/merchants";
+import type { OperatorReport, OperatorReportOptions } from "../core/operator-report";
+import type { HotWalletReading } from "../core/hot-wallets";
+import type { MerchantRecord, Mode, PayoutApprovalRule, PayoutRecord } from "../core/ports/records";
+import type { ReconcileOptions, ReconcileReport } from "../core/reconcile-report";
+import type { OperatorAdmin } from "../core/operator-tools";
+import type { CsvExport } from "../core/exports/csv-export";
+import type { ExportRequest } from "../core/exports/request";
+
+/**
+ * Merchant and key management for the host application (there is no HTTP endpoint for it), and
+ * the operator's tools across merchants (what the `express-crypto-pay` command line runs).
+ */
+export interface PaymentAdmin extends OperatorAdmin {
+  /** Creates a merchant. `id` may be given to keep a known id (e.g. a demo merchant). */
+  createMerchant(input: { name: string; id?: string }): Promise<MerchantRecord>;
+  /** The merchant with this id, or null. */
+  getMerchant(id: string): Promise<MerchantRecord | null>;
+  /**
+   * Issues an API key and returns its plaintext, the only time it is ever shown. With `key`,
+   * registers that plaintext instead (its prefix sets the mode). `by` is who the audit log
+   * names (default "host").
+   */
+  issueApiKey(merchantId: string, options?: { mode?: Mode; key?: string; by?: string }): Promise<merchants.IssuedApiKey>;
+  /** Revokes a key at once; false when it was unknown or revoked already. `by` is who the audit log names (default "host"). */
+  revokeApiKey(keyId: string, options?: { by?: string }): Promise<boolean>;
+  /** A merchant's keys, without secrets. */
+  listApiKeys(merchantId: string): Promise<merchants.ApiKeySummary[]>;
+  /** Sets the asset the merchant's payments settle into (auto-conversion), or null to keep each coin. */
+  setSettleCurrency(merchantId: string, symbol: string | null): Promise<MerchantRecord>;
+  /**
+   * Sets the merchant's own payout approval threshold, `{ above, currency }` (replacing the
+   * router's `payouts.approval` for it), or null to follow the router's. Payouts above it are
+   * held AWAITING_APPROVAL (docs/money-controls.md). A bad threshold throws a TypeError.
+   */
+  setPayoutApproval(merchantId: string, rule: PayoutApprovalRule | null): Promise<MerchantRecord>;
+  /**
+   * Approves a payout held for approval, as `by` (a user id, or an API key id): it becomes
+   * PROCESSING and the next background round sends it. A `PaymentError` when `by` asked for it
+   * (`approval_by_requester`, 403), when it is not awaiting approval (`invalid_state`, 409: two
+   * decisions at once settle exactly once) or is unknown (`not_found`).
+   */
+  approvePayout(payoutId: string, review: { by: string }): Promise<PayoutRecord>;
+  /**
+   * Rejects a payout held for approval, as `by`: it becomes REJECTED (`reason` as its
+   * failureReason) and exactly its held debit, amount and fee, goes back to the balance.
+   * `invalid_state` (409) when it is not awaiting approval.
+   */
+  rejectPayout(payoutId: string, review: { by: string; reason?: string }): Promise<PayoutRecord>;
+  /**
+   * The audit log, newest first: payout approvals and rejections, API keys issued and revoked,
+   * each with who, when, the record and its merchant and mode, written in the transaction of
+   * the change. One page of `limit` (1 to 500, default 50); pass a page's `nextCursor` as
+   * `cursor` for the next; `merchantId` keeps one merchant's entries.
+   */
+  listAuditLog(options?: { merchantId?: string; limit?: number; cursor?: string | null }): Promise<AuditLogPage>;
+  /**
+   * The operator report of one mode (default "live"), across every merchant: deposits reversed
+   * by a reorg deeper than their confirmations, stray coins credited to invoices that asked for
+   * another coin, and transfers of unlisted tokens left at deposit addresses. What explains
+   * on-chain holdings that the balances alone do not.
+   */
+  operatorReport(options?: OperatorReportOptions): Promise<OperatorReport>;
+  /**
+   * The latest reading of each live chain's hot wallet, taken on the background schedule (at
+   * most once a minute per chain): every balance with its low-balance threshold and `low` flag,
+   * when it was read, and why the last read failed if it did. From memory: no node call.
+   */
+  hotWallets(): HotWalletReading[];
+  /**
+   * Compares, per live chain and coin, what the records say the service holds (deposits
+   * received, payouts sent, network fees, float) with what the chain holds (hot wallet and
+   * deposit addresses not yet swept), and per asset what the chains hold with what is owed to
+   * merchants; lists every difference with what explains the rest (docs/operations.md,
+   * "Reconciliation"). `differences` is 0 when the books match. Aggregate reads only: safe to
+   * run against production from a cron job. A chain whose node cannot be read gets an error
+   * entry; `chain` ("ETH", "LTC") limits it to one network, and an unknown one throws a TypeError.
+   */
+  reconcile(options?: ReconcileOptions): Promise<ReconcileReport>;
+  /**
+   * A CSV export of one kind of record (payments, deposits, payouts, refunds, conversions or
+   * ledger) over whole UTC days, `from` and `to` ("YYYY-MM-DD") both included, of every merchant
+   * or one (`merchantId`), in both modes or one (`mode`). Returns at once with a stream that reads
+   * the storage one page at a time as it is consumed (constant memory, whatever the range holds),
+   * a file name and the content type; answer a download with `sendExport(res, csv)`. Columns,
+   * formats and the formula guard: docs/exports.md. Throws a TypeError (a 400 for a dashboard) for
+   * an unknown kind, a malformed day, `from` after `to`, a range over 366 days, or a bad mode.
+   */
+  export(request: ExportRequest): CsvExport;
+}
