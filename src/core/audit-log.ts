@@ -1,24 +1,12 @@
 import { newId } from "../ids";
 import type { CoreContext } from "./context";
-import type { AuditAction, AuditEntryRecord, Mode } from "./ports/records";
+import type { AuditEntryRecord } from "./ports/records";
 
 /** The largest page `listAuditLog` answers. */
 export const AUDIT_LOG_MAX_LIMIT = 500;
 
-/** An entry of the audit log as the admin API shows it. */
-export interface AuditEntry {
-  /** The entry's id (`aud_...`), also the cursor of the page that ends with it. */
-  id: string;
-  /** Who: the user or API key id that acted, or "host" for a call of the host application that named nobody. */
-  actor: string;
-  /** What was done: `payout.approved`, `payout.rejected`, `api_key.issued`, `api_key.revoked`. */
-  action: AuditAction;
-  /** The record acted on (a payout id, an API key id). */
-  recordId: string;
-  /** The merchant the record belongs to. */
-  merchantId: string;
-  /** The record's mode. */
-  mode: Mode;
+/** An entry of the audit log as the admin API shows it: the stored record, its time in ISO 8601. */
+export interface AuditEntry extends Omit<AuditEntryRecord, "at"> {
   /** When, ISO 8601. */
   at: string;
 }

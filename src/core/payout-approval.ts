@@ -1,9 +1,9 @@
 import { notFound, PaymentError } from "../errors";
 import { AmountFormatError, formatDecimal, parseDecimal, RATE_DECIMALS } from "../money";
-import { newId } from "../ids";
 import type { CoreContext } from "./context";
 import { payoutEvent } from "./events";
 import { recordEvents, withOutbox } from "./outbox";
+import { payoutDebitReturn } from "./payout-ledger";
 import { auditEntry } from "./audit-log";
 import { quoteRate } from "./rates";
 import type { MerchantRecord, PayoutApprovalRule, PayoutRecord } from "./ports/records";
@@ -102,18 +102,7 @@ export async function rejectPayout(context: CoreContext, id: string, review: Pay
   const rejected = await withOutbox(context, async (tx) => {
     const current = await lockHeld(tx, id, by, false);
     const now = context.now();
-    await tx.postLedgerEntries([
-      {
-        id: newId("led"),
-        merchantId: current.merchantId,
-        mode: current.mode,
-        asset: current.coin,
-        amount: current.amount + current.fee,
-        kind: "payout_reversal",
-        causeKey: `payout:${current.id}:reversal`,
-        createdAt: now,
-      },
-    ]);
+    await tx.postLedgerEntries([payoutDebitReturn(current, now)]);
     const payout: PayoutRecord = { ...current, status: "REJECTED", reviewedBy: by, failureReason: review.reason?.trim() || "rejected", updatedAt: now };
     await tx.updatePayout(payout);
     await recordEvents(context, tx, [payoutEvent(context, payout, "rejected")]);

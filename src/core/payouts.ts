@@ -9,6 +9,7 @@ import { refuseIfInDeficit } from "./deficit";
 import { readHotWalletFunding, refuseIfHotWalletShort } from "./payout-funding";
 import { newId } from "../ids";
 import { recordEvents, withOutbox } from "./outbox";
+import { payoutDebitReturn } from "./payout-ledger";
 import { parseAmountIn, resolveNetwork } from "./invoices";
 import type { MerchantRecord, Mode, PayoutRecord } from "./ports/records";
 import { approvalRuleOf, needsApproval } from "./payout-approval";
@@ -248,18 +249,7 @@ async function progressPayout(context: CoreContext, chain: ChainAdapter, payout:
       await recordEvents(context, tx, [payoutEvent(context, completed, "completed")]);
       return true;
     }
-    await tx.postLedgerEntries([
-      {
-        id: newId("led"),
-        merchantId: current.merchantId,
-        mode: current.mode,
-        asset: current.coin,
-        amount: current.amount + current.fee,
-        kind: "payout_reversal",
-        causeKey: `payout:${current.id}:reversal`,
-        createdAt: now,
-      },
-    ]);
+    await tx.postLedgerEntries([payoutDebitReturn(current, now)]);
     const failed: PayoutRecord = { ...current, status: "FAILED", failureReason: report.reason, updatedAt: now };
     await tx.updatePayout(failed);
     await recordEvents(context, tx, [payoutEvent(context, failed, "failed")]);
