@@ -36,6 +36,8 @@ export interface ChainHealth {
   lastScanAt: string | null;
   /** Payouts of its coins broadcast or waiting to be (status PROCESSING), counted up to 1000. */
   pendingPayouts: number;
+  /** Deposit addresses with final deposits waiting to be swept into the hot wallet; null when the chain does not sweep or its node could not be read. */
+  pendingSweeps: number | null;
   /** The hot wallet's balances, when the adapter reports them, in coin units. */
   hotWallet?: Array<{ coin: string; network: string; address: string; amount: string; low: boolean }>;
 }
@@ -241,6 +243,7 @@ export class HealthCheck {
       lagSeconds,
       lastScanAt: iso(lastScanAt),
       pendingPayouts: pending.filter((served) => served === chain).length,
+      pendingSweeps: sync?.pendingSweeps ?? null,
     };
     // The background work's latest reading (it reads each hot wallet once a minute at most).
     const wallet = wallets.find((reading) => reading.chain === name && reading.readAt !== null);
@@ -281,6 +284,7 @@ export class HealthCheck {
       lagSeconds,
       lastScanAt: null,
       pendingPayouts: pending.filter((served) => served === chain).length,
+      pendingSweeps: probe.sync?.pendingSweeps ?? null,
     };
     const degraded: string[] = [];
     // No background reading to take it from: the hot wallet is read now.

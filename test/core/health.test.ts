@@ -3,7 +3,7 @@ import request from "supertest";
 import express from "express";
 import type { Harness } from "../helpers";
 import { startAnvil, type Anvil } from "../adapters/chain/evm/anvil";
-import { ethChain, liveHarness } from "../adapters/chain/evm/support";
+import { ethChain, liveHarness, livePayment, payNative, settle } from "../adapters/chain/evm/support";
 import { ltcChain, newAccount } from "../adapters/chain/bitcoin/support";
 import { startLitecoind, type Litecoind } from "../adapters/chain/bitcoin/litecoind";
 import { startRpcProxy, type RpcProxy } from "../adapters/chain/rpc-proxy";
@@ -101,6 +101,23 @@ describe("health of an EVM chain (anvil)", () => {
     res = await health();
     expect(res.status).toBe(200);
     expect(res.body.chains[0].lagBlocks).toBe(0);
+  });
+});
+
+describe("pending sweeps of an EVM chain (anvil)", () => {
+  it("counts deposit addresses whose final deposits wait for the sweep, and none for a chain that does not sweep", async () => {
+    // A sweep minimum above what is paid keeps the deposit waiting at its address.
+    const { h, health } = await harness([ethChain(anvil, { consolidation: { minimum: { ETH: "5" } } })]);
+    const paid = await livePayment(h, { amount: "0.2", currency: "ETH", chain: "ETH" });
+    await payNative(anvil, paid.address, "0.2");
+    await anvil.mine(12);
+    await settle(h);
+    expect((await health()).body.chains[0]).toMatchObject({ chain: "evm:ETH", pendingSweeps: 1 });
+    await h.router.close();
+    open.splice(open.indexOf(h), 1);
+    const { h: unswept, health: unsweptHealth } = await harness([ethChain(anvil, { consolidation: false })]);
+    await unswept.router.tick();
+    expect((await unsweptHealth()).body.chains[0]).toMatchObject({ chain: "evm:ETH", pendingSweeps: null });
   });
 });
 

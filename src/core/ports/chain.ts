@@ -250,6 +250,13 @@ export interface ChainSyncStatus {
   scannedHeight: number | null;
   /** Typical seconds between blocks on this network, to express a lag in blocks as time. */
   blockSeconds: number;
+  /**
+   * Deposit addresses holding final deposits that wait to be moved into the hot wallet (the
+   * sweep list and the sweep in flight), read from the adapter's state. Absent for an adapter
+   * that does not sweep (the Bitcoin family spends deposits where they are; EVM with
+   * consolidation off).
+   */
+  pendingSweeps?: number;
 }
 
 /** One balance of a hot wallet (`ChainAdapter.hotWalletBalances`). */

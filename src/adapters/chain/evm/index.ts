@@ -277,7 +277,10 @@ export function evmChain(options: EvmChainOptions): EvmChain {
       } catch (error) {
         throw fail(error);
       }
-      return { network: settings.network, nodeHeight, scannedHeight, blockSeconds: settings.blockSeconds };
+      const status: ChainSyncStatus = { network: settings.network, nodeHeight, scannedHeight, blockSeconds: settings.blockSeconds };
+      // Sweeps wait in the adapter's state: one storage read, no node call.
+      if (bound?.consolidator && settings.consolidation !== false) status.pendingSweeps = (await bound.consolidator.held()).length;
+      return status;
     },
 
     async sendPayout({ payoutId, coin, address, amount }) {
