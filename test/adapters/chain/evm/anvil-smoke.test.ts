@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { parseEther } from "viem";
 import { startAnvil, type Anvil } from "./anvil";
+import { mine } from "./support";
 
 let node: Anvil;
 beforeAll(async () => {
@@ -13,7 +14,8 @@ afterAll(async () => {
 it("starts anvil, sends, mines", async () => {
   const to = node.account(5).address;
   const before = await node.public.getBalance({ address: to });
-  await node.wallet.sendTransaction({ account: node.account(0), to, value: parseEther("1"), chain: null });
+  // Automine answers with the hash, and the block may land a moment later: wait for its receipt.
+  await mine(node, node.wallet.sendTransaction({ account: node.account(0), to, value: parseEther("1"), chain: null }));
   expect(await node.public.getBalance({ address: to })).toBe(before + parseEther("1"));
   const height = await node.public.getBlockNumber();
   await node.mine(3);
