@@ -37,8 +37,19 @@ export interface Chrome {
   merchant?: { id: string; name: string } | null;
   /** The merchants for the switcher, when the user's list is known. */
   merchants?: ReadonlyArray<{ id: string; name: string }>;
-  current?: "overview" | "payments" | "keys" | "webhooks";
+  current?: Section;
 }
+
+/** The sections of a merchant's pages, in the navigation's order: the path under `/m/:merchantId` and the link's label. */
+export const SECTIONS = {
+  overview: ["", "Overview"],
+  payments: ["/payments", "Payments"],
+  keys: ["/keys", "API keys"],
+  webhooks: ["/webhooks", "Webhooks"],
+} as const satisfies Record<string, readonly [string, string]>;
+
+/** A section of the navigation, marked as the current one on its pages. */
+export type Section = keyof typeof SECTIONS;
 
 /** One dashboard page. */
 export interface DashboardPage {
@@ -49,8 +60,8 @@ export interface DashboardPage {
 
 function navigation(chrome: Chrome): SafeHtml {
   const { base, merchant } = chrome;
-  const link = (key: Chrome["current"], href: string, label: string) =>
-    html`<li><a href="${href}"${chrome.current === key ? html` aria-current="page"` : null}>${label}</a></li>`;
+  const link = ([key, [path, label]]: [string, readonly [string, string]]) =>
+    html`<li><a href="${root}${path}"${chrome.current === key ? html` aria-current="page"` : null}>${label}</a></li>`;
   const root = merchant ? `${base}/m/${encodeURIComponent(merchant.id)}` : null;
   const switcher =
     chrome.merchants && chrome.merchants.length > 1
@@ -62,11 +73,7 @@ function navigation(chrome: Chrome): SafeHtml {
         : null;
   return html`<header>
 <a class="brand" href="${root ?? `${base}/`}">${merchant ? merchant.name : "Payments"}</a>
-${
-  root
-    ? html`<nav aria-label="Dashboard"><ul>${link("overview", root, "Overview")}${link("payments", `${root}/payments`, "Payments")}${link("keys", `${root}/keys`, "API keys")}${link("webhooks", `${root}/webhooks`, "Webhooks")}</ul></nav>`
-    : null
-}
+${root ? html`<nav aria-label="Dashboard"><ul>${Object.entries(SECTIONS).map(link)}</ul></nav>` : null}
 ${switcher}
 <span class="who">${chrome.user.user} <span class="tag role">${chrome.user.role}</span></span>
 </header>`;
