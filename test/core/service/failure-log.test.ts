@@ -5,6 +5,7 @@ import { ethChain, liveHarness, settle } from "../../adapters/chain/evm/support"
 import { startAnvil, type Anvil } from "../../adapters/chain/evm/anvil";
 import { startLitecoind, type Litecoind } from "../../adapters/chain/bitcoin/litecoind";
 import { startRpcProxy, type RpcProxy } from "../../adapters/chain/rpc-proxy";
+import { keepingLogger, type LoggedCall } from "./keeping-logger";
 
 /**
  * A node that stays down fails every background round. The operator's log (the `logger`
@@ -45,18 +46,8 @@ afterEach(async () => {
   for (const h of open.splice(0)) await h.router.close();
 });
 
-/** A logger keeping each call whole: level, message and the details given with it. */
-function keepingLogger() {
-  const calls: Array<{ level: "warn" | "error"; message: string; details: unknown[] }> = [];
-  return {
-    calls,
-    warn: (message: string, ...details: unknown[]) => void calls.push({ level: "warn", message, details }),
-    error: (message: string, ...details: unknown[]) => void calls.push({ level: "error", message, details }),
-  };
-}
-
 /** Everything a logger was given, as text: messages, and the stacks and messages of errors. */
-function allText(calls: ReturnType<typeof keepingLogger>["calls"]): string {
+function allText(calls: LoggedCall[]): string {
   const describe = (detail: unknown): string =>
     detail instanceof Error
       ? `${detail.stack} ${detail.message} ${(detail as AggregateError).errors?.map(describe).join(" ") ?? ""} ${describe((detail as { cause?: unknown }).cause)}`

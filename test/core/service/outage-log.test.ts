@@ -4,6 +4,7 @@ import { TestClock, type Harness } from "../../helpers";
 import { ethChain, liveHarness, settle } from "../../adapters/chain/evm/support";
 import { startAnvil, type Anvil } from "../../adapters/chain/evm/anvil";
 import { startRpcProxy, type RpcProxy } from "../../adapters/chain/rpc-proxy";
+import { keepingLogger } from "./keeping-logger";
 import { startMarket, USD_PRICES, type Market } from "../../adapters/pricing/market";
 
 /**
@@ -29,16 +30,6 @@ afterEach(async () => {
   proxy.refuse.clear();
   for (const h of open.splice(0)) await h.router.close();
 });
-
-/** A logger keeping each call whole: level, message and the details given with it. */
-function keepingLogger() {
-  const calls: Array<{ level: "warn" | "error"; message: string; details: unknown[] }> = [];
-  return {
-    calls,
-    warn: (message: string, ...details: unknown[]) => void calls.push({ level: "warn", message, details }),
-    error: (message: string, ...details: unknown[]) => void calls.push({ level: "error", message, details }),
-  };
-}
 
 /** The part a line of the outage log is about, and which of its three forms it is. */
 function parse(message: string): { part: string; form: "failed" | "still" | "recovered" } | null {

@@ -4,31 +4,17 @@ import { bool, int, numeric, type Row } from "./statements/columns";
 import type { Statements } from "./statements/index";
 
 const total = (row: Row) => ({ count: int.read(row.count), amount: numeric.read(row.amount) });
+/** A total grouped by network, coin and status, as the deposit and payout totals both are. */
+const byStatus = <S>(row: Row) => ({ network: row.network as string, coin: row.coin as string, status: row.status as S, ...total(row) });
 
 /** The aggregate reads for reconciliation, over a connection (the pool, or a transaction's). */
 export function sqlReconcileReads(db: SqlQueryable, s: Statements): ReconcileReads {
   const rows = async (text: string, mode: string) => (await db.query(text, [mode])).rows;
   return {
     depositTotals: async (mode) =>
-      (await rows(s.depositTotals, mode)).map(
-        (row): DepositTotal => ({
-          network: row.network as string,
-          coin: row.coin as string,
-          status: row.status as DepositTotal["status"],
-          stray: bool.read(row.stray),
-          ...total(row),
-        }),
-      ),
+      (await rows(s.depositTotals, mode)).map((row): DepositTotal => ({ ...byStatus<DepositTotal["status"]>(row), stray: bool.read(row.stray) })),
     payoutTotals: async (mode) =>
-      (await rows(s.payoutTotals, mode)).map(
-        (row): PayoutTotal => ({
-          network: row.network as string,
-          coin: row.coin as string,
-          status: row.status as PayoutTotal["status"],
-          sent: bool.read(row.sent),
-          ...total(row),
-        }),
-      ),
+      (await rows(s.payoutTotals, mode)).map((row): PayoutTotal => ({ ...byStatus<PayoutTotal["status"]>(row), sent: bool.read(row.sent) })),
     balanceTotals: async (mode) =>
       (await rows(s.balanceTotals, mode)).map(
         (row): BalanceTotal => ({
