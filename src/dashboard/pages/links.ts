@@ -23,11 +23,12 @@ ${modeFilter(`${page.base}/links`, page.mode)}
 ${
   page.rows.length === 0
     ? html`<p class="muted">No payment links.</p>`
-    : html`<div class="table-wrap"><table><caption class="muted">Newest first; a deactivated link's page answers that it is gone and creates no payment</caption>
+    : // Without the router's publicUrl no row holds a link: the wrap takes focus, so a keyboard can scroll it.
+      html`<div class="table-wrap" tabindex="0" role="region" aria-label="Payment links, scrollable"><table><caption class="muted">Newest first; a deactivated link's page answers that it is gone and creates no payment</caption>
 <thead><tr><th scope="col">Link</th><th scope="col">Mode</th><th scope="col">Amount</th><th scope="col">Coins</th><th scope="col">State</th><th scope="col">Created</th>${page.csrf ? html`<th scope="col"><span class="muted">Action</span></th>` : null}</tr></thead>
 <tbody>${page.rows.map(
         (row) =>
-          html`<tr data-link="${row.id}"><td>${/^https?:\/\//.test(row.url) ? html`<a class="mono" href="${row.url}">${row.id}</a>` : html`<span class="mono">${row.id}</span>`}</td><td>${modeTag(row.livemode ? "live" : "test")}</td><td class="num">${row.amount} ${row.amountCurrency}</td><td>${row.acceptedCoins?.join(", ") ?? "Any"}</td><td data-link-state>${row.active ? "Active" : "Deactivated"}</td><td>${shortTime(row.createdAt)}</td>${
+          html`<tr data-link="${row.id}"><td class="nowrap">${/^https?:\/\//.test(row.url) ? html`<a class="mono" href="${row.url}">${row.id}</a>` : html`<span class="mono">${row.id}</span>`}</td><td>${modeTag(row.livemode ? "live" : "test")}</td><td class="num">${row.amount} ${row.amountCurrency}</td><td>${row.acceptedCoins?.join(", ") ?? "Any"}</td><td data-link-state>${row.active ? "Active" : "Deactivated"}</td><td class="nowrap">${shortTime(row.createdAt)}</td>${
             page.csrf
               ? html`<td>${
                   row.active

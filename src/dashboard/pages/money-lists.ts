@@ -40,7 +40,7 @@ ${
 <thead><tr><th scope="col">Refund</th><th scope="col">Mode</th><th scope="col">Status</th><th scope="col">Amount</th><th scope="col">Payment</th><th scope="col">To</th><th scope="col">Created</th></tr></thead>
 <tbody>${page.rows.map(
         (row) =>
-          html`<tr data-refund="${row.id}"><td>${payoutLink(page.base, row.id)}</td><td>${modeTag(row.livemode ? "live" : "test")}</td><td>${row.status}</td><td class="num">${row.amount} ${row.currency}</td><td>${paymentLink(page.base, row.paymentId)}</td><td><span class="mono">${row.address}</span> <span class="muted">(${row.chain})</span></td><td>${shortTime(row.createdAt)}</td></tr>`,
+          html`<tr data-refund="${row.id}"><td class="nowrap">${payoutLink(page.base, row.id)}</td><td>${modeTag(row.livemode ? "live" : "test")}</td><td>${row.status}</td><td class="num">${row.amount} ${row.currency}</td><td class="nowrap">${paymentLink(page.base, row.paymentId)}</td><td class="nowrap"><span class="mono">${row.address}</span> <span class="muted">(${row.chain})</span></td><td class="nowrap">${shortTime(row.createdAt)}</td></tr>`,
       )}</tbody></table></div>`
 }
 ${pager(page.nextHref, "Older refunds")}
@@ -54,11 +54,12 @@ ${modeFilter(`${page.base}/conversions`, page.mode)}
 ${
   page.rows.length === 0
     ? html`<p class="muted">No conversions.</p>`
-    : html`<div class="table-wrap"><table><caption class="muted">Newest first</caption>
+    : // A row may hold no link: the wrap takes focus itself, so a keyboard can scroll it on a phone.
+      html`<div class="table-wrap" tabindex="0" role="region" aria-label="Conversions, scrollable"><table><caption class="muted">Newest first</caption>
 <thead><tr><th scope="col">Conversion</th><th scope="col">Mode</th><th scope="col">Status</th><th scope="col">From</th><th scope="col">To</th><th scope="col">Rate</th><th scope="col">Payment</th><th scope="col">Created</th></tr></thead>
 <tbody>${page.rows.map(
         (row) =>
-          html`<tr data-conversion="${row.id}"><td class="mono">${row.id}</td><td>${modeTag(row.livemode ? "live" : "test")}</td><td>${row.status}</td><td class="num">${row.amount} ${row.fromCurrency}</td><td class="num">${row.toAmount} ${row.toCurrency}</td><td class="num">${row.rate}</td><td>${row.paymentId ? paymentLink(page.base, row.paymentId) : "–"}</td><td>${row.createdAt ? shortTime(row.createdAt) : ""}</td></tr>`,
+          html`<tr data-conversion="${row.id}"><td class="mono nowrap">${row.id}</td><td>${modeTag(row.livemode ? "live" : "test")}</td><td>${row.status}</td><td class="num">${row.amount} ${row.fromCurrency}</td><td class="num">${row.toAmount} ${row.toCurrency}</td><td class="num">${row.rate}</td><td class="nowrap">${row.paymentId ? paymentLink(page.base, row.paymentId) : "–"}</td><td class="nowrap">${row.createdAt ? shortTime(row.createdAt) : ""}</td></tr>`,
       )}</tbody></table></div>`
 }
 ${pager(page.nextHref, "Older conversions")}

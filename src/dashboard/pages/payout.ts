@@ -51,8 +51,8 @@ ${
     : detail.csrf === null
       ? html`<p>Held for approval: an admin other than the requester approves or rejects it.</p>`
       : html`<p>Held for approval: the balance is debited, nothing is sent. Approving sends it; rejecting gives back ${detail.debited} ${view.currency}. The requester may not approve it.</p>
-<form class="stack" method="post" action="${action}/approve">${csrfField(detail.csrf)}<button type="submit">Approve</button></form>
-<form class="stack" method="post" action="${action}/reject">${csrfField(detail.csrf)}<label>Reason<input name="reason" autocomplete="off" maxlength="200" placeholder="rejected"></label><button type="submit" class="danger">Reject</button></form>`
+<div class="grid"><form class="stack" method="post" action="${action}/approve">${csrfField(detail.csrf)}<button type="submit">Approve</button></form>
+<form class="stack" method="post" action="${action}/reject">${csrfField(detail.csrf)}<label>Reason<input name="reason" autocomplete="off" maxlength="200" placeholder="rejected"></label><button type="submit" class="danger">Reject</button></form></div>`
 }
 </section>
 </div>

@@ -52,7 +52,7 @@ ${
 <label>Mode<select name="mode">${option("test", data.form.mode)}${option("live", data.form.mode)}</select></label>
 <label>Coin and network<select name="coin" required>${data.coins.map((coin) => option(`${coin.currency}/${coin.network}`, chosen, `${coin.currency} on ${coin.name}`))}</select></label>
 <label>Amount<input name="amount" inputmode="decimal" required autocomplete="off" value="${data.form.amount ?? ""}" size="12"></label>
-<label>To address<input name="address" required autocomplete="off" value="${data.form.address ?? ""}" size="40"></label>
+<label>To address<input name="address" required autocomplete="off" value="${data.form.address ?? ""}" size="34"></label>
 <button type="submit">Request payout</button></form>
 <p class="muted">The balance is debited the amount and the network's fee at once. Above the approval threshold the payout waits for another person to approve it.</p>`
     : html`<p class="muted">Viewers cannot request payouts.</p>`
@@ -71,7 +71,7 @@ ${
 <thead><tr><th scope="col">Payout</th><th scope="col">Mode</th><th scope="col">Status</th><th scope="col">Amount</th><th scope="col">Fee</th><th scope="col">To</th><th scope="col">Created</th></tr></thead>
 <tbody>${data.rows.map(
         (row) =>
-          html`<tr data-payout="${row.id}"><td>${payoutLink(data.base, row.id)}</td><td>${modeTag(row.livemode ? "live" : "test")}</td><td>${row.status}</td><td class="num">${row.amount} ${row.currency}</td><td class="num">${row.fee}</td><td><span class="mono">${row.address}</span> <span class="muted">(${row.chain})</span></td><td>${shortTime(row.createdAt)}</td></tr>`,
+          html`<tr data-payout="${row.id}"><td class="nowrap">${payoutLink(data.base, row.id)}</td><td>${modeTag(row.livemode ? "live" : "test")}</td><td>${row.status}</td><td class="num">${row.amount} ${row.currency}</td><td class="num">${row.fee}</td><td class="nowrap"><span class="mono">${row.address}</span> <span class="muted">(${row.chain})</span></td><td class="nowrap">${shortTime(row.createdAt)}</td></tr>`,
       )}</tbody></table></div>`
 }
 <div class="pager">${data.nextHref ? html`<a href="${data.nextHref}" rel="next">Older payouts</a>` : html`<span class="muted">End of the list.</span>`}</div>
@@ -85,7 +85,7 @@ function queueTable(data: PayoutsData): SafeHtml {
 <thead><tr><th scope="col">Payout</th><th scope="col">Kind</th><th scope="col">Mode</th><th scope="col">Amount</th><th scope="col">To</th><th scope="col">Requested by</th><th scope="col">Created</th></tr></thead>
 <tbody>${data.queue.map(
     (row) =>
-      html`<tr data-held="${row.view.id}"><td>${payoutLink(data.base, row.view.id)}</td><td>${row.kind}</td><td>${modeTag(row.mode)}</td><td class="num">${row.view.amount} ${row.view.currency}</td><td><span class="mono">${row.view.address}</span></td><td>${row.requestedBy ?? html`<span class="muted">unknown</span>`}</td><td>${shortTime(row.view.createdAt)}</td></tr>`,
+      html`<tr data-held="${row.view.id}"><td class="nowrap">${payoutLink(data.base, row.view.id)}</td><td>${row.kind}</td><td>${modeTag(row.mode)}</td><td class="num">${row.view.amount} ${row.view.currency}</td><td class="nowrap"><span class="mono">${row.view.address}</span></td><td>${row.requestedBy ?? html`<span class="muted">unknown</span>`}</td><td class="nowrap">${shortTime(row.view.createdAt)}</td></tr>`,
   )}</tbody></table></div>
 ${data.queueMore ? html`<p class="muted">More are waiting: filter the list below by status AWAITING_APPROVAL.</p>` : null}`;
 }
