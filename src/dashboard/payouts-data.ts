@@ -2,6 +2,7 @@ import type { MerchantRecord, Mode, PayoutRecord } from "../core/ports/records";
 import { refundView, withdrawalView, type RefundView, type WithdrawalView } from "../core/views/funds";
 import type { DashboardDeps } from "./data";
 import { MODES } from "./data";
+import type { DashboardUser } from "./options";
 
 /** A payout as the dashboard shows it: the /v1 view, with who asked for it and who decided. */
 export interface PayoutRow {
@@ -62,5 +63,52 @@ export async function approvalQueue(deps: DashboardDeps, merchant: MerchantRecor
     .flatMap((list) => list.slice(0, QUEUE_LIMIT))
     .sort((a, b) => b.createdAt - a.createdAt || (a.id < b.id ? 1 : -1))
     .map((payout) => payoutRow(deps, payout));
+  return { rows, more };
+}
+
+/** Most held payouts per mode the approval queue of every merchant lists. */
+export const ALL_QUEUE_LIMIT = 100;
+
+/** A held payout in the queue of every merchant: its row and its merchant. */
+export interface HeldRow extends PayoutRow {
+  merchant: { id: string; name: string };
+}
+
+/**
+ * The payouts (withdrawals and refunds) AWAITING_APPROVAL of every merchant `user` may see,
+ * both modes, the longest waiting first. A user who may see every merchant reads the held
+ * payouts of each mode at once (up to {@link ALL_QUEUE_LIMIT} per mode); a user with a list
+ * reads the queue of each of their merchants. `more` when a list was cut.
+ */
+export async function approvalQueueOfAll(deps: DashboardDeps, user: DashboardUser): Promise<{ rows: HeldRow[]; more: boolean }> {
+  const { storage } = deps.context;
+  const names = new Map<string, string>();
+  let payouts: PayoutRecord[];
+  let more: boolean;
+  if (user.merchants === "all") {
+    const lists = await Promise.all(MODES.map((mode) => storage.listPayoutsByStatus(mode, "AWAITING_APPROVAL", ALL_QUEUE_LIMIT + 1)));
+    more = lists.some((list) => list.length > ALL_QUEUE_LIMIT);
+    payouts = lists.flatMap((list) => list.slice(0, ALL_QUEUE_LIMIT));
+  } else {
+    const merchants = (await Promise.all(user.merchants.map((id) => storage.getMerchant(id)))).filter((merchant) => merchant !== null);
+    for (const merchant of merchants) names.set(merchant.id, merchant.name);
+    const lists = await Promise.all(
+      merchants.flatMap((merchant) =>
+        MODES.flatMap((mode) =>
+          (["payout", "refund"] as const).map((kind) =>
+            storage.listPayouts({ merchantId: merchant.id, mode }, { kind, status: "AWAITING_APPROVAL" }, { limit: QUEUE_LIMIT + 1 }),
+          ),
+        ),
+      ),
+    );
+    more = lists.some((list) => list.length > QUEUE_LIMIT);
+    payouts = lists.flatMap((list) => list.slice(0, QUEUE_LIMIT));
+  }
+  for (const id of new Set(payouts.map((payout) => payout.merchantId))) {
+    if (!names.has(id)) names.set(id, (await storage.getMerchant(id))?.name ?? id);
+  }
+  const rows = payouts
+    .sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : 1))
+    .map((payout) => ({ ...payoutRow(deps, payout), merchant: { id: payout.merchantId, name: names.get(payout.merchantId)! } }));
   return { rows, more };
 }

@@ -9,6 +9,7 @@ import { createKit, NOT_FOUND, type DashboardKit } from "./kit";
 import { sendDashboardPage, sendProblem, type Chrome, type Section } from "./layout";
 import { checkDashboardOptions, checkUser, type DashboardOptions, type DashboardUser } from "./options";
 import { chooseBody } from "./pages/choose";
+import { approvalRoutes } from "./routes/approvals";
 import { keyRoutes } from "./routes/keys";
 import { linkRoutes } from "./routes/links";
 import { moneyListRoutes } from "./routes/money-lists";
@@ -35,6 +36,7 @@ const SECTION_ROUTES: ReadonlyArray<(router: Router, kit: DashboardKit) => void>
   payoutRoutes,
   moneyListRoutes,
   linkRoutes,
+  approvalRoutes,
 ];
 
 /**

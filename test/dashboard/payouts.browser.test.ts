@@ -94,6 +94,7 @@ describeIf(haveChromium, NO_CHROMIUM)("payouts pages in Chromium", () => {
       ["conversions", "admin", `/m/${h.merchant.id}/conversions`],
       ["links", "admin", `/m/${h.merchant.id}/links`],
       ["links-viewer", "viewer", `/m/${h.merchant.id}/links`],
+      ["approvals", "viewer", "/approvals"],
     ] as const;
     for (const [name, login, path] of pages) {
       const { page, problems } = await open(login, path);

@@ -231,6 +231,38 @@ describe("payouts in the dashboard", () => {
     expect((await page(`/m/${h.other.id}/payouts/${theirs.id}`)).status).toBe(200);
   });
 
+  it("lists held payouts of every merchant the user may see at /approvals, longest waiting first, linking to each merchant's page", async () => {
+    await heldHost();
+    const mine = (await h.post("/v1/withdrawals", { currency: "USDT", chain: "TRX", amount: "60", address: ADDRESS })).body;
+    h.clock.advanceMinutes(1);
+    const otherPaid = await createPayment(h, { amount: "200", currency: "USDT", chain: "TRX" }, h.otherTestKey);
+    await deposit(h, otherPaid.address!, "200", 19, h.otherTestKey);
+    const theirs = (await h.post("/v1/withdrawals", { currency: "USDT", chain: "TRX", amount: "70", address: ADDRESS }, h.otherTestKey)).body;
+    h.clock.advanceMinutes(1);
+    const theirRefund = (await h.post("/v1/refunds", { paymentId: otherPaid.id, amount: "60", address: ADDRESS }, h.otherTestKey)).body;
+    expect(theirRefund.status).toBe("AWAITING_APPROVAL");
+
+    for (const login of ["admin", "both"]) {
+      const all = await page("/approvals", login);
+      expect(all.status).toBe(200);
+      expect(ids(all.text, "data-held"), login).toEqual([mine.id, theirs.id, theirRefund.id]);
+      expect(all.text).toContain(`href="/admin/m/${h.other.id}/payouts/${theirs.id}"`);
+      expect(all.text).toContain("<td>Other shop</td>");
+    }
+    const limited = await page("/approvals", "limited");
+    expect(ids(limited.text, "data-held")).toEqual([mine.id]);
+    expect(limited.text).not.toContain("Other shop");
+    expect((await page("/approvals", "none")).text).toContain("Nothing is waiting for approval.");
+    // Linked from the merchant's queue for users who see more than one merchant.
+    expect((await page(`/m/${h.merchant.id}/payouts`, "both")).text).toContain('href="/admin/approvals"');
+    expect((await page(`/m/${h.merchant.id}/payouts`, "limited")).text).not.toContain('href="/admin/approvals"');
+    // Decided on the merchant's page, it leaves the queue.
+    const token = tokenOf((await page(`/m/${h.other.id}/payouts/${theirs.id}`)).text);
+    expect((await form(`/m/${h.other.id}/payouts/${theirs.id}/reject`, { _csrf: token })).status).toBe(200);
+    expect(ids((await page("/approvals")).text, "data-held")).toEqual([mine.id, theirRefund.id]);
+    expect((await request(h.app).get("/admin/approvals")).status).toBe(403);
+  });
+
   it("keeps the payout form's values and shows the API's message when it refuses a payout", async () => {
     await heldHost();
     const token = tokenOf((await page(`/m/${h.merchant.id}/payouts`)).text);

@@ -20,6 +20,8 @@ export interface PayoutsData {
   queue: readonly PayoutRow[];
   /** The queue was cut at its limit. */
   queueMore: boolean;
+  /** The approval queue of all the user's merchants, when they may see more than this one. */
+  allQueueHref: string | null;
   rows: readonly WithdrawalView[];
   status: string | undefined;
   mode: Mode | undefined;
@@ -44,6 +46,7 @@ export function payoutsBody(data: PayoutsData): SafeHtml {
   return html`${data.message ? html`<p class="notice ${data.message.tone}" role="status">${data.message.text}</p>` : null}
 <section class="card" id="approval-queue" aria-labelledby="queue-title"><h2 id="queue-title">Awaiting approval</h2>
 ${queueTable(data)}
+${data.allQueueHref ? html`<p><a href="${data.allQueueHref}">Payouts awaiting approval at all your merchants</a></p>` : null}
 </section>
 <section class="card" aria-labelledby="request-title"><h2 id="request-title">Request a payout</h2>
 ${

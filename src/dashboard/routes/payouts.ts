@@ -35,10 +35,12 @@ export function payoutRoutes(router: Router, kit: DashboardKit): void {
       readModeList<WithdrawalView>(kit, req, "/withdrawals", { status: statusFilter }, `${base}/payouts`),
     ]);
     if (!list.ok) return kit.problem(req, res, list.status, list.notice.text, "payouts");
+    const { merchants } = kit.user(req);
     const body = payoutsBody({
       base,
       queue: queue.rows,
       queueMore: queue.more,
+      allQueueHref: merchants === "all" || merchants.length > 1 ? `${req.baseUrl}/approvals` : null,
       rows: list.page.rows,
       status: statusFilter,
       mode: list.page.mode,
