@@ -83,7 +83,7 @@ ${
 
 function queueTable(data: PayoutsData): SafeHtml {
   if (data.queue.length === 0) return html`<p class="muted">Nothing is waiting for approval.</p>`;
-  return html`<p>Another person than the requester approves or rejects each one on its page.</p>
+  return html`<p>Someone other than the requester approves or rejects each one on its page.</p>
 <div class="table-wrap"><table><caption class="muted">Withdrawals and refunds held for approval, newest first</caption>
 <thead><tr><th scope="col">Payout</th><th scope="col">Kind</th><th scope="col">Mode</th><th scope="col">Amount</th><th scope="col">To</th><th scope="col">Requested by</th><th scope="col">Created</th></tr></thead>
 <tbody>${data.queue.map(
