@@ -46,6 +46,10 @@ export const SECTIONS = {
   payments: ["/payments", "Payments"],
   keys: ["/keys", "API keys"],
   webhooks: ["/webhooks", "Webhooks"],
+  payouts: ["/payouts", "Payouts"],
+  refunds: ["/refunds", "Refunds"],
+  conversions: ["/conversions", "Conversions"],
+  links: ["/links", "Links"],
 } as const satisfies Record<string, readonly [string, string]>;
 
 /** A section of the navigation, marked as the current one on its pages. */

@@ -9,9 +9,13 @@ import { createKit, NOT_FOUND, type DashboardKit } from "./kit";
 import { sendDashboardPage, sendProblem, type Chrome, type Section } from "./layout";
 import { checkDashboardOptions, checkUser, type DashboardOptions, type DashboardUser } from "./options";
 import { chooseBody } from "./pages/choose";
+import { approvalRoutes } from "./routes/approvals";
 import { keyRoutes } from "./routes/keys";
+import { linkRoutes } from "./routes/links";
+import { moneyListRoutes } from "./routes/money-lists";
 import { overviewRoutes } from "./routes/overview";
 import { paymentRoutes } from "./routes/payments";
+import { payoutRoutes } from "./routes/payouts";
 import { webhookRoutes } from "./routes/webhooks";
 
 /** Per request: who is signed in and, under /m/:merchantId, the merchant they opened. */
@@ -24,7 +28,16 @@ interface Visit {
 const SWITCHER_LIMIT = 50;
 
 /** Each section's routes, mounted in this order under the merchant guard. */
-const SECTION_ROUTES: ReadonlyArray<(router: Router, kit: DashboardKit) => void> = [overviewRoutes, paymentRoutes, webhookRoutes, keyRoutes];
+const SECTION_ROUTES: ReadonlyArray<(router: Router, kit: DashboardKit) => void> = [
+  overviewRoutes,
+  paymentRoutes,
+  webhookRoutes,
+  keyRoutes,
+  payoutRoutes,
+  moneyListRoutes,
+  linkRoutes,
+  approvalRoutes,
+];
 
 /**
  * The merchant dashboard: server-rendered pages the host mounts behind its own login. Every

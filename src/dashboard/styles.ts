@@ -45,6 +45,7 @@ code,.mono{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font
 .notice.ok{background:#ecfdf3;border-color:#abefc6;color:#05603a}
 .notice.warn{background:#fffaeb;border-color:#fedf89;color:#7a2e0e}
 form.filters{display:flex;flex-wrap:wrap;gap:.6rem;align-items:flex-end}
+form.filters+*{margin-top:.75rem}
 form.filters label,form.stack label{display:flex;flex-direction:column;font-size:.8rem;font-weight:600;color:var(--muted);gap:.15rem}
 form.stack{display:flex;flex-wrap:wrap;gap:.6rem;align-items:flex-end}
 input,select{font:inherit;padding:.35rem .5rem;border:1px solid #667085;border-radius:8px;background:#fff;color:var(--fg);max-width:100%}

@@ -20,11 +20,20 @@ export interface OverviewData {
   failingEndpoints: Array<{ mode: Mode; id: string; url: string }>;
   reports: OperatorReport[];
   health: HealthReport | null;
+  /** Withdrawals and refunds held for approval, both modes (`more`: past the queue's limit). */
+  held: { rows: ReadonlyArray<{ kind: "withdrawal" | "refund" }>; more: boolean };
 }
 
 /** The overview's body: balances per coin and mode, what needs attention, recent payments. */
 export function overviewBody(data: OverviewData): SafeHtml {
   const attention: SafeHtml[] = [];
+  if (data.held.rows.length > 0) {
+    const count = `${data.held.rows.length}${data.held.more ? "+" : ""}`;
+    const refunds = data.held.rows.filter((row) => row.kind === "refund").length;
+    attention.push(
+      html`<li data-held-count="${data.held.rows.length}"><a href="${data.base}/payouts#approval-queue">${count} ${data.held.rows.length === 1 && !data.held.more ? "payout" : "payouts"} awaiting approval</a>${refunds ? ` (${refunds} of them ${refunds === 1 ? "a refund" : "refunds"})` : ""}.</li>`,
+    );
+  }
   if (data.health && data.health.status !== "ok") {
     for (const reason of data.health.reasons) attention.push(html`<li>Service ${data.health.status}: ${reason}</li>`);
   }

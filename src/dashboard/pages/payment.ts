@@ -6,7 +6,7 @@ import type { ExplorerTemplates } from "../options";
 import { csrfField, modeTag, shortTime } from "./parts";
 
 /** A link to the explorer when a template for the network exists, else the plain value. */
-function explorerLink(explorers: Readonly<Record<string, ExplorerTemplates>>, network: string | null, kind: "tx" | "address", value: string): SafeHtml {
+export function explorerLink(explorers: Readonly<Record<string, ExplorerTemplates>>, network: string | null, kind: "tx" | "address", value: string): SafeHtml {
   const template = network ? explorers[network]?.[kind] : undefined;
   if (!template) return html`<span class="mono">${value}</span>`;
   const href = template.replace(kind === "tx" ? "{txHash}" : "{address}", encodeURIComponent(value));

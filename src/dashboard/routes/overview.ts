@@ -3,6 +3,7 @@ import { asyncHandler } from "../../http/async-handler";
 import { listPayments, MODES } from "../data";
 import type { DashboardKit } from "../kit";
 import { overviewBody, type BalanceRow } from "../pages/overview";
+import { approvalQueue } from "../payouts-data";
 
 /** The merchant's front page: balances, what needs attention, the latest payments. */
 export function overviewRoutes(router: Router, kit: DashboardKit): void {
@@ -11,7 +12,7 @@ export function overviewRoutes(router: Router, kit: DashboardKit): void {
     "/m/:merchantId",
     asyncHandler(async (req, res) => {
       const merchant = kit.merchant(req);
-      const [balances, recent, endpoints, reports, health] = await Promise.all([
+      const [balances, recent, endpoints, reports, health, held] = await Promise.all([
         Promise.all(MODES.map(async (mode) => ({ mode, rows: ((await deps.v1(merchant, mode, "GET", "/balances", {})) as { data: BalanceRow[] }).data }))),
         listPayments(deps, merchant, {}, undefined, 10),
         Promise.all(
@@ -23,6 +24,7 @@ export function overviewRoutes(router: Router, kit: DashboardKit): void {
         ),
         Promise.all(MODES.map((mode) => deps.operatorReport({ mode }))),
         deps.health().catch(() => null),
+        approvalQueue(deps, merchant),
       ]);
       // The operator report spans every merchant: keep this merchant's entries only.
       const own = reports.map((report) => ({
@@ -30,7 +32,7 @@ export function overviewRoutes(router: Router, kit: DashboardKit): void {
         reversedDeposits: report.reversedDeposits.filter((deposit) => deposit.merchantId === merchant.id),
         strayDeposits: report.strayDeposits.filter((deposit) => deposit.merchantId === merchant.id),
       }));
-      const body = overviewBody({ base: kit.merchantBase(req), balances, recent: recent.rows, failingEndpoints: endpoints.flat(), reports: own, health });
+      const body = overviewBody({ base: kit.merchantBase(req), balances, recent: recent.rows, failingEndpoints: endpoints.flat(), reports: own, health, held });
       await kit.send(req, res, 200, { title: "Overview", body, section: "overview" });
     }),
   );
