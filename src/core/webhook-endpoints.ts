@@ -96,7 +96,12 @@ export async function disableWebhookEndpoint(context: CoreContext, scope: Scope,
     if (!endpoint || endpoint.merchantId !== scope.merchantId || endpoint.mode !== scope.mode) throw notFound("webhook endpoint", id);
     if (endpoint.status === "disabled") return endpoint;
     const now = context.now();
-    const disabled: WebhookEndpointRecord = { ...endpoint, status: "disabled", disabledReason: by ? `disabled by ${by}` : "disabled by the merchant", updatedAt: now };
+    const disabled: WebhookEndpointRecord = {
+      ...endpoint,
+      status: "disabled",
+      disabledReason: by ? `disabled by ${by}` : "disabled by the merchant",
+      updatedAt: now,
+    };
     await tx.updateWebhookEndpoint(disabled);
     await tx.failPendingWebhookDeliveries(id, "the endpoint was disabled", now);
     return disabled;
