@@ -14,6 +14,11 @@ export interface DeliveryDetail {
   message: { tone: "ok" | "error"; text: string } | null;
 }
 
+/** An ISO time to the second, as "2026-03-01 12:00:05 UTC": retries come seconds apart. */
+function preciseTime(iso: string): SafeHtml {
+  return html`<time datetime="${iso}">${iso.slice(0, 10)} ${iso.slice(11, 19)} UTC</time>`;
+}
+
 /** A duration in ms as people read it: "840 ms", "1.2 s". */
 function duration(ms: number): string {
   return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`;
@@ -36,7 +41,7 @@ export function deliveryBody(detail: DeliveryDetail): SafeHtml {
 <dt>Mode</dt><dd>${modeTag(mode)}</dd>
 <dt>Endpoint</dt><dd>${endpointCell}</dd>
 <dt>Status</dt><dd data-delivery-status>${delivery.status}</dd>
-${delivery.nextAttemptAt ? html`<dt>Next attempt</dt><dd>${shortTime(delivery.nextAttemptAt)}</dd>` : null}
+${delivery.nextAttemptAt ? html`<dt>Next attempt</dt><dd>${preciseTime(delivery.nextAttemptAt)}</dd>` : null}
 <dt>Webhook id</dt><dd class="mono">${delivery.id}</dd>
 <dt>Event id</dt><dd class="mono">${delivery.eventId}</dd>
 <dt>Created</dt><dd>${delivery.createdAt ? shortTime(delivery.createdAt) : "–"}</dd>
@@ -54,9 +59,10 @@ ${
 ${
   delivery.attempts.length === 0
     ? html`<p class="muted">No attempts yet.</p>`
-    : html`<div class="table-wrap"><table><thead><tr><th scope="col">#</th><th scope="col">Time</th><th scope="col">Answer</th><th scope="col">Error</th><th scope="col">Duration</th></tr></thead><tbody>${delivery.attempts.map(
+    : // Focusable, so a keyboard can scroll it on a phone: it holds no link to focus.
+      html`<div class="table-wrap" tabindex="0" role="region" aria-labelledby="attempts-title"><table><thead><tr><th scope="col">#</th><th scope="col">Time</th><th scope="col">Answer</th><th scope="col">Error</th><th scope="col">Duration</th></tr></thead><tbody>${delivery.attempts.map(
         (attempt, index) =>
-          html`<tr data-attempt><td class="num">${index + 1}</td><td>${attempt.at ? html`<time datetime="${attempt.at}">${attempt.at.slice(0, 10)} ${attempt.at.slice(11, 19)} UTC</time>` : "–"}</td><td data-attempt-status>${attempt.statusCode ?? "No answer"}</td><td>${attempt.error ?? "–"}</td><td class="num" data-attempt-duration>${duration(attempt.durationMs)}</td></tr>`,
+          html`<tr data-attempt><td class="num">${index + 1}</td><td class="nowrap">${attempt.at ? preciseTime(attempt.at) : "–"}</td><td data-attempt-status>${attempt.statusCode ?? "No answer"}</td><td>${attempt.error ?? "–"}</td><td class="num" data-attempt-duration>${duration(attempt.durationMs)}</td></tr>`,
       )}</tbody></table></div>`
 }
 </section>`;

@@ -60,7 +60,7 @@ ${enabled ? actionForm(detail, csrf, "disable", "Disable endpoint", true) : acti
 </section>
 </div>
 <section class="card" aria-labelledby="deliveries-title"><h2 id="deliveries-title">Recent deliveries</h2>
-${deliveriesTable(detail.base, detail.deliveries, null)}
+${deliveriesTable(detail.base, detail.deliveries, null, false)}
 <div class="pager">${detail.nextHref ? html`<a href="${detail.nextHref}" rel="next">Older deliveries</a>` : html`<span class="muted">End of the list.</span>`}</div>
 </section>`;
 }

@@ -93,12 +93,15 @@ export function lastAnswer(delivery: DeliveryRow): string {
   return delivery.lastStatusCode === null ? (delivery.lastError ?? "–") : String(delivery.lastStatusCode);
 }
 
-/** The deliveries table of the webhooks page and an endpoint's page; each row opens the delivery. */
-export function deliveriesTable(base: string, rows: readonly DeliveryRow[], redeliverCsrf: string | null): SafeHtml {
+/**
+ * The deliveries table of the webhooks page and an endpoint's page (where every row has the
+ * endpoint's mode, so `showMode` is off); each row opens the delivery.
+ */
+export function deliveriesTable(base: string, rows: readonly DeliveryRow[], redeliverCsrf: string | null, showMode = true): SafeHtml {
   if (rows.length === 0) return html`<p class="muted">No deliveries.</p>`;
-  return html`<div class="table-wrap"><table><thead><tr><th scope="col">Event</th><th scope="col">Mode</th><th scope="col">Status</th><th scope="col">Attempts</th><th scope="col">Last answer</th><th scope="col">Created</th>${redeliverCsrf ? html`<th scope="col"><span class="muted">Action</span></th>` : null}</tr></thead><tbody>${rows.map(
+  return html`<div class="table-wrap"><table><thead><tr><th scope="col">Event</th>${showMode ? html`<th scope="col">Mode</th>` : null}<th scope="col">Status</th><th scope="col">Attempts</th><th scope="col">Last answer</th><th scope="col">Created</th>${redeliverCsrf ? html`<th scope="col"><span class="muted">Action</span></th>` : null}</tr></thead><tbody>${rows.map(
     (delivery) =>
-      html`<tr data-delivery="${delivery.id}"><td><a href="${deliveryHref(base, delivery.id)}"><code>${delivery.eventType}</code></a></td><td>${modeTag(delivery.livemode ? "live" : "test")}</td><td data-delivery-status>${delivery.status}</td><td class="num">${delivery.attemptCount}</td><td>${lastAnswer(delivery)}</td><td>${delivery.createdAt ? shortTime(delivery.createdAt) : ""}</td>${
+      html`<tr data-delivery="${delivery.id}"><td><a href="${deliveryHref(base, delivery.id)}"><code>${delivery.eventType}</code></a></td>${showMode ? html`<td>${modeTag(delivery.livemode ? "live" : "test")}</td>` : null}<td data-delivery-status>${delivery.status}</td><td class="num">${delivery.attemptCount}</td><td>${lastAnswer(delivery)}</td><td class="nowrap">${delivery.createdAt ? shortTime(delivery.createdAt) : ""}</td>${
         redeliverCsrf
           ? html`<td><form method="post" action="${deliveryHref(base, delivery.id)}/redeliver">${csrfField(redeliverCsrf)}<input type="hidden" name="mode" value="${delivery.livemode ? "live" : "test"}"><button type="submit" aria-label="Redeliver ${delivery.eventType} ${delivery.id}">Redeliver</button></form></td>`
           : null
