@@ -208,6 +208,25 @@ describe("webhook endpoints in the dashboard", () => {
     expect((await form(`${base}/delete`, { _csrf: added.token, mode: "test" })).status).toBe(404);
   });
 
+  it("names the endpoint of a delivery whose endpoint was deleted by id, and the host's own handlers for in-process deliveries", async () => {
+    h = await dashboardHost({ on: { "payment.created": () => undefined } });
+    const added = await addEndpoint("http://127.0.0.1:9/hook"); // nothing listens: it waits for a retry
+    const sent = await form(`/m/${h.merchant.id}/webhooks/endpoints/${added.id}/test`, { _csrf: added.token, mode: "test" });
+    const delivery = /Test event queued as delivery (msg_[A-Za-z0-9]+)/.exec(sent.text)![1]!;
+    expect((await h.post("/v1/payments", { amount: "5", currency: "USDT", chain: "TRX" })).status).toBe(200);
+    await h.router.tick();
+    expect((await form(`/m/${h.merchant.id}/webhooks/endpoints/${added.id}/delete`, { _csrf: added.token, mode: "test" })).status).toBe(200);
+    const orphan = await page(`/m/${h.merchant.id}/webhooks/deliveries/${delivery}`);
+    expect(orphan.status).toBe(200);
+    expect(orphan.text).toContain(`<span class="mono">${added.id}</span> <span class="muted">(deleted)</span>`);
+    expect(orphan.text).toContain("<dd data-delivery-status>failed</dd>\n<dt>Last answer</dt><dd>the endpoint was deleted</dd>");
+    const inProcess = ((await get(h, "/v1/webhook-deliveries?endpointId=we_in_process")).body.data as Array<{ id: string }>)[0]!.id;
+    const own = await page(`/m/${h.merchant.id}/webhooks/deliveries/${inProcess}`);
+    expect(own.status).toBe(200);
+    expect(own.text).toContain("<dt>Endpoint</dt><dd>The host's own handlers</dd>");
+    expect(own.text).toContain("<dd data-delivery-status>succeeded</dd>");
+  });
+
   it("redelivers from a delivery's page and answers with that page", async () => {
     h = await dashboardHost();
     receiver = await startVerifyingReceiver(h);

@@ -1,6 +1,6 @@
 import { html, type SafeHtml } from "../../http/pay-page/escape";
 import { csrfField, modeTag, shortTime } from "./parts";
-import { deliveryHref, endpointHref, noticeOf, type DeliveryRow, type EndpointRow } from "./webhooks";
+import { deliveryHref, endpointHref, lastAnswer, noticeOf, type DeliveryRow, type EndpointRow } from "./webhooks";
 
 /** What a delivery's page shows. */
 export interface DeliveryDetail {
@@ -41,6 +41,7 @@ export function deliveryBody(detail: DeliveryDetail): SafeHtml {
 <dt>Mode</dt><dd>${modeTag(mode)}</dd>
 <dt>Endpoint</dt><dd>${endpointCell}</dd>
 <dt>Status</dt><dd data-delivery-status>${delivery.status}</dd>
+<dt>Last answer</dt><dd>${lastAnswer(delivery)}</dd>
 ${delivery.nextAttemptAt ? html`<dt>Next attempt</dt><dd>${preciseTime(delivery.nextAttemptAt)}</dd>` : null}
 <dt>Webhook id</dt><dd class="mono">${delivery.id}</dd>
 <dt>Event id</dt><dd class="mono">${delivery.eventId}</dd>

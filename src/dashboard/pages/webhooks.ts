@@ -88,7 +88,7 @@ export function secretCard(secret: string, title: string): SafeHtml {
 <p>Copy it into your receiver now: it is never shown again.</p><p><code data-secret>${secret}</code></p></section>`;
 }
 
-/** A delivery's state and its last answer, as the tables show them. */
+/** A delivery's last answer as the tables show it: the status code, else why there was none. */
 export function lastAnswer(delivery: DeliveryRow): string {
   return delivery.lastStatusCode === null ? (delivery.lastError ?? "–") : String(delivery.lastStatusCode);
 }
