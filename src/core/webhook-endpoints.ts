@@ -85,6 +85,30 @@ export async function enableWebhookEndpoint(context: CoreContext, scope: Scope, 
 }
 
 /**
+ * Turns an endpoint off by the merchant's choice: it gets no new events, and what was queued for
+ * it fails now (as a 410 or a delete does) rather than waiting for its next attempt, so the log
+ * says why at once; redeliver what is still wanted after enabling it again. `by` names who
+ * asked, for `disabledReason`. Disabling a disabled endpoint changes nothing (its reason stays).
+ */
+export async function disableWebhookEndpoint(context: CoreContext, scope: Scope, id: string, by: string | null): Promise<WebhookEndpointRecord> {
+  return context.storage.transaction(async (tx) => {
+    const endpoint = await tx.lockWebhookEndpoint(id);
+    if (!endpoint || endpoint.merchantId !== scope.merchantId || endpoint.mode !== scope.mode) throw notFound("webhook endpoint", id);
+    if (endpoint.status === "disabled") return endpoint;
+    const now = context.now();
+    const disabled: WebhookEndpointRecord = {
+      ...endpoint,
+      status: "disabled",
+      disabledReason: by ? `disabled by ${by}` : "disabled by the merchant",
+      updatedAt: now,
+    };
+    await tx.updateWebhookEndpoint(disabled);
+    await tx.failPendingWebhookDeliveries(id, "the endpoint was disabled", now);
+    return disabled;
+  });
+}
+
+/**
  * Starts using a new secret. The old one keeps signing alongside it for the overlap, so a
  * receiver can deploy the new secret without losing a delivery; then it stops. Returns the
  * endpoint with the new secret (shown only here).

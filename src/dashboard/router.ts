@@ -52,7 +52,8 @@ export function dashboardRouter(deps: DashboardDeps, options: DashboardOptions, 
   const visits = new WeakMap<Request, Visit>();
   const visitOf = (req: Request) => visits.get(req)!;
   const router = express.Router();
-  const readForm = formBodyReader(bodyTimeoutMs);
+  // Room for a webhook endpoint's form: a URL of up to 2048 characters and every event type ticked.
+  const readForm = formBodyReader(bodyTimeoutMs, { limit: "8kb", parameterLimit: 40 });
   const may = (user: DashboardUser, id: string) => user.merchants === "all" || user.merchants.includes(id);
 
   // A user who may see every merchant picks from a list while it is short; past that, by id.

@@ -48,6 +48,20 @@ form.filters{display:flex;flex-wrap:wrap;gap:.6rem;align-items:flex-end}
 form.filters+*{margin-top:.75rem}
 form.filters label,form.stack label{display:flex;flex-direction:column;font-size:.8rem;font-weight:600;color:var(--muted);gap:.15rem}
 form.stack{display:flex;flex-wrap:wrap;gap:.6rem;align-items:flex-end}
+form.fields{display:grid;gap:.75rem}
+form.fields>label{display:flex;flex-direction:column;align-items:flex-start;font-size:.8rem;font-weight:600;color:var(--muted);gap:.15rem;max-width:40rem}
+form.fields>label>input{width:100%}
+fieldset{border:1px solid var(--line);border-radius:8px;padding:.5rem .75rem .75rem;margin:0;min-width:0}
+legend{font-size:.8rem;font-weight:600;color:var(--muted);padding:0 .25rem}
+fieldset p{margin:.2rem 0 .5rem;font-size:.85rem}
+.check-groups{display:grid;gap:.6rem;grid-template-columns:repeat(auto-fit,minmax(min(100%,24rem),1fr))}
+.checks{display:grid;gap:.15rem}
+.checks label{display:flex;gap:.45rem;align-items:center;font-size:.85rem;min-height:1.75rem}
+.checks input{width:1.1rem;height:1.1rem;margin:0}
+.actions{display:flex;flex-wrap:wrap;gap:.5rem;align-items:center}
+.actions form{margin:0}
+a.button{display:inline-block;font-weight:600;text-decoration:none;border-radius:8px;border:1px solid var(--accent);padding:.4rem .9rem}
+a.button.danger{color:var(--bad);border-color:var(--bad);background:#fff}
 input,select{font:inherit;padding:.35rem .5rem;border:1px solid #667085;border-radius:8px;background:#fff;color:var(--fg);max-width:100%}
 button{font:inherit;font-weight:600;cursor:pointer;border-radius:8px;border:1px solid var(--accent);background:var(--accent);color:#fff;padding:.4rem .9rem}
 button.danger{background:#fff;color:var(--bad);border-color:var(--bad)}

@@ -3,12 +3,13 @@ import { BodyTimeoutError, readWithinDeadline } from "../body-deadline";
 
 /**
  * The hosted pages' form reader (a coin choice, a payment link's button): urlencoded, at most
- * 2 kB and 10 fields, and read within `timeoutMs` like the API's bodies. A form body that never
- * ends would otherwise hold the request until Node's own timeout; past the deadline this passes
- * on a 408 error, which the /pay error page shows, and the connection is closed after it.
+ * 2 kB and 10 fields unless `size` allows more, and read within `timeoutMs` like the API's
+ * bodies. A form body that never ends would otherwise hold the request until Node's own
+ * timeout; past the deadline this passes on a 408 error, which the /pay error page shows, and
+ * the connection is closed after it.
  */
-export function formBodyReader(timeoutMs: number): RequestHandler {
-  const parse = express.urlencoded({ extended: false, limit: "2kb", parameterLimit: 10 });
+export function formBodyReader(timeoutMs: number, size: { limit: string; parameterLimit: number } = { limit: "2kb", parameterLimit: 10 }): RequestHandler {
+  const parse = express.urlencoded({ extended: false, ...size });
   return (req, res, next) => {
     const parsed = new Promise<void>((resolve, reject) => parse(req, res, (error?: unknown) => (error ? reject(error) : resolve())));
     readWithinDeadline(req, res, timeoutMs, parsed).then(

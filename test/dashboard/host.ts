@@ -21,9 +21,9 @@ export function users(h: Harness): Record<string, DashboardUser> {
   };
 }
 
-/** The harness of test/helpers with the dashboard mounted on its app at /admin. */
-export async function dashboardHost(): Promise<Harness & { app: Express }> {
-  const h = await setup();
+/** The harness of test/helpers (with these router options) and the dashboard mounted on its app at /admin. */
+export async function dashboardHost(options: Parameters<typeof setup>[0] = {}): Promise<Harness & { app: Express }> {
+  const h = await setup(options);
   const known = users(h);
   const login = (req: express.Request) => {
     const cookie = /(?:^|;\s*)login=([a-z]+)/.exec(req.get("cookie") ?? "")?.[1];

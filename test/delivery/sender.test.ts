@@ -285,6 +285,49 @@ describe("the receiver's answers", () => {
     expect((await h.post("/v1/webhook-endpoints/we_missing/enable")).status).toBe(404);
   });
 
+  it("disables an endpoint on request: what was queued fails at once, new events are not queued, enable turns it back on", async () => {
+    const h = await harness({ webhooks: PERSISTED });
+    const receiver = await startReceiver({ replies: [503] });
+    const endpoint = await createEndpoint(h, receiver.url);
+    await createInvoice(h);
+    await h.router.tick(); // answered 503: waiting for its retry
+    expect((await listDeliveries(h)).map((delivery) => delivery.status)).toEqual(["pending"]);
+
+    const disabled = await h.post(`/v1/webhook-endpoints/${endpoint.id}/disable`);
+    expect(disabled.status, JSON.stringify(disabled.body)).toBe(200);
+    const keyId = (await h.router.admin.listApiKeys(h.merchant.id)).find((key) => h.testKey.startsWith(key.prefix))!.id;
+    expect(disabled.body).toMatchObject({ id: endpoint.id, status: "disabled", disabledReason: `disabled by ${keyId}` });
+    expect(disabled.body.secret).toBeUndefined();
+    expect((await h.post(`/v1/webhook-endpoints/${endpoint.id}/disable`)).body).toEqual(disabled.body);
+    const [failed] = await listDeliveries(h);
+    expect(failed).toMatchObject({ status: "failed", lastError: "the endpoint was disabled", nextAttemptAt: null });
+
+    await createInvoice(h); // while disabled: not queued for it
+    h.clock.advanceMinutes(5);
+    await drain(h);
+    expect(receiver.requests).toHaveLength(1);
+    expect(await listDeliveries(h)).toHaveLength(1);
+    expect((await h.post(`/v1/webhook-endpoints/${endpoint.id}/test`)).status).toBe(409);
+
+    expect((await h.post(`/v1/webhook-endpoints/${endpoint.id}/enable`)).body).toMatchObject({ status: "enabled", disabledReason: null });
+    await createInvoice(h);
+    await drain(h);
+    expect(receiver.requests).toHaveLength(2);
+  });
+
+  it("disables only an endpoint of the caller's merchant and mode: others are 404 and stay enabled", async () => {
+    const h = await harness({ webhooks: FAST });
+    const endpoint = await createEndpoint(h, "https://shop.example/hook");
+    for (const key of [h.liveKey, h.otherTestKey]) {
+      const res = await h.post(`/v1/webhook-endpoints/${endpoint.id}/disable`, {}, key);
+      expect(res.status).toBe(404);
+      expect(res.body.error).toBe(40401);
+    }
+    expect((await get(h, `/v1/webhook-endpoints/${endpoint.id}`)).body.status).toBe("enabled");
+    expect((await h.post("/v1/webhook-endpoints/we_missing/disable")).status).toBe(404);
+    expect((await h.post(`/v1/webhook-endpoints/${endpoint.id}/disable`, { reason: "x" })).status).toBe(400);
+  });
+
   it("logs a timeout as an attempt without a status and retries it later", async () => {
     const h = await harness({ webhooks: { ...PERSISTED, timeoutMs: 100 } });
     const receiver = await startReceiver({ fallback: "hang" });

@@ -124,6 +124,7 @@ describe("responses conform to the documented schemas", () => {
     const fetched = await call("GET", `/v1/webhook-endpoints/${endpointId}`);
     expect(fetched.secret).toBeUndefined();
     await call("POST", `/v1/webhook-endpoints/${endpointId}/rotate-secret`);
+    await call("POST", `/v1/webhook-endpoints/${endpointId}/disable`);
     await call("POST", `/v1/webhook-endpoints/${endpointId}/enable`);
   });
 

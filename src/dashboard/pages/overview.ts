@@ -17,7 +17,8 @@ export interface OverviewData {
   base: string;
   balances: Array<{ mode: Mode; rows: BalanceRow[] }>;
   recent: PaymentView[];
-  failingEndpoints: Array<{ mode: Mode; id: string; url: string }>;
+  /** Endpoints that are not enabled (a 410 answer or a person disabled them), with why. */
+  failingEndpoints: Array<{ mode: Mode; id: string; url: string; reason: string | null }>;
   reports: OperatorReport[];
   health: HealthReport | null;
   /** Withdrawals and refunds held for approval, both modes (`more`: past the queue's limit). */
@@ -38,7 +39,9 @@ export function overviewBody(data: OverviewData): SafeHtml {
     for (const reason of data.health.reasons) attention.push(html`<li>Service ${data.health.status}: ${reason}</li>`);
   }
   for (const endpoint of data.failingEndpoints) {
-    attention.push(html`<li>${modeTag(endpoint.mode)} Webhook endpoint <code>${endpoint.url}</code> is failing its deliveries.</li>`);
+    attention.push(
+      html`<li>${modeTag(endpoint.mode)} Webhook endpoint <a class="mono" href="${data.base}/webhooks/endpoints/${encodeURIComponent(endpoint.id)}">${endpoint.url}</a> is disabled${endpoint.reason ? ` (${endpoint.reason})` : null}.</li>`,
+    );
   }
   for (const report of data.reports) {
     for (const deposit of report.reversedDeposits) {

@@ -17,9 +17,13 @@ export function overviewRoutes(router: Router, kit: DashboardKit): void {
         listPayments(deps, merchant, {}, undefined, 10),
         Promise.all(
           MODES.map(async (mode) =>
-            ((await deps.v1(merchant, mode, "GET", "/webhook-endpoints", {})) as { data: Array<{ id: string; url: string; status: string }> }).data
+            (
+              (await deps.v1(merchant, mode, "GET", "/webhook-endpoints", {})) as {
+                data: Array<{ id: string; url: string; status: string; disabledReason: string | null }>;
+              }
+            ).data
               .filter((endpoint) => endpoint.status !== "enabled")
-              .map((endpoint) => ({ mode, id: endpoint.id, url: endpoint.url })),
+              .map((endpoint) => ({ mode, id: endpoint.id, url: endpoint.url, reason: endpoint.disabledReason })),
           ),
         ),
         Promise.all(MODES.map((mode) => deps.operatorReport({ mode }))),

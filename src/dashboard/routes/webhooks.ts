@@ -1,16 +1,23 @@
 import type { Request, Response, Router } from "express";
+import { IN_PROCESS_ENDPOINT } from "../../core/ports/fan-out";
 import { asyncHandler } from "../../http/async-handler";
 import { mergeModes, MODES } from "../data";
 import type { DashboardKit, Notice } from "../kit";
+import { deliveryBody } from "../pages/webhook-delivery";
 import { webhooksBody, type DeliveryRow, type EndpointRow } from "../pages/webhooks";
+import { findWebhookRecord, type WebhooksExtra } from "../webhook-data";
+import { webhookEndpointRoutes } from "./webhook-endpoints";
 
 const PAGE_SIZE = 25;
 
-/** The webhook endpoints of both modes and their deliveries; admins redeliver. */
+/**
+ * The webhooks section: endpoints of both modes and their deliveries, a delivery's page with
+ * every attempt, and redelivery; the endpoints' own pages and actions are in webhook-endpoints.
+ */
 export function webhookRoutes(router: Router, kit: DashboardKit): void {
   const { deps } = kit;
 
-  const showWebhooks = async (req: Request, res: Response, status: number, message: Notice | null) => {
+  const showWebhooks = async (req: Request, res: Response, status: number, extra: WebhooksExtra = {}) => {
     const merchant = kit.merchant(req);
     const deliveryStatus = kit.text(req, "status");
     const read = await kit.attempt(async () => {
@@ -35,29 +42,55 @@ export function webhookRoutes(router: Router, kit: DashboardKit): void {
       status: deliveryStatus,
       nextHref: page.next ? `${base}/webhooks?${nextQuery}` : null,
       csrf: kit.formToken(req),
-      message,
+      message: extra.message ?? null,
+      draft: extra.draft ?? null,
     });
     await kit.send(req, res, status, { title: "Webhooks", body, section: "webhooks" });
   };
 
+  const showDelivery = async (req: Request, res: Response, status: number, message: Notice | null) => {
+    const found = await findWebhookRecord<DeliveryRow>(kit, req, "webhook-deliveries", String(req.params.deliveryId));
+    if (!found) return kit.notFound(req, res, "webhooks");
+    const { mode, record: delivery } = found;
+    const inProcess = delivery.endpointId === IN_PROCESS_ENDPOINT;
+    // A deleted endpoint reads 404: the delivery's page then names it by id only.
+    const endpoint = inProcess
+      ? null
+      : await kit.attempt(() => deps.v1(kit.merchant(req), mode, "GET", `/webhook-endpoints/${encodeURIComponent(delivery.endpointId)}`, {}));
+    const body = deliveryBody({
+      base: kit.merchantBase(req),
+      delivery,
+      endpoint: endpoint?.ok ? (endpoint.value as EndpointRow) : null,
+      inProcess,
+      csrf: kit.formToken(req),
+      message,
+    });
+    await kit.send(req, res, status, { title: `Delivery of ${delivery.eventType}`, body, section: "webhooks" });
+  };
+
   router.get(
     "/m/:merchantId/webhooks",
-    asyncHandler((req, res) => showWebhooks(req, res, 200, null)),
+    asyncHandler((req, res) => showWebhooks(req, res, 200)),
+  );
+
+  router.get(
+    "/m/:merchantId/webhooks/deliveries/:deliveryId",
+    asyncHandler((req, res) => showDelivery(req, res, 200, null)),
   );
 
   router.post(
     "/m/:merchantId/webhooks/deliveries/:deliveryId/redeliver",
     asyncHandler(async (req, res) => {
-      const merchant = kit.merchant(req);
-      const id = encodeURIComponent(String(req.params.deliveryId));
-      // The delivery's mode is the one whose scope finds it; another merchant's id is found in neither.
-      for (const mode of MODES) {
-        const found = await kit.attempt(() => deps.v1(merchant, mode, "GET", `/webhook-deliveries/${id}`, {}));
-        if (!found.ok) continue;
-        const done = await kit.attempt(() => deps.v1(merchant, mode, "POST", `/webhook-deliveries/${id}/redeliver`, {}));
-        return showWebhooks(req, res, done.ok ? 200 : done.status, done.ok ? { tone: "ok", text: "The delivery was queued again." } : done.notice);
-      }
-      await kit.notFound(req, res, "webhooks");
+      const found = await findWebhookRecord<DeliveryRow>(kit, req, "webhook-deliveries", String(req.params.deliveryId));
+      if (!found) return kit.notFound(req, res, "webhooks");
+      const id = encodeURIComponent(found.record.id);
+      const done = await kit.attempt(() => deps.v1(kit.merchant(req), found.mode, "POST", `/webhook-deliveries/${id}/redeliver`, {}));
+      const message: Notice = done.ok ? { tone: "ok", text: "The delivery was queued again." } : done.notice;
+      // The delivery's own page sends its redeliver form back there; the list's, to the list.
+      if ((req.body as Record<string, unknown>).back === "delivery") return showDelivery(req, res, done.ok ? 200 : done.status, message);
+      await showWebhooks(req, res, done.ok ? 200 : done.status, { message });
     }),
   );
+
+  webhookEndpointRoutes(router, kit, showWebhooks);
 }

@@ -119,6 +119,22 @@ export function webhookRoutes(routes: RouteTable, context: CoreContext, policy: 
   );
 
   routes.post(
+    "/webhook-endpoints/:id/disable",
+    schemas.emptyBody,
+    async (_body, { scope, params, actor }) => endpointView(await endpoints.disableWebhookEndpoint(context, scope, params.id!, actor)),
+    {
+      docs: {
+        summary: "Disable a webhook endpoint",
+        description:
+          "Stops delivering to the endpoint: no new events are queued for it and its pending deliveries are marked failed now. `disabledReason` names who disabled it. `POST /v1/webhook-endpoints/:id/enable` turns it back on; redeliver what you still want. Disabling a disabled endpoint changes nothing.",
+        response: resources.webhookEndpoint,
+        tags: ["Webhook endpoints"],
+        errors: [404],
+      },
+    },
+  );
+
+  routes.post(
     "/webhook-endpoints/:id/test",
     schemas.emptyBody,
     async (_body, { scope, params, commitAnswer }) => withAttempts(await endpoints.sendTestEvent(context, scope, params.id!, commitAnswer?.(withAttempts))),
