@@ -10,11 +10,20 @@ export interface DashboardDeps {
   context: CoreContext;
   /**
    * Calls one /v1 route for this merchant and mode, as its API key would (validation and
-   * scoping included); `actor` names the dashboard user as the requester of what it creates.
+   * scoping included); `call` names the dashboard user as the requester of what it creates and
+   * carries the form's idempotency key.
    */
-  v1(merchant: MerchantRecord, mode: Mode, method: Method, path: string, input: unknown, actor?: string): Promise<unknown>;
+  v1(merchant: MerchantRecord, mode: Mode, method: Method, path: string, input: unknown, call?: V1Call): Promise<unknown>;
   health(): Promise<HealthReport>;
   operatorReport(options: OperatorReportOptions): Promise<OperatorReport>;
+}
+
+/** Who asks through the dashboard, and the idempotency key of the form that asked. */
+export interface V1Call {
+  /** The requester of what the call creates (`dashboard:<user>`), kept on it and in the audit log. */
+  actor?: string;
+  /** The `Idempotency-Key` of the call: the same form sent twice replays the first answer. */
+  idempotencyKey?: string;
 }
 
 /** The modes, in the order pages show them. */

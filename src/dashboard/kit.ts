@@ -2,7 +2,7 @@ import type { Request, Response } from "express";
 import type { MerchantRecord } from "../core/ports/records";
 import { CodedError } from "../errors";
 import type { CsrfTokens } from "./csrf";
-import type { DashboardDeps } from "./data";
+import type { DashboardDeps, V1Call } from "./data";
 import { sendDashboardPage, sendProblem, type Chrome, type Section } from "./layout";
 import type { DashboardUser, ExplorerTemplates } from "./options";
 import type { SafeHtml } from "../http/pay-page/escape";
@@ -25,6 +25,12 @@ export interface DashboardKit {
   merchantBase(req: Request): string;
   /** How the audit log and a payout's requester name this request's user: `dashboard:<user>`. */
   actor(req: Request): string;
+  /**
+   * The call of an action that creates something: the user as its requester, and the form's
+   * one-time key (see `onceField`) as the idempotency key, so a double click or a form sent
+   * again after a lost answer replays the first answer instead of paying twice.
+   */
+  creating(req: Request): V1Call;
   /** A CSRF token for this request's user when they may act (admins), else null (no forms shown). */
   formToken(req: Request): string | null;
   /** A query-string value, or undefined when absent, empty or repeated. */
@@ -45,6 +51,9 @@ export interface DashboardKit {
 /** The message of every 404: a record another merchant owns is not told apart from a missing one. */
 export const NOT_FOUND = "There is nothing here, or you may not see it.";
 
+/** The shape of a form's one-time key: a random UUID. */
+const ONCE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
 /** Builds the kit of one dashboard router. */
 export function createKit(
   deps: DashboardDeps,
@@ -61,6 +70,10 @@ export function createKit(
     merchant: (req) => visitOf(req).merchant!,
     merchantBase: (req) => `${req.baseUrl}/m/${encodeURIComponent(visitOf(req).merchant!.id)}`,
     actor: (req) => `dashboard:${visitOf(req).user.user}`,
+    creating: (req) => {
+      const once = (req.body as Record<string, unknown> | undefined)?._once;
+      return { actor: kit.actor(req), idempotencyKey: typeof once === "string" && ONCE.test(once) ? once : undefined };
+    },
     formToken: (req) => {
       const { user } = visitOf(req);
       return user.role === "admin" ? csrf.issue(user) : null;

@@ -298,8 +298,14 @@ export function createPaymentRouter(options: PaymentRouterOptions = {}): Payment
       dashboardRouter(
         {
           context,
-          v1: (merchant, mode, method, path, input, actor) =>
-            providerApi.invoke({ method, path, input, caller: { scope: { merchantId: merchant.id, mode }, merchant, actor: actor ?? null } }),
+          v1: (merchant, mode, method, path, input, call = {}) =>
+            providerApi.invoke({
+              method,
+              path,
+              input,
+              caller: { scope: { merchantId: merchant.id, mode }, merchant, actor: call.actor ?? null },
+              idempotencyKey: call.idempotencyKey,
+            }),
           health,
           operatorReport: (reportOptions) => operatorReport(context, reportOptions),
         },

@@ -278,6 +278,34 @@ describe("payouts in the dashboard", () => {
     expect((await get(h, "/v1/withdrawals")).body.data).toEqual([]);
     expect(await available()).toBe("99.5");
   });
+  it("acts once when the same payout or refund form is sent twice (a double click), answering the first result again", async () => {
+    await heldHost();
+    const shown = (await page(`/m/${h.merchant.id}/payouts`)).text;
+    const once = /name="_once" value="([0-9a-f-]{36})"/.exec(shown)![1]!;
+    const fields = { _csrf: tokenOf(shown), _once: once, mode: "test", coin: "USDT/TRX", amount: "10", address: ADDRESS };
+    const first = await form(`/m/${h.merchant.id}/payouts`, fields);
+    const second = await form(`/m/${h.merchant.id}/payouts`, fields);
+    expect([first.status, second.status]).toEqual([303, 303]);
+    expect(second.headers.location).toBe(first.headers.location);
+    expect((await get(h, "/v1/withdrawals")).body.data).toHaveLength(1);
+    expect(await available()).toBe("87.5");
+    // Each rendering carries a new key: the same form loaded again asks for a new payout.
+    const again = (await page(`/m/${h.merchant.id}/payouts`)).text;
+    expect(/name="_once" value="([0-9a-f-]{36})"/.exec(again)![1]).not.toBe(once);
+
+    const payment = (await get(h, "/v1/payments")).body.data[0] as { id: string };
+    const detail = (await page(`/m/${h.merchant.id}/payments/${payment.id}`)).text;
+    const refund = { _csrf: tokenOf(detail), _once: /name="_once" value="([0-9a-f-]{36})"/.exec(detail)![1]!, address: ADDRESS, amount: "5" };
+    const refunds = [
+      await form(`/m/${h.merchant.id}/payments/${payment.id}/refund`, refund),
+      await form(`/m/${h.merchant.id}/payments/${payment.id}/refund`, refund),
+    ];
+    expect(refunds.map((res) => res.status)).toEqual([200, 200]);
+    const started = refunds.map((res) => /Refund (\S+) of 5 USDT started/.exec(res.text)?.[1]);
+    expect(started[0]).toBeDefined();
+    expect(started[1]).toBe(started[0]);
+    expect((await get(h, "/v1/refunds")).body.data).toHaveLength(1);
+  });
 });
 
 describe("conversions and payment links in the dashboard", () => {

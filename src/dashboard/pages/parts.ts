@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import type { PaymentView } from "../../core/views/payment";
 import { html, type SafeHtml } from "../../http/pay-page/escape";
 import type { Mode } from "../../core/ports/records";
@@ -29,6 +30,15 @@ export function paymentsTable(base: string, rows: readonly PaymentView[], captio
 <td>${shortTime(row.createdAt)}</td>
 </tr>`,
   )}</tbody></table></div>`;
+}
+
+/**
+ * The hidden one-time key of a form that creates something (a refund, a payout, an endpoint):
+ * new on every rendering, sent as the call's idempotency key, so the same form sent twice acts
+ * once and answers the first result again.
+ */
+export function onceField(): SafeHtml {
+  return html`<input type="hidden" name="_once" value="${randomUUID()}">`;
 }
 
 /** The hidden CSRF field every form carries. */

@@ -3,7 +3,7 @@ import type { PaymentView } from "../../core/views/payment";
 import { html, type SafeHtml } from "../../http/pay-page/escape";
 import type { TimelineEntry } from "../data";
 import type { ExplorerTemplates } from "../options";
-import { csrfField, modeTag, shortTime } from "./parts";
+import { csrfField, onceField, modeTag, shortTime } from "./parts";
 
 /** A link to the explorer when a template for the network exists, else the plain value. */
 export function explorerLink(explorers: Readonly<Record<string, ExplorerTemplates>>, network: string | null, kind: "tx" | "address", value: string): SafeHtml {
@@ -51,7 +51,7 @@ ${
   detail.csrf === null
     ? html`<p class="muted">Viewers cannot refund.</p>`
     : refundable
-      ? html`<form class="stack" method="post" action="${detail.base}/payments/${encodeURIComponent(payment.id)}/refund">${csrfField(detail.csrf)}
+      ? html`<form class="stack" method="post" action="${detail.base}/payments/${encodeURIComponent(payment.id)}/refund">${csrfField(detail.csrf)}${onceField()}
 <label>Amount (${payment.currency})<input name="amount" inputmode="decimal" placeholder="all received" autocomplete="off"></label>
 <label>To address<input name="address" required autocomplete="off"></label>
 <button type="submit" class="danger">Refund</button></form>`

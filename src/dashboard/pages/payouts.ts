@@ -3,7 +3,7 @@ import type { WithdrawalView } from "../../core/views/funds";
 import { html, type SafeHtml } from "../../http/pay-page/escape";
 import type { Notice } from "../kit";
 import type { PayoutRow } from "../payouts-data";
-import { csrfField, modeTag, shortTime } from "./parts";
+import { csrfField, onceField, modeTag, shortTime } from "./parts";
 
 /** One coin on one network, as the payout form offers it. */
 export interface CoinNetwork {
@@ -51,7 +51,7 @@ ${data.allQueueHref ? html`<p><a href="${data.allQueueHref}">Payouts awaiting ap
 <section class="card" aria-labelledby="request-title"><h2 id="request-title">Request a payout</h2>
 ${
   data.csrf
-    ? html`<form class="stack" method="post" action="${data.base}/payouts">${csrfField(data.csrf)}
+    ? html`<form class="stack" method="post" action="${data.base}/payouts">${csrfField(data.csrf)}${onceField()}
 <label>Mode<select name="mode">${option("test", data.form.mode)}${option("live", data.form.mode)}</select></label>
 <label>Coin and network<select name="coin" required>${data.coins.map((coin) => option(`${coin.currency}/${coin.network}`, chosen, `${coin.currency} on ${coin.name}`))}</select></label>
 <label>Amount<input name="amount" inputmode="decimal" required autocomplete="off" value="${data.form.amount ?? ""}" size="12"></label>

@@ -1,6 +1,6 @@
 import { CONVERSION_EVENT_TYPES, PAYMENT_EVENT_TYPES, PAYOUT_EVENT_TYPES, REFUND_EVENT_TYPES, type Mode } from "../../core/ports/records";
 import { html, type SafeHtml } from "../../http/pay-page/escape";
-import { csrfField, modeTag, shortTime } from "./parts";
+import { csrfField, onceField, modeTag, shortTime } from "./parts";
 
 /** A webhook endpoint as GET /v1/webhook-endpoints answers it (never with its secret). */
 export interface EndpointRow {
@@ -119,7 +119,7 @@ function newEndpointForm(base: string, csrf: string, draft: EndpointDraft | null
   const ticked = new Set(draft?.events ?? []);
   const mode = draft?.mode ?? "test";
   return html`<section class="card" aria-labelledby="new-endpoint-title"><h2 id="new-endpoint-title">Add an endpoint</h2>
-<form class="fields" method="post" action="${base}/webhooks/endpoints">${csrfField(csrf)}
+<form class="fields" method="post" action="${base}/webhooks/endpoints">${csrfField(csrf)}${onceField()}
 <label>URL<input name="url" type="url" inputmode="url" required maxlength="2048" autocomplete="off" placeholder="https://shop.example/webhooks" value="${draft?.url ?? ""}"></label>
 <label>Mode<select name="mode"><option value="test"${mode === "test" ? html` selected` : null}>test</option><option value="live"${mode === "live" ? html` selected` : null}>live</option></select></label>
 <fieldset><legend>Event types</legend><p class="muted">Leave every box empty to receive every event type, including ones added later.</p>

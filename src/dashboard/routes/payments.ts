@@ -72,7 +72,7 @@ export function paymentRoutes(router: Router, kit: DashboardKit): void {
       // The dashboard user is the refund's requester: another user must approve it if it is held.
       const input = { paymentId: found.payment.id, address: form.address ?? "", ...(form.amount ? { amount: form.amount } : {}) };
       const done = await kit.attempt(
-        async () => (await deps.v1(merchant, found.mode, "POST", "/refunds", input, kit.actor(req))) as { id: string; amount: string; currency: string },
+        async () => (await deps.v1(merchant, found.mode, "POST", "/refunds", input, kit.creating(req))) as { id: string; amount: string; currency: string },
       );
       if (!done.ok) return showPayment(req, res, done.status, done.notice);
       await showPayment(req, res, 200, { tone: "ok", text: `Refund ${done.value.id} of ${done.value.amount} ${done.value.currency} started.` });

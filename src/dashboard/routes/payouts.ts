@@ -85,7 +85,7 @@ export function payoutRoutes(router: Router, kit: DashboardKit): void {
       }
       const input = { currency: coin.currency, chain: coin.network, amount: fields.amount ?? "", address: fields.address ?? "" };
       // The dashboard user is the requester: another user must approve it if it is held.
-      const done = await kit.attempt(async () => (await deps.v1(kit.merchant(req), mode, "POST", "/withdrawals", input, kit.actor(req))) as WithdrawalView);
+      const done = await kit.attempt(async () => (await deps.v1(kit.merchant(req), mode, "POST", "/withdrawals", input, kit.creating(req))) as WithdrawalView);
       if (!done.ok) return showPayouts(req, res, done.status, { form: fields, message: done.notice });
       // See the new payout on its own page (a reload there reads, never asks for a second payout).
       res.redirect(303, `${kit.merchantBase(req)}/payouts/${encodeURIComponent(done.value.id)}?requested=1`);

@@ -33,7 +33,7 @@ export function webhookEndpointRoutes(
 ): void {
   const { deps } = kit;
   const v1 = (req: Request, mode: Mode, method: "GET" | "POST" | "DELETE", path: string, input: unknown = {}) =>
-    deps.v1(kit.merchant(req), mode, method, path, input, kit.actor(req));
+    deps.v1(kit.merchant(req), mode, method, path, input, kit.creating(req));
 
   const showEndpoint = async (req: Request, res: Response, status: number, mode: Mode, endpoint: EndpointRow, extra: EndpointExtra = {}) => {
     const cursor = req.method === "GET" ? kit.text(req, "cursor") : undefined;
