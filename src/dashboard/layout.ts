@@ -46,6 +46,9 @@ export const SECTIONS = {
   payments: ["/payments", "Payments"],
   keys: ["/keys", "API keys"],
   webhooks: ["/webhooks", "Webhooks"],
+  balances: ["/balances", "Balances"],
+  audit: ["/audit", "Audit log"],
+  exports: ["/exports", "Exports"],
 } as const satisfies Record<string, readonly [string, string]>;
 
 /** A section of the navigation, marked as the current one on its pages. */
