@@ -39,9 +39,9 @@ ${
   data.entries.length === 0
     ? html`<p class="muted">Nothing was recorded yet.</p>`
     : html`<div class="table-wrap" role="region" aria-label="Audit log entries" tabindex="0"><table>
-<thead><tr><th scope="col">When</th><th scope="col">Who</th><th scope="col">Action</th><th scope="col">Record</th><th scope="col">Mode</th></tr></thead><tbody>${data.entries.map(
+<thead><tr><th scope="col">When</th><th scope="col">Action</th><th scope="col">Record</th><th scope="col">Who</th><th scope="col">Mode</th></tr></thead><tbody>${data.entries.map(
         (entry) =>
-          html`<tr data-audit="${entry.id}"><td class="nowrap">${shortTime(entry.at)}</td><td class="mono">${entry.actor}</td><td>${ACTIONS[entry.action] ?? entry.action}</td><td>${recordCell(data.base, entry)}</td><td>${modeTag(entry.mode)}</td></tr>`,
+          html`<tr data-audit="${entry.id}"><td class="nowrap">${shortTime(entry.at)}</td><td>${ACTIONS[entry.action] ?? entry.action}</td><td class="nowrap">${recordCell(data.base, entry)}</td><td class="mono nowrap">${entry.actor}</td><td>${modeTag(entry.mode)}</td></tr>`,
       )}</tbody></table></div>`
 }
 ${pager(data.nextHref, "Older entries")}

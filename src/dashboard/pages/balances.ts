@@ -68,9 +68,9 @@ ${
   data.entries.length === 0
     ? html`<p class="muted">No ledger entries.</p>`
     : html`<div class="table-wrap pad" role="region" aria-label="Ledger entries" tabindex="0"><table>
-<thead><tr><th scope="col">Posted</th><th scope="col">Amount</th><th scope="col">Coin</th><th scope="col">What</th><th scope="col">Record</th><th scope="col">Mode</th><th scope="col">Entry</th></tr></thead><tbody>${data.entries.map(
+<thead><tr><th scope="col">Posted</th><th scope="col">Amount</th><th scope="col">Coin</th><th scope="col">What</th><th scope="col">Record</th><th scope="col">Mode</th></tr></thead><tbody>${data.entries.map(
         (entry) =>
-          html`<tr data-entry="${entry.id}"><td class="nowrap">${shortTime(entry.createdAt)}</td><td class="num${negative(entry.amount) ? " bad" : ""}" data-amount>${negative(entry.amount) ? entry.amount : `+${entry.amount}`}</td><td>${entry.currency}</td><td>${KINDS[entry.kind] ?? entry.kind}</td><td>${entry.record ? recordLink(data.base, entry.record) : html`<code>${entry.cause}</code>`}</td><td>${modeTag(entry.livemode ? "live" : "test")}</td><td><code>${entry.id}</code></td></tr>`,
+          html`<tr data-entry="${entry.id}"><td class="nowrap">${shortTime(entry.createdAt)}</td><td class="num${negative(entry.amount) ? " bad" : ""}" data-amount>${negative(entry.amount) ? entry.amount : `+${entry.amount}`}</td><td>${entry.currency}</td><td>${KINDS[entry.kind] ?? entry.kind}</td><td class="nowrap">${entry.record ? recordLink(data.base, entry.record) : html`<code>${entry.cause}</code>`}</td><td>${modeTag(entry.livemode ? "live" : "test")}</td></tr>`,
       )}</tbody></table></div>`
 }
 ${pager(data.nextHref, "Older entries")}
