@@ -44,12 +44,15 @@ export interface Chrome {
 export const SECTIONS = {
   overview: ["", "Overview"],
   payments: ["/payments", "Payments"],
-  keys: ["/keys", "API keys"],
-  webhooks: ["/webhooks", "Webhooks"],
   payouts: ["/payouts", "Payouts"],
   refunds: ["/refunds", "Refunds"],
   conversions: ["/conversions", "Conversions"],
   links: ["/links", "Links"],
+  balances: ["/balances", "Balances"],
+  webhooks: ["/webhooks", "Webhooks"],
+  keys: ["/keys", "API keys"],
+  audit: ["/audit", "Audit log"],
+  exports: ["/exports", "Exports"],
 } as const satisfies Record<string, readonly [string, string]>;
 
 /** A section of the navigation, marked as the current one on its pages. */

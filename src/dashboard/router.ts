@@ -10,6 +10,9 @@ import { sendDashboardPage, sendProblem, type Chrome, type Section } from "./lay
 import { checkDashboardOptions, checkUser, type DashboardOptions, type DashboardUser } from "./options";
 import { chooseBody } from "./pages/choose";
 import { approvalRoutes } from "./routes/approvals";
+import { auditRoutes } from "./routes/audit";
+import { balanceRoutes } from "./routes/balances";
+import { exportRoutes } from "./routes/exports";
 import { keyRoutes } from "./routes/keys";
 import { linkRoutes } from "./routes/links";
 import { moneyListRoutes } from "./routes/money-lists";
@@ -37,6 +40,9 @@ const SECTION_ROUTES: ReadonlyArray<(router: Router, kit: DashboardKit) => void>
   moneyListRoutes,
   linkRoutes,
   approvalRoutes,
+  balanceRoutes,
+  auditRoutes,
+  exportRoutes,
 ];
 
 /**

@@ -40,6 +40,7 @@ code,.mono{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font
 .tag.test{color:#7a4a00;background:#fdf0c9;border-color:#e7c66b}
 .tag.live{color:#05603a;background:#ecfdf3;border-color:#75e0a7}
 .tag.role{color:#fff;border-color:#98a2b3}
+.tag.bad{color:var(--bad);background:#fef3f2;border-color:#fecdca}td.bad{color:var(--bad);font-weight:600}.table-wrap.pad{margin-top:.75rem}
 .notice{border-radius:8px;padding:.6rem .8rem;margin:0 0 1rem;border:1px solid}
 .notice.error{background:#fef3f2;border-color:#fecdca;color:var(--bad)}
 .notice.ok{background:#ecfdf3;border-color:#abefc6;color:#05603a}

@@ -79,8 +79,8 @@ export interface PaymentAdmin extends OperatorAdmin {
    */
   reconcile(options?: ReconcileOptions): Promise<ReconcileReport>;
   /**
-   * A CSV export of one kind of record (payments, deposits, payouts, refunds, conversions or
-   * ledger) over whole UTC days, `from` and `to` ("YYYY-MM-DD") both included, of every merchant
+   * A CSV export of one kind of record (payments, deposits, payouts, refunds, conversions,
+   * ledger or audit) over whole UTC days, `from` and `to` ("YYYY-MM-DD") both included, of every merchant
    * or one (`merchantId`), in both modes or one (`mode`). Returns at once with a stream that reads
    * the storage one page at a time as it is consumed (constant memory, whatever the range holds),
    * a file name and the content type; answer a download with `sendExport(res, csv)`. Columns,

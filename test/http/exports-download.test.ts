@@ -108,7 +108,7 @@ describe("sendExport", () => {
     const res = await request(app).get("/admin/exports/payouts?from=2026-03-02&to=2026-03-01");
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ error: "export: from (2026-03-02) is after to (2026-03-01)" });
-    expect((await request(app).get("/admin/exports/audit?from=2026-03-01&to=2026-03-01")).body.error).toMatch(/kind must be one of/);
+    expect((await request(app).get("/admin/exports/invoices?from=2026-03-01&to=2026-03-01")).body.error).toMatch(/kind must be one of/);
   });
 
   it("rejects before sending anything when the first page cannot be read, so the host answers 500", async () => {

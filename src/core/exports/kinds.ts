@@ -1,6 +1,6 @@
 import type { CurrencyCatalog } from "../../currencies";
 import { formatDecimal } from "../../money";
-import type { DepositRecord, ExchangeRecord, InvoiceRecord, LedgerEntry, PayoutRecord } from "../ports/records";
+import type { AuditEntryRecord, DepositRecord, ExchangeRecord, InvoiceRecord, LedgerEntry, PayoutRecord } from "../ports/records";
 import type { ExportCursor, ExportQuery, ExportReads } from "../ports/storage/index";
 import { type ConversionView, conversionView, type RefundView, refundView, type WithdrawalView, withdrawalView } from "../views/funds";
 import { type DepositView, depositView, type PaymentView, paymentView } from "../views/payment";
@@ -16,7 +16,7 @@ export interface ExportRow {
 
 /**
  * One kind of export: its columns in order, and how to read a page of its rows. Adding a kind
- * (the audit log, say) is one entry in `EXPORT_KINDS` with a storage read that pages it.
+ * is one entry in `EXPORT_KINDS` with a storage read that pages it.
  */
 export interface ExportKindSpec {
   /** The header row. */
@@ -207,15 +207,31 @@ const ledger = defineKind<LedgerEntry, { direction: "credit" | "debit"; amount: 
   },
 });
 
+const audit = defineKind<AuditEntryRecord, null>({
+  read: (storage, query) => storage.exportAuditLog(query),
+  cursor: (entry) => ({ at: entry.at, id: entry.id }),
+  view: () => null,
+  columns: {
+    id: (entry) => entry.id,
+    ...owner,
+    at: (entry) => new Date(entry.at).toISOString(),
+    actor: (entry) => entry.actor,
+    action: (entry) => entry.action,
+    // Every action is named "<record type>.<what was done>": "payout.approved" acts on a payout.
+    record_type: (entry) => entry.action.slice(0, entry.action.indexOf(".")),
+    record_id: (entry) => entry.recordId,
+  },
+});
+
 /**
  * The kinds of export, by the name `export({ kind })` takes: payments (invoices), deposits,
- * payouts (withdrawals), refunds, conversions and ledger entries. A new kind is a name here and
- * its entry in `EXPORT_KINDS` (the compiler holds the two together).
+ * payouts (withdrawals), refunds, conversions, ledger entries and the audit log. A new kind is a
+ * name here and its entry in `EXPORT_KINDS` (the compiler holds the two together).
  */
-export type ExportKind = "payments" | "deposits" | "payouts" | "refunds" | "conversions" | "ledger";
+export type ExportKind = "payments" | "deposits" | "payouts" | "refunds" | "conversions" | "ledger" | "audit";
 
 /** Every kind of export: its columns and its paged read (docs/exports.md lists each one's columns). */
-export const EXPORT_KINDS: Readonly<Record<ExportKind, ExportKindSpec>> = { payments, deposits, payouts, refunds, conversions, ledger };
+export const EXPORT_KINDS: Readonly<Record<ExportKind, ExportKindSpec>> = { payments, deposits, payouts, refunds, conversions, ledger, audit };
 
 /** The columns of each kind of export, in order: its header row (docs/exports.md says what each holds). */
 export const EXPORT_COLUMNS: Readonly<Record<ExportKind, readonly string[]>> = Object.fromEntries(

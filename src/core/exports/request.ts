@@ -3,7 +3,7 @@ import { EXPORT_KINDS, type ExportKind } from "./kinds";
 
 /** What `payments.admin.export()` takes. */
 export interface ExportRequest {
-  /** payments, deposits, payouts, refunds, conversions or ledger. */
+  /** payments, deposits, payouts, refunds, conversions, ledger or audit. */
   kind: ExportKind;
   /** First day of the range, "YYYY-MM-DD" (UTC), included from 00:00:00.000. */
   from: string;

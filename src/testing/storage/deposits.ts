@@ -7,6 +7,7 @@ import { lockTests, missingUpdateTests, uniqueTests } from "./shared";
 const confirmed = deposit({ status: "CONFIRMED", confirmations: 6, creditedAt: T0 + 1, updatedAt: T0 + 1 });
 
 const FRESHNESS: FreshnessCase[] = [
+  { read: "getDeposit", write: "updateDeposit", look: (r) => r.getDeposit(TEST, "dep_1"), change: (tx) => tx.updateDeposit(confirmed), after: confirmed },
   {
     read: "listDepositsForInvoice",
     write: "updateDeposit",
@@ -22,6 +23,7 @@ export function depositTests(ctx: SuiteContext): void {
   describe("DepositStore: deposits", () => {
     it("returns null, empty lists or 0n for anything never stored", async () => {
       const storage = ctx.storage();
+      expect(await storage.getDeposit(TEST, "dep_x")).toBeNull();
       expect(await storage.listDepositsForInvoice("inv_x")).toEqual([]);
       expect(await storage.sumPendingDeposits(TEST)).toEqual([]);
       await storage.transaction(async (tx) => {
@@ -32,12 +34,14 @@ export function depositTests(ctx: SuiteContext): void {
     it("answers another merchant's records as not found", async () => {
       const storage = ctx.storage();
       await seed(storage);
+      expect(await storage.getDeposit(OTHER, "dep_1")).toBeNull();
       expect(await storage.sumPendingDeposits(OTHER)).toEqual([]);
     });
 
     it("answers the other mode's records as not found", async () => {
       const storage = ctx.storage();
       await seed(storage);
+      expect(await storage.getDeposit(LIVE, "dep_1")).toBeNull();
       expect(await storage.sumPendingDeposits(LIVE)).toEqual([]);
       await storage.transaction(async (tx) => {
         expect(await tx.lockDeposit("live", "bitcoin", "tx_1", 0)).toBeNull();
@@ -56,6 +60,7 @@ export function depositTests(ctx: SuiteContext): void {
       const storage = ctx.storage();
       await seed(storage);
       expect(await storage.listDepositsForInvoice("inv_1")).toEqual([deposit()]);
+      expect(await storage.getDeposit(TEST, "dep_1")).toEqual(deposit());
     });
 
     it("keeps amounts exact far beyond 2^53 and 2^64, and every optional field either way", async () => {
@@ -67,6 +72,7 @@ export function depositTests(ctx: SuiteContext): void {
         );
       });
       expect((await storage.listDepositsForInvoice("inv_1"))[0]?.amount).toBe(huge);
+      expect((await storage.getDeposit(TEST, "dep_1"))?.amount).toBe(huge);
     });
 
     it("stores a copy: mutating the record passed in changes nothing stored", async () => {

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { Mode } from "../../core/ports/records";
 import type { ExportQuery, StorageReads, StorageTransaction } from "../../core/ports/storage/index";
 import type { SuiteContext } from "./context";
-import { deposit, entry, exchange, invoice, payout, T0 } from "./fixtures";
+import { auditEntryOf, deposit, entry, exchange, invoice, payout, T0 } from "./fixtures";
 
 const HUGE = 2n ** 200n + 7n;
 const DAY = 86_400_000;
@@ -20,6 +20,8 @@ interface ExportCase {
   name: string;
   insert(tx: StorageTransaction, place: Place): Promise<void>;
   read(storage: StorageReads, query: ExportQuery): Promise<Array<{ id: string; merchantId: string; mode: Mode }>>;
+  /** What a record stored at a place holds besides its place; records with an amount store HUGE. */
+  stored?: Record<string, unknown>;
 }
 
 const CASES: ExportCase[] = [
@@ -62,6 +64,12 @@ const CASES: ExportCase[] = [
       await tx.postLedgerEntries([entry({ id: p.id, causeKey: `cause:${p.id}`, createdAt: p.at, merchantId: p.merchantId, mode: p.mode, amount: HUGE })]);
     },
     read: (storage, query) => storage.exportLedgerEntries(query),
+  },
+  {
+    name: "exportAuditLog (by at)",
+    insert: (tx, p) => tx.insertAuditEntry(auditEntryOf({ id: p.id, at: p.at, merchantId: p.merchantId, mode: p.mode, recordId: `po_${p.id}` })),
+    read: (storage, query) => storage.exportAuditLog(query),
+    stored: { recordId: "po_r_one", actor: "user_1", action: "payout.approved" },
   },
 ];
 
@@ -135,13 +143,14 @@ export function exportTests(ctx: SuiteContext): void {
         });
 
         it("answers whole records, amounts beyond 2^64 exact, and sees a transaction's own writes inside it", async () => {
+          const stored = kind.stored ?? { amount: HUGE };
           const storage = ctx.storage();
           await storage.transaction(async (tx) => {
             await kind.insert(tx, { id: "r_one", at: FROM + 1, merchantId: "m_1", mode: "live" });
             const [record] = await kind.read(tx, { from: FROM, to: TO, limit: 10 });
-            expect(record).toMatchObject({ id: "r_one", merchantId: "m_1", mode: "live", amount: HUGE });
+            expect(record).toMatchObject({ id: "r_one", merchantId: "m_1", mode: "live", ...stored });
           });
-          expect(await kind.read(storage, { from: FROM, to: TO, limit: 10 })).toEqual([expect.objectContaining({ id: "r_one", amount: HUGE })]);
+          expect(await kind.read(storage, { from: FROM, to: TO, limit: 10 })).toEqual([expect.objectContaining({ id: "r_one", ...stored })]);
         });
       });
     }
@@ -153,19 +162,21 @@ export function exportTests(ctx: SuiteContext): void {
       expect(await storage.exportInvoices({ from: FROM, to: TO, limit: 10 })).toEqual([stored]);
     });
 
-    it("answers a deposit, a payout, an exchange and a ledger entry as they were stored", async () => {
+    it("answers a deposit, a payout, an exchange, a ledger entry and an audit entry as they were stored", async () => {
       const storage = ctx.storage();
       const stored = {
         deposit: deposit({ seenAt: FROM, status: "CONFIRMED", creditedAt: FROM + 9, creditedAsset: "USDT", creditedAmount: 123n, reversals: 1 }),
         refund: payout({ createdAt: FROM, refundOf: "inv_1", refundDepositId: "dep_1", txHash: "0xabc", failureReason: "boom" }),
         exchange: exchange({ createdAt: FROM, invoiceId: "inv_1" }),
         entry: entry({ createdAt: FROM, amount: -HUGE, kind: "payout", causeKey: "payout:po_1" }),
+        audit: auditEntryOf({ at: FROM + 1, action: "api_key.revoked", recordId: "key_1", actor: "dashboard:ann@example.com" }),
       };
       await storage.transaction(async (tx) => {
         await tx.insertDeposit(stored.deposit);
         await tx.insertPayout(stored.refund);
         await tx.insertExchange(stored.exchange);
         await tx.postLedgerEntries([stored.entry], { overdraw: true });
+        await tx.insertAuditEntry(stored.audit);
       });
       const query = { from: FROM, to: TO, limit: 10 };
       expect(await storage.exportDeposits(query)).toEqual([stored.deposit]);
@@ -173,6 +184,7 @@ export function exportTests(ctx: SuiteContext): void {
       expect(await storage.exportPayouts("payout", query)).toEqual([]);
       expect(await storage.exportExchanges(query)).toEqual([stored.exchange]);
       expect(await storage.exportLedgerEntries(query)).toEqual([stored.entry]);
+      expect(await storage.exportAuditLog(query)).toEqual([stored.audit]);
     });
   });
 }

@@ -10,7 +10,7 @@ import { memoryStorage } from "../../../src/adapters/storage/memory/index";
 import { createPaymentRouter, EXPORT_COLUMNS, type ExportRequest, type PaymentRouter } from "../../../src/index";
 import { storageFixtures } from "../../../src/testing/index";
 
-const { deposit, entry, exchange, invoice, payout } = storageFixtures;
+const { auditEntryOf, deposit, entry, exchange, invoice, payout } = storageFixtures;
 
 const DAY_START = Date.parse("2026-03-01T00:00:00.000Z");
 const DAY_END = Date.parse("2026-03-01T23:59:59.999Z");
@@ -307,11 +307,68 @@ describe("payments.admin.export", () => {
     expect(rows.map((row) => row.amount)).toEqual(hostile.map(() => "0.0000005"));
   });
 
+  it("writes the audit log: who did what to which record, the record's type from the action", async () => {
+    const payments = createPaymentRouter({ storage: memoryStorage(), backgroundIntervalMs: false, now: () => DAY_START + 60_000 });
+    routers.push(payments);
+    const merchant = await payments.admin.createMerchant({ name: "Audited" });
+    // A real entry, made by issuing a key, and stored ones at the range's edges and of another merchant.
+    const issued = await payments.admin.issueApiKey(merchant.id, { mode: "live" });
+    await payments.storage.transaction(async (tx) => {
+      await tx.insertAuditEntry(
+        auditEntryOf({ id: "aud_first", at: DAY_START, merchantId: merchant.id, actor: "dashboard:ann@example.com", recordId: "po_1" }),
+      );
+      await tx.insertAuditEntry(
+        auditEntryOf({ id: "aud_last", at: DAY_END, merchantId: merchant.id, action: "payout.rejected", actor: "=HYPERLINK()", recordId: "po_2" }),
+      );
+      await tx.insertAuditEntry(auditEntryOf({ id: "aud_after", at: DAY_END + 1, merchantId: merchant.id }));
+      await tx.insertAuditEntry(auditEntryOf({ id: "aud_other", at: DAY_START + 5, merchantId: "m_other" }));
+    });
+    const { csv, rows } = await exported(payments, { kind: "audit", ...MARCH_1, merchantId: merchant.id, mode: "test" });
+    expect(csv.columns).toEqual(["id", "merchant_id", "mode", "at", "actor", "action", "record_type", "record_id"]);
+    expect(csv.filename).toBe(`audit_2026-03-01_2026-03-01_${merchant.id}_test.csv`);
+    expect(rows).toEqual([
+      {
+        id: "aud_first",
+        merchant_id: merchant.id,
+        mode: "test",
+        at: "2026-03-01T00:00:00.000Z",
+        actor: "dashboard:ann@example.com",
+        action: "payout.approved",
+        record_type: "payout",
+        record_id: "po_1",
+      },
+      // The formula guard covers an actor name, which the host chose.
+      {
+        id: "aud_last",
+        merchant_id: merchant.id,
+        mode: "test",
+        at: "2026-03-01T23:59:59.999Z",
+        actor: "'=HYPERLINK()",
+        action: "payout.rejected",
+        record_type: "payout",
+        record_id: "po_2",
+      },
+    ]);
+    const live = await exported(payments, { kind: "audit", ...MARCH_1, mode: "live" });
+    expect(live.rows).toEqual([
+      {
+        id: expect.stringMatching(/^aud_/),
+        merchant_id: merchant.id,
+        mode: "live",
+        at: "2026-03-01T00:01:00.000Z",
+        actor: "host",
+        action: "api_key.issued",
+        record_type: "api_key",
+        record_id: issued.id,
+      },
+    ]);
+  });
+
   it("refuses a bad request with a TypeError naming what is wrong, before reading anything", () => {
     const payments = router();
     const bad = (request: unknown, message: RegExp) => expect(() => payments.admin.export(request as ExportRequest)).toThrow(new RegExp(message.source));
-    expect(() => payments.admin.export({ kind: "audit" as "payments", ...MARCH_1 })).toThrow(TypeError);
-    bad({ kind: "audit", ...MARCH_1 }, /kind must be one of payments, deposits, payouts, refunds, conversions, ledger, not "audit"/);
+    expect(() => payments.admin.export({ kind: "audits" as "payments", ...MARCH_1 })).toThrow(TypeError);
+    bad({ kind: "audits", ...MARCH_1 }, /kind must be one of payments, deposits, payouts, refunds, conversions, ledger, audit, not "audits"/);
     bad({ kind: "payments", from: "2026-3-1", to: "2026-03-01" }, /from must be a calendar day as "YYYY-MM-DD" \(UTC\), not "2026-3-1"/);
     bad({ kind: "payments", from: "2026-02-29", to: "2026-03-01" }, /from must be a calendar day/);
     bad({ kind: "payments", from: "2026-03-01", to: "2026-03-01T00:00:00Z" }, /to must be a calendar day/);

@@ -1,12 +1,13 @@
 import type { DepositRecord } from "../../../core/ports/records";
 import type { DepositReads, DepositStore } from "../../../core/ports/storage/index";
 import { copy } from "./copy";
-import { inScope, pick } from "./query";
+import { inScope, pick, scoped } from "./query";
 import { chainKey, conflict, deleteIn, missing, pushIn, type Run, setIn, type Tables, type Undo, type Writes } from "./tables";
 
 /** Deposits: reads. */
 export function depositReads(t: Tables, run: Run): DepositReads {
   return {
+    getDeposit: (scope, id) => run("getDeposit", () => scoped(t.deposits.get(id), scope, copy)),
     listDepositsForInvoice: (invoiceId) =>
       run("listDepositsForInvoice", () => (t.depositIdsByInvoice.get(invoiceId) ?? []).flatMap((id) => t.deposits.get(id) ?? []).map(copy)),
     listNotableDeposits: (mode, query) =>

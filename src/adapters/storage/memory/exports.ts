@@ -47,5 +47,6 @@ export function exportReads(t: Tables, run: Run): ExportReads {
       ),
     exportExchanges: (query) => run("exportExchanges", () => exportPage(t.exchanges.values(), query, created, copy)),
     exportLedgerEntries: (query) => run("exportLedgerEntries", () => exportPage([...t.ledgerByScope.values()].flat(), query, created, copy)),
+    exportAuditLog: (query) => run("exportAuditLog", () => exportPage(t.auditLog.values(), query, (entry) => entry.at, copy)),
   };
 }

@@ -1,5 +1,6 @@
 import type { ExportQuery, ExportReads } from "../../../core/ports/storage/index";
 import type { SqlQueryable } from "./sql-client";
+import { auditColumns } from "./statements/audit-log";
 import type { Row } from "./statements/columns";
 import { depositColumns } from "./statements/deposits";
 import { exportPageQuery } from "./statements/exports";
@@ -21,5 +22,7 @@ export function sqlExportReads(db: SqlQueryable, s: Statements): ExportReads {
       page(payoutColumns, s.tables.payouts, "created_at", query, kind === "refund" ? "refund_of IS NOT NULL" : "refund_of IS NULL"),
     exportExchanges: (query) => page(exchangeColumns, s.tables.exchanges, "created_at", query),
     exportLedgerEntries: (query) => page(ledgerColumns, s.tables.ledger, "created_at", query),
+    // Walks the audit log's (at DESC, id DESC) index backwards: no index of its own needed.
+    exportAuditLog: (query) => page(auditColumns, s.tables.auditLog, "at", query),
   };
 }

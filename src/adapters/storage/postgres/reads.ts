@@ -52,6 +52,7 @@ export function sqlReads(db: SqlQueryable, s: Statements): StorageReads {
     findAddress: (mode, network, address) => one(db.query(s.findAddress, [mode, network, address]), addressColumns.read),
     findAddresses: async (mode, network, addresses) =>
       addresses.length === 0 ? [] : all(db.query(s.findAddresses, [mode, network, [...addresses]]), addressColumns.read),
+    getDeposit: (scope, id) => scoped(db.query(s.getDeposit, [id]), scope, depositColumns.read),
     listDepositsForInvoice: (invoiceId) => all(db.query(s.listDepositsForInvoice, [invoiceId]), depositColumns.read),
     listNotableDeposits: (mode, query) => all(db.query(s.listNotableDeposits, [mode, query.limit, query.after ?? null]), depositColumns.read),
     getBalance: async (scope, asset) => {

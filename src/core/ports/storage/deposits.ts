@@ -17,6 +17,8 @@ export interface NotableDepositQuery {
  * identity (mode, network, txHash, outputIndex).
  */
 export interface DepositReads {
+  /** The deposit with this id in `scope`, or null (another merchant's or mode's is not found). */
+  getDeposit(scope: Scope, id: string): Promise<DepositRecord | null>;
   /** Deposits of an invoice, in the order they were first seen; empty for an unknown invoice. */
   listDepositsForInvoice(invoiceId: string): Promise<DepositRecord[]>;
   /**

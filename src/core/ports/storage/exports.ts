@@ -1,8 +1,8 @@
-import type { DepositRecord, ExchangeRecord, InvoiceRecord, LedgerEntry, Mode, PayoutRecord } from "../records";
+import type { AuditEntryRecord, DepositRecord, ExchangeRecord, InvoiceRecord, LedgerEntry, Mode, PayoutRecord } from "../records";
 
 /** Where a page of an export starts: the time and id of the last record of the previous page. */
 export interface ExportCursor {
-  /** Epoch ms: the record's time (`createdAt`, or `seenAt` for a deposit). */
+  /** Epoch ms: the record's time (`createdAt`, `seenAt` for a deposit, `at` for an audit entry). */
   at: number;
   /** The record's id, which orders records of the same millisecond. */
   id: string;
@@ -46,4 +46,6 @@ export interface ExportReads {
   exportExchanges(query: ExportQuery): Promise<ExchangeRecord[]>;
   /** Ledger entries by `createdAt`. */
   exportLedgerEntries(query: ExportQuery): Promise<LedgerEntry[]>;
+  /** Audit log entries by `at` (when the action was taken). */
+  exportAuditLog(query: ExportQuery): Promise<AuditEntryRecord[]>;
 }

@@ -48,6 +48,11 @@ export const unlistedTransferColumns = columns<UnlistedTransferRecord>({
 export function depositStatements(t: Tables) {
   const d = depositColumns.param;
   return {
+    getDeposit: sql`
+      SELECT ${depositColumns.list}
+      FROM ${t.deposits}
+      WHERE id = $1
+    `,
     listDepositsForInvoice: sql`
       SELECT ${depositColumns.list}
       FROM ${t.deposits}

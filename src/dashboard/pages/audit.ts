@@ -1,0 +1,49 @@
+import type { AuditEntry } from "../../core/audit-log";
+import type { RecordRef } from "../../core/ledger-entries";
+import { html, type SafeHtml } from "../../http/pay-page/escape";
+import { modeTag, shortTime } from "./parts";
+import { pager, recordLink } from "./records";
+
+/** An audit entry with the record it acted on, when the merchant can open it. */
+export interface AuditLine extends AuditEntry {
+  /** A payout's or refund's page; null for a key (linked to the keys page) or a record no longer found. */
+  record: RecordRef | null;
+}
+
+/** What the audit page shows. */
+export interface AuditData {
+  base: string;
+  entries: readonly AuditLine[];
+  nextHref: string | null;
+}
+
+/** Each audited action, in words. */
+const ACTIONS: Record<string, string> = {
+  "payout.approved": "Approved a payout",
+  "payout.rejected": "Rejected a payout",
+  "api_key.issued": "Issued an API key",
+  "api_key.revoked": "Revoked an API key",
+};
+
+function recordCell(base: string, entry: AuditLine): SafeHtml {
+  if (entry.record) return recordLink(base, entry.record);
+  if (entry.action.startsWith("api_key.")) return html`Key <a class="mono" href="${base}/keys">${entry.recordId}</a>`;
+  return html`<code>${entry.recordId}</code>`;
+}
+
+/** The merchant's audit log, newest first: who did what to which record, when. Read-only for everyone. */
+export function auditBody(data: AuditData): SafeHtml {
+  return html`<section class="card" aria-labelledby="audit-title"><h2 id="audit-title">Entries</h2>
+<p class="muted">Payout approvals and rejections, API keys issued and revoked: by whom and when, newest first. Entries are never changed or removed.</p>
+${
+  data.entries.length === 0
+    ? html`<p class="muted">Nothing was recorded yet.</p>`
+    : html`<div class="table-wrap" role="region" aria-label="Audit log entries" tabindex="0"><table>
+<thead><tr><th scope="col">When</th><th scope="col">Action</th><th scope="col">Record</th><th scope="col">Who</th><th scope="col">Mode</th></tr></thead><tbody>${data.entries.map(
+        (entry) =>
+          html`<tr data-audit="${entry.id}"><td class="nowrap">${shortTime(entry.at)}</td><td>${ACTIONS[entry.action] ?? entry.action}</td><td class="nowrap">${recordCell(data.base, entry)}</td><td class="mono nowrap">${entry.actor}</td><td>${modeTag(entry.mode)}</td></tr>`,
+      )}</tbody></table></div>`
+}
+${pager(data.nextHref, "Older entries")}
+</section>`;
+}
