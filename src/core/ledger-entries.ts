@@ -41,9 +41,6 @@ export interface LedgerLinePage {
   hasMore: boolean;
 }
 
-/** Newest first by (createdAt, id): the order exports walk backwards, and the one a merged list of modes sorts by. */
-const newestFirst = (a: LedgerEntry, b: LedgerEntry): number => b.createdAt - a.createdAt || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
-
 /** The record behind a payout id in `scope`: a refund or a withdrawal; null when not found there. */
 export async function payoutRef(context: CoreContext, scope: Scope, id: string): Promise<RecordRef | null> {
   const payout = await context.storage.getPayout(scope, id);
@@ -72,13 +69,10 @@ export async function causeRef(context: CoreContext, scope: Scope, cause: string
 }
 
 /**
- * The ledger entries of one merchant and mode, newest first, `limit` (1 to 100) at a time,
- * optionally of one currency; `after` is the id of the last entry of the previous page (an id
- * that names no entry of this scope gives an empty page). Each entry names its record.
- *
- * It reads the scope's whole ledger (the storage's `listLedgerEntries`) for each page and keeps
- * one page of it: the storage has no newest-first page of the ledger. Fine for a dashboard;
- * exports walk the ledger with keyset pages instead.
+ * The ledger entries of one merchant and mode, the last posted first, `limit` (1 to 100) at a
+ * time, optionally of one currency; `after` is the id of the last entry of the previous page (an
+ * id that names no entry of this scope gives an empty page). Each entry names its record. Each
+ * page is one bounded storage read, however long the ledger.
  */
 export async function listLedgerEntries(
   context: CoreContext,
@@ -89,16 +83,10 @@ export async function listLedgerEntries(
   if (!Number.isInteger(limit) || limit < 1 || limit > LEDGER_LIST_MAX_LIMIT) {
     throw new TypeError(`listLedgerEntries: limit must be a whole number from 1 to ${LEDGER_LIST_MAX_LIMIT}`);
   }
-  const entries = (await context.storage.listLedgerEntries(scope, options.currency)).sort(newestFirst);
-  let start = 0;
-  if (options.after) {
-    const index = entries.findIndex((entry) => entry.id === options.after);
-    if (index === -1) return { data: [], hasMore: false };
-    start = index + 1;
-  }
-  const shown = entries.slice(start, start + limit);
+  // One more than shown says whether an older page follows.
+  const entries = await context.storage.pageLedgerEntries(scope, { asset: options.currency, before: options.after ?? null, limit: limit + 1 });
   const data = await Promise.all(
-    shown.map(async (entry) => ({
+    entries.slice(0, limit).map(async (entry) => ({
       id: entry.id,
       livemode: entry.mode === "live",
       createdAt: new Date(entry.createdAt).toISOString(),
@@ -109,5 +97,5 @@ export async function listLedgerEntries(
       record: await causeRef(context, scope, entry.causeKey),
     })),
   );
-  return { data, hasMore: entries.length > start + limit };
+  return { data, hasMore: entries.length > limit };
 }

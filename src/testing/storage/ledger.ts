@@ -20,6 +20,13 @@ const FRESHNESS: FreshnessCase[] = [
     after: [["BTC", 70n]],
   },
   {
+    read: "pageLedgerEntries",
+    write: "postLedgerEntries",
+    look: async (r) => ids(await r.pageLedgerEntries(TEST, { limit: 5 })),
+    change: (tx) => tx.postLedgerEntries([entry({ id: "le_2", amount: 5n, causeKey: "deposit:dep_2", createdAt: T0 + 1 })]),
+    after: ["le_2", "le_1"],
+  },
+  {
     read: "listLedgerEntries",
     write: "postLedgerEntries",
     look: async (r) => ids(await r.listLedgerEntries(TEST)),
@@ -84,6 +91,32 @@ export function ledgerTests(ctx: SuiteContext): void {
       // Stored order, not clock order: the ledger is append-only.
       expect((await storage.listLedgerEntries(TEST)).map((e) => e.id)).toEqual(["e1", "e2", "e3", "e4"]);
       expect((await storage.listLedgerEntries(TEST, "BTC")).map((e) => e.id)).toEqual(["e2", "e4"]);
+    });
+
+    it("pages the ledger the last posted first, before an entry, of one asset, and within its scope only", async () => {
+      const storage = ctx.storage();
+      await storage.transaction(async (tx) => {
+        for (let n = 1; n <= 7; n++) {
+          // Clock order differs from posting order: pages follow the posting order.
+          await tx.postLedgerEntries([entry({ id: `p${n}`, causeKey: `p${n}`, asset: n % 2 ? "BTC" : "ETH", createdAt: T0 + ((n * 5) % 7) })]);
+        }
+        await tx.postLedgerEntries([entry({ id: "x1", causeKey: "x1", merchantId: "m_2" }), entry({ id: "x2", causeKey: "x2", mode: "live" })]);
+      });
+      const page = async (query: Parameters<typeof storage.pageLedgerEntries>[1], scope = TEST) => ids(await storage.pageLedgerEntries(scope, query));
+      expect(await page({ limit: 3 })).toEqual(["p7", "p6", "p5"]);
+      expect(await page({ limit: 3, before: "p5" })).toEqual(["p4", "p3", "p2"]);
+      expect(await page({ limit: 3, before: "p2" })).toEqual(["p1"]);
+      expect(await page({ limit: 3, before: "p1" })).toEqual([]);
+      expect(await page({ limit: 2, asset: "BTC" })).toEqual(["p7", "p5"]);
+      expect(await page({ limit: 5, asset: "BTC", before: "p5" })).toEqual(["p3", "p1"]);
+      expect(await page({ limit: 5, asset: "ETH", before: "p7" })).toEqual(["p6", "p4", "p2"]);
+      // Another scope's entry id, or an unknown one, gives an empty page, never that scope's rows.
+      expect(await page({ limit: 5, before: "x1" })).toEqual([]);
+      expect(await page({ limit: 5, before: "x2" })).toEqual([]);
+      expect(await page({ limit: 5, before: "nope" })).toEqual([]);
+      expect(await page({ limit: 5 }, OTHER)).toEqual(["x1"]);
+      expect(await page({ limit: 5 }, LIVE)).toEqual(["x2"]);
+      expect((await storage.pageLedgerEntries(TEST, { limit: 1 }))[0]).toEqual((await storage.listLedgerEntries(TEST)).at(-1));
     });
 
     it("posts entries and keeps one balance per merchant, mode and asset", async () => {

@@ -19,6 +19,20 @@ export function ledgerReads(t: Tables, run: Run): LedgerReads {
       run("listLedgerEntries", () =>
         (t.ledgerByScope.get(scopeKey(scope.merchantId, scope.mode)) ?? []).filter((entry) => asset === undefined || entry.asset === asset).map(copy),
       ),
+    pageLedgerEntries: (scope, query) =>
+      run("pageLedgerEntries", () => {
+        const posted = t.ledgerByScope.get(scopeKey(scope.merchantId, scope.mode)) ?? [];
+        let end = posted.length;
+        if (query.before) {
+          end = posted.findIndex((entry) => entry.id === query.before);
+          if (end === -1) return [];
+        }
+        const page: LedgerEntry[] = [];
+        for (let index = end - 1; index >= 0 && page.length < query.limit; index--) {
+          if (query.asset === undefined || posted[index]!.asset === query.asset) page.push(copy(posted[index]!));
+        }
+        return page;
+      }),
   };
 }
 

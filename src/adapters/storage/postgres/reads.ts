@@ -64,6 +64,8 @@ export function sqlReads(db: SqlQueryable, s: Statements): StorageReads {
       asset === undefined
         ? all(db.query(s.listLedgerEntries, [scope.merchantId, scope.mode]), ledgerColumns.read)
         : all(db.query(s.listLedgerEntriesOfAsset, [scope.merchantId, scope.mode, asset]), ledgerColumns.read),
+    pageLedgerEntries: (scope, query) =>
+      all(db.query(s.pageLedgerEntries, [scope.merchantId, scope.mode, query.asset ?? null, query.before ?? null, query.limit]), ledgerColumns.read),
     listEvents: (scope, options) =>
       options?.invoiceId === undefined
         ? all(db.query(s.listEvents, [scope.merchantId, scope.mode]), eventColumns.read)

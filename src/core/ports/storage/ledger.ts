@@ -26,6 +26,13 @@ export interface LedgerReads {
   listBalances(scope: Scope): Promise<BalanceRecord[]>;
   /** Ledger entries of `scope` in the order posted (optionally of one asset), whatever their `createdAt`. */
   listLedgerEntries(scope: Scope, asset?: string): Promise<LedgerEntry[]>;
+  /**
+   * One page of the ledger of `scope`, the last posted first (optionally of one asset): at most
+   * `limit` entries posted before the entry `before` (an id), or the latest ones without it. An
+   * id that names no entry of `scope` answers an empty page. A bounded read however long the
+   * ledger is: what a paged list of entries reads.
+   */
+  pageLedgerEntries(scope: Scope, query: { asset?: string; before?: string | null; limit: number }): Promise<LedgerEntry[]>;
 }
 
 /**

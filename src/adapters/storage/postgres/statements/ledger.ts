@@ -53,6 +53,15 @@ export function ledgerStatements(t: Tables) {
       WHERE merchant_id = $1 AND mode = $2 AND asset = $3
       ORDER BY seq
     `,
+    // Newest first by posting order; an id of another scope makes the bound NULL, so no row.
+    pageLedgerEntries: sql`
+      SELECT ${ledgerColumns.list}
+      FROM ${t.ledger}
+      WHERE merchant_id = $1 AND mode = $2 AND ($3::text IS NULL OR asset = $3)
+        AND ($4::text IS NULL OR seq < (SELECT seq FROM ${t.ledger} WHERE id = $4 AND merchant_id = $1 AND mode = $2))
+      ORDER BY seq DESC
+      LIMIT $5
+    `,
     insertLedgerEntry: sql`
       INSERT INTO ${t.ledger} (${ledgerColumns.list})
       VALUES (${ledgerColumns.values})
