@@ -362,7 +362,12 @@ describe("search indexes", () => {
     const sent: string[] = [];
     const recording = new Proxy(db, {
       get(target, property) {
-        if (property === "exec") return (text: string) => (sent.push(text), target.exec(text));
+        if (property === "exec") {
+          return (text: string) => {
+            sent.push(text);
+            return target.exec(text);
+          };
+        }
         const value = Reflect.get(target, property, target);
         return typeof value === "function" ? value.bind(target) : value;
       },
