@@ -390,3 +390,29 @@ describe("search indexes", () => {
     expect(byTxHash).not.toContain("Seq Scan");
   }, 60_000);
 });
+
+describe("search indexes built ahead of the upgrade", () => {
+  it("applies migration 12 over the indexes an operator built beforehand, as docs/storage.md shows", async () => {
+    const db = await PGlite.create();
+    const client = pgliteClient(db, { ownsDatabase: true });
+    cleanups.push(() => client.close());
+    expect(
+      await migrate(
+        client,
+        "pre12",
+        MIGRATIONS.filter((step) => step.version < 12),
+      ),
+    ).not.toContain(12);
+    const guide = await readFile(new URL("../../../docs/storage.md", import.meta.url), "utf8");
+    const statements = guide.match(/^CREATE INDEX CONCURRENTLY .*;$/gm) ?? [];
+    expect(statements).toHaveLength(2);
+    // One statement at a time: CONCURRENTLY cannot run in a transaction, nor in a batch of statements.
+    await client.exec("SET search_path TO pre12");
+    for (const statement of statements) await client.exec(statement);
+    expect(await migrate(client, "pre12")).toEqual([12]);
+    const { rows } = await client.query(
+      "SELECT indexname FROM pg_indexes WHERE schemaname = 'pre12' AND indexname IN ('invoices_by_order_id', 'deposits_by_tx_hash')",
+    );
+    expect(rows.map((row) => row.indexname).sort()).toEqual(["deposits_by_tx_hash", "invoices_by_order_id"]);
+  }, 60_000);
+});
