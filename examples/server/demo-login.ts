@@ -20,7 +20,10 @@ export function mountDashboard(app: Express, payments: PaymentRouter, options: {
   const { path, password } = options;
   const key = randomBytes(32);
   const sign = (value: string) => createHmac("sha256", key).update(value).digest("base64url");
-  const same = (a: string, b: string) => a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
+  const same = (a: string, b: string) => {
+    const [x, y] = [Buffer.from(a), Buffer.from(b)];
+    return x.length === y.length && timingSafeEqual(x, y);
+  };
   // Compared as HMACs of the same length, so the comparison tells nothing about the password's length.
   const passwordMac = sign(`password:${password}`);
 
@@ -67,6 +70,7 @@ ${error ? `<p class="error" role="alert">${error}</p>` : ""}<form method="post" 
     const given = typeof req.body?.password === "string" ? req.body.password : "";
     if (!same(sign(`password:${given}`), passwordMac)) return loginPage(res, 401, "Wrong password.");
     const expires = String(Date.now() + SESSION_MS);
+    // Not `secure`: the demo serves plain http on localhost. Behind https, add `secure: true`.
     res.cookie(COOKIE, `${expires}.${sign(`session:${expires}`)}`, { httpOnly: true, sameSite: "lax", path, maxAge: SESSION_MS });
     res.redirect(303, `${path}/`);
   });
