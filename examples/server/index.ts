@@ -2,10 +2,11 @@
  * The example host app behind `npm start`: an ordinary Express app with a route of its own and
  * the payment router mounted, on the embedded defaults (PGlite in DATA_DIR, sandbox chain, static
  * prices). It creates a demo merchant (or finds the one an earlier start created) and prints a
- * test key to try the API with.
+ * test key to try the API with. The merchant dashboard is at /admin/payments behind a demo login
+ * (demo-login.ts): its password is DASHBOARD_PASSWORD, or one made up and printed at each start.
  *
- * Environment: PORT (3000), PUBLIC_URL, DEMO_API_KEY (an sk_test_ key to register instead of a
- * fresh one), DEMO_MERCHANT_ID (mch_demo), DATA_DIR (./.data: the embedded database),
+ * Environment: PORT (3000), PUBLIC_URL, DASHBOARD_PASSWORD, DEMO_API_KEY (an sk_test_ key to
+ * register instead of a fresh one), DEMO_MERCHANT_ID (mch_demo), DATA_DIR (./.data: the embedded database),
  * DATABASE_URL (a PostgreSQL server instead; several instances may share it), PG_SCHEMA (the
  * schema on that server), BACKGROUND_INTERVAL_MS (5000), WEBHOOK_TIMEOUT_MS (15000) and
  * WEBHOOK_RETRY_SCHEDULE (comma-separated delays in ms; the library's default schedule).
@@ -20,6 +21,7 @@
  * from PRICE_SOURCES (default "coinbase,kraken,coingecko"; each may be given as name=baseUrl, e.g.
  * "coinbase=https://api.coinbase.com,kraken") and COINGECKO_API_KEY, in both modes.
  */
+import { randomBytes } from "node:crypto";
 import express from "express";
 import { createPaymentRouter, type MerchantRecord, type PaymentRouter } from "../../src/index";
 import { bitcoinChain } from "../../src/bitcoin";
@@ -27,6 +29,7 @@ import { evmChain } from "../../src/evm";
 import type { ChainAdapter } from "../../src/index";
 import { binance, coinbase, coingecko, exchangeRates, kraken, type PriceSource } from "../../src/rates";
 import { postgresStorage } from "../../src/postgres";
+import { mountDashboard } from "./demo-login";
 
 const port = Number(process.env.PORT ?? 3000);
 const demoKey = process.env.DEMO_API_KEY || undefined;
@@ -34,6 +37,7 @@ if (demoKey !== undefined && !demoKey.startsWith("sk_test_")) {
   console.error("DEMO_API_KEY must be a test key (sk_test_...): the demo merchant never gets a live key from the environment.");
   process.exit(1);
 }
+const dashboardPassword = process.env.DASHBOARD_PASSWORD || randomBytes(12).toString("base64url");
 const databaseUrl = process.env.DATABASE_URL || undefined;
 const dataDir = process.env.DATA_DIR || ".data";
 const interval = Number(process.env.BACKGROUND_INTERVAL_MS) || undefined;
@@ -146,12 +150,13 @@ async function demoApiKey(router: PaymentRouter, owner: MerchantRecord): Promise
 
 const app = express();
 app.get("/", (_req, res) => {
-  res.type("text").send("Demo shop. The payment API is under /api/v1 (try POST /api/v1/currencies with your test key).\n");
+  res.type("text").send("Demo shop. The payment API is under /api/v1 (try POST /api/v1/currencies with your test key); the dashboard at /admin/payments.\n");
 });
 // Readiness (503 when payments cannot be taken or credited) and liveness, for a load balancer.
 app.get("/health", payments.healthHandler);
 app.get("/livez", payments.livenessHandler);
 app.use(payments);
+mountDashboard(app, payments, { path: "/admin/payments", password: dashboardPassword });
 // Prometheus metrics (prom-client installed); keep it off the public internet in production.
 app.get("/metrics", payments.metricsHandler);
 
@@ -163,6 +168,7 @@ const server = app.listen(port, () => {
     `storage: ${databaseUrl ? `PostgreSQL server${process.env.PG_SCHEMA ? `, schema ${process.env.PG_SCHEMA}` : ""}` : `embedded PGlite in ${dataDir}`}`,
   );
   console.log(`demo merchant ${merchant.id}, test API key: ${key}`);
+  console.log(`dashboard: ${base}/admin/payments (demo login password: ${dashboardPassword})`);
   if (liveKey) console.log(`live chain: ${liveChains.map((chain) => chain.feedId).join(", ")}; live API key (shown once): ${liveKey}`);
   console.log(
     `try: curl -X POST ${base}/api/v1/merchants/whitelabel/create -H "Authorization: Bearer ${key}" -H "Content-Type: application/json" -d '{"amount":25,"payCurrency":"USDT","network":"TRX"}'`,

@@ -336,3 +336,83 @@ describeIf(DATABASE_URL, NO_DATABASE_URL)("database invariants on a PostgreSQL s
     await storage.transaction(async (tx) => expect((await tx.lockInvoice("inv_1"))?.status).toBe("PENDING"));
   });
 });
+
+describe("search indexes", () => {
+  it("finds a merchant's invoices by metadata.orderId and by a deposit's transaction hash through indexes, not by reading them all", async () => {
+    const db = await PGlite.create();
+    const client = pgliteClient(db, { ownsDatabase: true });
+    cleanups.push(() => client.close());
+    await migrate(client, "idx");
+    // 20000 invoices of one merchant with order ids (one in a hundred has a number as its order
+    // id), each paid by a deposit: enough rows that reading them all costs more than an index.
+    const invoiceRows =
+      "SELECT 'inv_' || g, 'm_1', 'test', 'PAID', 100, 'USD', false, 0, false, 'http://x/pay/' || g, " +
+      "CASE WHEN g % 100 = 0 THEN json_build_object('orderId', g) ELSE json_build_object('orderId', 'ord_' || g) END, 100, false, 0, g, g " +
+      "FROM generate_series(1, 20000) AS g";
+    await client.exec(`
+      INSERT INTO idx.invoices (id, merchant_id, mode, status, amount, amount_currency, fee_paid_by_payer, under_paid_cover_tenths, is_white_label,
+        payment_url, metadata, received_amount, late, expires_at, created_at, updated_at) ${invoiceRows};
+      INSERT INTO idx.deposits (id, merchant_id, mode, invoice_id, coin, network, address, tx_hash, output_index, amount, confirmations, status,
+        counts_toward_invoice, fee, seen_at, updated_at)
+        SELECT 'dep_' || g, 'm_1', 'test', 'inv_' || g, 'USDT', 'TRX', 'a' || g, 'tx_' || g, 0, 100, 19, 'CONFIRMED', true, 0, g, g FROM generate_series(1, 20000) AS g;
+      ANALYZE idx.invoices;
+      ANALYZE idx.deposits;
+    `);
+    // The adapter sends PGlite each statement with its values inlined: record them to EXPLAIN.
+    const sent: string[] = [];
+    const recording = new Proxy(db, {
+      get(target, property) {
+        if (property === "exec") {
+          return (text: string) => {
+            sent.push(text);
+            return target.exec(text);
+          };
+        }
+        const value = Reflect.get(target, property, target);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+    const storage = postgresStorage({ pglite: recording, schema: "idx", migrate: false });
+    const ids = async (filter: { orderId?: string; txHash?: string }) => (await storage.listInvoices(TEST, filter, { limit: 50 })).map((found) => found.id);
+    expect(await ids({ orderId: "ord_4242" })).toEqual(["inv_4242"]);
+    expect(await ids({ orderId: "4200" })).toEqual([]); // a number is not the string "4200"
+    expect(await ids({ txHash: "tx_4242" })).toEqual(["inv_4242"]);
+    const plan = async (needle: string) => {
+      const statement = sent.find((text) => text.includes(needle) && text.includes("ORDER BY created_at DESC"));
+      expect(statement).toBeDefined();
+      return (await client.query(`EXPLAIN ${statement}`)).rows.map((row) => row["QUERY PLAN"]).join("\n");
+    };
+    const byOrderId = await plan("'ord_4242'");
+    expect(byOrderId).toContain("invoices_by_order_id");
+    expect(byOrderId).not.toContain("Seq Scan");
+    const byTxHash = await plan("'tx_4242'");
+    expect(byTxHash).toContain("deposits_by_tx_hash");
+    expect(byTxHash).not.toContain("Seq Scan");
+  }, 60_000);
+});
+
+describe("search indexes built ahead of the upgrade", () => {
+  it("applies migration 12 over the indexes an operator built beforehand, as docs/storage.md shows", async () => {
+    const db = await PGlite.create();
+    const client = pgliteClient(db, { ownsDatabase: true });
+    cleanups.push(() => client.close());
+    expect(
+      await migrate(
+        client,
+        "pre12",
+        MIGRATIONS.filter((step) => step.version < 12),
+      ),
+    ).not.toContain(12);
+    const guide = await readFile(new URL("../../../docs/storage.md", import.meta.url), "utf8");
+    const statements = guide.match(/^CREATE INDEX CONCURRENTLY .*;$/gm) ?? [];
+    expect(statements).toHaveLength(2);
+    // One statement at a time: CONCURRENTLY cannot run in a transaction, nor in a batch of statements.
+    await client.exec("SET search_path TO pre12");
+    for (const statement of statements) await client.exec(statement);
+    expect(await migrate(client, "pre12")).toEqual([12]);
+    const { rows } = await client.query(
+      "SELECT indexname FROM pg_indexes WHERE schemaname = 'pre12' AND indexname IN ('invoices_by_order_id', 'deposits_by_tx_hash')",
+    );
+    expect(rows.map((row) => row.indexname).sort()).toEqual(["deposits_by_tx_hash", "invoices_by_order_id"]);
+  }, 60_000);
+});

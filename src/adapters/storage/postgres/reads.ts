@@ -95,6 +95,9 @@ export function sqlReads(db: SqlQueryable, s: Statements): StorageReads {
       if (filter.createdTo !== undefined) conditions.push({ sql: "created_at < ?", value: filter.createdTo });
       if (filter.network !== undefined) conditions.push({ sql: "network = ?", value: filter.network });
       // json, not jsonb: ->> is the text of a string value; a number or object orderId never matches.
+      // Both conditions are those of the partial index invoices_by_order_id, word for word (the
+      // planner uses a partial index only when the query repeats its predicate); the transaction
+      // hash is found through deposits_by_tx_hash.
       if (filter.orderId !== undefined)
         conditions.push({ sql: "json_typeof(metadata -> 'orderId') = 'string' AND metadata ->> 'orderId' = ?", value: filter.orderId });
       if (filter.txHash !== undefined) {
