@@ -46,6 +46,7 @@ export const SECTIONS = {
   payments: ["/payments", "Payments"],
   keys: ["/keys", "API keys"],
   webhooks: ["/webhooks", "Webhooks"],
+  addresses: ["/addresses", "Payout addresses"],
 } as const satisfies Record<string, readonly [string, string]>;
 
 /** A section of the navigation, marked as the current one on its pages. */

@@ -9,6 +9,7 @@ import { createKit, NOT_FOUND, type DashboardKit } from "./kit";
 import { sendDashboardPage, sendProblem, type Chrome, type Section } from "./layout";
 import { checkDashboardOptions, checkUser, type DashboardOptions, type DashboardUser } from "./options";
 import { chooseBody } from "./pages/choose";
+import { addressRoutes } from "./routes/addresses";
 import { keyRoutes } from "./routes/keys";
 import { overviewRoutes } from "./routes/overview";
 import { paymentRoutes } from "./routes/payments";
@@ -24,7 +25,7 @@ interface Visit {
 const SWITCHER_LIMIT = 50;
 
 /** Each section's routes, mounted in this order under the merchant guard. */
-const SECTION_ROUTES: ReadonlyArray<(router: Router, kit: DashboardKit) => void> = [overviewRoutes, paymentRoutes, webhookRoutes, keyRoutes];
+const SECTION_ROUTES: ReadonlyArray<(router: Router, kit: DashboardKit) => void> = [overviewRoutes, paymentRoutes, webhookRoutes, keyRoutes, addressRoutes];
 
 /**
  * The merchant dashboard: server-rendered pages the host mounts behind its own login. Every
