@@ -118,8 +118,12 @@ export function allowlistTests(ctx: SuiteContext): void {
 
     it("stores a merchant's payoutAllowlist switch, also as findApiKeyByHash gives the merchant", async () => {
       const storage = ctx.storage();
-      await seed(storage);
-      expect((await storage.getMerchant("m_1"))?.payoutAllowlist).toBe(false);
+      await storage.transaction(async (tx) => {
+        await tx.insertMerchant(merchant({ id: "m_2", payoutAllowlist: true }));
+        await tx.insertMerchant(merchant());
+        await tx.insertApiKey(apiKey());
+      });
+      expect(await storage.getMerchant("m_2")).toEqual(merchant({ id: "m_2", payoutAllowlist: true }));
       await storage.transaction((tx) => tx.updateMerchant(merchant({ payoutAllowlist: true })));
       expect(await storage.getMerchant("m_1")).toEqual(merchant({ payoutAllowlist: true }));
       expect((await storage.findApiKeyByHash(apiKey().hash))?.merchant).toEqual(merchant({ payoutAllowlist: true }));
