@@ -100,7 +100,10 @@ export function allowedAddressView(entry: AllowedAddressRecord, now: number): Al
 export async function refuseUnlistedDestination(context: CoreContext, tx: StorageTransaction, scope: Scope, network: string, address: string): Promise<void> {
   const merchant = await tx.getMerchant(scope.merchantId);
   if (!merchant?.payoutAllowlist) return;
-  const entry = await tx.findAllowedAddress(scope, network, addressKeyOf(address));
+  const found = await tx.findAllowedAddress(scope, network, addressKeyOf(address));
+  // Locked, so that a removal committed before this payout commits is seen: the lock waits for
+  // it and then finds nothing. Payouts of one asset wait for each other on the balance anyway.
+  const entry = found && (await tx.lockAllowedAddress(found.id));
   const where = `${network} (${scope.mode} mode)`;
   if (!entry) throw new PaymentError("destination_not_allowed", `${address} is not on this merchant's payout allowlist for ${where}.`);
   if (entry.usableAt === null) {
