@@ -90,6 +90,8 @@ export type {
   OperatorListReads,
   OperatorDeliveryFilter,
   StorageMigrationReport,
+  AllowlistReads,
+  AllowlistStore,
 } from "./core/ports/storage/index";
 export { webhookDeliveryId, webhookPayload, fanOut, IN_PROCESS_ENDPOINT } from "./core/ports/fan-out";
 export type { InProcessEventContext, InProcessEventHandlers } from "./delivery/in-process";
@@ -125,6 +127,7 @@ export type { TickReport } from "./core/service";
 export type { HealthReport, HealthOptions, HealthReportOptions, HealthStatus, ChainHealth, PriceSourceHealth } from "./core/health";
 export type { IssuedApiKey, ApiKeySummary } from "./core/merchants";
 export type { AuditEntry, AuditLogPage } from "./core/audit-log";
+export type { AllowedAddress, AllowedAddressInput, AllowedAddressState } from "./core/payout-allowlist";
 export type { PaymentView, DepositView } from "./core/views/payment";
 export type { OperatorReport, OperatorReportOptions, ReportedDeposit } from "./core/operator-report";
 export type { OperatorAdmin, OperatorPage, OperatorPageOptions, MerchantSummary, DeliverySummary } from "./core/operator-tools";

@@ -27,6 +27,8 @@ export interface CoreContext {
   telemetry?: Telemetry;
   /** The router's payout approval threshold (`payouts.approval`), for merchants without their own; absent: no approval. */
   payoutApproval?: PayoutApprovalRule | null;
+  /** Hours from an allowlist address's approval until payouts may go to it (`payouts.allowlist.coolingOffHours`); absent: 24. */
+  allowlistCoolingOffHours?: number;
   /** Called after a unit of work that may have queued webhook deliveries committed, so a sender can start soon. */
   onDeliveriesRecorded?: () => void;
 }

@@ -41,7 +41,14 @@ export function hashApiKey(key: string): string {
 
 /** Creates a merchant. */
 export async function createMerchant(context: CoreContext, input: { name: string; id?: string }): Promise<MerchantRecord> {
-  const merchant: MerchantRecord = { id: input.id ?? newId("mch"), name: input.name, settleCurrency: null, payoutApproval: null, createdAt: context.now() };
+  const merchant: MerchantRecord = {
+    id: input.id ?? newId("mch"),
+    name: input.name,
+    settleCurrency: null,
+    payoutApproval: null,
+    payoutAllowlist: false,
+    createdAt: context.now(),
+  };
   await context.storage.transaction((tx) => tx.insertMerchant(merchant));
   return merchant;
 }
@@ -98,15 +105,24 @@ export async function setSettleCurrency(context: CoreContext, merchantId: string
 /**
  * Sets a merchant's own payout approval threshold (see `needsApproval`), or null to follow the
  * router's (`payouts.approval`). Applies to payouts asked for afterwards; payouts held already
- * stay held. A TypeError names a bad threshold.
+ * stay held. A TypeError names a bad threshold. A change is recorded in the audit log (as `by`,
+ * else "host") in the same transaction; setting the threshold it has records nothing.
  */
-export async function setPayoutApproval(context: CoreContext, merchantId: string, rule: PayoutApprovalRule | null): Promise<MerchantRecord> {
+export async function setPayoutApproval(
+  context: CoreContext,
+  merchantId: string,
+  rule: PayoutApprovalRule | null,
+  options: { by?: string } = {},
+): Promise<MerchantRecord> {
   const checked = rule === null ? null : checkApprovalRule(context, rule, "setPayoutApproval");
+  const actor = actorOf(options.by);
   return context.storage.transaction(async (tx) => {
     const merchant = await tx.getMerchant(merchantId);
     if (!merchant) throw notFound("merchant", merchantId);
+    if (merchant.payoutApproval?.above === checked?.above && merchant.payoutApproval?.currency === checked?.currency) return merchant;
     const updated = { ...merchant, payoutApproval: checked };
     await tx.updateMerchant(updated);
+    await tx.insertAuditEntry(auditEntry(context, { actor, action: "payout_approval.changed", recordId: merchantId, merchantId, mode: null }));
     return updated;
   });
 }

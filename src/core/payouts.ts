@@ -13,6 +13,7 @@ import { payoutDebitReturn } from "./payout-ledger";
 import { parseAmountIn, resolveNetwork } from "./invoices";
 import type { MerchantRecord, Mode, PayoutRecord } from "./ports/records";
 import { approvalRuleOf, needsApproval } from "./payout-approval";
+import { refuseUnlistedDestination } from "./payout-allowlist";
 
 /** A payout request, shape-checked by the caller. */
 export interface CreatePayoutInput {
@@ -38,7 +39,8 @@ export interface PayoutRequester {
  * `payout.processing` (or `refund.processing`) event, then hands it to the chain. A chain failure after the debit leaves the payout PROCESSING for the payout loop to
  * retry; it never loses the debit. A payout above the approval threshold is debited the same
  * way but stored AWAITING_APPROVAL (event `payout.awaiting_approval`) and not sent: see
- * `approvePayout`.
+ * `approvePayout`. While the merchant's payout allowlist is on, an address not usable on it is
+ * refused before anything is debited (`refuseUnlistedDestination`).
  */
 export async function createPayout(
   context: CoreContext,
@@ -103,6 +105,7 @@ export async function createPayout(
     updatedAt: now,
   };
   await withOutbox(context, async (tx) => {
+    await refuseUnlistedDestination(context, tx, scope, network.network, input.address);
     await refund?.check(tx, amount);
     const posted = await tx.postLedgerEntries([
       {

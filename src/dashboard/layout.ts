@@ -45,6 +45,7 @@ export const SECTIONS = {
   overview: ["", "Overview"],
   payments: ["/payments", "Payments"],
   payouts: ["/payouts", "Payouts"],
+  addresses: ["/addresses", "Payout addresses"],
   refunds: ["/refunds", "Refunds"],
   conversions: ["/conversions", "Conversions"],
   links: ["/links", "Links"],

@@ -13,6 +13,7 @@ import { approvalRoutes } from "./routes/approvals";
 import { auditRoutes } from "./routes/audit";
 import { balanceRoutes } from "./routes/balances";
 import { exportRoutes } from "./routes/exports";
+import { addressRoutes } from "./routes/addresses";
 import { keyRoutes } from "./routes/keys";
 import { linkRoutes } from "./routes/links";
 import { moneyListRoutes } from "./routes/money-lists";
@@ -43,6 +44,7 @@ const SECTION_ROUTES: ReadonlyArray<(router: Router, kit: DashboardKit) => void>
   balanceRoutes,
   auditRoutes,
   exportRoutes,
+  addressRoutes,
 ];
 
 /**

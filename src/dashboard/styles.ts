@@ -66,6 +66,11 @@ a.button.danger{color:var(--bad);border-color:var(--bad);background:#fff}
 input,select{font:inherit;padding:.35rem .5rem;border:1px solid #667085;border-radius:8px;background:#fff;color:var(--fg);max-width:100%}
 button{font:inherit;font-weight:600;cursor:pointer;border-radius:8px;border:1px solid var(--accent);background:var(--accent);color:#fff;padding:.4rem .9rem}
 button.danger{background:#fff;color:var(--bad);border-color:var(--bad)}
+td.addr{min-width:14rem}
+.actions{display:flex;flex-wrap:wrap;gap:.4rem}
+.actions form{margin:0}
+form.stack label.wide{flex:1 1 18rem}
+form.stack label.wide input{width:100%}
 dl.facts{display:grid;grid-template-columns:minmax(7rem,auto) 1fr;gap:.3rem 1rem;margin:0}
 dl.facts dt{color:var(--muted)}
 dl.facts dd{margin:0;word-break:break-all}

@@ -1,4 +1,7 @@
 import type { AuditLogPage } from "../core/audit-log";
+import type { CoreContext } from "../core/context";
+import * as allowlist from "../core/payout-allowlist";
+import type { AllowedAddress, AllowedAddressInput } from "../core/payout-allowlist";
 import type * as merchants from "../core/merchants";
 import type { OperatorReport, OperatorReportOptions } from "../core/operator-report";
 import type { HotWalletReading } from "../core/hot-wallets";
@@ -32,9 +35,34 @@ export interface PaymentAdmin extends OperatorAdmin {
   /**
    * Sets the merchant's own payout approval threshold, `{ above, currency }` (replacing the
    * router's `payouts.approval` for it), or null to follow the router's. Payouts above it are
-   * held AWAITING_APPROVAL (docs/money-controls.md). A bad threshold throws a TypeError.
+   * held AWAITING_APPROVAL (docs/money-controls.md). A bad threshold throws a TypeError. A
+   * change is recorded in the audit log as `by` (default "host").
    */
-  setPayoutApproval(merchantId: string, rule: PayoutApprovalRule | null): Promise<MerchantRecord>;
+  setPayoutApproval(merchantId: string, rule: PayoutApprovalRule | null, options?: { by?: string }): Promise<MerchantRecord>;
+  /**
+   * Turns the merchant's payout allowlist on or off (off by default). While it is on, payouts,
+   * withdrawals and refunds of both modes go only to usable addresses of its allowlist; others
+   * are refused with `destination_not_allowed` (422, error 42204) and nothing is debited. A
+   * change is recorded in the audit log as `by` (default "host").
+   */
+  setAllowlist(merchantId: string, setting: { enabled: boolean; by?: string }): Promise<MerchantRecord>;
+  /**
+   * Proposes an address for the merchant's allowlist, in one mode and on one network, as `by`
+   * (your user's id). It awaits approval by someone else. A `PaymentError` for an unknown network
+   * (`unsupported_currency`), an invalid address (`invalid_address`) or one listed already
+   * (`invalid_state`).
+   */
+  addAllowedAddress(input: AllowedAddressInput): Promise<AllowedAddress>;
+  /**
+   * Approves a proposed address, as `by`: usable once `payouts.allowlist.coolingOffHours` (default
+   * 24) have passed. `approval_by_requester` (403) when `by` proposed it, `invalid_state` (409)
+   * when approved already, `not_found` when unknown.
+   */
+  approveAllowedAddress(id: string, review: { by: string }): Promise<AllowedAddress>;
+  /** Removes an address from the allowlist at once, as `by`; returns it as it was. `not_found` when unknown. */
+  removeAllowedAddress(id: string, review: { by: string }): Promise<AllowedAddress>;
+  /** The merchant's allowlist, of one mode or both, oldest first, each address with its state now. */
+  listAllowedAddresses(merchantId: string, options?: { mode?: Mode }): Promise<AllowedAddress[]>;
   /**
    * Approves a payout held for approval, as `by` (a user id, or an API key id): it becomes
    * PROCESSING and the next background round sends it. A `PaymentError` when `by` asked for it
@@ -50,7 +78,8 @@ export interface PaymentAdmin extends OperatorAdmin {
   rejectPayout(payoutId: string, review: { by: string; reason?: string }): Promise<PayoutRecord>;
   /**
    * The audit log, newest first: payout approvals and rejections, API keys issued and revoked,
-   * each with who, when, the record and its merchant and mode, written in the transaction of
+   * approval thresholds and the payout allowlist changed, each with who, when, the record and
+   * its merchant and mode (null for a merchant setting), written in the transaction of
    * the change. One page of `limit` (1 to 500, default 50); pass a page's `nextCursor` as
    * `cursor` for the next; `merchantId` keeps one merchant's entries.
    */
@@ -88,4 +117,17 @@ export interface PaymentAdmin extends OperatorAdmin {
    * an unknown kind, a malformed day, `from` after `to`, a range over 366 days, or a bad mode.
    */
   export(request: ExportRequest): CsvExport;
+}
+
+/** The allowlist methods of {@link PaymentAdmin}, bound to the router's context. */
+export function allowlistAdmin(
+  context: CoreContext,
+): Pick<PaymentAdmin, "setAllowlist" | "addAllowedAddress" | "approveAllowedAddress" | "removeAllowedAddress" | "listAllowedAddresses"> {
+  return {
+    setAllowlist: (merchantId, setting) => allowlist.setAllowlist(context, merchantId, setting),
+    addAllowedAddress: (input) => allowlist.addAllowedAddress(context, input),
+    approveAllowedAddress: (id, review) => allowlist.approveAllowedAddress(context, id, review),
+    removeAllowedAddress: (id, review) => allowlist.removeAllowedAddress(context, id, review),
+    listAllowedAddresses: (merchantId, options) => allowlist.listAllowedAddresses(context, merchantId, options),
+  };
 }

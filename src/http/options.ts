@@ -99,8 +99,11 @@ export interface PaymentRouterOptions {
    * rate, or a coin) is debited but held AWAITING_APPROVAL until someone other than its requester
    * approves it (`payments.admin.approvePayout`); a merchant's own threshold
    * (`payments.admin.setPayoutApproval`) replaces this one. Default: no approval (docs/money-controls.md).
+   * `allowlist: { coolingOffHours }`: how long after its approval an address of a merchant's
+   * payout allowlist becomes usable (default 24; 0 to 720). Each merchant turns its allowlist on
+   * with `payments.admin.setAllowlist`.
    */
-  payouts?: { approval?: PayoutApprovalRule | null };
+  payouts?: { approval?: PayoutApprovalRule | null; allowlist?: { coolingOffHours?: number } };
   /**
    * Thresholds of `payments.health()`: `nodeDownAfterMs` (how long a live chain's node may not
    * answer before it is unhealthy; default 60000), `maxLagSeconds` (how far its scanner may lag
@@ -205,6 +208,7 @@ const optionsSchema = z.strictObject({
           currency: z.string(),
         })
         .nullable(),
+      allowlist: z.strictObject({ coolingOffHours: z.number().min(0).max(720).optional() }),
     })
     .partial()
     .optional(),

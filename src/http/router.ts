@@ -44,7 +44,7 @@ import { healthHandler, livenessHandler } from "./health";
 import { openObservability } from "../ops/index";
 import { dashboardRouter } from "../dashboard/router";
 import type { DashboardOptions } from "../dashboard/options";
-import type { PaymentAdmin } from "./admin";
+import { allowlistAdmin, type PaymentAdmin } from "./admin";
 
 export type { PaymentAdmin } from "./admin";
 
@@ -169,6 +169,7 @@ export function createPaymentRouter(options: PaymentRouterOptions = {}): Payment
   };
   // Checked against the currency list here, so a threshold in an unknown currency fails at start.
   if (settings.payouts?.approval) context.payoutApproval = checkApprovalRule(context, settings.payouts.approval, "createPaymentRouter: payouts.approval");
+  if (settings.payouts?.allowlist?.coolingOffHours !== undefined) context.allowlistCoolingOffHours = settings.payouts.allowlist.coolingOffHours;
   // The gauges read the background work and the storage only when scraped, long after both exist.
   const observability = openObservability({
     metrics: settings.metrics,
@@ -275,7 +276,8 @@ export function createPaymentRouter(options: PaymentRouterOptions = {}): Payment
     revokeApiKey: (keyId, revokeOptions) => merchants.revokeApiKey(context, keyId, revokeOptions),
     listApiKeys: (merchantId) => merchants.listApiKeys(context, merchantId),
     setSettleCurrency: (merchantId, symbol) => merchants.setSettleCurrency(context, merchantId, symbol),
-    setPayoutApproval: (merchantId, rule) => merchants.setPayoutApproval(context, merchantId, rule),
+    setPayoutApproval: (merchantId, rule, ruleOptions) => merchants.setPayoutApproval(context, merchantId, rule, ruleOptions),
+    ...allowlistAdmin(context),
     approvePayout: (payoutId, review) => approvePayout(context, payoutId, review),
     rejectPayout: (payoutId, review) => rejectPayout(context, payoutId, review),
     listAuditLog: (query) => listAuditLog(context, query),

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe } from "vitest";
 import type { Storage } from "../core/ports/storage/index";
 import { addressTests } from "./storage/addresses";
+import { allowlistTests } from "./storage/allowlist";
 import { auditLogTests } from "./storage/audit-log";
 import type { SuiteContext } from "./storage/context";
 import { cursorTests } from "./storage/cursors";
@@ -98,6 +99,7 @@ export function runStorageAdapterTests(options: StorageAdapterTestOptions): void
     reconcileTests(context);
     exportTests(context);
     auditLogTests(context);
+    allowlistTests(context);
     transactionTests(context);
   });
 }

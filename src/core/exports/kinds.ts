@@ -64,7 +64,8 @@ function orderId(metadata: InvoiceRecord["metadata"]): string | null {
 }
 
 const created = (record: { createdAt: number; id: string }): ExportCursor => ({ at: record.createdAt, id: record.id });
-const owner = { merchant_id: (record: { merchantId: string }) => record.merchantId, mode: (record: { mode: string }) => record.mode };
+// An audit entry about a merchant's settings covers both modes: its mode cell is empty.
+const owner = { merchant_id: (record: { merchantId: string }) => record.merchantId, mode: (record: { mode: string | null }) => record.mode ?? "" };
 
 const payments = defineKind<InvoiceRecord, PaymentView>({
   read: (storage, query) => storage.exportInvoices(query),

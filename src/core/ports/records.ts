@@ -60,6 +60,8 @@ export interface MerchantRecord {
   settleCurrency: string | null;
   /** The merchant's own payout approval threshold; null follows the router's (`payouts.approval`). */
   payoutApproval: PayoutApprovalRule | null;
+  /** Whether payouts, withdrawals and refunds may only go to usable addresses of the merchant's payout allowlist. */
+  payoutAllowlist: boolean;
   createdAt: number;
 }
 
@@ -288,7 +290,18 @@ export interface PayoutRecord {
 }
 
 /** What an audit log entry records. */
-export const AUDIT_ACTIONS = ["payout.approved", "payout.rejected", "api_key.issued", "api_key.revoked"] as const;
+export const AUDIT_ACTIONS = [
+  "payout.approved",
+  "payout.rejected",
+  "api_key.issued",
+  "api_key.revoked",
+  "payout_approval.changed",
+  "payout_allowlist.enabled",
+  "payout_allowlist.disabled",
+  "payout_address.added",
+  "payout_address.approved",
+  "payout_address.removed",
+] as const;
 /** One audited action. */
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
@@ -300,14 +313,42 @@ export interface AuditEntryRecord {
   actor: string;
   /** What was done. */
   action: AuditAction;
-  /** The record acted on: a payout id, an API key id. */
+  /** The record acted on: a payout id, an API key id, a payout address id; the merchant's id for a merchant setting. */
   recordId: string;
   /** The merchant the record belongs to. */
   merchantId: string;
-  /** The record's mode. */
-  mode: Mode;
+  /** The record's mode; null for a merchant setting, which covers both modes. */
+  mode: Mode | null;
   /** When, epoch ms. */
   at: number;
+}
+
+/**
+ * An address of a merchant's payout allowlist, in one mode and on one network: once approved and
+ * past its cooling-off, payouts may go to it while the merchant's allowlist is on.
+ */
+export interface AllowedAddressRecord {
+  /** Unique id (`pad_...`). */
+  id: string;
+  merchantId: string;
+  mode: Mode;
+  /** The network code, as the currency list spells it ("ETH", "TRX"). */
+  network: string;
+  /** The address as it was given. */
+  address: string;
+  /** The form two addresses that the network treats as one share (lower case for EVM): what payouts are matched by. */
+  addressKey: string;
+  /** A name for people ("Treasury cold wallet"); null when none was given. */
+  label: string | null;
+  /** Who proposed it. */
+  proposedBy: string;
+  /** Who approved it; null while it awaits approval. */
+  approvedBy: string | null;
+  /** When it was approved, epoch ms; null while it awaits approval. */
+  approvedAt: number | null;
+  /** From when payouts may go to it (its approval plus the cooling-off), epoch ms; null while it awaits approval. */
+  usableAt: number | null;
+  createdAt: number;
 }
 
 /** An exchange between two of a merchant's balances (a /v1 conversion). */

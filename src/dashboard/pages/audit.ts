@@ -1,4 +1,5 @@
 import type { AuditEntry } from "../../core/audit-log";
+import type { AuditAction } from "../../core/ports/records";
 import type { RecordRef } from "../../core/ledger-entries";
 import { html, type SafeHtml } from "../../http/pay-page/escape";
 import { modeTag, shortTime } from "./parts";
@@ -18,30 +19,38 @@ export interface AuditData {
 }
 
 /** Each audited action, in words. */
-const ACTIONS: Record<string, string> = {
+const ACTIONS: Record<AuditAction, string> = {
   "payout.approved": "Approved a payout",
   "payout.rejected": "Rejected a payout",
   "api_key.issued": "Issued an API key",
   "api_key.revoked": "Revoked an API key",
+  "payout_approval.changed": "Changed the payout approval threshold",
+  "payout_allowlist.enabled": "Turned the payout allowlist on",
+  "payout_allowlist.disabled": "Turned the payout allowlist off",
+  "payout_address.added": "Proposed a payout address",
+  "payout_address.approved": "Approved a payout address",
+  "payout_address.removed": "Removed a payout address",
 };
 
 function recordCell(base: string, entry: AuditLine): SafeHtml {
   if (entry.record) return recordLink(base, entry.record);
   if (entry.action.startsWith("api_key.")) return html`Key <a class="mono" href="${base}/keys">${entry.recordId}</a>`;
+  if (entry.action.startsWith("payout_address.")) return html`Address <a class="mono" href="${base}/addresses">${entry.recordId}</a>`;
+  if (entry.action.startsWith("payout_allowlist.") || entry.action.startsWith("payout_approval.")) return html`Merchant settings`;
   return html`<code>${entry.recordId}</code>`;
 }
 
 /** The merchant's audit log, newest first: who did what to which record, when. Read-only for everyone. */
 export function auditBody(data: AuditData): SafeHtml {
   return html`<section class="card" aria-labelledby="audit-title"><h2 id="audit-title">Entries</h2>
-<p class="muted">Payout approvals and rejections, API keys issued and revoked: by whom and when, newest first. Entries are never changed or removed.</p>
+<p class="muted">Payout approvals and rejections, API keys issued and revoked, the approval threshold and the payout allowlist changed: by whom and when, newest first. Entries are never changed or removed.</p>
 ${
   data.entries.length === 0
     ? html`<p class="muted">Nothing was recorded yet.</p>`
     : html`<div class="table-wrap" role="region" aria-label="Audit log entries" tabindex="0"><table>
 <thead><tr><th scope="col">When</th><th scope="col">Action</th><th scope="col">Record</th><th scope="col">Who</th><th scope="col">Mode</th></tr></thead><tbody>${data.entries.map(
         (entry) =>
-          html`<tr data-audit="${entry.id}"><td class="nowrap">${shortTime(entry.at)}</td><td>${ACTIONS[entry.action] ?? entry.action}</td><td class="nowrap">${recordCell(data.base, entry)}</td><td class="mono nowrap">${entry.actor}</td><td>${modeTag(entry.mode)}</td></tr>`,
+          html`<tr data-audit="${entry.id}"><td class="nowrap">${shortTime(entry.at)}</td><td>${ACTIONS[entry.action] ?? entry.action}</td><td class="nowrap">${recordCell(data.base, entry)}</td><td class="mono nowrap">${entry.actor}</td><td>${entry.mode ? modeTag(entry.mode) : html`<span class="muted">both</span>`}</td></tr>`,
       )}</tbody></table></div>`
 }
 ${pager(data.nextHref, "Older entries")}

@@ -19,7 +19,8 @@ export function auditRoutes(router: Router, kit: DashboardKit): void {
       const entries = await Promise.all(
         page.entries.map(async (entry) => ({
           ...entry,
-          record: entry.action.startsWith("payout.") ? await payoutRef(context, { merchantId: merchant.id, mode: entry.mode }, entry.recordId) : null,
+          record:
+            entry.action.startsWith("payout.") && entry.mode ? await payoutRef(context, { merchantId: merchant.id, mode: entry.mode }, entry.recordId) : null,
         })),
       );
       const base = kit.merchantBase(req);

@@ -126,7 +126,7 @@ export function merchantRoutes(routes: RouteTable, context: CoreContext, present
       docs: {
         summary: "Create a payout",
         description:
-          "Sends `amount` of `currency` on `network` to `address`. The balance is debited amount + the network's `withdrawFee` + `staticFixedFee` at once (422 and nothing debited when it does not cover that); the payout stays PROCESSING until the chain settles it, then COMPLETED, or FAILED with the funds credited back. Above the payout approval threshold (when the operator set one) it starts AWAITING_APPROVAL: debited, not sent, until a second person approves it (then PROCESSING) or rejects it (REJECTED, the funds credited back). `amount` must be at least the network's `withdrawMin` (see the currency list); the chain checks the address (40003).",
+          "Sends `amount` of `currency` on `network` to `address`. The balance is debited amount + the network's `withdrawFee` + `staticFixedFee` at once (422 and nothing debited when it does not cover that); the payout stays PROCESSING until the chain settles it, then COMPLETED, or FAILED with the funds credited back. Above the payout approval threshold (when the operator set one) it starts AWAITING_APPROVAL: debited, not sent, until a second person approves it (then PROCESSING) or rejects it (REJECTED, the funds credited back). `amount` must be at least the network's `withdrawMin` (see the currency list); the chain checks the address (40003). While the merchant's payout allowlist is on (set by the operator), an address that is not usable on it is a 422 (42204) and nothing is debited.",
         response: resources.payout,
         tags: ["Payouts"],
         errors: [422, 503],

@@ -19,7 +19,7 @@ interface Place {
 interface ExportCase {
   name: string;
   insert(tx: StorageTransaction, place: Place): Promise<void>;
-  read(storage: StorageReads, query: ExportQuery): Promise<Array<{ id: string; merchantId: string; mode: Mode }>>;
+  read(storage: StorageReads, query: ExportQuery): Promise<Array<{ id: string; merchantId: string; mode: Mode | null }>>;
   /** What a record stored at a place holds besides its place; records with an amount store HUGE. */
   stored?: Record<string, unknown>;
 }

@@ -1,6 +1,7 @@
 import type { Scope, Storage, StorageTransaction } from "../../core/ports/storage/index";
 import type {
   AddressRecord,
+  AllowedAddressRecord,
   ApiKeyRecord,
   AuditEntryRecord,
   DepositRecord,
@@ -38,6 +39,7 @@ export const merchant = (over: Partial<MerchantRecord> = {}): MerchantRecord => 
   name: "Shop",
   settleCurrency: null,
   payoutApproval: null,
+  payoutAllowlist: false,
   createdAt: T0,
   ...over,
 });
@@ -313,6 +315,23 @@ export const auditEntryOf = (over: Partial<AuditEntryRecord> = {}): AuditEntryRe
   ...over,
 });
 
+/** An address of m_1's payout allowlist in test mode, proposed and not yet approved. */
+export const allowedAddress = (over: Partial<AllowedAddressRecord> = {}): AllowedAddressRecord => ({
+  id: "pad_1",
+  merchantId: "m_1",
+  mode: "test",
+  network: "ETH",
+  address: "0x52908400098527886E0F7030069857D2E4169EE7",
+  addressKey: "0x52908400098527886e0f7030069857d2e4169ee7",
+  label: "Treasury",
+  proposedBy: "user_1",
+  approvedBy: null,
+  approvedAt: null,
+  usableAt: null,
+  createdAt: T0,
+  ...over,
+});
+
 /** The ids of some records, in order: what most list assertions compare. */
 export const ids = (records: ReadonlyArray<{ id: string }>): string[] => records.map((record) => record.id);
 
@@ -337,6 +356,7 @@ export async function seed(storage: Storage): Promise<void> {
     await tx.insertWebhookDeliveries([delivery()]);
     await tx.insertWebhookAttempt(attempt());
     await tx.insertAuditEntry(auditEntryOf());
+    await tx.insertAllowedAddress(allowedAddress());
     if ((await tx.claimIdempotencyKey(idempotency(), LEASE)) !== null) throw new Error("seed: a fresh idempotency key was not stored");
   });
 }
@@ -348,6 +368,7 @@ export async function snapshot(storage: Storage) {
     merchant2: await storage.getMerchant("m_2"),
     keys: await storage.listApiKeys("m_1"),
     auditLog: await storage.listAuditLog({ limit: 10 }),
+    allowlist: await storage.listAllowedAddresses("m_1"),
     keyByHash: await storage.findApiKeyByHash("hash_2"),
     invoice: await storage.getInvoice(TEST, "inv_1"),
     invoice2: await storage.getInvoice(TEST, "inv_2"),

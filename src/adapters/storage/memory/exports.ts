@@ -3,11 +3,11 @@ import type { ExportQuery, ExportReads } from "../../../core/ports/storage/index
 import { copy, copyInvoice } from "./copy";
 import type { Run, Tables } from "./tables";
 
-/** What every exported record has: an id, an owner and a mode. */
+/** What every exported record has: an id, an owner and a mode (null for an audit entry about a merchant's settings). */
 interface Owned {
   id: string;
   merchantId: string;
-  mode: Mode;
+  mode: Mode | null;
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { Storage, StorageReads, StorageTransaction } from "../../../core/ports/storage/index";
 import { Mutex } from "../mutex";
 import { addressReads, addressWrites } from "./addresses";
+import { allowlistReads, allowlistWrites } from "./allowlist";
 import { auditLogReads, auditLogWrites } from "./audit-log";
 import { cursorReads, cursorWrites } from "./cursors";
 import { depositReads, depositWrites } from "./deposits";
@@ -52,6 +53,7 @@ function reads(t: Tables, run: Run) {
     reconcileReads(t, run),
     exportReads(t, run),
     auditLogReads(t, run),
+    allowlistReads(t, run),
   ] as const;
 }
 
@@ -72,6 +74,7 @@ function writes(t: Tables, run: Run, undo: Undo[]) {
     cursorWrites(t, run, undo),
     unlistedTransferWrites(t, run, undo),
     auditLogWrites(t, run, undo),
+    allowlistWrites(t, run, undo),
   ] as const;
 }
 

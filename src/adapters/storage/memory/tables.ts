@@ -1,5 +1,6 @@
 import type {
   AddressRecord,
+  AllowedAddressRecord,
   ApiKeyRecord,
   AuditEntryRecord,
   BalanceRecord,
@@ -55,6 +56,8 @@ export interface StoredDelivery {
 export class Tables {
   readonly merchants = new Map<string, MerchantRecord>();
   readonly auditLog = new Map<string, AuditEntryRecord>();
+  /** The payout allowlists' entries, by id. */
+  readonly allowedAddresses = new Map<string, AllowedAddressRecord>();
   readonly apiKeys = new Map<string, ApiKeyRecord>();
   readonly apiKeyIdByHash = new Map<string, string>();
   readonly apiKeyIdsByMerchant = new Map<string, string[]>();

@@ -1,4 +1,5 @@
 import type { Scope, StorageReads } from "../../../core/ports/storage/index";
+import { sqlAllowlistReads } from "./allowlist";
 import { sqlExportReads } from "./export-reads";
 import { sqlReconcileReads } from "./reconcile-reads";
 import type { SqlQueryable } from "./sql-client";
@@ -154,5 +155,6 @@ export function sqlReads(db: SqlQueryable, s: Statements): StorageReads {
     ...operatorListReads(db, s),
     ...sqlReconcileReads(db, s),
     ...sqlExportReads(db, s),
+    ...sqlAllowlistReads(db, s),
   };
 }

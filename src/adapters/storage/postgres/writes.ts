@@ -1,6 +1,7 @@
 import { webhookPayload } from "../../../core/ports/fan-out";
 import type { EventRecord } from "../../../core/ports/records";
 import type { StorageReads, StorageTransaction } from "../../../core/ports/storage/index";
+import { sqlAllowlistWrites } from "./allowlist";
 import { postLedgerEntries } from "./ledger";
 import type { SqlQueryable } from "./sql-client";
 import { auditColumns } from "./statements/audit-log";
@@ -157,5 +158,6 @@ export function sqlWrites(db: SqlQueryable, s: Statements): Omit<StorageTransact
       return rows.sort((a, b) => n(a.turn) - n(b.turn) || n(a.next_attempt_at) - n(b.next_attempt_at) || n(a.seq) - n(b.seq)).map(deliveryColumns.read);
     },
     failPendingWebhookDeliveries: async (endpointId, error, now) => (await db.query(s.failPendingWebhookDeliveries, [endpointId, error, now])).rowCount,
+    ...sqlAllowlistWrites(db, s),
   };
 }

@@ -1,4 +1,5 @@
 import type { AddressReads, AddressStore } from "./addresses";
+import type { AllowlistReads, AllowlistStore } from "./allowlist";
 import type { AuditLogReads, AuditLogStore } from "./audit-log";
 import type { CursorReads, CursorStore } from "./cursors";
 import type { DepositReads, DepositStore } from "./deposits";
@@ -18,6 +19,7 @@ import type { WebhookEndpointReads, WebhookEndpointStore } from "./webhook-endpo
 import type { WebhookOutboxReads, WebhookOutboxStore } from "./webhook-outbox";
 
 export type { AddressReads, AddressStore } from "./addresses";
+export type { AllowlistReads, AllowlistStore } from "./allowlist";
 export type { AuditLogQuery, AuditLogReads, AuditLogStore } from "./audit-log";
 export type { CursorReads, CursorStore } from "./cursors";
 export type { DepositReads, DepositStore, NotableDepositQuery } from "./deposits";
@@ -61,7 +63,8 @@ export interface StorageReads
     ReconcileReads,
     OperatorListReads,
     ExportReads,
-    AuditLogReads {}
+    AuditLogReads,
+    AllowlistReads {}
 
 /**
  * A unit of work: every part, reads and writes. Everything written through it becomes visible
@@ -87,7 +90,8 @@ export interface StorageTransaction
     IdempotencyStore,
     CursorStore,
     UnlistedTransferStore,
-    AuditLogStore {}
+    AuditLogStore,
+    AllowlistStore {}
 
 /**
  * Where the service keeps everything: one object with every part's reads, and `transaction`

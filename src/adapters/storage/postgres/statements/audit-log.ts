@@ -10,6 +10,7 @@ export const auditColumns = columns<AuditEntryRecord>({
   action: col("action"),
   recordId: col("record_id"),
   merchantId: col("merchant_id"),
+  // Null for a merchant setting, which covers both modes: text passes null through as it is.
   mode: col("mode"),
   at: col("at", epochMs),
 });

@@ -1,3 +1,4 @@
+import { allowlistStatements } from "./allowlist";
 import { auditLogStatements } from "./audit-log";
 import { cursorStatements } from "./cursors";
 import { depositStatements } from "./deposits";
@@ -50,6 +51,7 @@ export function buildStatements(schema: string | undefined) {
     ...operatorListStatements(t),
     ...reconcileStatements(t),
     ...auditLogStatements(t),
+    ...allowlistStatements(t),
   };
 }
 

@@ -1,6 +1,6 @@
 import type { ApiKeyRecord, MerchantRecord, PayoutApprovalRule } from "../../../../core/ports/records";
 import type { ApiKeyMatch } from "../../../../core/ports/storage/index";
-import { type Row, col, columns, epochMs, epochMsOrNull, jsonOrNull, textOrNull } from "./columns";
+import { type Row, bool, col, columns, epochMs, epochMsOrNull, jsonOrNull, textOrNull } from "./columns";
 import { sql } from "./sql";
 import type { Tables } from "./tables";
 
@@ -11,6 +11,7 @@ export const merchantColumns = columns<MerchantRecord>({
   settleCurrency: col("settle_currency", textOrNull),
   createdAt: col("created_at", epochMs),
   payoutApproval: col("payout_approval", jsonOrNull<PayoutApprovalRule>()),
+  payoutAllowlist: col("payout_allowlist", bool),
 });
 
 /** The columns of `api_keys`. */

@@ -25,5 +25,6 @@ export function tableNames(schema: string | undefined) {
     idempotency: q("idempotency_keys"),
     unlisted: q("unlisted_transfers"),
     auditLog: q("audit_log"),
+    payoutAddresses: q("payout_addresses"),
   };
 }
