@@ -155,8 +155,10 @@ describe("dashboard: audit log", () => {
     const res = await page(`/m/${h.merchant.id}/audit`, "viewer");
     expect(res.status).toBe(200);
     const rows = [...res.text.matchAll(/<tr data-audit="[^"]+">([\s\S]*?)<\/tr>/g)].map((match) => match[1]!);
-    // The approval, then the two keys the harness issued; the other merchant's key is not here.
-    expect(rows).toHaveLength(3);
+    // The approval, then the threshold change and the two keys the harness issued; the other merchant's key is not here.
+    expect(rows).toHaveLength(4);
+    expect(rows.filter((row) => row.includes("<td>Changed the payout approval threshold</td><td class=\"nowrap\">Merchant settings</td>"))).toHaveLength(1);
+    expect(rows.find((row) => row.includes("threshold"))).toContain('<span class="muted">both</span>');
     expect(rows[0]).toContain(
       `<td>Approved a payout</td><td class="nowrap">Payout <a class="mono" href="/admin/m/${h.merchant.id}/payouts/${held.body.id}">${held.body.id}</a></td><td class="mono nowrap">ann@shop.example</td><td><span class="tag test">test</span></td>`,
     );
@@ -189,7 +191,7 @@ describe("dashboard: audit log", () => {
     const second = await page(next.replace(/^\/admin/, ""), "viewer");
     seen.push(...ids(second.text, "data-audit"));
     expect(seen.slice(0, 30)).toEqual(Array.from({ length: 30 }, (_, i) => `aud_${String(29 - i).padStart(2, "0")}`));
-    expect(seen).toHaveLength(33);
+    expect(seen).toHaveLength(34);
   });
 });
 
