@@ -164,14 +164,24 @@ export async function addAllowedAddress(context: CoreContext, input: AllowedAddr
     usableAt: null,
     createdAt: now,
   };
-  await context.storage.transaction(async (tx) => {
-    if (!(await tx.getMerchant(merchantId))) throw notFound("merchant", merchantId);
-    const listed = await tx.findAllowedAddress({ merchantId, mode }, network, entry.addressKey);
-    if (listed)
-      throw new PaymentError("invalid_state", `${address} is already on this merchant's payout allowlist for ${network} (${mode} mode), as ${listed.id}.`);
-    await tx.insertAllowedAddress(entry);
-    await tx.insertAuditEntry(auditEntry(context, { actor: by, action: "payout_address.added", recordId: entry.id, merchantId, mode }));
-  });
+  const listedAlready = (listed: AllowedAddressRecord) =>
+    new PaymentError("invalid_state", `${address} is already on this merchant's payout allowlist for ${network} (${mode} mode), as ${listed.id}.`);
+  try {
+    await context.storage.transaction(async (tx) => {
+      if (!(await tx.getMerchant(merchantId))) throw notFound("merchant", merchantId);
+      const listed = await tx.findAllowedAddress({ merchantId, mode }, network, entry.addressKey);
+      if (listed) throw listedAlready(listed);
+      await tx.insertAllowedAddress(entry);
+      await tx.insertAuditEntry(auditEntry(context, { actor: by, action: "payout_address.added", recordId: entry.id, merchantId, mode }));
+    });
+  } catch (error) {
+    if (error instanceof PaymentError) throw error;
+    // Two proposals of one address at once: the later meets the storage's unique key, and is
+    // answered as if it had come second.
+    const listed = await context.storage.findAllowedAddress({ merchantId, mode }, network, entry.addressKey);
+    if (listed && listed.id !== entry.id) throw listedAlready(listed);
+    throw error;
+  }
   return allowedAddressView(entry, now);
 }
 
