@@ -157,7 +157,7 @@ describe("dashboard: audit log", () => {
     const rows = [...res.text.matchAll(/<tr data-audit="[^"]+">([\s\S]*?)<\/tr>/g)].map((match) => match[1]!);
     // The approval, then the threshold change and the two keys the harness issued; the other merchant's key is not here.
     expect(rows).toHaveLength(4);
-    expect(rows.filter((row) => row.includes("<td>Changed the payout approval threshold</td><td class=\"nowrap\">Merchant settings</td>"))).toHaveLength(1);
+    expect(rows.filter((row) => row.includes('<td>Changed the payout approval threshold</td><td class="nowrap">Merchant settings</td>'))).toHaveLength(1);
     expect(rows.find((row) => row.includes("threshold"))).toContain('<span class="muted">both</span>');
     expect(rows[0]).toContain(
       `<td>Approved a payout</td><td class="nowrap">Payout <a class="mono" href="/admin/m/${h.merchant.id}/payouts/${held.body.id}">${held.body.id}</a></td><td class="mono nowrap">ann@shop.example</td><td><span class="tag test">test</span></td>`,
