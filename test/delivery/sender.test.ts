@@ -705,7 +705,9 @@ describe("options", () => {
 
   it("accepts a lease just longer than what one claim can take", () => {
     // 3 attempts of 5 s and two waits of up to 1.1 s: 17.2 s.
+    // Memory storage: the test is about the option, and the embedded default is slow to open and close on a busy machine.
     const router = createPaymentRouter({
+      storage: memoryStorage(),
       backgroundIntervalMs: false,
       webhooks: { timeoutMs: 5000, retrySchedule: [1000, 1000], inProcessRetryMaxMs: 1000, leaseMs: 17_201, intervalMs: false },
     });
