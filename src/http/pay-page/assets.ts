@@ -70,7 +70,8 @@ dl.summary dd{margin:0;text-align:right;word-break:break-all}
 .langs a{color:var(--muted);text-decoration:none;padding:.35rem .1rem;display:inline-block}
 .langs a:hover{text-decoration:underline}
 .langs a[aria-current]{color:var(--fg);font-weight:600}
-.confirmations{font-variant-numeric:tabular-nums;font-weight:600}
+.notice [data-next]{display:block;margin-top:.4rem}
+.confirmations{font-variant-numeric:tabular-nums;font-weight:600;margin-top:.75rem}
 [hidden]{display:none!important}
 @media (min-width:600px){main{padding-top:3rem}.card{padding:2rem}}
 `;

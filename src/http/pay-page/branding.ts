@@ -61,7 +61,8 @@ export function accentVariables(accent: string): Record<string, string> {
     "--on-accent": contrast(WHITE, colour) >= contrast(BLACK, colour) ? "#fff" : "#000",
     "--accent-text": format(text),
     "--accent-bg": format(tint),
-    "--accent-line": format(mix(colour, WHITE, 0.3)),
+    // Borders of outlined buttons and boxes: from the readable shade, so a pale colour still draws a visible edge.
+    "--accent-line": format(mix(text, WHITE, 0.4)),
   };
 }
 
