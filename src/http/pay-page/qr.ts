@@ -6,8 +6,12 @@ import { trustedHtml, type SafeHtml } from "./escape";
 /** BIP21 and its Litecoin twin: the coin, on its own network, and the URI scheme its wallets register. */
 const BIP21_SCHEMES: Readonly<Record<string, string>> = { BTC: "bitcoin", LTC: "litecoin" };
 
-/** What of a network a wallet link needs. */
-export type WalletNetwork = Pick<NetworkConfig, "network" | "chainId" | "tokenContract">;
+/**
+ * What of a network a wallet link needs: from the currency list in test mode, from the serving
+ * chain in live mode. `native` says the coin is the chain's own (asked for by `value`); left
+ * out, the coin whose symbol is the network's code is (ETH on ETH).
+ */
+export type WalletNetwork = Pick<NetworkConfig, "network" | "chainId" | "tokenContract"> & { native?: boolean };
 
 /**
  * The link a wallet opens with the address and the amount filled in, or null when the coin has
@@ -34,7 +38,7 @@ export function walletUri(coin: string, network: WalletNetwork, address: string,
     }
     // Only the network's own coin (ETH on ETH) may use `value`: a coin on an EVM network without
     // its contract would otherwise ask the wallet for that many wei of the wrong coin.
-    if (coin !== network.network) return null;
+    if (!(network.native ?? coin === network.network)) return null;
     return units > 0n ? `ethereum:${target}@${network.chainId}?value=${units}` : `ethereum:${target}@${network.chainId}`;
   }
   const scheme = BIP21_SCHEMES[coin];

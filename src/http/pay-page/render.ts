@@ -1,7 +1,7 @@
 import type { Response } from "express";
 import type { CoreContext } from "../../core/context";
 import { payerOptions, payerView, type PayerView } from "../../core/views/payer";
-import type { DepositRecord, InvoiceRecord } from "../../core/ports/records";
+import type { DepositRecord, InvoiceRecord, Mode } from "../../core/ports/records";
 import type { PayPageBranding } from "./branding";
 import { choosePage } from "./choose-view";
 import { html } from "./escape";
@@ -10,7 +10,7 @@ import { sendPage, type Page } from "./layout";
 import { errorPage, expiredPage, failedPage, notFoundPage, paidPage } from "./outcome-views";
 import { notice, type PageLinks } from "./parts";
 import { payPage, type WalletTarget } from "./pay-view";
-import { qrSvg, qrText, walletUri } from "./qr";
+import { qrSvg, qrText, walletUri, type WalletNetwork } from "./qr";
 
 /** What one request's page is drawn with: the payer's language and the merchant's branding. */
 export interface PageLook {
@@ -47,11 +47,23 @@ export function viewOf(context: CoreContext, loaded: LoadedInvoice): PayerView {
   return payerView(invoice, loaded.deposits, context.now(), context.currencies, required);
 }
 
+/**
+ * Where a wallet link's chain id and token contract come from. Test mode (the sandbox): the
+ * currency list's mainnet values, so a phone wallet shows what a real payment would look like.
+ * Live mode: the chain serving the pair, so the link names the chain and contract it watches;
+ * a chain that does not say gets no EVM link (Bitcoin-family links need neither).
+ */
+function walletNetwork(context: CoreContext, mode: Mode, coin: string, network: string): WalletNetwork {
+  if (mode === "test") return context.currencies.network(coin, network) ?? { network };
+  const link = context.chains.forPair(mode, coin, network)?.walletLink?.(coin, network) ?? null;
+  return link === null ? { network } : { network, ...link };
+}
+
 /** The QR code and wallet link of an open invoice, for the amount still to pay; null before a coin and address are known. */
 async function walletTarget(context: CoreContext, view: PayerView): Promise<WalletTarget | null> {
   const { units, address, coin, network } = view;
   if (!units || !address || !coin || !network) return null;
-  const config = context.currencies.network(coin, network) ?? { network };
+  const config = walletNetwork(context, view.mode, coin, network);
   return {
     qr: await qrSvg(qrText(coin, config, address, units.remaining, units.decimals)),
     uri: walletUri(coin, config, address, units.remaining, units.decimals),

@@ -4,7 +4,8 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { DEFAULT_CURRENCIES } from "../../../src/currencies";
 import { createPaymentRouter } from "../../../src/index";
 import { parseDecimal } from "../../../src/money";
-import { setup, type Harness } from "../../helpers";
+import { evmChain } from "../../../src/evm";
+import { setup, simulatedLiveChain, type Harness } from "../../helpers";
 
 /**
  * What makes the hosted page one a payer trusts, through HTTP: its language (Accept-Language,
@@ -244,6 +245,42 @@ describe("wallet links, the QR code and what the payer reads", () => {
     const res = await page(`/pay/${invoice.id}`, "es");
     expect(textOf(res.text)).toContain("Pago en exceso. Has enviado 5 USDT más del importe a pagar. Tu pedido está pagado");
     expect(res.text).toContain("data-overpaid");
+  });
+});
+
+describe("wallet links in live mode come from the serving chain", () => {
+  const TOKEN = "0x1c7D4B196Cb0C7B01d743Fbc6116a902379C7238";
+
+  it("names the chain id and contract the serving chain watches, and none when it does not say", async () => {
+    const chain = simulatedLiveChain();
+    h = await setup({ liveChain: chain });
+    const create = async () => {
+      const res = await h.post("/api/v1/merchants/whitelabel/create", { amount: 25, payCurrency: "USDT", network: "ETH", lifeTime: 30 }, h.liveKey);
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      return res.body as { id: string; address: string };
+    };
+    const silent = await create();
+    const without = await page(`/pay/${silent.id}`);
+    expect(without.text).not.toContain("data-wallet-link"); // not the currency list's mainnet contract
+    expect(without.text).toContain(await qrPathsOf(silent.address));
+
+    Object.assign(chain, { walletLink: (coin: string, network: string) => (coin === "USDT" && network === "ETH" ? { chainId: 11155111, tokenContract: TOKEN } : null) });
+    const told = await create();
+    const res = await page(`/pay/${told.id}`);
+    const uri = `ethereum:${TOKEN}@11155111/transfer?address=${told.address}&amp;uint256=${await remainingUnits(told.id, 6)}`;
+    expect(res.text).toContain(`href="${uri}" data-wallet-link`);
+  });
+
+  it("evmChain says its configured chain id and each token's contract, and nothing before the chain id is known", () => {
+    const hotWallet = `0x${"ab".repeat(32)}`;
+    const usdt = { USDT: { address: "0x55d398326f99059fF775485246999027B3197955", decimals: 18 } };
+    const bsc = evmChain({ network: "BSC", rpcUrl: "http://127.0.0.1:1", hotWallet, chainId: 56, tokens: usdt });
+    expect(bsc.walletLink?.("USDT", "BSC")).toEqual({ chainId: 56, tokenContract: "0x55d398326f99059fF775485246999027B3197955" });
+    expect(bsc.walletLink?.("BNB", "BSC")).toEqual({ chainId: 56, native: true });
+    expect(bsc.walletLink?.("USDT", "ETH")).toBeNull();
+    expect(bsc.walletLink?.("DAI", "BSC")).toBeNull();
+    const unchecked = evmChain({ network: "BSC", rpcUrl: "http://127.0.0.1:1", hotWallet, tokens: usdt });
+    expect(unchecked.walletLink?.("USDT", "BSC")).toBeNull();
   });
 });
 

@@ -97,6 +97,10 @@ describe("EIP-681 (ethereum:)", () => {
   it("never asks for a coin's amount as the network's own coin when the coin is not that coin", () => {
     // A host's coin on an EVM network without its contract: no link rather than the wrong coin.
     expect(walletUri("XYZ", network("BSC", { chainId: 56 }), "0x8e23ee67d1332ad560396262c48ffbb01f93d052", 1n, 18)).toBeNull();
+    // A chain that says the coin is its own (BNB on BSC, from evmChain) gets `value`.
+    expect(walletUri("BNB", { ...network("BSC", { chainId: 56 }), native: true }, "0x8e23ee67d1332ad560396262c48ffbb01f93d052", 5n * 10n ** 17n, 18)).toBe(
+      "ethereum:0x8e23ee67d1332ad560396262c48ffbb01f93d052@56?value=500000000000000000",
+    );
   });
 });
 
