@@ -83,7 +83,16 @@ export const DEFAULT_CURRENCIES: readonly CurrencyConfig[] = [
     exchangeMin: "5",
     networks: [
       // Tron has no EIP-155 chain id and no wallet URI standard: the contract is kept for reference only.
-      { network: "TRX", name: "Tron (TRC20)", minConfirm: 19, withdrawFee: "1", withdrawMin: "5", depositMin: "1", staticFixedFee: "1", tokenContract: "TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t" },
+      {
+        network: "TRX",
+        name: "Tron (TRC20)",
+        minConfirm: 19,
+        withdrawFee: "1",
+        withdrawMin: "5",
+        depositMin: "1",
+        staticFixedFee: "1",
+        tokenContract: "TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t",
+      },
       {
         network: "ETH",
         name: "Ethereum (ERC20)",

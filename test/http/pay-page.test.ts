@@ -437,7 +437,17 @@ describe("public status JSON", () => {
     expect(res.body.receivedAmount).toBe("25");
     expect(res.body.returnUrl).toBe("https://shop.example/thanks");
     expect(res.body.confirmations).toBeNull(); // none waits any more
-    expect(Object.keys(res.body).sort()).toEqual(["address", "coin", "confirmations", "expiresAt", "network", "payAmount", "receivedAmount", "returnUrl", "status"]);
+    expect(Object.keys(res.body).sort()).toEqual([
+      "address",
+      "coin",
+      "confirmations",
+      "expiresAt",
+      "network",
+      "payAmount",
+      "receivedAmount",
+      "returnUrl",
+      "status",
+    ]);
     const serialized = JSON.stringify(res.body);
     for (const secret of [h.merchant.id, "A-1", invoice.id]) expect(serialized).not.toContain(secret);
   });

@@ -38,7 +38,11 @@ ${refreshHint(t, links.page)}`,
 
   const partial = view.partiallyPaid;
   const toSend = (partial ? view.remaining : view.payAmount) ?? "";
-  const amounts = { received: coinAmount(view.receivedAmount ?? "0", coin), due: coinAmount(view.payAmount ?? "", coin), remaining: coinAmount(view.remaining ?? "", coin) };
+  const amounts = {
+    received: coinAmount(view.receivedAmount ?? "0", coin),
+    due: coinAmount(view.payAmount ?? "", coin),
+    remaining: coinAmount(view.remaining ?? "", coin),
+  };
   return {
     title,
     refreshSeconds: 20,
@@ -104,5 +108,8 @@ ${at !== null ? html`<p class="meta">${t.html("rateAsOf", { time: html`<time dat
 /** Shown when more than payAmount came in: the order is paid, the excess is with the merchant, who can refund it. */
 export function overpaidNotice(t: Translator, view: PayerView): SafeHtml | null {
   if (view.overpaid === null) return null;
-  return notice("warn", html`<span data-overpaid><strong>${t.text("overpaidTitle")}</strong> ${t.html("overpaidText", { amount: coinAmount(view.overpaid, view.coin ?? "") })}</span>`);
+  return notice(
+    "warn",
+    html`<span data-overpaid><strong>${t.text("overpaidTitle")}</strong> ${t.html("overpaidText", { amount: coinAmount(view.overpaid, view.coin ?? "") })}</span>`,
+  );
 }

@@ -42,7 +42,11 @@ describeIf(haveChromium, NO_CHROMIUM)("hosted payment page states in Chromium, w
     return json;
   }
   const whitelabel = (payCurrency: string, network: string, lifeTime = 120) =>
-    api("/api/v1/merchants/whitelabel/create", { amount: 25, payCurrency, network, lifeTime }) as Promise<{ paymentUrl: string; address: string; payAmount: number }>;
+    api("/api/v1/merchants/whitelabel/create", { amount: 25, payCurrency, network, lifeTime }) as Promise<{
+      paymentUrl: string;
+      address: string;
+      payAmount: number;
+    }>;
   const deposit = (address: string, amount: number, confirmations: number) => api("/api/v1/sandbox/deposit/create", { address, amount, confirmations });
 
   beforeAll(async () => {

@@ -90,7 +90,11 @@ describe("languages", () => {
     const res = await page(`/pay/${invoice.id}?lang=ru`, "de");
     expect(res.text).toContain('<html lang="ru">');
     expect(textOf(res.text)).toContain("Ожидаем оплату");
-    const links = [...res.text.matchAll(/<a href="([^"]+)" lang="(\w+)" hreflang="\w+"( aria-current="true")?>([^<]+)<\/a>/g)].map((m) => [m[1], m[4], Boolean(m[3])]);
+    const links = [...res.text.matchAll(/<a href="([^"]+)" lang="(\w+)" hreflang="\w+"( aria-current="true")?>([^<]+)<\/a>/g)].map((m) => [
+      m[1],
+      m[4],
+      Boolean(m[3]),
+    ]);
     expect(links).toEqual([
       [`/pay/${invoice.id}?lang=en`, "English", false],
       [`/pay/${invoice.id}?lang=es`, "Español", false],
@@ -110,11 +114,20 @@ describe("languages", () => {
     const choose = await page(`/pay/${id}?lang=es`);
     expect(textOf(choose.text)).toContain("Elige cómo pagar");
     expect(choose.text).toContain(`action="/pay/${id}/method?lang=es"`);
-    const chosen = await request(h.app).post(`/pay/${id}/method?lang=es`).set("Sec-Fetch-Site", "same-origin").type("form").send({ coin: "USDT", network: "TRX" });
+    const chosen = await request(h.app)
+      .post(`/pay/${id}/method?lang=es`)
+      .set("Sec-Fetch-Site", "same-origin")
+      .type("form")
+      .send({ coin: "USDT", network: "TRX" });
     expect(chosen.status).toBe(303);
     expect(chosen.headers.location).toBe(`/pay/${id}?lang=es`);
     // A refusal is worded in the payer's language too.
-    const foreign = await request(h.app).post(`/pay/${id}/method`).set("Sec-Fetch-Site", "cross-site").set("Accept-Language", "de").type("form").send({ coin: "USDT", network: "TRX" });
+    const foreign = await request(h.app)
+      .post(`/pay/${id}/method`)
+      .set("Sec-Fetch-Site", "cross-site")
+      .set("Accept-Language", "de")
+      .type("form")
+      .send({ coin: "USDT", network: "TRX" });
     expect(foreign.status).toBe(403);
     expect(textOf(foreign.text)).toContain("Ihre Auswahl wurde nicht von dieser Seite gesendet.");
   });
@@ -198,7 +211,9 @@ describe("wallet links, the QR code and what the payer reads", () => {
     const invoice = await whitelabel("USDT", "TRX");
     const res = await page(`/pay/${invoice.id}`, "de");
     expect(res.text).toContain('<span id="pay-amount">25</span>');
-    expect(res.text).toContain('<button type="button" class="secondary" data-copy="pay-amount" data-copied="Kopiert" aria-label="Betrag kopieren" hidden>Kopieren</button>');
+    expect(res.text).toContain(
+      '<button type="button" class="secondary" data-copy="pay-amount" data-copied="Kopiert" aria-label="Betrag kopieren" hidden>Kopieren</button>',
+    );
     expect(res.text).toContain('data-copy="pay-address" data-copied="Kopiert" aria-label="Adresse kopieren" hidden>Kopieren</button>');
   });
 
@@ -222,7 +237,7 @@ describe("wallet links, the QR code and what the payer reads", () => {
     const tx = await deposit(invoice.address, 25);
     let res = await page(`/pay/${invoice.id}`);
     expect(textOf(res.text)).toContain("Payment detected.");
-    expect(res.text).toContain("<p class=\"meta confirmations\" data-confirmations>Confirmations: 0 of 19</p>");
+    expect(res.text).toContain('<p class="meta confirmations" data-confirmations>Confirmations: 0 of 19</p>');
     expect(res.text).toContain('data-confirmations="0"');
     await h.post("/api/v1/sandbox/deposit/confirm", { txHash: tx, confirmations: 7 });
     res = await page(`/pay/${invoice.id}`, "zh");
@@ -264,7 +279,9 @@ describe("wallet links in live mode come from the serving chain", () => {
     expect(without.text).not.toContain("data-wallet-link"); // not the currency list's mainnet contract
     expect(without.text).toContain(await qrPathsOf(silent.address));
 
-    Object.assign(chain, { walletLink: (coin: string, network: string) => (coin === "USDT" && network === "ETH" ? { chainId: 11155111, tokenContract: TOKEN } : null) });
+    Object.assign(chain, {
+      walletLink: (coin: string, network: string) => (coin === "USDT" && network === "ETH" ? { chainId: 11155111, tokenContract: TOKEN } : null),
+    });
     const told = await create();
     const res = await page(`/pay/${told.id}`);
     const uri = `ethereum:${TOKEN}@11155111/transfer?address=${told.address}&amp;uint256=${await remainingUnits(told.id, 6)}`;
@@ -324,7 +341,8 @@ describe("branding", () => {
     expect(make({ logoUrl: "http://shop.example/logo.png" })).toThrow(/payPage\.logoUrl: must be an absolute https URL/);
     expect(make({ logoUrl: "https://user:pw@shop.example/logo.png" })).toThrow(/payPage\.logoUrl: must not carry a user name or password/);
     expect(make({ logoUrl: "javascript:alert(1)" })).toThrow(/payPage\.logoUrl/);
-    for (const colour of ["red", "#fff", "#0a7c66;}body{display:none", "rgb(0,0,0)"]) expect(make({ accentColor: colour })).toThrow(/payPage\.accentColor: must be a colour as #rrggbb/);
+    for (const colour of ["red", "#fff", "#0a7c66;}body{display:none", "rgb(0,0,0)"])
+      expect(make({ accentColor: colour })).toThrow(/payPage\.accentColor: must be a colour as #rrggbb/);
     expect(make({ merchantName: " " })).toThrow(/payPage\.merchantName/);
     expect(make({ logo: "https://shop.example/logo.png" })).toThrow(/unknown option\(s\) logo/);
   });
@@ -336,7 +354,9 @@ describe("the currency list's chain ids and token contracts", () => {
     const withNetwork = (patch: Record<string, unknown>) => () =>
       createPaymentRouter({
         currencies: DEFAULT_CURRENCIES.map((currency) =>
-          currency.symbol === "USDT" ? { ...currency, networks: currency.networks.map((entry) => (entry.network === "ETH" ? { ...entry, ...patch } : entry)) } : currency,
+          currency.symbol === "USDT"
+            ? { ...currency, networks: currency.networks.map((entry) => (entry.network === "ETH" ? { ...entry, ...patch } : entry)) }
+            : currency,
         ),
       });
     expect(withNetwork({ chainId: 0 })).toThrow(/USDT\/ETH: chainId must be a whole number >= 1/);

@@ -21,7 +21,12 @@ const BIP21 = /^(bitcoin|litecoin):([1-9A-HJ-NP-Za-km-z0-9]+)(\?amount=(\d*(\.\d
 function parseEip681(uri: string) {
   const match = /^ethereum:(?:pay-)?(0x[0-9a-fA-F]{40})(?:@(\d+))?(?:\/(\w+))?(?:\?(.*))?$/.exec(uri);
   if (!match) throw new Error(`not an EIP-681 URI: ${uri}`);
-  const parameters = Object.fromEntries((match[4] ?? "").split("&").filter(Boolean).map((pair) => pair.split("=") as [string, string]));
+  const parameters = Object.fromEntries(
+    (match[4] ?? "")
+      .split("&")
+      .filter(Boolean)
+      .map((pair) => pair.split("=") as [string, string]),
+  );
   return { target: match[1]!, chainId: match[2] ?? null, fn: match[3] ?? null, parameters };
 }
 
@@ -91,7 +96,12 @@ describe("EIP-681 (ethereum:)", () => {
     expect(usdtBsc).toMatchObject({ target: "0x55d398326f99059fF775485246999027B3197955", chainId: "56", fn: "transfer" });
     // Ether on BNB Smart Chain is the BEP20 token, never BNB's own `value`.
     const ethBsc = parseEip681(walletUri("ETH", defaults("ETH", "BSC"), address, 10n ** 16n, 18)!);
-    expect(ethBsc).toMatchObject({ target: "0x2170Ed0880ac9A755fd29B2688956BD959F933F8", chainId: "56", fn: "transfer", parameters: { uint256: "10000000000000000" } });
+    expect(ethBsc).toMatchObject({
+      target: "0x2170Ed0880ac9A755fd29B2688956BD959F933F8",
+      chainId: "56",
+      fn: "transfer",
+      parameters: { uint256: "10000000000000000" },
+    });
   });
 
   it("never asks for a coin's amount as the network's own coin when the coin is not that coin", () => {

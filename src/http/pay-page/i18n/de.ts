@@ -25,14 +25,17 @@ export const de: Messages = {
   refresh: "Neu laden",
   payWith: "Mit {coin} bezahlen",
   detectedTitle: "Zahlung erkannt.",
-  detectedText: "Wir haben {amount} im Netzwerk {network} gesehen und warten auf die Bestätigung. Das kann einige Minuten dauern; Sie können diese Seite geöffnet lassen.",
+  detectedText:
+    "Wir haben {amount} im Netzwerk {network} gesehen und warten auf die Bestätigung. Das kann einige Minuten dauern; Sie können diese Seite geöffnet lassen.",
   confirmations: "Bestätigungen: {count} von {required}",
   amountDue: "Fälliger Betrag",
   sentTo: "Gesendet an",
   partialTitle: "Teilweise bezahlt.",
   partialText: "Wir haben {received} von {due} erhalten. Senden Sie die restlichen {remaining} an dieselbe Adresse, bevor die Zeit abläuft.",
-  partialTextWaiting: "Wir haben {received} von {due} erhalten (Bestätigungen stehen noch aus). Senden Sie die restlichen {remaining} an dieselbe Adresse, bevor die Zeit abläuft.",
-  partialNext: "Läuft die Zeit vorher ab, behält der Händler, was Sie gesendet haben, und die Zahlung gilt als unvollständig; wenden Sie sich dann mit der Referenz unten an ihn, um die Bestellung abzuschließen oder eine Erstattung zu erhalten.",
+  partialTextWaiting:
+    "Wir haben {received} von {due} erhalten (Bestätigungen stehen noch aus). Senden Sie die restlichen {remaining} an dieselbe Adresse, bevor die Zeit abläuft.",
+  partialNext:
+    "Läuft die Zeit vorher ab, behält der Händler, was Sie gesendet haben, und die Zahlung gilt als unvollständig; wenden Sie sich dann mit der Referenz unten an ihn, um die Bestellung abzuschließen oder eine Erstattung zu erhalten.",
   remainingToSend: "Noch zu senden",
   amountToSend: "Zu sendender Betrag",
   feeIncluded: "Enthält die Zahlungsgebühr von 0,5 % in Höhe von {fee}.",
@@ -52,7 +55,8 @@ export const de: Messages = {
   rateLine: "1 {coin} = {price} {currency}",
   rateAsOf: "Festgeschrieben zum Kurs vom {time}",
   overpaidTitle: "Zu viel bezahlt.",
-  overpaidText: "Sie haben {amount} mehr als den fälligen Betrag gesendet. Ihre Bestellung ist bezahlt, und der Händler hat die Differenz erhalten; sie wird nicht automatisch zurückgesendet. Wenden Sie sich mit der Referenz unten an ihn, wenn Sie sie erstattet haben möchten.",
+  overpaidText:
+    "Sie haben {amount} mehr als den fälligen Betrag gesendet. Ihre Bestellung ist bezahlt, und der Händler hat die Differenz erhalten; sie wird nicht automatisch zurückgesendet. Wenden Sie sich mit der Referenz unten an ihn, wenn Sie sie erstattet haben möchten.",
   paidTitle: "Zahlung erhalten",
   paidText: "Vielen Dank. Ihre Zahlung über {amount} ist bestätigt.",
   received: "Erhalten",
@@ -61,10 +65,12 @@ export const de: Messages = {
   expiredHeading: "Diese Zahlung ist abgelaufen",
   expiredText: "Die Zeit, um diese Bestellung über {amount} zu bezahlen, ist abgelaufen. Bitte kehren Sie zum Händler zurück, um eine neue Zahlung zu starten.",
   expiredLate: "Wir haben {amount} erst nach Ablauf der Zahlungsfrist erhalten. Der Betrag liegt beim Händler; wenden Sie sich mit der Referenz unten an ihn.",
-  expiredMaybe: "Wenn Sie gerade eben eine Zahlung gesendet haben, wird sie noch eine Weile erkannt und auf dieser Seite angezeigt. Andernfalls wenden Sie sich mit der Referenz unten an den Händler.",
+  expiredMaybe:
+    "Wenn Sie gerade eben eine Zahlung gesendet haben, wird sie noch eine Weile erkannt und auf dieser Seite angezeigt. Andernfalls wenden Sie sich mit der Referenz unten an den Händler.",
   failedTitle: "Zahlung unvollständig",
   failedText: "Bis zum Ende der Zahlungsfrist haben wir {received} der fälligen {due} erhalten.",
-  failedNext: "Der Händler hat erhalten, was Sie gesendet haben. Wenden Sie sich mit der Referenz unten an ihn, um die Bestellung abzuschließen oder eine Erstattung zu erhalten.",
+  failedNext:
+    "Der Händler hat erhalten, was Sie gesendet haben. Wenden Sie sich mit der Referenz unten an ihn, um die Bestellung abzuschließen oder eine Erstattung zu erhalten.",
   notFoundTitle: "Zahlung nicht gefunden",
   notFoundText: "Dieser Zahlungslink ist ungültig. Prüfen Sie den Link, den Sie erhalten haben, oder bitten Sie den Händler um einen neuen.",
   errorTitle: "Zahlungsseite nicht verfügbar",
@@ -77,7 +83,8 @@ export const de: Messages = {
   choiceAlreadyMade: "Für diese Zahlung wurde bereits eine Zahlungsart gewählt.",
   choiceClosed: "Diese Zahlung ist nicht mehr offen, daher kann keine Zahlungsart gewählt werden.",
   choiceTooSmall: "Diese Zahlung ist zu klein, um sie mit dieser Währung in diesem Netzwerk zu bezahlen. Bitte wählen Sie eine andere Option.",
-  choiceUnavailable: "Zahlungen mit dieser Option sind gerade nicht möglich. Bitte versuchen Sie es in ein paar Minuten erneut oder wählen Sie eine andere Option.",
+  choiceUnavailable:
+    "Zahlungen mit dieser Option sind gerade nicht möglich. Bitte versuchen Sie es in ein paar Minuten erneut oder wählen Sie eine andere Option.",
   choiceNotAccepted: "Diese Währung oder dieses Netzwerk wird für diese Zahlung nicht akzeptiert. Bitte wählen Sie eine Option aus der Liste.",
   choiceFailed: "Ihre Auswahl konnte nicht gespeichert werden. Bitte versuchen Sie es erneut.",
   linkIn: "In Krypto: {coins}.",

@@ -33,14 +33,17 @@ export const en = {
   // Paying
   payWith: "Pay with {coin}",
   detectedTitle: "Payment detected.",
-  detectedText: "We have seen {amount} on the {network} network and are waiting for it to be confirmed. This can take a few minutes; you may keep this page open.",
+  detectedText:
+    "We have seen {amount} on the {network} network and are waiting for it to be confirmed. This can take a few minutes; you may keep this page open.",
   confirmations: "Confirmations: {count} of {required}",
   amountDue: "Amount due",
   sentTo: "Sent to",
   partialTitle: "Partially paid.",
   partialText: "We received {received} of {due}. Send the remaining {remaining} to the same address before the time runs out.",
-  partialTextWaiting: "We received {received} of {due} (waiting for confirmations). Send the remaining {remaining} to the same address before the time runs out.",
-  partialNext: "If the time runs out first, the merchant keeps what you sent and this payment is marked incomplete; contact them with the reference below to complete the order or to be refunded.",
+  partialTextWaiting:
+    "We received {received} of {due} (waiting for confirmations). Send the remaining {remaining} to the same address before the time runs out.",
+  partialNext:
+    "If the time runs out first, the merchant keeps what you sent and this payment is marked incomplete; contact them with the reference below to complete the order or to be refunded.",
   remainingToSend: "Remaining to send",
   amountToSend: "Amount to send",
   feeIncluded: "Includes the 0.5% payment fee of {fee}.",
@@ -60,7 +63,8 @@ export const en = {
   rateLine: "1 {coin} = {price} {currency}",
   rateAsOf: "Locked at the price of {time}",
   overpaidTitle: "Overpaid.",
-  overpaidText: "You sent {amount} more than the amount due. Your order is paid, and the merchant has received the difference; it is not sent back automatically, so contact them with the reference below if you want it refunded.",
+  overpaidText:
+    "You sent {amount} more than the amount due. Your order is paid, and the merchant has received the difference; it is not sent back automatically, so contact them with the reference below if you want it refunded.",
   // Outcomes
   paidTitle: "Payment received",
   paidText: "Thank you. Your payment of {amount} is confirmed.",
@@ -70,7 +74,8 @@ export const en = {
   expiredHeading: "This payment has expired",
   expiredText: "The time to pay for this order of {amount} ran out. Please go back to the merchant to start a new payment.",
   expiredLate: "We received {amount} after the payment window closed. The merchant has it; contact them with the reference below.",
-  expiredMaybe: "If you sent a payment just now, it is still detected for a while and this page will show it. Otherwise, contact the merchant with the reference below.",
+  expiredMaybe:
+    "If you sent a payment just now, it is still detected for a while and this page will show it. Otherwise, contact the merchant with the reference below.",
   failedTitle: "Payment incomplete",
   failedText: "We received {received} of the {due} due before the payment window closed.",
   failedNext: "The merchant has received what you sent. Contact them with the reference below to complete the order or to be refunded.",

@@ -31,8 +31,10 @@ export const es: Messages = {
   sentTo: "Enviado a",
   partialTitle: "Pagado en parte.",
   partialText: "Hemos recibido {received} de {due}. Envía los {remaining} restantes a la misma dirección antes de que se acabe el tiempo.",
-  partialTextWaiting: "Hemos recibido {received} de {due} (a la espera de confirmaciones). Envía los {remaining} restantes a la misma dirección antes de que se acabe el tiempo.",
-  partialNext: "Si el tiempo se acaba antes, el comercio se queda con lo que enviaste y este pago se marca como incompleto; contacta con él indicando la referencia de abajo para completar el pedido o pedir un reembolso.",
+  partialTextWaiting:
+    "Hemos recibido {received} de {due} (a la espera de confirmaciones). Envía los {remaining} restantes a la misma dirección antes de que se acabe el tiempo.",
+  partialNext:
+    "Si el tiempo se acaba antes, el comercio se queda con lo que enviaste y este pago se marca como incompleto; contacta con él indicando la referencia de abajo para completar el pedido o pedir un reembolso.",
   remainingToSend: "Falta por enviar",
   amountToSend: "Importe a enviar",
   feeIncluded: "Incluye la comisión de pago del 0,5 % de {fee}.",
@@ -52,7 +54,8 @@ export const es: Messages = {
   rateLine: "1 {coin} = {price} {currency}",
   rateAsOf: "Fijado al precio del {time}",
   overpaidTitle: "Pago en exceso.",
-  overpaidText: "Has enviado {amount} más del importe a pagar. Tu pedido está pagado y el comercio ha recibido la diferencia; no se devuelve automáticamente, así que contacta con él indicando la referencia de abajo si quieres que te la reembolse.",
+  overpaidText:
+    "Has enviado {amount} más del importe a pagar. Tu pedido está pagado y el comercio ha recibido la diferencia; no se devuelve automáticamente, así que contacta con él indicando la referencia de abajo si quieres que te la reembolse.",
   paidTitle: "Pago recibido",
   paidText: "Gracias. Tu pago de {amount} está confirmado.",
   received: "Recibido",
@@ -61,7 +64,8 @@ export const es: Messages = {
   expiredHeading: "Este pago ha caducado",
   expiredText: "Se acabó el tiempo para pagar este pedido de {amount}. Vuelve a la tienda para iniciar un nuevo pago.",
   expiredLate: "Recibimos {amount} después de que se cerrara el plazo de pago. Lo tiene el comercio; contacta con él indicando la referencia de abajo.",
-  expiredMaybe: "Si acabas de enviar un pago, se seguirá detectando durante un tiempo y esta página lo mostrará. Si no, contacta con el comercio indicando la referencia de abajo.",
+  expiredMaybe:
+    "Si acabas de enviar un pago, se seguirá detectando durante un tiempo y esta página lo mostrará. Si no, contacta con el comercio indicando la referencia de abajo.",
   failedTitle: "Pago incompleto",
   failedText: "Recibimos {received} de los {due} a pagar antes de que se cerrara el plazo de pago.",
   failedNext: "El comercio ha recibido lo que enviaste. Contacta con él indicando la referencia de abajo para completar el pedido o pedir un reembolso.",

@@ -25,14 +25,17 @@ export const fr: Messages = {
   refresh: "Actualisez",
   payWith: "Payer avec {coin}",
   detectedTitle: "Paiement détecté.",
-  detectedText: "Nous avons vu {amount} sur le réseau {network} et attendons sa confirmation. Cela peut prendre quelques minutes ; vous pouvez laisser cette page ouverte.",
+  detectedText:
+    "Nous avons vu {amount} sur le réseau {network} et attendons sa confirmation. Cela peut prendre quelques minutes ; vous pouvez laisser cette page ouverte.",
   confirmations: "Confirmations : {count} sur {required}",
   amountDue: "Montant dû",
   sentTo: "Envoyé à",
   partialTitle: "Payé en partie.",
   partialText: "Nous avons reçu {received} sur {due}. Envoyez les {remaining} restants à la même adresse avant la fin du temps imparti.",
-  partialTextWaiting: "Nous avons reçu {received} sur {due} (en attente de confirmations). Envoyez les {remaining} restants à la même adresse avant la fin du temps imparti.",
-  partialNext: "Si le temps s’écoule avant, le marchand conserve ce que vous avez envoyé et ce paiement est marqué comme incomplet ; contactez-le avec la référence ci-dessous pour finaliser la commande ou être remboursé.",
+  partialTextWaiting:
+    "Nous avons reçu {received} sur {due} (en attente de confirmations). Envoyez les {remaining} restants à la même adresse avant la fin du temps imparti.",
+  partialNext:
+    "Si le temps s’écoule avant, le marchand conserve ce que vous avez envoyé et ce paiement est marqué comme incomplet ; contactez-le avec la référence ci-dessous pour finaliser la commande ou être remboursé.",
   remainingToSend: "Reste à envoyer",
   amountToSend: "Montant à envoyer",
   feeIncluded: "Inclut les frais de paiement de 0,5 %, soit {fee}.",
@@ -52,7 +55,8 @@ export const fr: Messages = {
   rateLine: "1 {coin} = {price} {currency}",
   rateAsOf: "Bloqué au cours du {time}",
   overpaidTitle: "Trop-perçu.",
-  overpaidText: "Vous avez envoyé {amount} de plus que le montant dû. Votre commande est payée et le marchand a reçu la différence ; elle n’est pas renvoyée automatiquement, contactez-le donc avec la référence ci-dessous si vous souhaitez être remboursé.",
+  overpaidText:
+    "Vous avez envoyé {amount} de plus que le montant dû. Votre commande est payée et le marchand a reçu la différence ; elle n’est pas renvoyée automatiquement, contactez-le donc avec la référence ci-dessous si vous souhaitez être remboursé.",
   paidTitle: "Paiement reçu",
   paidText: "Merci. Votre paiement de {amount} est confirmé.",
   received: "Reçu",
@@ -61,7 +65,8 @@ export const fr: Messages = {
   expiredHeading: "Ce paiement a expiré",
   expiredText: "Le délai pour payer cette commande de {amount} est écoulé. Veuillez retourner chez le marchand pour lancer un nouveau paiement.",
   expiredLate: "Nous avons reçu {amount} après la fermeture du délai de paiement. Le marchand en dispose ; contactez-le avec la référence ci-dessous.",
-  expiredMaybe: "Si vous venez d’envoyer un paiement, il sera encore détecté pendant un moment et cette page l’affichera. Sinon, contactez le marchand avec la référence ci-dessous.",
+  expiredMaybe:
+    "Si vous venez d’envoyer un paiement, il sera encore détecté pendant un moment et cette page l’affichera. Sinon, contactez le marchand avec la référence ci-dessous.",
   failedTitle: "Paiement incomplet",
   failedText: "Nous avons reçu {received} sur les {due} dus avant la fermeture du délai de paiement.",
   failedNext: "Le marchand a reçu ce que vous avez envoyé. Contactez-le avec la référence ci-dessous pour finaliser la commande ou être remboursé.",
@@ -77,7 +82,8 @@ export const fr: Messages = {
   choiceAlreadyMade: "Un moyen de paiement a déjà été choisi pour ce paiement.",
   choiceClosed: "Ce paiement n’est plus ouvert : aucun moyen de paiement ne peut être choisi.",
   choiceTooSmall: "Ce paiement est trop petit pour être réglé avec cette monnaie sur ce réseau. Veuillez choisir une autre option.",
-  choiceUnavailable: "Les paiements avec cette option ne peuvent pas être acceptés pour le moment. Réessayez dans quelques minutes ou choisissez une autre option.",
+  choiceUnavailable:
+    "Les paiements avec cette option ne peuvent pas être acceptés pour le moment. Réessayez dans quelques minutes ou choisissez une autre option.",
   choiceNotAccepted: "Cette monnaie ou ce réseau n’est pas accepté pour ce paiement. Veuillez en choisir un dans la liste.",
   choiceFailed: "Votre choix n’a pas pu être enregistré. Veuillez réessayer.",
   linkIn: "En crypto : {coins}.",

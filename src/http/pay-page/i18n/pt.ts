@@ -32,7 +32,8 @@ export const pt: Messages = {
   partialTitle: "Pago em parte.",
   partialText: "Recebemos {received} de {due}. Envie os {remaining} restantes para o mesmo endereço antes que o tempo acabe.",
   partialTextWaiting: "Recebemos {received} de {due} (aguardando confirmações). Envie os {remaining} restantes para o mesmo endereço antes que o tempo acabe.",
-  partialNext: "Se o tempo acabar antes, o lojista fica com o que você enviou e este pagamento é marcado como incompleto; entre em contato com ele informando a referência abaixo para concluir o pedido ou ser reembolsado.",
+  partialNext:
+    "Se o tempo acabar antes, o lojista fica com o que você enviou e este pagamento é marcado como incompleto; entre em contato com ele informando a referência abaixo para concluir o pedido ou ser reembolsado.",
   remainingToSend: "Falta enviar",
   amountToSend: "Valor a enviar",
   feeIncluded: "Inclui a taxa de pagamento de 0,5%, de {fee}.",
@@ -52,7 +53,8 @@ export const pt: Messages = {
   rateLine: "1 {coin} = {price} {currency}",
   rateAsOf: "Fixada pela cotação de {time}",
   overpaidTitle: "Pagamento a mais.",
-  overpaidText: "Você enviou {amount} a mais do que o valor devido. Seu pedido está pago e o lojista recebeu a diferença; ela não é devolvida automaticamente, então entre em contato com ele informando a referência abaixo se quiser o reembolso.",
+  overpaidText:
+    "Você enviou {amount} a mais do que o valor devido. Seu pedido está pago e o lojista recebeu a diferença; ela não é devolvida automaticamente, então entre em contato com ele informando a referência abaixo se quiser o reembolso.",
   paidTitle: "Pagamento recebido",
   paidText: "Obrigado. Seu pagamento de {amount} está confirmado.",
   received: "Recebido",
@@ -60,8 +62,10 @@ export const pt: Messages = {
   expiredTitle: "Pagamento expirado",
   expiredHeading: "Este pagamento expirou",
   expiredText: "O prazo para pagar este pedido de {amount} acabou. Volte à loja para iniciar um novo pagamento.",
-  expiredLate: "Recebemos {amount} depois que o prazo de pagamento terminou. O valor está com o lojista; entre em contato com ele informando a referência abaixo.",
-  expiredMaybe: "Se você acabou de enviar um pagamento, ele ainda será detectado por algum tempo e esta página o mostrará. Caso contrário, entre em contato com o lojista informando a referência abaixo.",
+  expiredLate:
+    "Recebemos {amount} depois que o prazo de pagamento terminou. O valor está com o lojista; entre em contato com ele informando a referência abaixo.",
+  expiredMaybe:
+    "Se você acabou de enviar um pagamento, ele ainda será detectado por algum tempo e esta página o mostrará. Caso contrário, entre em contato com o lojista informando a referência abaixo.",
   failedTitle: "Pagamento incompleto",
   failedText: "Recebemos {received} dos {due} devidos antes do fim do prazo de pagamento.",
   failedNext: "O lojista recebeu o que você enviou. Entre em contato com ele informando a referência abaixo para concluir o pedido ou ser reembolsado.",
