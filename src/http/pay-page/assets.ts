@@ -9,7 +9,7 @@ export const PAGE_CSS = `
 :root{color-scheme:light;--fg:#101828;--muted:#667085;--line:#e4e7ec;--bg:#f2f4f7;--card:#fff;--accent:#1f4fd6;--on-accent:#fff;--accent-text:#1f4fd6;--accent-bg:#eef3ff;--accent-line:#c7d4f7;--ok:#067647;--ok-bg:#ecfdf3;--warn:#93370d;--warn-bg:#fffaeb;--bad:#b42318;--bad-bg:#fef3f2}
 *{box-sizing:border-box}
 html{-webkit-text-size-adjust:100%}
-body{margin:0;background:var(--bg);color:var(--fg);font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif}
+body{margin:0;background:var(--bg);color:var(--fg);font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,"PingFang SC","Microsoft YaHei","Noto Sans CJK SC",sans-serif}
 main{max-width:30rem;margin:0 auto;padding:1.25rem .75rem 2.5rem}
 .card{background:var(--card);border:1px solid var(--line);border-radius:16px;padding:1.5rem 1.25rem;box-shadow:0 1px 3px rgba(16,24,40,.06)}
 .card>:last-child{margin-bottom:0}
