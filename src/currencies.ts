@@ -15,6 +15,16 @@ export interface NetworkConfig {
   depositMin: string;
   /** Fixed network cost added to each payout's debit, in the coin. */
   staticFixedFee: string;
+  /**
+   * The EIP-155 chain id of an EVM network (1 Ethereum, 56 BNB Smart Chain): the hosted page's
+   * EIP-681 wallet link names it, so a phone wallet signs on the right chain. Absent elsewhere.
+   */
+  chainId?: number;
+  /**
+   * The token's contract address when this coin is a token on this network (USDT on Ethereum);
+   * absent for the network's own coin. EVM tokens get an ERC-20 transfer link from it.
+   */
+  tokenContract?: string;
 }
 
 /** A crypto currency the service handles. */
@@ -50,7 +60,8 @@ export const DEFAULT_CURRENCIES: readonly CurrencyConfig[] = [
     quoteDecimals: 8,
     exchangeMin: "0.002",
     networks: [
-      { network: "ETH", name: "Ethereum (ERC20)", minConfirm: 12, withdrawFee: "0.001", withdrawMin: "0.005", depositMin: "0.0001", staticFixedFee: "0" },
+      // Ether is Ethereum's own coin, not a token on it; on BNB Smart Chain it is the BEP20 token.
+      { network: "ETH", name: "Ethereum", minConfirm: 12, withdrawFee: "0.001", withdrawMin: "0.005", depositMin: "0.0001", staticFixedFee: "0", chainId: 1 },
       {
         network: "BSC",
         name: "BNB Smart Chain (BEP20)",
@@ -59,6 +70,8 @@ export const DEFAULT_CURRENCIES: readonly CurrencyConfig[] = [
         withdrawMin: "0.002",
         depositMin: "0.0001",
         staticFixedFee: "0",
+        chainId: 56,
+        tokenContract: "0x2170Ed0880ac9A755fd29B2688956BD959F933F8",
       },
     ],
   },
@@ -69,9 +82,39 @@ export const DEFAULT_CURRENCIES: readonly CurrencyConfig[] = [
     quoteDecimals: 6,
     exchangeMin: "5",
     networks: [
-      { network: "TRX", name: "Tron (TRC20)", minConfirm: 19, withdrawFee: "1", withdrawMin: "5", depositMin: "1", staticFixedFee: "1" },
-      { network: "ETH", name: "Ethereum (ERC20)", minConfirm: 12, withdrawFee: "5", withdrawMin: "10", depositMin: "1", staticFixedFee: "0" },
-      { network: "BSC", name: "BNB Smart Chain (BEP20)", minConfirm: 15, withdrawFee: "0.5", withdrawMin: "5", depositMin: "1", staticFixedFee: "0" },
+      // Tron has no EIP-155 chain id and no wallet URI standard: the contract is kept for reference only.
+      {
+        network: "TRX",
+        name: "Tron (TRC20)",
+        minConfirm: 19,
+        withdrawFee: "1",
+        withdrawMin: "5",
+        depositMin: "1",
+        staticFixedFee: "1",
+        tokenContract: "TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t",
+      },
+      {
+        network: "ETH",
+        name: "Ethereum (ERC20)",
+        minConfirm: 12,
+        withdrawFee: "5",
+        withdrawMin: "10",
+        depositMin: "1",
+        staticFixedFee: "0",
+        chainId: 1,
+        tokenContract: "0xdAC17F958D2ee523a2206206994597C13D831ec7",
+      },
+      {
+        network: "BSC",
+        name: "BNB Smart Chain (BEP20)",
+        minConfirm: 15,
+        withdrawFee: "0.5",
+        withdrawMin: "5",
+        depositMin: "1",
+        staticFixedFee: "0",
+        chainId: 56,
+        tokenContract: "0x55d398326f99059fF775485246999027B3197955",
+      },
     ],
   },
   {
@@ -186,6 +229,16 @@ function parseCurrency(config: CurrencyConfig): Currency {
     seen.add(network.network);
     if (!Number.isInteger(network.minConfirm) || network.minConfirm < 1) {
       throw new Error(`${where}/${network.network}: minConfirm must be a whole number >= 1`);
+    }
+    // Both end up in the payer's wallet link: a wrong one would send funds to the wrong chain or contract.
+    if (network.chainId !== undefined && (!Number.isSafeInteger(network.chainId) || network.chainId < 1)) {
+      throw new Error(`${where}/${network.network}: chainId must be a whole number >= 1`);
+    }
+    if (network.tokenContract !== undefined && !/^[A-Za-z0-9]{20,64}$/.test(network.tokenContract)) {
+      throw new Error(`${where}/${network.network}: tokenContract must be the token's contract address`);
+    }
+    if (network.chainId !== undefined && network.tokenContract !== undefined && !/^0x[0-9a-fA-F]{40}$/.test(network.tokenContract)) {
+      throw new Error(`${where}/${network.network}: tokenContract on an EVM network (with a chainId) must be a 0x address of 40 hex digits`);
     }
     return {
       ...network,

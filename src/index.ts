@@ -8,6 +8,7 @@ export type { PaymentRouterOptions } from "./http/options";
 export type { DashboardOptions, DashboardUser, DashboardRole, ExplorerTemplates } from "./dashboard/options";
 export type { MetricsOptions, MetricsRegistry } from "./ops/metrics";
 export type { HostLookup, ResolvedAddress } from "./delivery/url-guard";
+export type { PayPageBranding } from "./http/pay-page/branding";
 export { createPaymentClient } from "./client/http-client";
 export type { PaymentClientOptions } from "./client/http-client";
 export type {

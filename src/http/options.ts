@@ -10,6 +10,7 @@ import type { InProcessEventHandlers } from "../delivery/in-process";
 import { EVENT_TYPES, type PayoutApprovalRule } from "../core/ports/records";
 import { optionsError } from "../options-error";
 import type { RateLimit } from "./rate-limit";
+import { ACCENT_COLOR, type PayPageBranding } from "./pay-page/branding";
 import type { MetricsOptions } from "../ops/metrics";
 
 /** Options of `createPaymentRouter`. Every one has an embedded default. */
@@ -93,6 +94,13 @@ export interface PaymentRouterOptions {
     perClient?: RateLimit | false;
     perLink?: RateLimit | false;
   };
+  /**
+   * The merchant's look on the hosted payment pages: `merchantName` (shown above the card
+   * instead of the merchant record's name), `logoUrl` (an https URL; the page's CSP then allows
+   * images from that origin only) and `accentColor` (`#rrggbb`; text in it is darkened as needed
+   * to stay readable). Default: the merchant's name, no logo, the built-in blue (docs/hosted-page.md).
+   */
+  payPage?: PayPageBranding;
   /**
    * Payout controls. `approval: { above, currency }`: a payout, withdrawal or refund whose amount
    * is above `above` (a decimal string) in `currency` (a fiat currency, priced at the current
@@ -196,6 +204,16 @@ const optionsSchema = z.strictObject({
     .strictObject({
       perClient: rateLimit,
       perLink: rateLimit,
+    })
+    .partial()
+    .optional(),
+  payPage: z
+    .strictObject({
+      merchantName: z.string().trim().min(1).max(100),
+      logoUrl: z
+        .url({ protocol: /^https$/, error: "must be an absolute https URL of an image, such as https://shop.example/logo.png" })
+        .refine((value) => !new URL(value).username && !new URL(value).password, { error: "must not carry a user name or password" }),
+      accentColor: z.string().regex(ACCENT_COLOR, { error: 'must be a colour as #rrggbb, such as "#0a7c66"' }),
     })
     .partial()
     .optional(),

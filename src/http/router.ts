@@ -250,9 +250,10 @@ export function createPaymentRouter(options: PaymentRouterOptions = {}): Payment
       ...settings.paymentLinks,
       secure: publicOrigin?.startsWith("https:") ?? false,
       bodyTimeoutMs,
+      branding: settings.payPage,
     }),
   );
-  router.use("/pay", payPageRoutes(context, { publicUrl: settings.publicUrl, bodyTimeoutMs }));
+  router.use("/pay", payPageRoutes(context, { publicUrl: settings.publicUrl, bodyTimeoutMs, branding: settings.payPage }));
   mountApiReference(
     router,
     [

@@ -104,13 +104,19 @@ describe("the packed package", () => {
     }
   });
 
-  it("runs an ESM app on the embedded defaults: API, hosted page, API reference and a webhook to itself", async () => {
+  it("runs an ESM app on the embedded defaults: API, hosted page (branded, in German, with a wallet link), API reference and a webhook to itself", async () => {
     const seen = await consumer(app, "esm.mjs");
     expect(seen.payment).toEqual({ status: 200, state: "PENDING" });
     expect(seen.unknownInvoice).toEqual({ status: 404, error: 40401 });
     expect(seen.webhooksSent).toBe(1);
     expect(seen.received).toEqual(["order-1"]);
     expect(seen.page).toMatchObject({ status: 200, type: expect.stringMatching(/^text\/html/) });
+    expect(seen.hostedPage).toEqual({
+      lang: "de",
+      walletLink: "ethereum:0xdAC17F958D2ee523a2206206994597C13D831ec7@1/transfer?address=…&amp;uint256=25000000",
+      brand: true,
+      heading: "Mit Tether (USDT) bezahlen",
+    });
     expect(seen.reference).toMatchObject({ status: 200, type: expect.stringMatching(/^text\/html/) });
     expect(seen.openapi).toMatchObject({ status: 200, type: expect.stringMatching(/^application\/json/) });
     expect(seen.bundle).toMatchObject({ status: 200, type: expect.stringMatching(/javascript/) });

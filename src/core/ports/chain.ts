@@ -188,6 +188,14 @@ export interface ChainAdapter {
    */
   requiredConfirmations?(coin: string, network: string): number;
   /**
+   * What a payer's wallet link for `coin` on `network` must name, on an EVM chain: the chain id
+   * and, for a token, its contract (EIP-681). The hosted page of a live invoice builds its
+   * `ethereum:` link from this only, never from the currency list, so the link names the chain
+   * and contract the adapter watches; null (or no method) gives no link, only the address.
+   * `native` marks the chain's own coin, asked for by `value`.
+   */
+  walletLink?(coin: string, network: string): { chainId: number; tokenContract?: string; native?: boolean } | null;
+  /**
    * Reaches the node and checks that it serves what the adapter was configured for (its
    * network, chain id, keys). Resolves when it does. Rejects with a `ChainMismatchError` when
    * it serves something else: core then never scans this chain and answers 503 for its coins.

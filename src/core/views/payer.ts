@@ -1,4 +1,4 @@
-import { formatDecimal } from "../../money";
+import { formatDecimal, RATE_DECIMALS } from "../../money";
 import type { CurrencyCatalog } from "../../currencies";
 import { paymentFee } from "../fees";
 import { advanceInvoice } from "../invoices";
@@ -17,9 +17,10 @@ export interface PayerOption {
 }
 
 /**
- * What the payer of an invoice may see, and nothing more: no merchant id, no metadata, no
- * rate. Amounts are decimal strings in the coin; `units` keeps the exact figures for building
- * a payment URI.
+ * What the payer of an invoice may see, and nothing more: no merchant id, no metadata. The
+ * locked rate is shown on the page (what the payer's coin amount was worked out from), never
+ * in the status JSON. Amounts are decimal strings in the coin; `units` keeps the exact figures
+ * for building a payment URI.
  */
 export interface PayerView {
   id: string;
@@ -47,6 +48,13 @@ export interface PayerView {
   partiallyPaid: boolean;
   /** Confirmations are awaited for a deposit that covers the amount. */
   awaitingConfirmations: boolean;
+  /**
+   * While a deposit that counts waits for confirmations: the fewest any of them has, and how
+   * many make it final (`2 of 12`). Null when none waits or the number needed is unknown.
+   */
+  confirmations: { count: number; required: number } | null;
+  /** The locked price of 1 coin in the pricing currency (a decimal string) and when it was observed; null before a coin is chosen. */
+  rate: { price: string; currency: string; at: number | null } | null;
   expiresAt: number;
   /** Whole seconds until expiry (0 once passed). */
   secondsLeft: number;
@@ -72,7 +80,13 @@ export function httpUrlOrNull(value: string | null): string | null {
  * deposits only to show what the clock has already decided (an invoice whose window just
  * passed reads EXPIRED, not PENDING); nothing is saved, the background loop records it.
  */
-export function payerView(invoice: InvoiceRecord, deposits: readonly MachineDeposit[], now: number, currencies: CurrencyCatalog): PayerView {
+export function payerView(
+  invoice: InvoiceRecord,
+  deposits: readonly (MachineDeposit & { confirmations?: number })[],
+  now: number,
+  currencies: CurrencyCatalog,
+  requiredConfirmations: number | null = null,
+): PayerView {
   const current = advanceInvoice(invoice, deposits, now).invoice;
   const coin = current.coin ? currencies.crypto(current.coin) : undefined;
   const network = coin && current.network ? currencies.network(coin.symbol, current.network) : undefined;
@@ -85,7 +99,9 @@ export function payerView(invoice: InvoiceRecord, deposits: readonly MachineDepo
     const remaining = current.payAmount > current.receivedAmount ? current.payAmount - current.receivedAmount : 0n;
     units = { payAmount: current.payAmount, received: current.receivedAmount, remaining, decimals };
   }
-  const waiting = deposits.some((deposit) => deposit.status === "PENDING" && deposit.countsTowardInvoice);
+  const pending = deposits.filter((deposit) => deposit.status === "PENDING" && deposit.countsTowardInvoice);
+  const waiting = pending.length > 0;
+  const fewest = Math.min(...pending.map((deposit) => deposit.confirmations ?? 0));
 
   return {
     id: current.id,
@@ -106,6 +122,11 @@ export function payerView(invoice: InvoiceRecord, deposits: readonly MachineDepo
     overpaid: units && units.received > units.payAmount ? format(units.received - units.payAmount) : null,
     partiallyPaid: units !== null && units.received > 0n && units.received < units.payAmount,
     awaitingConfirmations: current.status === "CONFIRMING" && waiting,
+    confirmations: waiting && requiredConfirmations !== null ? { count: Math.min(fewest, requiredConfirmations), required: requiredConfirmations } : null,
+    rate:
+      current.rate !== null && current.coin !== null
+        ? { price: padFraction(displayRate(current.rate), fiatDecimals), currency: current.amountCurrency, at: current.rateAt }
+        : null,
     expiresAt: current.expiresAt,
     secondsLeft: Math.max(0, Math.ceil((current.expiresAt - now) / 1000)),
     returnUrl: current.status === "PAID" ? httpUrlOrNull(current.returnUrl) : null,
@@ -124,6 +145,15 @@ function stageOf(invoice: InvoiceRecord): PayerStage {
     default:
       return invoice.coin === null ? "choose" : "pay";
   }
+}
+
+/** Decimals a rate is shown with: enough for a coin worth a fraction of a cent, not the 18 it is kept with. */
+const RATE_SHOWN_DECIMALS = 8;
+
+/** A rate (scaled by 10^RATE_DECIMALS) as a decimal string rounded half up to RATE_SHOWN_DECIMALS, in integers. */
+function displayRate(rate: bigint): string {
+  const step = 10n ** BigInt(RATE_DECIMALS - RATE_SHOWN_DECIMALS);
+  return formatDecimal((rate + step / 2n) / step, RATE_SHOWN_DECIMALS);
 }
 
 /** "25" -> "25.00" for a currency with 2 decimals: prices read as prices. */

@@ -3,6 +3,7 @@ import { padFraction } from "../../core/views/payer";
 import type { PaymentLinkRecord } from "../../core/ports/records";
 import { formatDecimal } from "../../money";
 import { html } from "./escape";
+import type { Translator } from "./i18n/index";
 import type { Page } from "./layout";
 
 /**
@@ -11,18 +12,18 @@ import type { Page } from "./layout";
  * link checkers and chat previews that fetch the link leave no invoice behind.
  * Only what the payer needs is shown: never the link's metadata.
  */
-export function paymentLinkPage(link: PaymentLinkRecord, currencies: CurrencyCatalog, action: string): Omit<Page, "merchant"> {
+export function paymentLinkPage(t: Translator, link: PaymentLinkRecord, currencies: CurrencyCatalog, action: string): Omit<Page, "merchant"> {
   const decimals = currencies.decimalsOf(link.amountCurrency) ?? 0;
   const amount = padFraction(formatDecimal(link.amount, decimals), decimals);
   const coins = link.acceptedCoins?.map((symbol) => `${currencies.crypto(symbol)?.name ?? symbol} (${symbol})`) ?? null;
   return {
-    title: `Pay ${amount} ${link.amountCurrency}`,
-    body: html`<h1>Pay ${amount}&nbsp;${link.amountCurrency}</h1>
-<p class="sub">${coins ? html`In crypto: ${coins.join(", ")}.` : "In the cryptocurrency of your choice."}</p>
+    title: t.text("titlePay", { amount: `${amount} ${link.amountCurrency}` }),
+    body: html`<h1>${t.html("titlePay", { amount: html`${amount}&nbsp;${link.amountCurrency}` })}</h1>
+<p class="sub">${coins ? t.text("linkIn", { coins: coins.join(", ") }) : t.text("linkAny")}</p>
 <form method="post" action="${action}">
-<button class="button block" type="submit" data-start-payment>Continue to payment</button>
+<button class="button block" type="submit" data-start-payment>${t.text("linkContinue")}</button>
 </form>
-<p class="meta">Continuing creates your payment; you then choose the coin, and the exchange rate is locked.</p>`,
+<p class="meta">${t.text("linkNote")}</p>`,
   };
 }
 

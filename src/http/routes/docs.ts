@@ -47,8 +47,19 @@ const START_SCRIPT = `window.addEventListener("load", function () {
 });
 `;
 
+/**
+ * On a narrow screen Swagger UI keeps a tag's name, description and arrow on one flex row, so
+ * a long tag name squeezes its description to a column a few characters wide: there, the
+ * description goes to a line of its own under the name, at full width.
+ */
 const STYLE = `html, body { margin: 0; padding: 0; background: #fff; }
 .swagger-ui .information-container { padding-top: 8px; }
+@media (max-width: 600px) {
+  .swagger-ui .opblock-tag { flex-wrap: wrap; padding: 10px 0; }
+  .swagger-ui .opblock-tag > a.nostyle { flex: 1 1 0; min-width: 0; overflow-wrap: anywhere; }
+  .swagger-ui .opblock-tag small { flex: 1 0 100%; order: 3; padding: 4px 10px 0; }
+  .swagger-ui .opblock-tag .expand-operation { order: 2; }
+}
 `;
 
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);

@@ -6,6 +6,8 @@ import { openInvoiceOfLink, openPaymentLink, payThroughPaymentLink } from "../..
 import { PaymentError } from "../../errors";
 import { isPossibleId } from "../../schemas/fields";
 import { asyncHandler } from "../async-handler";
+import type { PayPageBranding } from "../pay-page/branding";
+import { requestLanguage, translator, type Translator } from "../pay-page/i18n/index";
 import { sendPage, setCommonHeaders } from "../pay-page/layout";
 import { paymentLinkPage, paymentLinkRefusalPage } from "../pay-page/link-view";
 import { VisitorCookie } from "../pay-page/visitor-cookie";
@@ -25,37 +27,48 @@ export interface PayLinkOptions {
   secure?: boolean;
   /** How long the button's form body may take to arrive, in ms (the router's `bodyTimeoutMs`). */
   bodyTimeoutMs?: number;
+  /** The merchant's look on the page (the router's `payPage`). */
+  branding?: PayPageBranding;
 }
 
-/** A refusal by a rate limit: the payer's message, and the seconds to send as Retry-After. */
+/** A refusal by a rate limit, with the seconds to send as Retry-After (the page words the wait in the payer's language). */
 class RateLimitedError extends PaymentError {
   constructor(readonly retryAfterSeconds: number) {
-    super("rate_limited", `Too many payments were started here just now. Please try again in ${waitText(retryAfterSeconds)}.`);
+    super("rate_limited", `Too many payments were started here just now; retry after ${retryAfterSeconds} s.`);
   }
 }
 
-/** Statuses and one-line explanations for a link that cannot be shown or paid. */
-function refusal(error: unknown): { status: number; title: string; text: string } | null {
+/** Statuses and one-line explanations, in the payer's language, for a link that cannot be shown or paid. */
+function refusal(t: Translator, error: unknown): { status: number; title: string; text: string } | null {
   if (!(error instanceof PaymentError)) return null;
-  if (error.type === "not_found") return { status: 404, title: "Payment link not found", text: "This payment link does not exist." };
-  if (error.type === "invalid_state") return { status: 410, title: "Payment link inactive", text: "This payment link is no longer active." };
-  if (error.type === "rate_limited") return { status: 429, title: "Too many payments started", text: error.message };
-  if (error.status === 503) return { status: 503, title: "Payments unavailable", text: "Payments are unavailable right now. Please try again later." };
-  return { status: error.status, title: "Payment link unavailable", text: "This payment link cannot be used right now." };
+  if (error.type === "not_found") return { status: 404, title: t.text("linkNotFoundTitle"), text: t.text("linkNotFoundText") };
+  if (error.type === "invalid_state") return { status: 410, title: t.text("linkInactiveTitle"), text: t.text("linkInactiveText") };
+  if (error instanceof RateLimitedError) {
+    return { status: 429, title: t.text("linkLimitedTitle"), text: t.text("linkLimitedText", { wait: t.inTime(error.retryAfterSeconds) }) };
+  }
+  if (error.status === 503) return { status: 503, title: t.text("linkDownTitle"), text: t.text("linkDownText") };
+  return { status: error.status, title: t.text("linkUnusableTitle"), text: t.text("linkUnusableText") };
 }
 
 /** A handler of the link's URL whose refusals are answered with our page; anything else goes on to the error handler of /pay. */
-function linkHandler(work: (req: Request, res: Response) => Promise<void>): RequestHandler {
+function linkHandler(branding: PayPageBranding, work: (req: Request, res: Response) => Promise<void>): RequestHandler {
   return asyncHandler(async (req, res, next) => {
     try {
       await work(req, res);
     } catch (error) {
-      const answer = refusal(error);
+      const t = translator(requestLanguage(req).language);
+      const answer = refusal(t, error);
       if (!answer) return next(error);
       if (error instanceof RateLimitedError) res.setHeader("Retry-After", String(error.retryAfterSeconds));
-      sendPage(res, answer.status, paymentLinkRefusalPage(answer.title, answer.text));
+      sendPage(res, answer.status, paymentLinkRefusalPage(answer.title, answer.text), { t, branding, switchPath: null });
     }
   });
+}
+
+/** `?lang=xx` when the payer picked a language on the page, so the pages that follow keep it. */
+function languageQuery(req: Request): string {
+  const { language, chosen } = requestLanguage(req);
+  return chosen ? `?lang=${language}` : "";
 }
 
 /** The link id of a request; an id that cannot be one of ours (NUL, another alphabet) is unknown, not a storage error. */
@@ -87,6 +100,7 @@ export function payLinkRoutes(context: CoreContext, paymentUrlFor: (req: Request
   const limiter = (rule: RateLimit | false | undefined, fallback: RateLimit) => (rule === false ? null : new RateLimiter(rule ?? fallback, context.now));
   const perClient = limiter(options.perClient, DEFAULT_LINK_LIMITS.perClient);
   const perLink = limiter(options.perLink, DEFAULT_LINK_LIMITS.perLink);
+  const branding = options.branding ?? {};
 
   /** Spends one creation of this client and this link, or throws the 429 naming when to come back. */
   const admit = (req: Request, linkId: string) => {
@@ -99,11 +113,13 @@ export function payLinkRoutes(context: CoreContext, paymentUrlFor: (req: Request
 
   router.get(
     "/pay/link/:id",
-    linkHandler(async (req, res) => {
+    linkHandler(branding, async (req, res) => {
       const link = await openPaymentLink(context, linkId(req));
       const merchant = await context.storage.getMerchant(link.merchantId);
-      const page = paymentLinkPage(link, context.currencies, `${req.baseUrl}/pay/link/${link.id}`);
-      sendPage(res, 200, { ...page, merchant: merchant?.name ?? null, testMode: link.mode === "test" });
+      const t = translator(requestLanguage(req).language);
+      const path = `${req.baseUrl}/pay/link/${link.id}`;
+      const page = paymentLinkPage(t, link, context.currencies, `${path}${languageQuery(req)}`);
+      sendPage(res, 200, { ...page, merchant: merchant?.name ?? null, testMode: link.mode === "test" }, { t, branding, switchPath: path });
     }),
   );
 
@@ -112,28 +128,21 @@ export function payLinkRoutes(context: CoreContext, paymentUrlFor: (req: Request
     // The form sends no fields; the parser is here to bound and consume whatever is sent, its
     // failures (too large, malformed) answered by the error page of /pay.
     formBodyReader(options.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS),
-    linkHandler(async (req, res) => {
+    linkHandler(branding, async (req, res) => {
       const link = await openPaymentLink(context, linkId(req));
       const remembered = await visitors.read(req, link.id);
       const open = remembered ? await openInvoiceOfLink(context, link.id, remembered) : null;
       if (open) {
         setCommonHeaders(res);
-        return res.redirect(303, open.paymentUrl);
+        return res.redirect(303, `${open.paymentUrl}${languageQuery(req)}`);
       }
       admit(req, link.id);
       const invoice = await payThroughPaymentLink(context, link.id, (invoiceId) => paymentUrlFor(req, invoiceId));
       await visitors.write(req, res, link.id, invoice.id, invoice.expiresAt, context.now(), options.secure === true);
       setCommonHeaders(res);
-      res.redirect(303, invoice.paymentUrl);
+      res.redirect(303, `${invoice.paymentUrl}${languageQuery(req)}`);
     }),
   );
 
   return router;
-}
-
-/** "30 seconds", "1 minute", "7 minutes": the wait a refusal names, rounded up. */
-function waitText(seconds: number): string {
-  if (seconds < 60) return `${seconds} second${seconds === 1 ? "" : "s"}`;
-  const minutes = Math.ceil(seconds / 60);
-  return `${minutes} minute${minutes === 1 ? "" : "s"}`;
 }

@@ -3,9 +3,11 @@ import type { CoreContext } from "../../core/context";
 import { selectPaymentMethod } from "../../core/invoices";
 import { PaymentError } from "../../errors";
 import { asyncErrorHandler, asyncHandler } from "../async-handler";
+import type { PayPageBranding } from "../pay-page/branding";
+import { requestLanguage, translator, type Translator } from "../pay-page/i18n/index";
 import { setCommonHeaders } from "../pay-page/layout";
 import type { PageLinks } from "../pay-page/parts";
-import { loadInvoice, publicStatus, renderError, renderInvoicePage, renderNotFound, viewOf } from "../pay-page/render";
+import { loadInvoice, publicStatus, renderError, renderInvoicePage, renderNotFound, viewOf, type PageLook } from "../pay-page/render";
 import { sendJson } from "../send-json";
 import { formBodyReader } from "../form-body";
 
@@ -22,23 +24,25 @@ const SYMBOL = /^[A-Za-z0-9]{1,20}$/;
  * bits, so knowing it is the permission to see its payment page.
  * Returns the handlers to mount at `/pay`: the pages, then the error handler of everything there.
  */
-export function payPageRoutes(context: CoreContext, options: { publicUrl?: string | undefined; bodyTimeoutMs: number }): [Router, ErrorRequestHandler] {
+export function payPageRoutes(
+  context: CoreContext,
+  options: { publicUrl?: string | undefined; bodyTimeoutMs: number; branding?: PayPageBranding | undefined },
+): [Router, ErrorRequestHandler] {
   const router = express.Router();
   const publicHost = options.publicUrl ? new URL(options.publicUrl).host : null;
+  const branding = options.branding ?? {};
 
   const onlyInvoices: RequestHandler = (req, _res, next) => next(INVOICE_ID.test(String(req.params.id)) ? undefined : "route");
-  const linksOf = (req: Request): PageLinks => {
-    const page = `${req.baseUrl}/${String(req.params.id)}`;
-    return { page, method: `${page}/method`, status: `${page}/status` };
-  };
+  const linksOf = (req: Request): PageLinks => pageLinks(req, String(req.params.id));
+  const lookOf = (req: Request): PageLook => ({ t: translator(requestLanguage(req).language), branding });
 
   router.get(
     "/:id",
     onlyInvoices,
     asyncHandler(async (req, res) => {
       const loaded = await loadInvoice(context, String(req.params.id));
-      if (!loaded) return renderNotFound(res);
-      await renderInvoicePage(context, res, loaded, linksOf(req));
+      if (!loaded) return renderNotFound(res, lookOf(req));
+      await renderInvoicePage(context, res, loaded, linksOf(req), lookOf(req));
     }),
   );
 
@@ -60,24 +64,26 @@ export function payPageRoutes(context: CoreContext, options: { publicUrl?: strin
     asyncHandler(async (req, res) => {
       const id = String(req.params.id);
       const links = linksOf(req);
+      const look = lookOf(req);
+      const { t } = look;
       const loaded = await loadInvoice(context, id);
-      if (!loaded) return renderNotFound(res);
+      if (!loaded) return renderNotFound(res, look);
       if (!fromSameOrigin(req, publicHost)) {
-        return renderInvoicePage(context, res, loaded, links, { status: 403, error: "Your choice was not sent from this page. Please choose again here." });
+        return renderInvoicePage(context, res, loaded, links, look, { status: 403, error: t.text("choiceForeign") });
       }
       const body = (req.body ?? {}) as Record<string, unknown>;
       const coin = typeof body.coin === "string" && SYMBOL.test(body.coin) ? body.coin.toUpperCase() : null;
       const network = typeof body.network === "string" && SYMBOL.test(body.network) ? body.network.toUpperCase() : null;
       if (coin === null || (body.network !== undefined && body.network !== "" && network === null)) {
-        return renderInvoicePage(context, res, loaded, links, { status: 400, error: "Please choose a coin and network from the list." });
+        return renderInvoicePage(context, res, loaded, links, look, { status: 400, error: t.text("choiceInvalid") });
       }
       try {
         await selectPaymentMethod(context, id, coin, network);
       } catch (error) {
         if (!(error instanceof PaymentError)) throw error;
-        if (error.type === "not_found") return renderNotFound(res);
+        if (error.type === "not_found") return renderNotFound(res, look);
         const current = (await loadInvoice(context, id)) ?? loaded;
-        return renderInvoicePage(context, res, current, links, { status: error.status, error: payerMessage(error, current.invoice.coin !== null) });
+        return renderInvoicePage(context, res, current, links, look, { status: error.status, error: payerMessage(t, error, current.invoice.coin !== null) });
       }
       setCommonHeaders(res);
       res.redirect(303, links.page);
@@ -87,7 +93,19 @@ export function payPageRoutes(context: CoreContext, options: { publicUrl?: strin
   // The error handler is returned beside the router rather than inside it, so that mounted at
   // /pay it also answers the failures of the /pay routes before it (/pay/link/:id), such as a
   // path Express cannot percent-decode: those skip a router and would reach the host app.
-  return [router, pageErrors(context)];
+  return [router, pageErrors(context, lookOf)];
+}
+
+/**
+ * The links of one invoice's page. A language the payer picked (`?lang=`) is carried on the
+ * page's own links and on the coin form, so it outlives the form post and its redirect; one
+ * taken from Accept-Language needs no carrying.
+ */
+function pageLinks(req: Request, id: string): PageLinks {
+  const path = `${req.baseUrl}/${id}`;
+  const { language, chosen } = requestLanguage(req);
+  const query = chosen ? `?lang=${language}` : "";
+  return { path, page: `${path}${query}`, method: `${path}/method${query}`, status: `${path}/status` };
 }
 
 /**
@@ -117,27 +135,25 @@ function fromSameOrigin(req: Request, publicHost: string | null): boolean {
 }
 
 /** What the payer reads when a choice fails: the core's messages are written for merchant developers. */
-function payerMessage(error: PaymentError, chosenAlready: boolean): string {
+function payerMessage(t: Translator, error: PaymentError, chosenAlready: boolean): string {
   switch (error.type) {
     case "invalid_state":
-      return chosenAlready
-        ? "A payment method has already been chosen for this payment."
-        : "This payment is no longer open, so no payment method can be chosen.";
+      return t.text(chosenAlready ? "choiceAlreadyMade" : "choiceClosed");
     case "amount_below_minimum":
-      return "This payment is too small to be paid with that coin on that network. Please choose another option.";
+      return t.text("choiceTooSmall");
     case "chain_unavailable":
     case "pricing_unavailable":
-      return "Payments with that option cannot be taken right now. Please try again in a few minutes, or choose another option.";
+      return t.text("choiceUnavailable");
     case "unsupported_currency":
     case "validation_error":
-      return "That coin or network is not accepted for this payment. Please choose one from the list.";
+      return t.text("choiceNotAccepted");
     default:
-      return "Your choice could not be saved. Please try again.";
+      return t.text("choiceFailed");
   }
 }
 
 /** Errors under /pay answer as pages (or JSON for the status endpoint), never the API's error shape with details. */
-function pageErrors(context: CoreContext): ErrorRequestHandler {
+function pageErrors(context: CoreContext, lookOf: (req: Request) => PageLook): ErrorRequestHandler {
   return asyncErrorHandler(async (error, req, res, next) => {
     if (res.headersSent) return next(error);
     const reported = (error as { status?: unknown } | null)?.status;
@@ -147,18 +163,17 @@ function pageErrors(context: CoreContext): ErrorRequestHandler {
       setCommonHeaders(res);
       return sendJson(res, status, new PaymentError(status === 500 ? "internal_error" : "validation_error", "The status could not be read.").toJSON());
     }
-    if (status === 500) return renderError(res);
+    const look = lookOf(req);
+    if (status === 500) return renderError(res, look);
     // A body the form could not have sent (too large, malformed): show the page again.
     try {
       const id = /^\/(inv_[A-Za-z0-9]{1,64})\//.exec(req.path)?.[1];
       const loaded = id ? await loadInvoice(context, id) : null;
-      if (!loaded) return renderError(res, status, "The request could not be read.");
-      const page = `${req.baseUrl}/${loaded.invoice.id}`;
-      const links = { page, method: `${page}/method`, status: `${page}/status` };
-      await renderInvoicePage(context, res, loaded, links, { status, error: "Your choice could not be read. Please choose again." });
+      if (!loaded) return renderError(res, look, status, look.t.text("unreadable"));
+      await renderInvoicePage(context, res, loaded, pageLinks(req, loaded.invoice.id), look, { status, error: look.t.text("choiceUnreadable") });
     } catch (failure) {
       context.logger.error(`${req.method} ${req.originalUrl.split("?")[0]} failed`, failure);
-      if (!res.headersSent) renderError(res);
+      if (!res.headersSent) renderError(res, look);
     }
   });
 }

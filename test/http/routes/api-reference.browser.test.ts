@@ -97,4 +97,21 @@ describeIf(haveChromium, NO_CHROMIUM)("API reference page in Chromium", () => {
     expect(requests.filter((url) => !url.startsWith(`${base}/`) && !url.startsWith("data:"))).toEqual([]);
     expect(problems).toEqual([]);
   }, 30_000);
+
+  it("stays readable at 390 px: each tag's description on its own full-width line, nothing wider than the screen", async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto(`${base}/payments/api`);
+    await page.locator(".opblock-tag").first().waitFor({ timeout: RENDER_TIMEOUT });
+    const widths = await page.evaluate<Array<{ tag: string; width: number }>>(
+      `[...document.querySelectorAll(".opblock-tag")].map((tag) => ({ tag: tag.getAttribute("data-tag"), width: Math.round(tag.querySelector("small").getBoundingClientRect().width) }))`,
+    );
+    expect(widths.length).toBeGreaterThan(5);
+    // Before, a long tag name left its description a column a few characters wide (59 px).
+    for (const { tag, width } of widths) expect(width, tag).toBeGreaterThanOrEqual(300);
+    expect(await page.evaluate<number>("document.documentElement.scrollWidth")).toBeLessThanOrEqual(390);
+    await page.locator(".opblock-tag", { hasText: "Webhook endpoints" }).scrollIntoViewIfNeeded();
+    await page.screenshot({ path: join(ARTIFACTS, "reference-390.png"), fullPage: false });
+    await page.setViewportSize({ width: 1280, height: 900 });
+    expect(problems).toEqual([]);
+  }, 30_000);
 });

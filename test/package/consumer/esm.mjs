@@ -1,6 +1,7 @@
 // An ESM host app, as a user writes it against the installed package: the router with its
 // embedded defaults (PGlite in ./.data), the API reference page and its assets, and a webhook
-// sent by the service to this app's own webhookHandler. Prints what it saw as one JSON line.
+// sent by the service to this app's own webhookHandler, and the hosted page with the merchant's
+// branding, in the payer's language, with a wallet link. Prints what it saw as one JSON line.
 import express from "express";
 import { createPaymentRouter, webhookHandler } from "express-crypto-pay";
 
@@ -9,6 +10,7 @@ const payments = createPaymentRouter({
   backgroundIntervalMs: false,
   webhooks: { intervalMs: false, allowPrivateUrls: true }, // the receiver is this app, on 127.0.0.1
   logger: quiet,
+  payPage: { merchantName: "Tarball Shop", logoUrl: "https://cdn.shop.example/logo.svg", accentColor: "#0a7c66" },
 });
 const received = [];
 let receive = (_req, res) => void res.status(503).end();
@@ -36,6 +38,9 @@ try {
   const payment = await call("/v1/payments", { amount: "25", currency: "USDT", chain: "TRX", metadata: { orderId: "order-1" } });
   const unknown = await call("/api/v1/merchants/invoice/fetch", { invoiceId: "inv_00000000000000000000000000" });
   const tick = await payments.tick();
+  // After the tick: this payment's own webhook is not part of what the tick above sent.
+  const onEthereum = await call("/v1/payments", { amount: "25", currency: "USDT", chain: "ETH" });
+  const pageText = await (await fetch(`${base}${new URL(onEthereum.body.checkoutUrl).pathname}`, { headers: { "accept-language": "de-DE,de;q=0.9" } })).text();
   const get = async (path) => {
     const response = await fetch(`${base}${path}`);
     return { status: response.status, type: response.headers.get("content-type"), size: (await response.arrayBuffer()).byteLength };
@@ -47,6 +52,12 @@ try {
       webhooksSent: tick.webhooksSent,
       received,
       page: await get(new URL(payment.body.checkoutUrl).pathname),
+      hostedPage: {
+        lang: /<html lang="(\w+)">/.exec(pageText)?.[1],
+        walletLink: /href="(ethereum:[^"]+)" data-wallet-link/.exec(pageText)?.[1]?.replace(/address=[^&]+/, "address=…"),
+        brand: pageText.includes('<span class="merchant">Tarball Shop</span>'),
+        heading: /<h1>([^<]+)<\/h1>/.exec(pageText)?.[1],
+      },
       reference: await get("/api"),
       openapi: await get("/api/openapi"),
       bundle: await get("/api/assets/swagger-ui-bundle.js"),

@@ -78,6 +78,8 @@ export function evmChain(options: EvmChainOptions): EvmChain {
   const assetOf = (coin: string) => configured.find((asset) => asset.coin === coin);
 
   let chainId: Promise<number> | null = null;
+  // The chain id as configured, or as the node reported it once checked: what wallet links name.
+  let knownChainId: number | null = settings.chainId;
   const nodeChainId = () =>
     (chainId ??= client.getChainId().then(
       (id) => {
@@ -85,6 +87,7 @@ export function evmChain(options: EvmChainOptions): EvmChain {
           // A NodeError (no secret in it): the callers' fail() passes it on without labelling it twice.
           throw new ChainMismatchError(`${label} is on chain ${id}, but chainId ${settings.chainId} was configured`);
         }
+        knownChainId = id;
         return id;
       },
       (error: unknown) => {
@@ -227,6 +230,13 @@ export function evmChain(options: EvmChainOptions): EvmChain {
 
     requiredConfirmations(coin) {
       return confirmationsOf(use().host, coin);
+    },
+
+    walletLink(coin, network) {
+      const asset = assetOf(coin);
+      // No link before the chain id is known for sure: a wallet must never be sent to another chain.
+      if (network !== settings.network || asset === undefined || knownChainId === null) return null;
+      return asset.token === null ? { chainId: knownChainId, native: true } : { chainId: knownChainId, tokenContract: asset.token };
     },
 
     async ready() {

@@ -1,0 +1,113 @@
+/**
+ * English, the reference catalogue: its keys are the keys every other language must have (the
+ * `Messages` type is built from this object, so a missing or extra key fails to compile).
+ * `{name}` marks a value put in at render time; the values are escaped, the text is not markup.
+ */
+export const en = {
+  // Frame of every page
+  testMode: "Test mode",
+  testModeHint: "Sandbox: no real funds move",
+  reference: "Reference {id}",
+  language: "Language",
+  merchantLogo: "Merchant logo",
+  // Titles
+  titlePay: "Pay {amount}",
+  // Choosing a coin
+  chooseHeading: "Choose how to pay",
+  orderTotal: "Order total {amount}",
+  networkOf: "{network} network",
+  noOptions: "No payment method is available for this payment right now. Please contact the merchant.",
+  chooseNote: "The exchange rate is locked and a deposit address is created when you choose.",
+  // Statuses
+  statusPending: "Waiting for payment",
+  statusConfirming: "Confirming payment",
+  statusUnderPaid: "Partially paid",
+  statusPaid: "Paid",
+  statusExpired: "Expired",
+  statusFailed: "Incomplete",
+  // Timer and refresh
+  timeLeft: "Time left",
+  expires: "Expires {time}",
+  refreshHint: "The status shown is as of loading this page. {refresh} to see the latest.",
+  refresh: "Refresh",
+  // Paying
+  payWith: "Pay with {coin}",
+  detectedTitle: "Payment detected.",
+  detectedText:
+    "We have seen {amount} on the {network} network and are waiting for it to be confirmed. This can take a few minutes; you may keep this page open.",
+  confirmations: "Confirmations: {count} of {required}",
+  amountDue: "Amount due",
+  sentTo: "Sent to",
+  partialTitle: "Partially paid.",
+  partialText: "We received {received} of {due}. Send the remaining {remaining} to the same address before the time runs out.",
+  partialTextWaiting:
+    "We received {received} of {due} (waiting for confirmations). Send the remaining {remaining} to the same address before the time runs out.",
+  partialNext:
+    "If the time runs out first, the merchant keeps what you sent and this payment is marked incomplete; contact them with the reference below to complete the order or to be refunded.",
+  remainingToSend: "Remaining to send",
+  amountToSend: "Amount to send",
+  feeIncluded: "Includes the 0.5% payment fee of {fee}.",
+  feeIncludedPartial: "The total of {total} includes the 0.5% payment fee of {fee}.",
+  network: "Network",
+  networkWarning: "Send only {coin} on the {network} network; funds sent on any other network may be lost.",
+  qrLabel: "QR code to pay {amount} to {address}",
+  qrLabelAddress: "QR code of the deposit address {address}",
+  openInWallet: "Open in wallet",
+  walletHint: "Opens a wallet app on this device with the address and the amount filled in.",
+  depositAddress: "Deposit address",
+  copy: "Copy",
+  copyAmount: "Copy amount",
+  copyAddress: "Copy address",
+  copied: "Copied",
+  exchangeRate: "Exchange rate",
+  rateLine: "1 {coin} = {price} {currency}",
+  rateAsOf: "Locked at the price of {time}",
+  overpaidTitle: "Overpaid.",
+  overpaidText:
+    "You sent {amount} more than the amount due. Your order is paid, and the merchant has received the difference; it is not sent back automatically, so contact them with the reference below if you want it refunded.",
+  // Outcomes
+  paidTitle: "Payment received",
+  paidText: "Thank you. Your payment of {amount} is confirmed.",
+  received: "Received",
+  returnToMerchant: "Return to the merchant",
+  expiredTitle: "Payment expired",
+  expiredHeading: "This payment has expired",
+  expiredText: "The time to pay for this order of {amount} ran out. Please go back to the merchant to start a new payment.",
+  expiredLate: "We received {amount} after the payment window closed. The merchant has it; contact them with the reference below.",
+  expiredMaybe:
+    "If you sent a payment just now, it is still detected for a while and this page will show it. Otherwise, contact the merchant with the reference below.",
+  failedTitle: "Payment incomplete",
+  failedText: "We received {received} of the {due} due before the payment window closed.",
+  failedNext: "The merchant has received what you sent. Contact them with the reference below to complete the order or to be refunded.",
+  notFoundTitle: "Payment not found",
+  notFoundText: "This payment link is not valid. Check the link you were given, or ask the merchant for a new one.",
+  errorTitle: "Payment page unavailable",
+  errorHeading: "Sorry, something went wrong",
+  errorText: "Something went wrong on our side. Please reload this page in a moment.",
+  unreadable: "The request could not be read.",
+  // Messages after a failed coin choice
+  choiceForeign: "Your choice was not sent from this page. Please choose again here.",
+  choiceInvalid: "Please choose a coin and network from the list.",
+  choiceUnreadable: "Your choice could not be read. Please choose again.",
+  choiceAlreadyMade: "A payment method has already been chosen for this payment.",
+  choiceClosed: "This payment is no longer open, so no payment method can be chosen.",
+  choiceTooSmall: "This payment is too small to be paid with that coin on that network. Please choose another option.",
+  choiceUnavailable: "Payments with that option cannot be taken right now. Please try again in a few minutes, or choose another option.",
+  choiceNotAccepted: "That coin or network is not accepted for this payment. Please choose one from the list.",
+  choiceFailed: "Your choice could not be saved. Please try again.",
+  // Payment links
+  linkIn: "In crypto: {coins}.",
+  linkAny: "In the cryptocurrency of your choice.",
+  linkContinue: "Continue to payment",
+  linkNote: "Continuing creates your payment; you then choose the coin, and the exchange rate is locked.",
+  linkNotFoundTitle: "Payment link not found",
+  linkNotFoundText: "This payment link does not exist.",
+  linkInactiveTitle: "Payment link inactive",
+  linkInactiveText: "This payment link is no longer active.",
+  linkLimitedTitle: "Too many payments started",
+  linkLimitedText: "Too many payments were started here just now. Please try again {wait}.",
+  linkDownTitle: "Payments unavailable",
+  linkDownText: "Payments are unavailable right now. Please try again later.",
+  linkUnusableTitle: "Payment link unavailable",
+  linkUnusableText: "This payment link cannot be used right now.",
+} as const;
