@@ -24,12 +24,15 @@ import type { z } from "zod";
  * messages are written, never the input.
  */
 export function optionsError(caller: string, error: z.ZodError, separator: " " | ": " = " ", schema?: z.ZodType): TypeError {
-  const problems = error.issues.map((issue) => {
-    const unknown = unknownKeysOf(issue);
-    if (unknown) return unknownKeysProblem(unknown.keys, schema ? knownKeysAt(schema, unknown.path) : [], unknown.path);
-    return `${pathText(issue.path) || "options"}${separator}${issue.message}`;
-  });
-  return new TypeError(`${caller}: ${problems.join("; ")}`);
+  const unknown: string[] = [];
+  const invalid: string[] = [];
+  for (const issue of error.issues) {
+    const keys = unknownKeysOf(issue);
+    if (keys) unknown.push(unknownKeysProblem(keys.keys, schema ? knownKeysAt(schema, keys.path) : [], keys.path));
+    else invalid.push(`${pathText(issue.path) || "options"}${separator}${issue.message}`);
+  }
+  // Unknown keys first: a misspelt option is often why a required one reads as missing.
+  return new TypeError(`${caller}: ${[...unknown, ...invalid].join("; ")}`);
 }
 
 /**
