@@ -8,8 +8,11 @@ export const AUTO_PAGING_MAX = 10_000;
 
 /** A page as list answers carry it: `hasMore` and `nextCursor` are absent on lists that are never split (webhook endpoints). */
 export interface PageLike<T> {
+  /** The items of this page, newest first. */
   data: T[];
+  /** True when another page follows. */
   hasMore?: boolean;
+  /** Pass as `cursor` for the next page; null on the last one. */
   nextCursor?: string | null;
 }
 

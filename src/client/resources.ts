@@ -3,6 +3,7 @@ import type * as requests from "../schemas/v1";
 import type * as resources from "../schemas/resources";
 import type * as v1 from "../schemas/v1-resources";
 import type * as webhooks from "../schemas/webhooks";
+import { IdempotencyError } from "../api-errors";
 import { listPromise, type ListPromise, type PageLike } from "./pagination";
 
 export type { ListPromise } from "./pagination";
@@ -188,6 +189,7 @@ export function paymentResources(transport: V1Transport): PaymentResources {
     balances: { retrieve: () => get("/balances") },
     webhookEndpoints: {
       ...collection(endpoints),
+      create: async (body: object, options?: CreateOptions) => withSecret(await post(endpoints, body, true, options)),
       list: () => list(endpoints),
       rotateSecret: (id: string) => post(at(endpoints, id, "/rotate-secret")),
       enable: (id: string) => post(at(endpoints, id, "/enable")),
@@ -202,4 +204,19 @@ export function paymentResources(transport: V1Transport): PaymentResources {
       redeliver: (id: string, options?: CreateOptions) => post(at(deliveries, id, "/redeliver"), {}, true, options),
     },
   } as unknown as PaymentResources;
+}
+
+/**
+ * A created endpoint with its secret. A replay of the create (the same `Idempotency-Key`, or the
+ * HTTP client's retry after a lost answer) answers the endpoint without it, since the secret is
+ * shown once: that is refused here, naming the way to get a new one, so the answer's `secret`
+ * is always there (`webhookHandler({ secret: endpoint.secret })` at boot).
+ */
+function withSecret(answer: unknown): unknown {
+  const endpoint = answer as { id: string; secret?: string };
+  if (typeof endpoint.secret === "string") return endpoint;
+  throw new IdempotencyError(
+    "idempotency_conflict",
+    `Webhook endpoint ${endpoint.id} was created by an earlier request with this Idempotency-Key, and its secret is shown only once: call webhookEndpoints.rotateSecret("${endpoint.id}") for a new one.`,
+  );
 }

@@ -1,6 +1,14 @@
 import express from "express";
 import { describe, expect, expectTypeOf, it } from "vitest";
-import { InvalidRequestError, PaymentError, webhookHandler, type PaymentEvent, type WebhookDelivery, type WebhookEndpoint } from "../../src/index";
+import {
+  IdempotencyError,
+  InvalidRequestError,
+  PaymentError,
+  webhookHandler,
+  type PaymentEvent,
+  type WebhookDelivery,
+  type WebhookEndpoint,
+} from "../../src/index";
 import { setup } from "../helpers";
 import { CARRIER_NAMES, CARRIERS, listen, PUBLIC_URL } from "./carriers";
 
@@ -42,6 +50,17 @@ describe.each(CARRIER_NAMES)("webhook resources through %s", (carrier) => {
     expect(await api.webhookEndpoints.delete(endpoint.id)).toEqual({ id: endpoint.id, object: "webhook_endpoint", deleted: true });
     expect((await api.webhookEndpoints.list()).data).toEqual([]);
     await expect(api.webhookEndpoints.retrieve(endpoint.id)).rejects.toBeInstanceOf(PaymentError);
+  });
+
+  it("refuses a replayed create, whose answer has no secret, naming rotateSecret", async () => {
+    const { api } = await CARRIERS[carrier]();
+    const endpoint = await api.webhookEndpoints.create({ url: "http://127.0.0.1:9/hooks" }, { idempotencyKey: "boot" });
+    expect(endpoint.secret).toMatch(/^whsec_/);
+    const replayed = await api.webhookEndpoints.create({ url: "http://127.0.0.1:9/hooks" }, { idempotencyKey: "boot" }).catch((error: unknown) => error);
+    expect(replayed).toBeInstanceOf(IdempotencyError);
+    expect(replayed).toMatchObject({ code: 40901, message: expect.stringContaining(`webhookEndpoints.rotateSecret("${endpoint.id}")`) });
+    // Still one endpoint: the replay created nothing.
+    expect((await api.webhookEndpoints.list()).data.map((row) => row.id)).toEqual([endpoint.id]);
   });
 
   it("sends a test event, lists, retrieves and redelivers its delivery", async () => {
