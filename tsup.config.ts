@@ -35,6 +35,10 @@ export default defineConfig([
     sourcemap: true,
     target: "node20",
     external,
+    // p-retry (and its is-network-error) are ESM only: left external, the CommonJS build's
+    // require() of them gave a namespace, not the function, and createPaymentClient failed on
+    // its first call. Bundled, both formats carry their own copy.
+    noExternal: ["p-retry", "is-network-error"],
     // The reference page finds its files beside the module (import.meta.url, shimmed in CJS).
     shims: true,
     onSuccess: copyReferenceAssets,

@@ -52,6 +52,7 @@ export const ERROR_CODES = {
   dedupe_unavailable: { status: 500, code: 50013 },
   chain_unavailable: { status: 503, code: 50301 },
   pricing_unavailable: { status: 503, code: 50302 },
+  connection_failed: { status: 503, code: 50311 },
 } as const satisfies Record<string, ErrorCodeEntry>;
 
 /** The name of one entry of {@link ERROR_CODES}. */
@@ -92,6 +93,16 @@ export const ERROR_CATALOGUE = codesOf([
 /** The name of one entry of the service's catalogue, e.g. `"insufficient_balance"`. */
 export type PaymentErrorType = keyof typeof ERROR_CATALOGUE;
 
+/**
+ * The client's own failure: no answer came from the service (a network error, a timeout).
+ * Never answered by the router; `ConnectionError` carries it, so every error of
+ * `createPaymentClient` has a `code`.
+ */
+export const CLIENT_CODES = codesOf(["connection_failed"]);
+
+/** The name of one entry of {@link CLIENT_CODES}. */
+export type ClientErrorType = keyof typeof CLIENT_CODES;
+
 /** The error object `{ error, message }` that every error response carries (docs/errors.md). */
 export interface ErrorBody {
   error: number;
@@ -127,11 +138,11 @@ export abstract class CodedError extends Error {
  */
 export class PaymentError extends CodedError {
   override name = "PaymentError";
-  /** Catalogue name of the failure. */
-  readonly type: PaymentErrorType;
+  /** Catalogue name of the failure (`connection_failed` for a call that got no answer). */
+  readonly type: PaymentErrorType | ClientErrorType;
 
-  constructor(type: PaymentErrorType, message: string, options?: { cause?: unknown }) {
-    super(ERROR_CATALOGUE[type], message, options);
+  constructor(type: PaymentErrorType | ClientErrorType, message: string, options?: { cause?: unknown }) {
+    super(ERROR_CODES[type], message, options);
     this.type = type;
   }
 

@@ -30,9 +30,20 @@ export type {
   RefundListParams,
   PaymentLinkCreateParams,
   PlainListParams,
+  ListPromise,
+  WebhookEndpoint,
+  DeletedWebhookEndpoint,
+  WebhookDelivery,
+  WebhookEndpointList,
+  WebhookEndpointCreateParams,
+  WebhookTestParams,
+  WebhookDeliveryListParams,
 } from "./client/resources";
-export { PaymentError, ERROR_CATALOGUE, ERROR_CODES, CodedError } from "./errors";
-export type { PaymentErrorType, ErrorBody, ErrorCodeName, ErrorCodeEntry } from "./errors";
+export type { PageLike } from "./client/pagination";
+export { AUTO_PAGING_MAX } from "./client/pagination";
+export { PaymentError, ERROR_CATALOGUE, ERROR_CODES, CLIENT_CODES, CodedError } from "./errors";
+export type { PaymentErrorType, ClientErrorType, ErrorBody, ErrorCodeName, ErrorCodeEntry } from "./errors";
+export { AuthenticationError, InvalidRequestError, IdempotencyError, RateLimitError, UnavailableError, ConnectionError } from "./api-errors";
 export { memoryStorage } from "./adapters/storage/memory/index";
 export type {
   Storage,

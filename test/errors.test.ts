@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import {
+  CLIENT_CODES,
   CodedError,
   ERROR_CATALOGUE,
   ERROR_CODES,
@@ -17,10 +18,15 @@ describe("the error table", () => {
   });
 
   it("makes the service's catalogue and the receiver's tables views of the one table", () => {
-    for (const table of [ERROR_CATALOGUE, WEBHOOK_VERIFICATION_CODES, WEBHOOK_HANDLER_CODES]) {
+    for (const table of [ERROR_CATALOGUE, WEBHOOK_VERIFICATION_CODES, WEBHOOK_HANDLER_CODES, CLIENT_CODES]) {
       for (const [name, entry] of Object.entries(table)) expect(entry).toBe(ERROR_CODES[name as keyof typeof ERROR_CODES]);
     }
-    const covered = new Set([...Object.keys(ERROR_CATALOGUE), ...Object.keys(WEBHOOK_VERIFICATION_CODES), ...Object.keys(WEBHOOK_HANDLER_CODES)]);
+    const covered = new Set([
+      ...Object.keys(ERROR_CATALOGUE),
+      ...Object.keys(WEBHOOK_VERIFICATION_CODES),
+      ...Object.keys(WEBHOOK_HANDLER_CODES),
+      ...Object.keys(CLIENT_CODES),
+    ]);
     expect([...covered].sort()).toEqual(Object.keys(ERROR_CODES).sort());
   });
 

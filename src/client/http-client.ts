@@ -1,6 +1,8 @@
 import { randomUUID } from "node:crypto";
+import { refuseUnknownOptions } from "../options-error";
 import pRetry, { AbortError } from "p-retry";
 import { PaymentError } from "../errors";
+import { classifyApiError, ConnectionError, retryAfterSeconds } from "../api-errors";
 import { paymentResources, type PaymentResources, type V1Call } from "./resources";
 
 /** Options of `createPaymentClient`. */
@@ -30,9 +32,13 @@ class ServerError extends Error {
  * fetch. Every creating call carries an `Idempotency-Key` (yours, or one made for the call) that
  * its retries reuse, so a retry after a lost answer can never create twice. Retries (p-retry,
  * exponential backoff) follow network errors, timeouts and 5xx answers only. API errors reject
- * as `PaymentError` with the answer's `error` code.
+ * as a `PaymentError` subclass with the answer's `error` code (`AuthenticationError`,
+ * `InvalidRequestError`, `IdempotencyError`, `RateLimitError`, `UnavailableError`), and a call
+ * that got no answer as `ConnectionError`.
  */
 export function createPaymentClient(options: PaymentClientOptions): PaymentResources {
+  if (typeof options !== "object" || options === null) throw new TypeError("createPaymentClient: pass an options object: { baseUrl, apiKey }");
+  refuseUnknownOptions("createPaymentClient", options, ["baseUrl", "apiKey", "retries", "timeoutMs", "fetch"]);
   const base = new URL(options.baseUrl);
   if (base.protocol !== "https:" && base.protocol !== "http:") throw new TypeError("createPaymentClient: baseUrl must be an http(s) URL");
   if (!options.apiKey) throw new TypeError("createPaymentClient: apiKey is required");
@@ -48,13 +54,22 @@ export function createPaymentClient(options: PaymentClientOptions): PaymentResou
       headers["Content-Type"] = "application/json";
       body = JSON.stringify(call.input);
       if (key !== undefined) headers["Idempotency-Key"] = key;
-    } else {
+    } else if (call.method === "GET") {
       const query = new URLSearchParams();
       for (const [name, value] of Object.entries(call.input)) if (value !== undefined) query.set(name, String(value));
       if (query.size > 0) url += `?${query}`;
     }
-    const response = await send(url, { method: call.method, headers, body, signal: AbortSignal.timeout(timeoutMs), redirect: "error" });
-    const text = await response.text();
+    let response: Response;
+    let text: string;
+    try {
+      response = await send(url, { method: call.method, headers, body, signal: AbortSignal.timeout(timeoutMs), redirect: "error" });
+      text = await response.text();
+    } catch (cause) {
+      // Retried like a 5xx; the last one is what the caller gets. The message names the URL
+      // called (never the key) and what went wrong on the way.
+      const why = cause instanceof Error && cause.name === "TimeoutError" ? `no answer within ${timeoutMs} ms` : describe(cause);
+      throw new ConnectionError(`No answer from the payment API (${call.method} ${root}${call.path}): ${why}.`, { cause });
+    }
     let json: unknown;
     try {
       json = JSON.parse(text);
@@ -62,7 +77,8 @@ export function createPaymentClient(options: PaymentClientOptions): PaymentResou
       json = undefined;
     }
     if (response.ok && json !== undefined) return json;
-    const error = PaymentError.fromBody(json) ?? new PaymentError("internal_error", `The payment API answered ${response.status} without an error object.`);
+    const read = PaymentError.fromBody(json) ?? new PaymentError("internal_error", `The payment API answered ${response.status} without an error object.`);
+    const error = classifyApiError(read, retryAfterSeconds(response.headers.get("retry-after")));
     if (response.status >= 500 || json === undefined) throw new ServerError(error);
     throw new AbortError(error);
   };
@@ -77,4 +93,11 @@ export function createPaymentClient(options: PaymentClientOptions): PaymentResou
       throw error instanceof ServerError ? error.error : error;
     }
   });
+}
+
+/** What a failed fetch says, with its cause's code when it has one ("fetch failed: ECONNREFUSED"). */
+function describe(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const code = (error.cause as { code?: unknown } | undefined)?.code;
+  return typeof code === "string" ? `${error.message} (${code})` : error.message;
 }

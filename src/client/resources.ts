@@ -2,6 +2,11 @@ import type { z } from "zod";
 import type * as requests from "../schemas/v1";
 import type * as resources from "../schemas/resources";
 import type * as v1 from "../schemas/v1-resources";
+import type * as webhooks from "../schemas/webhooks";
+import { IdempotencyError } from "../api-errors";
+import { listPromise, type ListPromise, type PageLike } from "./pagination";
+
+export type { ListPromise } from "./pagination";
 
 /**
  * The /v1 API as typed resources in stripe-node's shape (`payments.create(body)`,
@@ -23,6 +28,15 @@ export type Refund = z.output<typeof v1.refund>;
 export type Balance = z.output<typeof v1.balance>;
 /** A reusable payment link (`/v1/payment-links`). */
 export type PaymentLink = z.output<typeof v1.paymentLink>;
+
+/** A webhook endpoint (`/v1/webhook-endpoints`); `secret` is there only in the answers of `create` and `rotateSecret`. */
+export type WebhookEndpoint = z.output<typeof resources.webhookEndpoint>;
+/** The answer of `webhookEndpoints.delete`. */
+export type DeletedWebhookEndpoint = z.output<typeof resources.deletedWebhookEndpoint>;
+/** One event's delivery to one endpoint, with its attempts (`/v1/webhook-deliveries`). */
+export type WebhookDelivery = z.output<typeof resources.webhookDelivery>;
+/** The webhook endpoints of a key's merchant and mode: one list, never split in pages (a merchant has few). */
+export type WebhookEndpointList = z.output<typeof resources.webhookEndpointList>;
 
 /** One page of a newest-first list: pass `nextCursor` back as `cursor` for the next. */
 export interface ListPage<T> {
@@ -50,6 +64,13 @@ export type PaymentLinkCreateParams = z.input<typeof requests.paymentLinkCreateR
 /** `GET /v1/conversions` and `GET /v1/payment-links` query. */
 export type PlainListParams = z.input<typeof requests.plainListQuery>;
 
+/** `POST /v1/webhook-endpoints` body. */
+export type WebhookEndpointCreateParams = z.input<typeof webhooks.webhookEndpointCreateRequest>;
+/** `POST /v1/webhook-endpoints/:id/test` body. */
+export type WebhookTestParams = z.input<typeof webhooks.emptyBody>;
+/** `GET /v1/webhook-deliveries` query. */
+export type WebhookDeliveryListParams = z.input<typeof webhooks.webhookDeliveryListQuery>;
+
 /** Options of one creating call. */
 export interface CreateOptions {
   /**
@@ -59,27 +80,30 @@ export interface CreateOptions {
   idempotencyKey?: string;
 }
 
-/** The /v1 operations, grouped as resources. */
+/**
+ * The /v1 operations, grouped as resources. Every `list` returns a {@link ListPromise}: awaited,
+ * one page; iterated with `for await`, every item of every page.
+ */
 export interface PaymentResources {
   payments: {
     create(body: PaymentCreateParams, options?: CreateOptions): Promise<Payment>;
     retrieve(id: string): Promise<Payment>;
-    list(query?: PaymentListParams): Promise<ListPage<Payment>>;
+    list(query?: PaymentListParams): ListPromise<Payment, ListPage<Payment>>;
   };
   withdrawals: {
     create(body: WithdrawalCreateParams, options?: CreateOptions): Promise<Withdrawal>;
     retrieve(id: string): Promise<Withdrawal>;
-    list(query?: WithdrawalListParams): Promise<ListPage<Withdrawal>>;
+    list(query?: WithdrawalListParams): ListPromise<Withdrawal, ListPage<Withdrawal>>;
   };
   conversions: {
     create(body: ConversionCreateParams, options?: CreateOptions): Promise<Conversion>;
     retrieve(id: string): Promise<Conversion>;
-    list(query?: PlainListParams): Promise<ListPage<Conversion>>;
+    list(query?: PlainListParams): ListPromise<Conversion, ListPage<Conversion>>;
   };
   refunds: {
     create(body: RefundCreateParams, options?: CreateOptions): Promise<Refund>;
     retrieve(id: string): Promise<Refund>;
-    list(query?: RefundListParams): Promise<ListPage<Refund>>;
+    list(query?: RefundListParams): ListPromise<Refund, ListPage<Refund>>;
   };
   balances: {
     retrieve(): Promise<{ data: Balance[] }>;
@@ -87,16 +111,40 @@ export interface PaymentResources {
   paymentLinks: {
     create(body: PaymentLinkCreateParams, options?: CreateOptions): Promise<PaymentLink>;
     retrieve(id: string): Promise<PaymentLink>;
-    list(query?: PlainListParams): Promise<ListPage<PaymentLink>>;
+    list(query?: PlainListParams): ListPromise<PaymentLink, ListPage<PaymentLink>>;
+  };
+  /** Where the merchant's events are sent, in the key's mode (docs/webhooks.md). */
+  webhookEndpoints: {
+    /** Registers a URL; the answer's `secret` (whsec_...) is shown here and on rotation only. */
+    create(body: WebhookEndpointCreateParams, options?: CreateOptions): Promise<WebhookEndpoint & { secret: string }>;
+    /** Every endpoint (one page: the list is never split). */
+    list(): ListPromise<WebhookEndpoint, WebhookEndpointList>;
+    retrieve(id: string): Promise<WebhookEndpoint>;
+    /** A new `secret`; the old one keeps signing beside it for the router's `rotationOverlapMinutes`. */
+    rotateSecret(id: string): Promise<WebhookEndpoint & { secret: string }>;
+    /** Turns a disabled endpoint back on. */
+    enable(id: string): Promise<WebhookEndpoint>;
+    /** Stops deliveries to it; its pending deliveries fail now. */
+    disable(id: string): Promise<WebhookEndpoint>;
+    delete(id: string): Promise<DeletedWebhookEndpoint>;
+    /** Queues a test event to this endpoint through the normal delivery path. */
+    sendTest(id: string, body?: WebhookTestParams, options?: CreateOptions): Promise<WebhookDelivery>;
+  };
+  /** The delivery log: each event's delivery to each endpoint, with its attempts. */
+  webhookDeliveries: {
+    list(query?: WebhookDeliveryListParams): ListPromise<WebhookDelivery, ListPage<WebhookDelivery>>;
+    retrieve(id: string): Promise<WebhookDelivery>;
+    /** Queues the same body again under the same `webhook-id`. */
+    redeliver(id: string, options?: CreateOptions): Promise<WebhookDelivery>;
   };
 }
 
 /** One /v1 call, as both carriers receive it. */
 export interface V1Call {
-  method: "GET" | "POST";
+  method: "GET" | "POST" | "DELETE";
   /** Path under /v1, with the id filled in: "/payments/inv_1". */
   path: string;
-  /** The JSON body (POST) or the query (GET). */
+  /** The JSON body (POST) or the query (GET); empty for DELETE. */
   input: Record<string, unknown>;
   /** Set for creating POSTs only. */
   idempotencyKey?: string;
@@ -118,16 +166,57 @@ const COLLECTIONS = {
 
 /** Builds the resources over a transport. */
 export function paymentResources(transport: V1Transport): PaymentResources {
+  // An id is one path segment, whatever it holds: "../balances" must not name another route.
+  const at = (path: string, id: string, action = "") => `${path}/${encodeURIComponent(id)}${action}`;
+  const get = (path: string, input: object = {}) => transport({ method: "GET", path, input: { ...input }, creates: false });
+  const post = (path: string, body: object = {}, creates = false, options: CreateOptions = {}) =>
+    transport({ method: "POST", path, input: { ...body }, idempotencyKey: options.idempotencyKey, creates });
+  const list = (path: string, query: { cursor?: string } = {}) =>
+    listPromise<unknown, PageLike<unknown>>(
+      (cursor) => get(path, cursor === undefined ? query : { ...query, cursor }) as Promise<PageLike<unknown>>,
+      query.cursor,
+    );
   const collection = (path: string) => ({
-    create: (body: object, options: CreateOptions = {}) =>
-      transport({ method: "POST", path, input: { ...body }, idempotencyKey: options.idempotencyKey, creates: true }),
-    // An id is one path segment, whatever it holds: "../balances" must not name another route.
-    retrieve: (id: string) => transport({ method: "GET", path: `${path}/${encodeURIComponent(id)}`, input: {}, creates: false }),
-    list: (query: object = {}) => transport({ method: "GET", path, input: { ...query }, creates: false }),
+    create: (body: object, options?: CreateOptions) => post(path, body, true, options),
+    retrieve: (id: string) => get(at(path, id)),
+    list: (query?: { cursor?: string }) => list(path, query),
   });
   const built = Object.fromEntries(Object.entries(COLLECTIONS).map(([name, path]) => [name, collection(path)]));
+  const endpoints = "/webhook-endpoints";
+  const deliveries = "/webhook-deliveries";
   return {
     ...built,
-    balances: { retrieve: () => transport({ method: "GET", path: "/balances", input: {}, creates: false }) },
+    balances: { retrieve: () => get("/balances") },
+    webhookEndpoints: {
+      ...collection(endpoints),
+      create: async (body: object, options?: CreateOptions) => withSecret(await post(endpoints, body, true, options)),
+      list: () => list(endpoints),
+      rotateSecret: (id: string) => post(at(endpoints, id, "/rotate-secret")),
+      enable: (id: string) => post(at(endpoints, id, "/enable")),
+      disable: (id: string) => post(at(endpoints, id, "/disable")),
+      delete: (id: string) => transport({ method: "DELETE", path: at(endpoints, id), input: {}, creates: false }),
+      // Test events and redeliveries honour Idempotency-Key: a retried call queues one delivery.
+      sendTest: (id: string, body?: object, options?: CreateOptions) => post(at(endpoints, id, "/test"), body, true, options),
+    },
+    webhookDeliveries: {
+      retrieve: (id: string) => get(at(deliveries, id)),
+      list: (query?: { cursor?: string }) => list(deliveries, query),
+      redeliver: (id: string, options?: CreateOptions) => post(at(deliveries, id, "/redeliver"), {}, true, options),
+    },
   } as unknown as PaymentResources;
+}
+
+/**
+ * A created endpoint with its secret. A replay of the create (the same `Idempotency-Key`, or the
+ * HTTP client's retry after a lost answer) answers the endpoint without it, since the secret is
+ * shown once: that is refused here, naming the way to get a new one, so the answer's `secret`
+ * is always there (`webhookHandler({ secret: endpoint.secret })` at boot).
+ */
+function withSecret(answer: unknown): unknown {
+  const endpoint = answer as { id: string; secret?: string };
+  if (typeof endpoint.secret === "string") return endpoint;
+  throw new IdempotencyError(
+    "idempotency_conflict",
+    `Webhook endpoint ${endpoint.id} was created by an earlier request with this Idempotency-Key, and its secret is shown only once: call webhookEndpoints.rotateSecret("${endpoint.id}") for a new one.`,
+  );
 }

@@ -1,3 +1,4 @@
+import { refuseUnknownOptions } from "../options-error";
 import type { Request } from "express";
 
 /** What a dashboard user may do: `admin` everything, `viewer` read only (every action answers 403). */
@@ -41,6 +42,7 @@ export interface DashboardOptions {
 /** Refuses options the dashboard cannot run with, when it is created. */
 export function checkDashboardOptions(options: DashboardOptions): void {
   if (typeof options?.authorize !== "function") throw new TypeError("dashboard: authorize must be a function (req) => ({ user, role, merchants }) or null");
+  refuseUnknownOptions("dashboard", options, ["authorize", "csrfSecret", "explorers"]);
   if (options.csrfSecret !== undefined && Buffer.byteLength(options.csrfSecret as string) < 32) {
     throw new TypeError("dashboard: csrfSecret must be at least 32 bytes");
   }

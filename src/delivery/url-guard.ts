@@ -210,7 +210,9 @@ export async function screenWebhookUrl(text: string, options: WebhookAddressOpti
   try {
     await resolveWebhookTarget(url, options);
   } catch (error) {
-    if (error instanceof BlockedAddressError) return `webhooks must reach a public address; ${error.message}`;
+    if (error instanceof BlockedAddressError) {
+      return `webhooks must reach a public address; ${error.message}. For a receiver on this machine or a private network, create the router with webhooks: { allowPrivateUrls: true } (or, in the same app, handle events with on: instead of an endpoint)`;
+    }
   }
   return url;
 }

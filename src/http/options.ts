@@ -290,7 +290,7 @@ const optionsSchema = z.strictObject({
 export function checkOptions(options: unknown): PaymentRouterOptions {
   const result = optionsSchema.safeParse(options ?? {});
   // The router's messages read "mountPath: must be ...", the adapters' "rpcUrl must be ...".
-  if (!result.success) throw optionsError("createPaymentRouter", result.error, ": ");
+  if (!result.success) throw optionsError("createPaymentRouter", result.error, ": ", optionsSchema);
   if (result.data.storage && result.data.dataDir) {
     throw new TypeError(
       "createPaymentRouter: dataDir is where the default storage keeps its files; with storage given it would be ignored, so pass one or the other",

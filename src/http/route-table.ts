@@ -3,6 +3,7 @@ import type { Request, RequestHandler, Response } from "express";
 import type { z } from "zod";
 import type { Scope, StorageReads } from "../core/ports/storage/index";
 import { PaymentError } from "../errors";
+import { classifyApiError } from "../api-errors";
 import { requestHash, type CommitHook, type KeyClaim, type StoredAnswer } from "../core/idempotency";
 import type { Caller } from "../core/merchants";
 import type { MerchantRecord } from "../core/ports/records";
@@ -262,13 +263,18 @@ export class RouteTable {
    * rejects with the `PaymentError` the HTTP API would have answered.
    */
   async invoke(request: { method: Method; path: string; input: unknown; caller: Caller; idempotencyKey?: string }): Promise<unknown> {
-    const found = this.find(request.path);
-    const route = found?.entry.methods.get(request.method);
-    if (!found || !route) throw new PaymentError("route_not_found", `No endpoint ${request.method} ${this.prefix}${request.path}.`);
-    const answer = await this.run({ ...request, found, route, key: request.idempotencyKey });
-    const body = JSON.parse(answer.body) as unknown;
-    if (answer.status >= 400) throw PaymentError.fromBody(body) ?? new PaymentError("internal_error", "An error answer outside the catalogue.");
-    return body;
+    try {
+      const found = this.find(request.path);
+      const route = found?.entry.methods.get(request.method);
+      if (!found || !route) throw new PaymentError("route_not_found", `No endpoint ${request.method} ${this.prefix}${request.path}.`);
+      const answer = await this.run({ ...request, found, route, key: request.idempotencyKey });
+      const body = JSON.parse(answer.body) as unknown;
+      if (answer.status >= 400) throw PaymentError.fromBody(body) ?? new PaymentError("internal_error", "An error answer outside the catalogue.");
+      return body;
+    } catch (error) {
+      // The classes the HTTP client throws for the same answers, so one `catch` serves both.
+      throw error instanceof PaymentError ? classifyApiError(error) : error;
+    }
   }
 
   /**

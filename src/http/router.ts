@@ -38,7 +38,7 @@ import { V1Views } from "../core/views/v1";
 import { WebhookSender } from "../delivery/sender";
 import { screenWebhookUrl } from "../delivery/url-guard";
 import { paymentResources, type PaymentResources } from "../client/resources";
-import { PaymentError } from "../errors";
+import { AuthenticationError } from "../api-errors";
 import { HealthCheck, type HealthReport, type HealthReportOptions, WEBHOOK_BACKLOG_LIMIT } from "../core/health";
 import { healthHandler, livenessHandler } from "./health";
 import { openObservability } from "../ops/index";
@@ -375,7 +375,7 @@ function inProcessApi(
   return paymentResources(async (call) => {
     // Read per call, as an API key is: the merchant's settings (settleCurrency) may change.
     const merchant = await context.storage.getMerchant(merchantId);
-    if (!merchant) throw new PaymentError("invalid_api_key", `forMerchant: no merchant with id ${JSON.stringify(merchantId)}.`);
+    if (!merchant) throw new AuthenticationError("invalid_api_key", `forMerchant: no merchant with id ${JSON.stringify(merchantId)}.`);
     return api.invoke({
       method: call.method,
       path: call.path,

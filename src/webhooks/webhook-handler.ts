@@ -1,3 +1,4 @@
+import { refuseUnknownOptions } from "../options-error";
 import type { NextFunction, Request, Response } from "express";
 import getRawBody from "raw-body";
 import { BodyTimeoutError, DEFAULT_BODY_TIMEOUT_MS, readWithinDeadline } from "../body-deadline";
@@ -63,7 +64,7 @@ export type WebhookMiddleware = (req: Request, res: Response, next?: NextFunctio
 
 type HandlerAnswer = keyof typeof WEBHOOK_HANDLER_CODES;
 
-const OPTION_NAMES = new Set(["secret", "on", "toleranceSeconds", "limit", "bodyTimeoutMs", "dedupe", "logger", "now"]);
+const OPTION_NAMES = ["secret", "on", "toleranceSeconds", "limit", "bodyTimeoutMs", "dedupe", "logger", "now"];
 const HANDLER_NAMES: ReadonlySet<string> = new Set([...EVENT_TYPES, "*"]);
 const BYTE_UNITS: Record<string, number> = { b: 1, kb: 1024, mb: 1024 ** 2, gb: 1024 ** 3 };
 
@@ -79,8 +80,7 @@ function byteLimit(limit: string | number): number {
 
 function validated(options: WebhookHandlerOptions) {
   if (typeof options !== "object" || options === null) throw new TypeError("webhookHandler: pass an options object: { secret, on }");
-  const unknown = Object.keys(options).filter((name) => !OPTION_NAMES.has(name));
-  if (unknown.length > 0) throw new TypeError(`webhookHandler: unknown option(s) ${unknown.join(", ")}; known: ${[...OPTION_NAMES].join(", ")}`);
+  refuseUnknownOptions("webhookHandler", options, OPTION_NAMES);
   if (options.secret === undefined) throw new TypeError("webhookHandler: `secret` is required: the endpoint's whsec_... secret as the sender shows it");
   const keys = secretKeys(options.secret);
   const on = options.on as Record<string, unknown> | undefined;

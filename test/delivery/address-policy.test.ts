@@ -168,7 +168,9 @@ describe("registering an endpoint", () => {
       const h = await router(false);
       const res = await h.post(ENDPOINTS, { url }, keyOf(h, mode));
       expectErrorObject(res, 400, 40001);
-      expect(res.body.message).toMatch(/^Invalid request: url: webhooks must reach a public address; .+ (is|resolves to) a private or reserved address\.$/);
+      expect(res.body.message).toMatch(/^Invalid request: url: webhooks must reach a public address; .+ (is|resolves to) a private or reserved address\. /);
+      // The refusal names the option that allows it.
+      expect(res.body.message).toContain("webhooks: { allowPrivateUrls: true }");
       expect(await h.router.storage.listWebhookEndpoints({ merchantId: h.merchant.id, mode })).toEqual([]);
     });
 

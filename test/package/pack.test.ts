@@ -54,7 +54,7 @@ beforeAll(async () => {
   app = join(work, "app");
   await freshApp(
     app,
-    ["esm.mjs", "cjs.cjs", "typed.mts", "typed.cts", "tsconfig.json", "cli-config.mjs"],
+    ["esm.mjs", "cjs.cjs", "client-errors.mjs", "client-errors.cjs", "typed.mts", "typed.cts", "tsconfig.json", "cli-config.mjs"],
     [
       tarball,
       express,
@@ -131,6 +131,22 @@ describe("the packed package", () => {
     expect(seen.unknownInvoice).toEqual({ status: 404, error: 40401 });
     expect(seen.verified).toBe("custom.event");
   }, 120_000);
+
+  it.each(["client-errors.mjs", "client-errors.cjs"])(
+    "%s: the client's and forMerchant's errors are the exported classes, lists paginate, typos are named",
+    async (file) => {
+      const seen = await consumer(app, file);
+      expect(seen.listed).toEqual(["3", "2", "1"]);
+      expect(seen.notFound).toEqual([true, true, 40401]);
+      expect(seen.authentication).toEqual([true, true, 40101]);
+      expect(seen.inProcess).toEqual([true, true, 40401]);
+      expect(seen.typos).toEqual([
+        expect.stringContaining("unknown option(s) publicURL (did you mean publicUrl?)"),
+        expect.stringContaining("unknown option(s) dataDIR (did you mean dataDir?)"),
+      ]);
+    },
+    120_000,
+  );
 
   it("type-checks a TypeScript app with tsc --strict (ESM and CommonJS types), and runs it", async () => {
     await run(join(app, "node_modules", ".bin", "tsc"), ["-p", "tsconfig.json"], { cwd: app, ...OUTPUT }).catch((error: { stdout?: string }) => {

@@ -1,3 +1,4 @@
+import { refuseUnknownOptions } from "../../options-error";
 import { randomBytes } from "node:crypto";
 import { SANDBOX_CHAIN } from "../../core/ports/chain";
 import { randomToken } from "../../ids";
@@ -94,6 +95,7 @@ const ADDRESS_PATTERN = /^[A-Za-z0-9_:.-]{8,128}$/;
  * `failPayout` was called before their status was reported confirmed.
  */
 export function sandboxChain(options: SandboxChainOptions = {}): SandboxChain {
+  refuseUnknownOptions("sandboxChain", options, ["now"]);
   const now = options.now ?? Date.now;
   const issued = new Set<string>();
   const deposits = new Map<string, ChainDeposit>();

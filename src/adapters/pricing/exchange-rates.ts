@@ -94,7 +94,7 @@ const ONE = pow10(RATE_DECIMALS);
  */
 export function exchangeRates(options: ExchangeRatesOptions): ExchangeRates {
   const checked = optionsSchema.safeParse(options);
-  if (!checked.success) throw optionsError("exchangeRates", checked.error);
+  if (!checked.success) throw optionsError("exchangeRates", checked.error, " ", optionsSchema);
   const { sources } = options;
   const names = sources.map((source) => source.name);
   const twin = names.find((name, i) => names.indexOf(name) !== i);

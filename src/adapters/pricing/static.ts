@@ -1,3 +1,4 @@
+import { refuseUnknownOptions } from "../../options-error";
 import { AmountFormatError, formatDecimal, mulDivDown, parseDecimal, pow10, RATE_DECIMALS } from "../../money";
 import type { PriceSourceStatus, PricingAdapter, Rate } from "../../core/ports/pricing";
 
@@ -68,6 +69,7 @@ export interface StaticPricing extends PricingAdapter {
  *   the rate and a zero rate is never a usable price.
  */
 export function staticPricing(options: StaticPricingOptions = {}): StaticPricing {
+  refuseUnknownOptions("staticPricing", options, ["usdPrices", "at", "allowLive"]);
   const at = options.at ?? (() => new Date());
   // Prices are kept as bigints scaled by 10^RATE_DECIMALS so that getRate is pure bigint math.
   const prices = new Map<string, bigint>();

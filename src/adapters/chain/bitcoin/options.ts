@@ -105,7 +105,7 @@ const schema = z.strictObject({
 /** Checks `bitcoinChain()`'s options; messages name the option and never show a key or the URL. */
 export function checkBitcoinOptions(options: BitcoinChainOptions): BitcoinSettings {
   const result = schema.safeParse(options ?? {});
-  if (!result.success) throw optionsError("bitcoinChain", result.error);
+  if (!result.success) throw optionsError("bitcoinChain", result.error, " ", schema);
   const value = result.data;
   const fee = { target: value.feeRate?.target ?? 6, fallback: value.feeRate?.fallback ?? 10, ceiling: value.feeRate?.ceiling ?? 500 };
   if (fee.fallback > fee.ceiling) throw new TypeError("bitcoinChain: feeRate.fallback is above feeRate.ceiling");

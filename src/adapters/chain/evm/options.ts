@@ -156,7 +156,7 @@ const schema = z.strictObject({
  */
 export function checkEvmOptions(options: EvmChainOptions): EvmSettings {
   const result = schema.safeParse(options ?? {});
-  if (!result.success) throw optionsError("evmChain", result.error);
+  if (!result.success) throw optionsError("evmChain", result.error, " ", schema);
   const value = result.data;
   const tokens = Object.entries(value.tokens ?? {}).map(([coin, token]) => ({ coin, address: getAddress(token.address), decimals: token.decimals }));
   const nativeCoin = value.nativeCoin === undefined ? (NATIVE_COINS[value.network] ?? null) : value.nativeCoin;

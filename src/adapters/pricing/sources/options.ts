@@ -3,6 +3,8 @@
  * creation, and a bad one throws a TypeError naming it (never at the first refresh).
  */
 
+import { refuseUnknownOptions } from "../../../options-error";
+
 /** Options every HTTP price source takes. */
 export interface HttpSourceOptions {
   /**
@@ -34,9 +36,7 @@ export function optionsRecord(source: string, options: unknown, known: readonly 
   if (options === null || typeof options !== "object" || Array.isArray(options)) {
     throw new TypeError(`${source}: options must be an object`);
   }
-  for (const key of Object.keys(options)) {
-    if (!known.includes(key)) throw new TypeError(`${source}: unknown option "${key}" (known: ${known.join(", ")})`);
-  }
+  refuseUnknownOptions(source, options, known);
   return options as Record<string, unknown>;
 }
 

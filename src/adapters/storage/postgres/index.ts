@@ -1,3 +1,4 @@
+import { refuseUnknownOptions } from "../../../options-error";
 import type { EventRecord, WebhookEndpointRecord } from "../../../core/ports/records";
 import { fanOut } from "../../../core/ports/fan-out";
 import type { Scope, Storage, StorageMigrationReport, StorageTransaction } from "../../../core/ports/storage/index";
@@ -65,7 +66,12 @@ const ANALYZE_EVERY = 10_000;
 
 const SCHEMA_NAME = /^[A-Za-z_][A-Za-z0-9_$]{0,62}$/;
 
+const OPTION_NAMES = ["connectionString", "pool", "dataDir", "pglite", "schema", "migrate", "maxConnections", "prepareStatements", "cache"] as const;
+
 function checkOptions(options: PostgresStorageOptions): void {
+  if (typeof options !== "object" || options === null)
+    throw new TypeError("postgresStorage: pass an options object: { connectionString }, { pool }, { dataDir } or { pglite }");
+  refuseUnknownOptions("postgresStorage", options, OPTION_NAMES);
   const given = (["connectionString", "pool", "dataDir", "pglite"] as const).filter((key) => options[key] !== undefined);
   if (given.length !== 1) {
     throw new TypeError(

@@ -119,7 +119,7 @@ describe("coinbase", () => {
     expect(() => coinbase({ symbols: { btc: "BTC" } })).toThrow(/coinbase: symbols keys are our symbols in capitals/);
     expect(() => coinbase({ symbols: { BTC: "BTC/../x" } })).toThrow(/coinbase: symbols.BTC: must be a Coinbase currency code/);
     expect(() => coinbase({ symbols: { XAU: "XAU" }, fiat: { XAU: "XAU" } })).toThrow(/XAU is in both symbols and fiat/);
-    expect(() => coinbase({ timeout: 5 } as never)).toThrow(/unknown option "timeout"/);
+    expect(() => coinbase({ timeout: 5 } as never)).toThrow(/unknown option\(s\) timeout \(did you mean timeoutMs\?\); valid options: baseUrl, timeoutMs/);
     expect(coinbase().timeoutMs).toBe(5000);
     expect(coinbase().name).toBe("coinbase");
   });
