@@ -44,6 +44,24 @@ async function addEndpoint(url: string, mode: "test" | "live" = "test", events: 
 }
 
 describe("webhook endpoints in the dashboard", () => {
+  it("adds one endpoint when the form is sent twice, and says where its secret went on the second answer", async () => {
+    h = await dashboardHost();
+    const shown = (await page(`/m/${h.merchant.id}/webhooks`)).text;
+    const fields: Array<[string, string]> = [
+      ["_csrf", tokenOf(shown)],
+      ["_once", /name="_once" value="([0-9a-f-]{36})"/.exec(shown)![1]!],
+      ["url", "https://hooks.shop.example/twice"],
+      ["mode", "test"],
+    ];
+    const first = await form(`/m/${h.merchant.id}/webhooks/endpoints`, fields);
+    const second = await form(`/m/${h.merchant.id}/webhooks/endpoints`, fields);
+    expect([first.status, second.status]).toEqual([200, 200]);
+    expect(secretOf(first.text)).toMatch(/^whsec_/);
+    expect(second.text).not.toContain("whsec_");
+    expect(second.text).toContain("its signing secret was shown on that answer only. Rotate the secret to get a new one.");
+    expect((await endpointsOf()).map((endpoint) => endpoint.url)).toEqual(["https://hooks.shop.example/twice"]);
+  });
+
   it("adds an endpoint from the form with chosen event types, shows its secret on that answer only, and the API has it", async () => {
     h = await dashboardHost();
     const added = await addEndpoint("https://hooks.shop.example/pay", "test", ["payment.completed", "refund.failed"]);

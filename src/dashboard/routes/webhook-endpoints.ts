@@ -16,8 +16,8 @@ interface EndpointExtra {
 }
 
 /** An endpoint as an answer that creates a secret gives it: the secret apart from the rest. */
-function withoutSecret(answer: unknown): { endpoint: EndpointRow; secret: string } {
-  const { secret, ...endpoint } = answer as EndpointRow & { secret: string };
+function withoutSecret(answer: unknown): { endpoint: EndpointRow; secret: string | undefined } {
+  const { secret, ...endpoint } = answer as EndpointRow & { secret?: string };
   return { endpoint, secret };
 }
 
@@ -77,6 +77,15 @@ export function webhookEndpointRoutes(
       const done = await kit.attempt(async () => withoutSecret(await v1(req, mode, "POST", "/webhook-endpoints", input)));
       if (!done.ok) return showWebhooks(req, res, done.status, { message: done.notice, draft });
       const { endpoint, secret } = done.value;
+      // The same form sent again (a double click) replays the first answer without its secret.
+      if (secret === undefined) {
+        return showEndpoint(req, res, 200, mode, endpoint, {
+          message: {
+            tone: "ok",
+            text: "This form had already added the endpoint; its signing secret was shown on that answer only. Rotate the secret to get a new one.",
+          },
+        });
+      }
       await showEndpoint(req, res, 200, mode, endpoint, {
         message: { tone: "ok", text: "Endpoint added. Its signing secret is below." },
         secret: { value: secret, title: "Signing secret" },
@@ -106,7 +115,7 @@ export function webhookEndpointRoutes(
           tone: "ok",
           text: "Secret rotated. The previous one keeps signing alongside it for the rotation overlap, so your receiver can switch without losing a delivery.",
         },
-        secret: { value: done.value.secret, title: "New signing secret" },
+        secret: { value: done.value.secret ?? "", title: "New signing secret" },
       });
     }),
   );
