@@ -98,10 +98,21 @@ export function sampleEventData(type: EventType, scope: Scope, now: number, curr
     const { coin } = sampleCoin(currencies);
     const to = currencies.currencies.find((currency) => currency.symbol !== coin)?.symbol ?? coin;
     view = conversionView(
-      { id: newId("ex"), merchantId: scope.merchantId, mode: scope.mode, status: "SUCCESS", fromCoin: coin, toCoin: to, amount: 1000n, rate: 10n ** BigInt(RATE_DECIMALS), toAmount: 1000n, invoiceId: null, createdAt: now },
+      {
+        id: newId("ex"),
+        merchantId: scope.merchantId,
+        mode: scope.mode,
+        status: "SUCCESS",
+        fromCoin: coin,
+        toCoin: to,
+        amount: 1000n,
+        rate: 10n ** BigInt(RATE_DECIMALS),
+        toAmount: 1000n,
+        invoiceId: null,
+        createdAt: now,
+      },
       currencies,
     );
   }
   return { ...view, test: true };
 }
-

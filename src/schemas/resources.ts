@@ -249,7 +249,9 @@ export const serviceEvent = z
     livemode: z.boolean(),
     type: z.enum(EVENT_TYPES),
     createdAt: dateTime,
-    data: z.record(z.string(), z.unknown()).meta({ description: "The resource as the webhook of this event carries it: a payment, withdrawal, refund or conversion." }),
+    data: z
+      .record(z.string(), z.unknown())
+      .meta({ description: "The resource as the webhook of this event carries it: a payment, withdrawal, refund or conversion." }),
   })
   .meta({ id: "Event" });
 
