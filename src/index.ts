@@ -87,6 +87,7 @@ export type {
   InvoiceFilter,
   PayoutFilter,
   DeliveryFilter,
+  EventLogPage,
   OperatorListReads,
   OperatorDeliveryFilter,
   StorageMigrationReport,
