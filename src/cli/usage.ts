@@ -18,7 +18,7 @@ const GLOBAL_FLAGS = [
 type CommandDoc = Pick<Command, "name" | "summary" | "usage" | "help"> & { remote?: true };
 
 const REMOTE_FLAGS = [
-  "Service flags:",
+  "Flags of listen and trigger:",
   `  --url <url>        where the payment router is mounted (default: $${URL_ENV}),`,
   "                     e.g. http://localhost:3000/payments; on this machine or another",
   `  --api-key <key>    a test API key, sk_test_... (default: $${KEY_ENV}); live keys are refused`,

@@ -44,10 +44,13 @@ describe("listen", () => {
       headers: { Authorization: `Bearer ${service.testKey}`, "Content-Type": "application/json" },
       body: JSON.stringify({ amount: "1", currency: "USDT", chain: "TRX" }),
     });
-    const listener = startCli(["listen", "--forward-to", "http://127.0.0.1:1/placeholder", "--interval", "200"], env);
-    await listener.line(/Ready/);
+    // With --json: a JSON line to start with, and the summary at the end.
+    const listener = startCli(["listen", "--forward-to", "http://127.0.0.1:4000/placeholder", "--interval", "200", "--json"], env);
+    const [ready] = await listener.line(/^\{"ready":true.*$/m);
+    expect(JSON.parse(ready!)).toEqual({ ready: true, forwardTo: "http://127.0.0.1:4000/placeholder", secret: expect.stringMatching(/^whsec_/) });
     listener.child.kill("SIGINT");
     expect(await listener.exited).toBe(0);
+    expect(JSON.parse(listener.stdout().slice(ready!.length))).toEqual({ stopped: true, forwarded: 0 });
 
     // The receiver is built from the secret a second run prints, as a developer would.
     const received: WebhookEvent[] = [];
