@@ -1,11 +1,14 @@
 import { createServer, type AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
 import { EVENT_TYPES } from "../../src/index";
+import express from "express";
 import { cli } from "./cli";
+import { listen, startCli } from "./service";
 
 /**
- * The development commands' arguments: usage errors exit 2 before anything is sent (no service
- * runs here), a live key is refused, and a service that is not there is exit 1 with the reason.
+ * The development commands' arguments and failures: usage errors exit 2 before anything is sent
+ * (no service runs here), a live key is refused, a service that is not there is exit 1 with the
+ * reason, and listen rides out a service that stops answering for a while.
  */
 
 const TEST_KEY = "sk_test_000000000000000000000000";
@@ -80,4 +83,52 @@ it("exits 1 naming the service it could not reach", async () => {
   const run = await cli(["trigger", "payment.created"], { ...SERVICE, EXPRESS_CRYPTO_PAY_URL: url });
   expect(run.code).toBe(1);
   expect(run.stderr).toContain(`error: could not reach the service at ${url} (ECONNREFUSED): is it running, and is --url where the router is mounted?`);
+});
+
+it("listen says once that the service stopped answering, keeps polling, and forwards what comes after", async () => {
+  // A stand-in for the service's event log that fails twice (a restart) and then has one event.
+  let calls = 0;
+  const service = express();
+  service.get("/payments/v1/events", (req, res) => {
+    calls++;
+    if (req.query.after === "now") return void res.json({ data: [], nextCursor: "7" });
+    if (calls <= 3) return void res.status(503).json({ error: 50301, message: "restarting" });
+    const data =
+      calls === 4
+        ? [
+            {
+              id: "evt_1",
+              object: "event",
+              livemode: false,
+              type: "payment.created",
+              createdAt: new Date().toISOString(),
+              data: { id: "inv_1", status: "PENDING" },
+            },
+          ]
+        : [];
+    res.json({ data, nextCursor: "8" });
+  });
+  const received: string[] = [];
+  const receiver = express();
+  receiver.post("/hooks", express.text({ type: "*/*" }), (req, res) => {
+    received.push(req.headers["webhook-id"] as string);
+    res.sendStatus(204);
+  });
+  const up = await listen(service);
+  const hooks = await listen(receiver);
+  try {
+    const running = startCli(["listen", "--forward-to", `${hooks.base}/hooks`, "--interval", "100"], {
+      EXPRESS_CRYPTO_PAY_URL: `${up.base}/payments`,
+      EXPRESS_CRYPTO_PAY_API_KEY: TEST_KEY,
+    });
+    await running.line(/payment\.created\s+evt_1\s+-> 204/);
+    running.child.kill("SIGINT");
+    expect(await running.exited).toBe(0);
+    expect(running.stdout().match(/warning: GET \/v1\/events\?after=7&limit=100 answered 503 \(50301\): restarting; retrying/g)).toHaveLength(1);
+    expect(running.stdout()).toContain("the service answers again");
+    expect(received).toEqual(["evt_1"]);
+  } finally {
+    up.server.close();
+    hooks.server.close();
+  }
 });

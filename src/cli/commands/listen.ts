@@ -30,14 +30,15 @@ function listenInput(values: RemoteInput["values"]): { forwardTo: string; secret
 type Outcome = { status: number } | { error: string };
 
 /** Posts one event to the local URL as the service's sender would: the same body, Standard Webhooks headers. */
-async function forward(url: string, secret: string, event: Json, signal: AbortSignal): Promise<Outcome> {
+async function forward(url: string, secret: string, event: Json): Promise<Outcome> {
   const body = webhookPayload({ type: event.type, createdAt: Date.parse(event.createdAt), data: event.data });
   try {
     const response = await fetch(url, {
       method: "POST",
       headers: { "Content-Type": "application/json", "User-Agent": "express-crypto-pay-cli", ...webhookHeaders({ id: event.id, body }, secret) },
       body,
-      signal: AbortSignal.any([signal, AbortSignal.timeout(15_000)]),
+      // Not the interrupt's signal: Ctrl-C lets the event in flight finish.
+      signal: AbortSignal.timeout(15_000),
       redirect: "manual",
     });
     await response.body?.cancel();
@@ -86,8 +87,8 @@ export const listenCommand: RemoteCommand = {
       try {
         page = await api.get("/v1/events", { after: cursor, limit: PAGE });
       } catch (error) {
-        // A service that restarts or drops a request: say so once, and keep trying.
-        if (!(error instanceof UnreachableError || (error instanceof RemoteError && error.status >= 500))) throw error;
+        // A service that restarts, drops a request or asks to slow down: say so once, and keep trying.
+        if (!(error instanceof UnreachableError || (error instanceof RemoteError && (error.status >= 500 || error.status === 429)))) throw error;
         if (!unreachable) print(`${json ? JSON.stringify({ warning: error.message }) : `warning: ${error.message}; retrying`}`);
         unreachable = true;
         await sleep(intervalMs * 2, undefined, { signal }).catch(() => undefined);
@@ -97,7 +98,7 @@ export const listenCommand: RemoteCommand = {
       unreachable = false;
       for (const event of page.data as Json[]) {
         if (signal.aborted) break;
-        const outcome = await forward(forwardTo, secret, event, signal);
+        const outcome = await forward(forwardTo, secret, event);
         forwarded++;
         const time = new Date().toISOString().slice(11, 19);
         if (json) print(JSON.stringify({ id: event.id, type: event.type, createdAt: event.createdAt, ...outcome }));
