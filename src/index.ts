@@ -99,6 +99,7 @@ export type {
   InvoiceFilter,
   PayoutFilter,
   DeliveryFilter,
+  EventLogPage,
   OperatorListReads,
   OperatorDeliveryFilter,
   StorageMigrationReport,

@@ -1,25 +1,33 @@
 import { parseArgs } from "node:util";
 import { createPaymentRouter, type PaymentRouter } from "../index";
-import type { Command, Flags } from "./command";
+import type { Flags } from "./command";
 import { COMMANDS } from "./commands/index";
 import { loadOptions } from "./config";
 import { UsageError } from "./errors";
 import type { CommandResult } from "./output";
+import { REMOTE_FLAGS, RemoteApi, remoteTarget } from "./remote/api";
+import { type AnyCommand, isRemote, type RemoteCommand } from "./remote/command";
 import { commandHelp, programHelp, shortUsage } from "./usage";
 
 /** Where the CLI writes: stdout for results and help, stderr for errors and usage. */
 export interface CliStreams {
   out(text: string): void;
   err(text: string): void;
+  /**
+   * Subscribes `stop` to the user's interrupt (Ctrl-C, SIGTERM) and returns the unsubscribe; a
+   * long-running command (`listen`) stops cleanly on it. Without it, nothing interrupts a command.
+   */
+  onInterrupt?(stop: () => void): () => void;
 }
 
-const GLOBAL: Flags = { config: { type: "string" }, json: { type: "boolean" }, help: { type: "boolean", short: "h" } };
+const OUTPUT: Flags = { json: { type: "boolean" }, help: { type: "boolean", short: "h" } };
+const GLOBAL: Flags = { config: { type: "string" }, ...OUTPUT };
 
 /** Every flag of every command, for the first, lenient pass that only finds the command. */
-const ANY_FLAG: Flags = Object.assign({}, GLOBAL, ...COMMANDS.map((command) => command.flags));
+const ANY_FLAG: Flags = Object.assign({}, GLOBAL, REMOTE_FLAGS, ...COMMANDS.map((command) => command.flags));
 
 /** The command named by the first positionals (the longest match), and how many words it took. */
-function findCommand(positionals: string[]): { command: Command; words: number } | null {
+function findCommand(positionals: string[]): { command: AnyCommand; words: number } | null {
   for (const words of [2, 1]) {
     const name = positionals.slice(0, words).join(" ");
     const command = COMMANDS.find((entry) => entry.name === name);
@@ -45,7 +53,7 @@ function unknownCommand(positionals: string[]): UsageError {
  * (healthy or degraded), 1 unhealthy or failed, 2 usage or configuration error.
  */
 export async function runCli(argv: string[], streams: CliStreams): Promise<number> {
-  let command: Command | undefined;
+  let command: AnyCommand | undefined;
   let json = false;
   try {
     const first = parseArgs({ args: argv, options: ANY_FLAG, allowPositionals: true, strict: false });
@@ -60,7 +68,8 @@ export async function runCli(argv: string[], streams: CliStreams): Promise<numbe
     if (!found) throw unknownCommand(first.positionals);
     let parsed: ReturnType<typeof parseArgs<{ options: Flags; allowPositionals: true; strict: true; args: string[] }>>;
     try {
-      parsed = parseArgs({ args: argv, options: { ...GLOBAL, ...found.command.flags }, allowPositionals: true, strict: true });
+      const flags: Flags = isRemote(found.command) ? { ...OUTPUT, ...REMOTE_FLAGS } : GLOBAL;
+      parsed = parseArgs({ args: argv, options: { ...flags, ...found.command.flags }, allowPositionals: true, strict: true });
     } catch (error) {
       throw new UsageError((error as Error).message, found.command.name);
     }
@@ -74,6 +83,7 @@ export async function runCli(argv: string[], streams: CliStreams): Promise<numbe
     }
     const values = parsed.values as Record<string, string | boolean | undefined>;
     found.command.check?.({ values, args });
+    if (isRemote(found.command)) return await runRemote(found.command, values, args, json, streams);
     const payments = await openRouter(typeof values.config === "string" ? values.config : undefined);
     let result: CommandResult;
     try {
@@ -93,6 +103,24 @@ export async function runCli(argv: string[], streams: CliStreams): Promise<numbe
     if (json) streams.out(JSON.stringify({ error: { message, ...errorType(error) } }, null, 2));
     streams.err(`error: ${message}`);
     return 1;
+  }
+}
+
+/**
+ * Runs a development command against the service of --url with the key of --api-key: prints
+ * its lines as it goes, and its result's text (if any) at the end.
+ */
+async function runRemote(command: RemoteCommand, values: Record<string, string | boolean | undefined>, args: string[], json: boolean, streams: CliStreams) {
+  const api = new RemoteApi(remoteTarget(values, command.name));
+  const interrupt = new AbortController();
+  const unsubscribe = streams.onInterrupt?.(() => interrupt.abort());
+  try {
+    const result = await command.run({ api, values, args, json, print: streams.out, signal: interrupt.signal });
+    if (json) streams.out(JSON.stringify(result.json, jsonValue, 2));
+    else if (result.text) streams.out(result.text);
+    return result.exitCode;
+  } finally {
+    unsubscribe?.();
   }
 }
 

@@ -6,8 +6,8 @@ import { newId } from "../ids";
 import type { CommitHook } from "./idempotency";
 import { newDelivery, withOutbox } from "./outbox";
 import { IN_PROCESS_ENDPOINT } from "./ports/fan-out";
-import { paymentView } from "./views/payment";
-import type { EventType, InvoiceRecord, WebhookDeliveryRecord, WebhookEndpointRecord } from "./ports/records";
+import { sampleEventData } from "./sample-events";
+import type { EventType, WebhookDeliveryRecord, WebhookEndpointRecord } from "./ports/records";
 
 /** Limits and rules for webhook endpoints: where they may point (in both modes), and rotation. */
 export interface WebhookEndpointPolicy {
@@ -132,51 +132,16 @@ export async function rotateWebhookSecret(context: CoreContext, policy: WebhookE
   });
 }
 
-/** A made-up payment for test events: plausible in every field, marked `test: true` in the event. */
-function samplePayment(scope: Scope, now: number): InvoiceRecord {
-  const id = newId("inv");
-  return {
-    id,
-    merchantId: scope.merchantId,
-    mode: scope.mode,
-    status: "PENDING",
-    amount: 2500n,
-    amountCurrency: "USD",
-    acceptedCoins: null,
-    coin: null,
-    network: null,
-    address: null,
-    rate: null,
-    rateAt: null,
-    rateSources: null,
-    payAmount: null,
-    feePaidByPayer: false,
-    underPaidCoverTenths: 0,
-    isWhiteLabel: false,
-    returnUrl: null,
-    paymentUrl: `https://example.invalid/pay/${id}`,
-    metadata: { orderId: "test-order" },
-    settleCurrency: null,
-    paymentLinkId: null,
-    receivedAmount: 0n,
-    reversedAmount: 0n,
-    txHash: null,
-    late: false,
-    failureReason: null,
-    expiresAt: now + 3_600_000,
-    createdAt: now,
-    updatedAt: now,
-  };
-}
-
 /**
- * Sends a test event to one endpoint (whatever it subscribes to): a `payment.created` of a
- * sample payment, marked `test: true`, through the normal delivery path.
+ * Sends a test event of `type` to one endpoint (whatever it subscribes to): a sample of the
+ * type's resource (a payment, withdrawal, refund or conversion) in the status that type carries,
+ * marked `test: true`, through the normal delivery path. It is not in the event log.
  */
 export async function sendTestEvent(
   context: CoreContext,
   scope: Scope,
   id: string,
+  type: EventType = "payment.created",
   onCommit?: CommitHook<WebhookDeliveryRecord>,
 ): Promise<WebhookDeliveryRecord> {
   return withOutbox(context, async (tx) => {
@@ -184,8 +149,8 @@ export async function sendTestEvent(
     if (!endpoint || endpoint.merchantId !== scope.merchantId || endpoint.mode !== scope.mode) throw notFound("webhook endpoint", id);
     if (endpoint.status !== "enabled") throw new PaymentError("invalid_state", `Webhook endpoint ${id} is disabled (${endpoint.disabledReason}).`);
     const now = context.now();
-    const data = { ...paymentView(samplePayment(scope, now), context.currencies), test: true };
-    const delivery = newDelivery(endpoint, { id: newId("evt"), type: "payment.created", createdAt: now, data }, now);
+    const data = sampleEventData(type, scope, now, context.currencies);
+    const delivery = newDelivery(endpoint, { id: newId("evt"), type, createdAt: now, data }, now);
     await tx.insertWebhookDeliveries([delivery]);
     await onCommit?.(tx, delivery);
     return delivery;

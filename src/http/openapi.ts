@@ -37,6 +37,7 @@ const TAGS: Record<string, string> = {
   "Payment links": "Reusable links: each payer who continues from a link's page gets a fresh hosted payment.",
   "Webhook endpoints": "Where signed events are delivered. The `whsec_` secret is shown once, at creation and rotation.",
   "Webhook deliveries": "The delivery log: every event sent to every endpoint, its attempts, and redelivery.",
+  "Event log": "The event log, read forward from a cursor: what a client that cannot receive webhooks polls instead (the CLI's `listen`).",
   Events: "Webhook events sent to registered endpoints.",
 };
 

@@ -29,6 +29,7 @@ import { mountApiReference } from "./routes/docs";
 import { merchantRoutes, type PaymentUrlBuilder } from "./routes/merchant";
 import { payPageRoutes } from "./routes/pay-page";
 import { sandboxRoutes } from "./routes/sandbox";
+import { eventRoutes } from "./routes/events";
 import { webhookRoutes } from "./routes/webhooks";
 import { fundsRoutes } from "./routes/funds";
 import { payLinkRoutes } from "./routes/pay-link";
@@ -240,6 +241,7 @@ export function createPaymentRouter(options: PaymentRouterOptions = {}): Payment
   fundsRoutes(providerApi, context, views);
   paymentLinkRoutes(providerApi, context, views, ({ req }, linkId) => `${publicBase(req)}/pay/link/${linkId}`);
   webhookRoutes(providerApi, context, webhookPolicy);
+  eventRoutes(providerApi, context);
 
   const router = express.Router();
   router.use(responseHeaders);

@@ -241,6 +241,26 @@ export const webhookDelivery = z
 /** A page of webhook deliveries. */
 export const webhookDeliveryPage = page(webhookDelivery);
 
+/** One event of the event log, as GET /v1/events lists it. */
+export const serviceEvent = z
+  .strictObject({
+    id: z.string().meta({ examples: ["evt_..."] }),
+    object: z.literal("event"),
+    livemode: z.boolean(),
+    type: z.enum(EVENT_TYPES),
+    createdAt: dateTime,
+    data: z
+      .record(z.string(), z.unknown())
+      .meta({ description: "The resource as the webhook of this event carries it: a payment, withdrawal, refund or conversion." }),
+  })
+  .meta({ id: "Event" });
+
+/** Answer of GET /v1/events: events oldest first, and where to read on. */
+export const serviceEventPage = z.strictObject({
+  data: z.array(serviceEvent),
+  nextCursor: z.string().meta({ description: "Pass as `after` to read the events appended after these (after the `after` given when there were none)." }),
+});
+
 /** Answer of POST /api/v1/sandbox/deposit/create. */
 export const sandboxDeposit = z.strictObject({
   txHash: z.string().meta({ description: "The simulated transaction; pass it to deposit/confirm or deposit/drop." }),

@@ -42,5 +42,23 @@ export const webhookDeliveryListQuery = z.strictObject({
   status: z.enum(["pending", "succeeded", "failed"], { error: "must be pending, succeeded or failed" }).optional(),
 });
 
+/** POST /v1/webhook-endpoints/:id/test: the event type to send, `payment.created` when left out. */
+export const webhookTestRequest = z.strictObject({
+  type: eventType.default("payment.created"),
+});
+
+/**
+ * GET /v1/events: `after`, a position a previous answer returned as `nextCursor` (digits), or
+ * `now` for the end of the log as it stands; `limit` 1..100 (default 20).
+ */
+export const eventListQuery = z.strictObject({
+  after: z
+    .string()
+    .regex(/^(now|[0-9]{1,19})$/, { error: "not a cursor this list returned, nor now" })
+    .optional()
+    .meta({ description: "A `nextCursor` of a previous answer, or `now`: the end of the log as it stands. Left out: from the oldest event." }),
+  limit: pageQuery.limit,
+});
+
 /** GET /v1/webhook-endpoints */
 export const emptyQuery = z.strictObject({});

@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, describe, expect, it } from "vitest";
+import { EVENT_STATUSES, EVENT_TYPES, type EventType, verifyWebhook } from "../../src/index";
 import type { Harness } from "../helpers";
 import {
   closeDeliveryTests,
@@ -72,10 +73,34 @@ describe("test events", () => {
     expect((await getDelivery(h, res.body.id)).status).toBe("succeeded");
   });
 
-  it("refuses a body with fields with 400 (40001)", async () => {
+  it("sends an event of every type named in `type`, its sample resource in that type's status, which the receiver's checks accept", async () => {
+    const h = await harness({ webhooks: FAST });
+    const receiver = await startReceiver();
+    const endpoint = await createEndpoint(h, receiver.url);
+    for (const type of EVENT_TYPES) {
+      const res = await h.post(`/v1/webhook-endpoints/${endpoint.id}/test`, { type });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      expect(res.body.eventType).toBe(type);
+    }
+    await drain(h);
+    expect(receiver.requests).toHaveLength(EVENT_TYPES.length);
+    const objects = { payment: "payment", payout: "withdrawal", refund: "refund", conversion: "conversion" } as const;
+    for (const req of receiver.requests) {
+      // verifyWebhook checks the signature and the body against the event schemas, status included.
+      const event = verifyWebhook(req.body, req.headers as Record<string, string>, endpoint.secret, { now: () => h.clock.ms });
+      expect(event.data).toMatchObject({ test: true, object: objects[event.type.split(".")[0] as keyof typeof objects] });
+      expect(EVENT_STATUSES[event.type as EventType] as readonly string[]).toContain((event.data as { status: string }).status);
+    }
+    expect(receiver.events().map((event) => event.type)).toEqual([...EVENT_TYPES]);
+    // Nothing of it is in the event log.
+    expect((await get(h, "/v1/events")).body.data).toEqual([]);
+  });
+
+  it("refuses an unknown type or another field with 400 (40001)", async () => {
     const h = await harness();
     const endpoint = await createEndpoint(h, "https://shop.example/hook");
-    expectStatus(await h.post(`/v1/webhook-endpoints/${endpoint.id}/test`, { type: "payment.completed" }), 400, 40001);
+    expectStatus(await h.post(`/v1/webhook-endpoints/${endpoint.id}/test`, { type: "payment.paid" }), 400, 40001);
+    expectStatus(await h.post(`/v1/webhook-endpoints/${endpoint.id}/test`, { type: "payment.completed", extra: 1 }), 400, 40001);
   });
 });
 

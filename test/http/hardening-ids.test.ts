@@ -72,6 +72,7 @@ const BASE_BODIES: Record<string, Record<string, unknown>> = {
   "/v1/conversions": { fromCurrency: "USDT", toCurrency: "TRX", amount: "10" },
   "/v1/payment-links": { amount: "25", amountCurrency: "USD", acceptedCoins: ["USDT"], returnUrl: URL_OK, settleCurrency: "USDT" },
   "/v1/webhook-endpoints": { url: "https://hooks.example/in", events: ["payment.created"] },
+  "/v1/webhook-endpoints/{id}/test": { type: "payment.completed" },
 };
 
 /** "string", "array" (of strings) or null: what kind of text a field takes. */

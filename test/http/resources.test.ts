@@ -173,6 +173,11 @@ describe("responses conform to the documented schemas", () => {
     const delivery = await call("GET", `/v1/webhook-deliveries/${page.data[0].id}`);
     expect(delivery.attempts.length).toBeGreaterThan(0);
     await call("POST", `/v1/webhook-deliveries/${delivery.id}/redeliver`);
+    await call("POST", `/v1/webhook-endpoints/${endpointId}/test`, { type: "refund.failed" });
+    const events = await call("GET", "/v1/events?limit=2");
+    expect(events.data.length).toBeGreaterThan(0);
+    await call("GET", `/v1/events?after=${events.nextCursor}`);
+    await call("GET", "/v1/events?after=now");
     await call("DELETE", `/v1/webhook-endpoints/${endpointId}`);
   });
 

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startService } from "../cli/service";
 
 /**
  * The package as users get it: `npm pack` (which builds first, through the prepack script),
@@ -167,6 +168,20 @@ describe("the packed package", () => {
     expect((JSON.parse(listed.stdout) as { data: Array<{ id: string }> }).data.map((entry) => entry.id)).toEqual([merchant.id]);
     const usage = await run(bin, ["merchants", "delete"], { cwd: app, ...OUTPUT }).catch((error: { code: number; stderr: string }) => error);
     expect(usage).toMatchObject({ code: 2, stderr: expect.stringContaining('merchants has no subcommand "delete"') });
+  }, 120_000);
+
+  it("its trigger drives the sandbox of a service running elsewhere until the event is recorded", async () => {
+    const bin = join(app, "node_modules", ".bin", "express-crypto-pay");
+    const service = await startService();
+    try {
+      const env = { ...process.env, EXPRESS_CRYPTO_PAY_URL: service.url, EXPRESS_CRYPTO_PAY_API_KEY: service.testKey };
+      const triggered = await run(bin, ["trigger", "payment.expired", "--json"], { cwd: app, env, ...OUTPUT });
+      const result = JSON.parse(triggered.stdout) as { produced: boolean; events: Array<{ type: string }> };
+      expect(result.produced).toBe(true);
+      expect(result.events.map((event) => event.type)).toEqual(["payment.created", "payment.expired"]);
+    } finally {
+      await service.close();
+    }
   }, 120_000);
 
   it("installs beside Express 4 without --legacy-peer-deps, and answers an unknown invoice there with 404", async () => {

@@ -1,6 +1,8 @@
-import type { Command } from "../command";
+import type { AnyCommand } from "../remote/command";
 import { deliveriesList, deliveriesRedeliver } from "./deliveries";
 import { healthCommand } from "./health";
+import { listenCommand } from "./listen";
+import { triggerCommand } from "./trigger";
 import { keysIssue, keysList, keysRevoke } from "./keys";
 import { merchantsCreate, merchantsList } from "./merchants";
 import { migrateCommand } from "./migrate";
@@ -8,7 +10,7 @@ import { reconcileCommand } from "./reconcile";
 import { rescanCommand } from "./rescan";
 
 /** Every command, in the order the help lists them. */
-export const COMMANDS: readonly Command[] = [
+export const COMMANDS: readonly AnyCommand[] = [
   healthCommand,
   reconcileCommand,
   merchantsCreate,
@@ -20,4 +22,6 @@ export const COMMANDS: readonly Command[] = [
   deliveriesList,
   deliveriesRedeliver,
   migrateCommand,
+  listenCommand,
+  triggerCommand,
 ];

@@ -136,14 +136,15 @@ export function webhookRoutes(routes: RouteTable, context: CoreContext, policy: 
 
   routes.post(
     "/webhook-endpoints/:id/test",
-    schemas.emptyBody,
-    async (_body, { scope, params, commitAnswer }) => withAttempts(await endpoints.sendTestEvent(context, scope, params.id!, commitAnswer?.(withAttempts))),
+    schemas.webhookTestRequest,
+    async (body, { scope, params, commitAnswer }) =>
+      withAttempts(await endpoints.sendTestEvent(context, scope, params.id!, body.type, commitAnswer?.(withAttempts))),
     {
       idempotent: true,
       docs: {
         summary: "Send a test event",
         description:
-          "Queues a `payment.created` event for a sample payment (marked `test: true` in `data`) to this endpoint through the normal delivery path, whatever event types it subscribes to.",
+          "Queues an event of `type` (default `payment.created`) to this endpoint through the normal delivery path, whatever event types it subscribes to. Its `data` is a sample of the type's resource (a payment, withdrawal, refund or conversion) in the status that type carries, marked `test: true`; nothing is stored but the delivery, and the event is not in the event log. To have the service produce a real event, drive the sandbox (`npx express-crypto-pay trigger <type>`).",
         response: resources.webhookDelivery,
         tags: ["Webhook endpoints"],
         errors: [404],

@@ -19,6 +19,21 @@ const FRESHNESS: FreshnessCase[] = [
     after: ["evt_1", "evt_2"],
   },
   {
+    read: "readEventLog",
+    write: "appendEvents",
+    look: async (r) => ids((await r.readEventLog(TEST, null, 10)).events),
+    change: (tx) => tx.appendEvents([event({ id: "evt_2", type: "payment.completed", createdAt: T0 + 1 })]),
+    after: ["evt_1", "evt_2"],
+  },
+  {
+    read: "eventLogEnd",
+    write: "appendEvents",
+    // Whether the end is right after the first event: true until a second one is appended.
+    look: async (r) => (await r.readEventLog(TEST, null, 1)).position === (await r.eventLogEnd(TEST)),
+    change: (tx) => tx.appendEvents([event({ id: "evt_2", type: "payment.completed", createdAt: T0 + 1 })]),
+    after: false,
+  },
+  {
     read: "getWebhookDelivery",
     write: "updateWebhookDelivery",
     look: (r) => r.getWebhookDelivery(TEST, "msg_1"),
@@ -133,6 +148,35 @@ export function webhookOutboxTests(ctx: SuiteContext): void {
       });
       expect((await storage.listEvents(TEST)).map((e) => e.id)).toEqual(["ev2", "ev1", "ev3"]);
       expect((await storage.listEvents(TEST, { invoiceId: "inv_1" })).map((e) => e.id)).toEqual(["ev2", "ev3"]);
+    });
+
+    it("reads the event log of a scope page by page, in the order appended, from a position it returned", async () => {
+      const storage = ctx.storage();
+      const empty = await storage.readEventLog(TEST, null, 10);
+      expect(empty.events).toEqual([]);
+      expect(await storage.readEventLog(TEST, empty.position, 10)).toEqual(empty);
+      const start = await storage.eventLogEnd(TEST);
+      expect(start).toMatch(/^[0-9]+$/);
+      await storage.transaction(async (tx) => {
+        await tx.appendEvents([event({ id: "ev2", createdAt: T0 + 2 }), event({ id: "ev1", createdAt: T0 + 1, invoiceId: "inv_2" })]);
+        await tx.appendEvents([event({ id: "ev_other", merchantId: "m_2" }), event({ id: "ev_live", mode: "live" })]);
+        await tx.appendEvents([event({ id: "ev3", createdAt: T0 + 3 })]);
+      });
+      const first = await storage.readEventLog(TEST, null, 2);
+      expect(first.events).toEqual([event({ id: "ev2", createdAt: T0 + 2 }), event({ id: "ev1", createdAt: T0 + 1, invoiceId: "inv_2" })]);
+      const second = await storage.readEventLog(TEST, first.position, 2);
+      expect(ids(second.events)).toEqual(["ev3"]);
+      const third = await storage.readEventLog(TEST, second.position, 2);
+      expect(third).toEqual({ events: [], position: second.position });
+      // The position at the end, taken before the appends, reads them all; taken after, none.
+      expect(ids((await storage.readEventLog(TEST, start, 10)).events)).toEqual(["ev2", "ev1", "ev3"]);
+      const end = await storage.eventLogEnd(TEST);
+      expect(await storage.readEventLog(TEST, end, 10)).toEqual({ events: [], position: end });
+      await storage.transaction((tx) => tx.appendEvents([event({ id: "ev4", createdAt: T0 + 4 })]));
+      expect(ids((await storage.readEventLog(TEST, end, 10)).events)).toEqual(["ev4"]);
+      // Other merchants' and modes' events are in their own logs only.
+      expect(ids((await storage.readEventLog(OTHER, null, 10)).events)).toEqual(["ev_other"]);
+      expect(ids((await storage.readEventLog(LIVE, null, 10)).events)).toEqual(["ev_live"]);
     });
 
     it("keeps the log newest first by insertion, filtered, one page at a time", async () => {

@@ -19,6 +19,15 @@ export function webhookOutboxReads(t: Tables, run: Run): WebhookOutboxReads {
           .filter((event) => invoiceId === undefined || event.invoiceId === invoiceId)
           .map(copyEvent);
       }),
+    // A position is how many of the scope's events were read: the log is only ever appended to.
+    readEventLog: (scope, position, limit) =>
+      run("readEventLog", () => {
+        const events = t.eventsByScope.get(scopeKey(scope.merchantId, scope.mode)) ?? [];
+        const from = position === null ? 0 : Number(position);
+        const page = events.slice(from, from + Math.max(0, limit)).map(copyEvent);
+        return { events: page, position: String(from + page.length) };
+      }),
+    eventLogEnd: (scope) => run("eventLogEnd", () => String((t.eventsByScope.get(scopeKey(scope.merchantId, scope.mode)) ?? []).length)),
     getWebhookDelivery: (scope, id) => run("getWebhookDelivery", () => scoped(t.deliveries.get(id)?.record, scope, copy)),
     listWebhookDeliveries: (scope, filter, query) => run("listWebhookDeliveries", () => deliveryPage(t, scope, filter, query)),
     listWebhookAttempts: (deliveryId) => run("listWebhookAttempts", () => (t.attemptsByDelivery.get(deliveryId) ?? []).map(copy)),

@@ -71,6 +71,11 @@ export function sqlReads(db: SqlQueryable, s: Statements): StorageReads {
       options?.invoiceId === undefined
         ? all(db.query(s.listEvents, [scope.merchantId, scope.mode]), eventColumns.read)
         : all(db.query(s.listEventsOfInvoice, [scope.merchantId, scope.mode, options.invoiceId]), eventColumns.read),
+    readEventLog: async (scope, position, limit) => {
+      const rows = (await db.query(s.readEventLog, [scope.merchantId, scope.mode, position ?? "0", Math.max(0, limit)])).rows;
+      return { events: rows.map(eventColumns.read), position: rows.length === 0 ? (position ?? "0") : String(rows.at(-1)!.seq) };
+    },
+    eventLogEnd: async (scope) => String((await db.query(s.eventLogEnd, [scope.merchantId, scope.mode])).rows[0]!.seq),
     listExpiringInvoices: (mode, now, limit) => all(db.query(s.listExpiringInvoices, [mode, now, Math.max(0, limit)]), invoiceColumns.read),
     listPayoutsByStatus: (mode, status, limit, after) =>
       after

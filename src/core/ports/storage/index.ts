@@ -37,7 +37,7 @@ export type { BalanceTotal, DepositTotal, PayoutTotal, ReconcileReads, RecordTot
 export type { UnlistedTransferReads, UnlistedTransferStore } from "./unlisted-transfers";
 export type { WebhookBacklog, WebhookBacklogReads } from "./webhook-backlog";
 export type { WebhookEndpointReads, WebhookEndpointStore } from "./webhook-endpoints";
-export type { DeliveryFilter, WebhookAttemptOutcome, WebhookOutboxReads, WebhookOutboxStore } from "./webhook-outbox";
+export type { DeliveryFilter, EventLogPage, WebhookAttemptOutcome, WebhookOutboxReads, WebhookOutboxStore } from "./webhook-outbox";
 
 /**
  * Every read of every part. Outside a transaction they see committed data only, and every

@@ -13,6 +13,14 @@ export interface DeliveryFilter {
 /** What one attempt leads to for its delivery (see `recordWebhookAttempt`); `attempts` goes up by one. */
 export type WebhookAttemptOutcome = Pick<WebhookDeliveryRecord, "status" | "nextAttemptAt" | "leaseUntil" | "lastStatusCode" | "lastError" | "updatedAt">;
 
+/** One page of an event log (see `readEventLog`). */
+export interface EventLogPage {
+  /** The events, in the order appended. */
+  events: EventRecord[];
+  /** The position after the last of them (the one given when there are none): where the next read starts. */
+  position: string;
+}
+
 /**
  * Reads of the outbox: the event log, the delivery log (one delivery per event and endpoint)
  * and each delivery's attempts. A read given a `Scope` never answers another merchant's or
@@ -21,6 +29,15 @@ export type WebhookAttemptOutcome = Pick<WebhookDeliveryRecord, "status" | "next
 export interface WebhookOutboxReads {
   /** Events of `scope`, in the order appended (oldest first), optionally those of one resource only (`invoiceId`: an invoice, payout or exchange id). */
   listEvents(scope: Scope, options?: { invoiceId?: string }): Promise<EventRecord[]>;
+  /**
+   * Up to `limit` events of `scope` appended after `position` (null: from the start), in the
+   * order appended, and the position after the last. A position is an opaque string of decimal
+   * digits this adapter returned (from here or `eventLogEnd`); one beyond the end answers no
+   * events and itself.
+   */
+  readEventLog(scope: Scope, position: string | null, limit: number): Promise<EventLogPage>;
+  /** The position at the end of `scope`'s event log now: reading after it answers only the events appended later. */
+  eventLogEnd(scope: Scope): Promise<string>;
   /** The delivery with this id in `scope`, or null. */
   getWebhookDelivery(scope: Scope, id: string): Promise<WebhookDeliveryRecord | null>;
   /** Deliveries of `scope` matching `filter`, newest first (by insertion), one page of them. */

@@ -41,6 +41,19 @@ export function eventStatements(t: Tables) {
       WHERE merchant_id = $1 AND mode = $2
       ORDER BY seq
     `,
+    // A position is the seq of the last event read (0: none yet).
+    readEventLog: sql`
+      SELECT seq, ${eventColumns.list}
+      FROM ${t.events}
+      WHERE merchant_id = $1 AND mode = $2 AND seq > $3
+      ORDER BY seq
+      LIMIT $4
+    `,
+    eventLogEnd: sql`
+      SELECT coalesce(max(seq), 0) AS seq
+      FROM ${t.events}
+      WHERE merchant_id = $1 AND mode = $2
+    `,
     listEventsOfInvoice: sql`
       SELECT ${eventColumns.list}
       FROM ${t.events}
