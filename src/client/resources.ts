@@ -67,7 +67,7 @@ export type PlainListParams = z.input<typeof requests.plainListQuery>;
 /** `POST /v1/webhook-endpoints` body. */
 export type WebhookEndpointCreateParams = z.input<typeof webhooks.webhookEndpointCreateRequest>;
 /** `POST /v1/webhook-endpoints/:id/test` body. */
-export type WebhookTestParams = z.input<typeof webhooks.emptyBody>;
+export type WebhookTestParams = z.input<typeof webhooks.webhookTestRequest>;
 /** `GET /v1/webhook-deliveries` query. */
 export type WebhookDeliveryListParams = z.input<typeof webhooks.webhookDeliveryListQuery>;
 

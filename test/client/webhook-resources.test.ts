@@ -63,6 +63,13 @@ describe.each(CARRIER_NAMES)("webhook resources through %s", (carrier) => {
     expect((await api.webhookEndpoints.list()).data.map((row) => row.id)).toEqual([endpoint.id]);
   });
 
+  it("sends a test event of any type the service sends", async () => {
+    const { api } = await CARRIERS[carrier]();
+    const endpoint = await api.webhookEndpoints.create({ url: "http://127.0.0.1:9/hooks" });
+    expect(await api.webhookEndpoints.sendTest(endpoint.id, { type: "payout.completed" })).toMatchObject({ eventType: "payout.completed" });
+    await expect(api.webhookEndpoints.sendTest(endpoint.id, { type: "payment.exploded" as never })).rejects.toMatchObject({ code: 40001 });
+  });
+
   it("sends a test event, lists, retrieves and redelivers its delivery", async () => {
     const { h, api } = await CARRIERS[carrier]();
     const endpoint = await api.webhookEndpoints.create({ url: "http://127.0.0.1:9/hooks" });
