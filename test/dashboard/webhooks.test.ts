@@ -152,7 +152,12 @@ describe("webhook endpoints in the dashboard", () => {
 
     // Past the overlap only the new secret signs: the receiver still on the old one refuses.
     h.clock.advanceMinutes(24 * 60 + 1);
-    const again = await form(`${base}/test`, { _csrf: tokenOf((await page(base)).text), mode: "test" });
+    // This time of another type, chosen in the form's select; a made-up type is refused with the API's message.
+    expect((await page(base)).text).toContain('<option value="refund.completed">refund.completed</option>');
+    const madeUp = await form(`${base}/test`, { _csrf: tokenOf((await page(base)).text), mode: "test", type: "refund.exploded" });
+    expect(madeUp.status).toBe(400);
+    expect(madeUp.text).toContain('class="notice error"');
+    const again = await form(`${base}/test`, { _csrf: tokenOf((await page(base)).text), mode: "test", type: "refund.completed" });
     const delivery = /Test event queued as delivery (msg_[A-Za-z0-9]+)/.exec(again.text)![1]!;
     await h.router.tick();
     expect(receiver.events).toHaveLength(1);
@@ -161,11 +166,11 @@ describe("webhook endpoints in the dashboard", () => {
     h.clock.advanceMinutes(1);
     await h.router.tick();
     expect(receiver.events).toHaveLength(2);
-    expect(receiver.events[1]!.type).toBe("payment.created");
+    expect(receiver.events[1]!.type).toBe("refund.completed");
 
     const detail = await page(`/m/${h.merchant.id}/webhooks/deliveries/${delivery}`);
     expect(detail.status).toBe(200);
-    expect(detail.text).toContain("<code>payment.created</code>");
+    expect(detail.text).toContain("<code>refund.completed</code>");
     expect(detail.text).toContain(`href="/admin${base}">${receiver.url}</a>`);
     expect(detail.text).toContain("<dd data-delivery-status>succeeded</dd>");
     const attempts = [...detail.text.matchAll(/<tr data-attempt>[\s\S]*?<\/tr>/g)].map((match) => match[0]);

@@ -1,6 +1,6 @@
 import { html, type SafeHtml } from "../../http/pay-page/escape";
 import { csrfField, modeTag, shortTime } from "./parts";
-import { deliveriesTable, endpointHref, eventsText, noticeOf, secretCard, type DeliveryRow, type EndpointRow } from "./webhooks";
+import { deliveriesTable, EVENT_GROUPS, endpointHref, eventsText, noticeOf, secretCard, type DeliveryRow, type EndpointRow } from "./webhooks";
 
 /** What an endpoint's page shows. */
 export interface EndpointDetail {
@@ -16,9 +16,17 @@ export interface EndpointDetail {
   secret: { value: string; title: string } | null;
 }
 
-/** One action button in its own form, carrying the endpoint's mode (the action runs in that mode only). */
-function actionForm(detail: EndpointDetail, csrf: string, action: string, label: string, danger = false): SafeHtml {
-  return html`<form method="post" action="${endpointHref(detail.base, detail.endpoint.id)}/${action}">${csrfField(csrf)}<input type="hidden" name="mode" value="${modeOf(detail.endpoint)}"><button type="submit"${danger ? html` class="danger"` : null}>${label}</button></form>`;
+/** One action button in its own form, carrying the endpoint's mode (the action runs in that mode only), after any `fields`. */
+function actionForm(detail: EndpointDetail, csrf: string, action: string, label: string, danger = false, fields: SafeHtml | null = null): SafeHtml {
+  return html`<form method="post" action="${endpointHref(detail.base, detail.endpoint.id)}/${action}">${csrfField(csrf)}<input type="hidden" name="mode" value="${modeOf(detail.endpoint)}">${fields}<button type="submit"${danger ? html` class="danger"` : null}>${label}</button></form>`;
+}
+
+/** The test event's type: any type the service sends, payment.created first. */
+function testTypeField(): SafeHtml {
+  return html`<label>Event type<select name="type">${EVENT_GROUPS.map(
+    ([group, types]) =>
+      html`<optgroup label="${group}">${types.map((type) => html`<option value="${type}"${type === "payment.created" ? html` selected` : null}>${type}</option>`)}</optgroup>`,
+  )}</select></label>`;
 }
 
 function modeOf(endpoint: EndpointRow): "live" | "test" {
@@ -46,14 +54,14 @@ ${
   csrf === null
     ? html`<p class="muted">Viewers cannot change endpoints.</p>`
     : html`<div class="actions">
-${enabled ? actionForm(detail, csrf, "test", "Send a test event") : null}
+${enabled ? actionForm(detail, csrf, "test", "Send a test event", false, testTypeField()) : null}
 ${actionForm(detail, csrf, "rotate", "Rotate the signing secret")}
 ${enabled ? actionForm(detail, csrf, "disable", "Disable endpoint", true) : actionForm(detail, csrf, "enable", "Enable endpoint")}
 <a class="button danger" href="${endpointHref(detail.base, endpoint.id)}/delete">Delete endpoint…</a>
 </div>
 <p class="muted">${
         enabled
-          ? "The test event is a payment.created of a sample payment, marked test, sent whatever types the endpoint receives. After a rotation the previous secret keeps signing alongside the new one for the rotation overlap (24 hours unless your host set another)."
+          ? "The test event is an event of the chosen type about a sample record, marked test, sent whatever types the endpoint receives. After a rotation the previous secret keeps signing alongside the new one for the rotation overlap (24 hours unless your host set another)."
           : "A disabled endpoint gets no events. Enabling it delivers new events again; what failed meanwhile can be redelivered."
       }</p>`
 }

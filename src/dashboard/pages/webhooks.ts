@@ -59,8 +59,8 @@ export interface WebhooksData {
   draft: EndpointDraft | null;
 }
 
-/** The event catalogue in the groups the new-endpoint form shows it. */
-const EVENT_GROUPS = [
+/** The event catalogue in the groups the new-endpoint form (and the test event's select) shows it. */
+export const EVENT_GROUPS = [
   ["Payments", PAYMENT_EVENT_TYPES],
   ["Payouts", PAYOUT_EVENT_TYPES],
   ["Refunds", REFUND_EVENT_TYPES],

@@ -142,8 +142,11 @@ export function webhookEndpointRoutes(
     asyncHandler(async (req, res) => {
       const endpoint = await found(req, res);
       if (!endpoint) return;
+      // The type is checked by the /v1 route: an unknown one is refused with its message.
+      const type = (req.body as Record<string, unknown>).type;
+      const input = typeof type === "string" && type !== "" ? { type } : {};
       const done = await kit.attempt(
-        async () => (await v1(req, endpoint.mode, "POST", `/webhook-endpoints/${encodeURIComponent(endpoint.record.id)}/test`)) as DeliveryRow,
+        async () => (await v1(req, endpoint.mode, "POST", `/webhook-endpoints/${encodeURIComponent(endpoint.record.id)}/test`, input)) as DeliveryRow,
       );
       const message: Notice = done.ok ? { tone: "ok", text: `Test event queued as delivery ${done.value.id}, listed below.` } : done.notice;
       await showEndpoint(req, res, done.ok ? 200 : done.status, endpoint.mode, endpoint.record, { message });
