@@ -344,7 +344,9 @@ describe("branding", () => {
     for (const colour of ["red", "#fff", "#0a7c66;}body{display:none", "rgb(0,0,0)"])
       expect(make({ accentColor: colour })).toThrow(/payPage\.accentColor: must be a colour as #rrggbb/);
     expect(make({ merchantName: " " })).toThrow(/payPage\.merchantName/);
-    expect(make({ logo: "https://shop.example/logo.png" })).toThrow(/unknown option\(s\) logo/);
+    expect(make({ logo: "https://shop.example/logo.png" })).toThrow(
+      /unknown option\(s\) payPage\.logo; valid options of payPage: merchantName, logoUrl, accentColor/,
+    );
   });
 });
 
