@@ -1,11 +1,9 @@
-import { mkdir, readFile } from "node:fs/promises";
-import { createRequire } from "node:module";
-import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { haveChromium, launchChromium, listen, type LaunchedChromium, type Listening } from "../support/chromium";
+import { haveChromium } from "../support/chromium";
 import { describeIf, NO_CHROMIUM } from "../support/skips";
 import type { Harness } from "../helpers";
 import { ADDRESS } from "../http/v1/support";
+import { startDashboardBrowser, type DashboardBrowser } from "./browser";
 import { dashboardHost } from "./host";
 
 /**
@@ -15,29 +13,17 @@ import { dashboardHost } from "./host";
  * SHOTS_DIR (default test-artifacts/dashboard/, gitignored).
  */
 
-const SHOTS = process.env.SHOTS_DIR ?? "test-artifacts/dashboard";
-const WIDTHS = [
-  { name: "phone", width: 390, height: 844 },
-  { name: "desktop", width: 1280, height: 900 },
-] as const;
 const EVM = "0x52908400098527886E0F7030069857D2E4169EE7";
 const BTC = "bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq";
 const PROPOSED = "TQjw9LfWkygUMPoV5tvokXQX2YLdStctTe";
 
 describeIf(haveChromium, NO_CHROMIUM)("payout addresses page in Chromium", () => {
   let h: Harness;
-  let server: Listening;
-  let launched: LaunchedChromium;
-  let browser: BrowserContext;
-  let axeSource: string;
+  let browser: DashboardBrowser;
 
   beforeAll(async () => {
-    await mkdir(SHOTS, { recursive: true });
-    axeSource = await readFile(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
     h = await dashboardHost();
-    server = await listen(h.app);
-    launched = await launchChromium({ viewport: WIDTHS[0] });
-    browser = launched.context;
+    browser = await startDashboardBrowser(h.app);
     // One address in each state: usable (live, labelled), cooling off (test), awaiting approval.
     const admin = h.router.admin;
     const usable = await admin.addAllowedAddress({
@@ -57,59 +43,22 @@ describeIf(haveChromium, NO_CHROMIUM)("payout addresses page in Chromium", () =>
   }, 60_000);
 
   afterAll(async () => {
-    await launched?.close();
-    await server?.close();
+    await browser?.close();
     await h?.router.close();
   });
 
-  /** Opens a page as this user (the login cookie), recording script errors. */
-  async function open(login: string, path: string): Promise<{ page: Page; problems: string[] }> {
-    await browser.clearCookies();
-    await browser.addCookies([{ name: "login", value: login, url: server.base }]);
-    const page = await browser.newPage();
-    const problems: string[] = [];
-    page.on("console", (message) => {
-      // Refusals are documents with a 4xx status, which Chromium also logs.
-      if (message.type() === "error" && !/^Failed to load resource: .* status of 40[034] /.test(message.text())) problems.push(message.text());
-    });
-    page.on("pageerror", (error) => problems.push(error.message));
-    await page.goto(`${server.base}/admin${path}`);
-    return { page, problems };
-  }
-
-  /** axe-core's serious and critical violations of the page as shown. */
-  async function violations(page: Page): Promise<string[]> {
-    await page.evaluate(axeSource);
-    const result = await page.evaluate<{ violations: Array<{ id: string; impact: string; nodes: Array<{ target: string[] }> }> }>(
-      "axe.run(document, { resultTypes: ['violations'] })",
-    );
-    return result.violations
-      .filter((violation) => violation.impact === "serious" || violation.impact === "critical")
-      .map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(" ")).join(", ")}`);
-  }
-
-  /** axe, the width and a screenshot of what `page` shows, at both widths. */
-  async function check(page: Page, name: string): Promise<void> {
-    for (const size of WIDTHS) {
-      await page.setViewportSize(size);
-      expect(await violations(page), `${name} at ${size.width}`).toEqual([]);
-      expect(await page.evaluate<number>("document.documentElement.scrollWidth"), `${name} at ${size.width}`).toBeLessThanOrEqual(size.width);
-      await page.screenshot({ path: `${SHOTS}/${name}-${size.width}.png`, fullPage: true });
-    }
-  }
-
   it("passes axe at 390 and 1280 px for an admin and a viewer, with every state shown", async () => {
     for (const login of ["admin", "viewer"]) {
-      const { page, problems } = await open(login, `/m/${h.merchant.id}/addresses`);
+      const { page, problems } = await browser.open(login, `/m/${h.merchant.id}/addresses`);
       await expect(page.locator("[data-state]").allInnerTexts()).resolves.toEqual(["Usable", "Cooling off until 2026-03-03 13:00 UTC", "Awaiting approval"]);
-      await check(page, `addresses-${login}`);
+      await browser.check(page, `addresses-${login}`);
       expect(problems, login).toEqual([]);
       await page.close();
     }
   }, 60_000);
 
   it("runs the allowlist from its forms: turn on, propose, refuse the proposer's approval, approve as another admin, remove", async () => {
-    const { page, problems } = await open("admin", `/m/${h.merchant.id}/addresses`);
+    const { page, problems } = await browser.open("admin", `/m/${h.merchant.id}/addresses`);
     await page.getByRole("button", { name: "Turn the allowlist on" }).click();
     await page.locator(".notice.ok", { hasText: "The allowlist is on." }).waitFor();
     await expect(page.locator("[data-allowlist]").getAttribute("data-allowlist")).resolves.toBe("on");
@@ -123,11 +72,11 @@ describeIf(haveChromium, NO_CHROMIUM)("payout addresses page in Chromium", () =>
 
     await page.getByRole("button", { name: "Approve Refunds wallet (TRX, test)" }).click();
     await expect(page.locator(".notice.error").innerText()).resolves.toBe(`You proposed ${PROPOSED}: another admin must approve it.`);
-    await check(page, "addresses-refused");
+    await browser.check(page, "addresses-refused");
     expect(problems).toEqual([]);
     await page.close();
 
-    const other = await open("limited", `/m/${h.merchant.id}/addresses`);
+    const other = await browser.open("limited", `/m/${h.merchant.id}/addresses`);
     await other.page.getByRole("button", { name: "Approve Refunds wallet (TRX, test)" }).click();
     await other.page.locator(".notice.ok", { hasText: "was approved; it becomes usable at" }).waitFor();
     const entry = (await h.router.admin.listAllowedAddresses(h.merchant.id)).find((row) => row.address === PROPOSED)!;

@@ -1,11 +1,9 @@
-import { mkdir, readFile } from "node:fs/promises";
-import { createRequire } from "node:module";
-import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { haveChromium, launchChromium, listen, type LaunchedChromium, type Listening } from "../support/chromium";
-import { describeIf, NO_CHROMIUM } from "../support/skips";
 import type { Harness } from "../helpers";
 import { createPayment, deposit, get, paidPayment } from "../http/v1/support";
+import { haveChromium } from "../support/chromium";
+import { describeIf, NO_CHROMIUM } from "../support/skips";
+import { startDashboardBrowser, type DashboardBrowser } from "./browser";
 import { dashboardHost } from "./host";
 
 /**
@@ -15,28 +13,16 @@ import { dashboardHost } from "./host";
  * SHOTS_DIR (default test-artifacts/dashboard/, gitignored).
  */
 
-const SHOTS = process.env.SHOTS_DIR ?? "test-artifacts/dashboard";
-const WIDTHS = [
-  { name: "phone", width: 390, height: 844 },
-  { name: "desktop", width: 1280, height: 900 },
-] as const;
 const REFUND_TO = "TQjw9LfWkygUMPoV5tvokXQX2YLdStctTe";
 
 describeIf(haveChromium, NO_CHROMIUM)("merchant dashboard in Chromium", () => {
   let h: Harness;
-  let server: Listening;
-  let launched: LaunchedChromium;
-  let browser: BrowserContext;
-  let axeSource: string;
+  let browser: DashboardBrowser;
   let paidId: string;
 
   beforeAll(async () => {
-    await mkdir(SHOTS, { recursive: true });
-    axeSource = await readFile(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
     h = await dashboardHost();
-    server = await listen(h.app);
-    launched = await launchChromium({ viewport: WIDTHS[0] });
-    browser = launched.context;
+    browser = await startDashboardBrowser(h.app);
     paidId = (await paidPayment(h, "100", "USDT", "TRX", { metadata: { orderId: "A-1001" } })).id;
     await paidPayment(h, "400");
     // An endpoint nothing listens on: its deliveries fail, as the webhooks page then shows.
@@ -47,37 +33,9 @@ describeIf(haveChromium, NO_CHROMIUM)("merchant dashboard in Chromium", () => {
   }, 60_000);
 
   afterAll(async () => {
-    await launched?.close();
-    await server?.close();
+    await browser?.close();
     await h?.router.close();
   });
-
-  /** Opens a page as this user (the login cookie), recording script errors and CSP reports. */
-  async function open(login: string, path: string): Promise<{ page: Page; problems: string[] }> {
-    await browser.clearCookies();
-    await browser.addCookies([{ name: "login", value: login, url: server.base }]);
-    const page = await browser.newPage();
-    const problems: string[] = [];
-    page.on("console", (message) => {
-      // The 403 and 404 pages are documents with that status, which Chromium also logs.
-      if (message.type() === "error" && !/^Failed to load resource: .* status of 40[34] /.test(message.text())) problems.push(message.text());
-    });
-    page.on("pageerror", (error) => problems.push(error.message));
-    await page.goto(`${server.base}/admin${path}`);
-    return { page, problems };
-  }
-
-  /** axe-core's serious and critical violations of the page as shown. */
-  async function violations(page: Page): Promise<string[]> {
-    // Evaluated through the devtools protocol, which the page's CSP does not govern.
-    await page.evaluate(axeSource);
-    const result = await page.evaluate<{ violations: Array<{ id: string; impact: string; nodes: Array<{ target: string[] }> }> }>(
-      "axe.run(document, { resultTypes: ['violations'] })",
-    );
-    return result.violations
-      .filter((violation) => violation.impact === "serious" || violation.impact === "critical")
-      .map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(" ")).join(", ")}`);
-  }
 
   it("passes axe at 390 and 1280 px on every page, with no script error, and takes screenshots", async () => {
     const pages = [
@@ -92,22 +50,11 @@ describeIf(haveChromium, NO_CHROMIUM)("merchant dashboard in Chromium", () => {
       ["not-found", "limited", `/m/${h.other.id}`],
       ["forbidden", "nobody", `/m/${h.merchant.id}`],
     ] as const;
-    for (const [name, login, path] of pages) {
-      const { page, problems } = await open(login, path);
-      for (const size of WIDTHS) {
-        await page.setViewportSize(size);
-        expect(await violations(page), `${name} at ${size.width}`).toEqual([]);
-        // Nothing wider than the screen: tables scroll inside their own box.
-        expect(await page.evaluate<number>("document.documentElement.scrollWidth"), `${name} at ${size.width}`).toBeLessThanOrEqual(size.width);
-        await page.screenshot({ path: `${SHOTS}/${name}-${size.width}.png`, fullPage: true });
-      }
-      expect(problems, name).toEqual([]);
-      await page.close();
-    }
+    await browser.checkPages(pages);
   }, 120_000);
 
   it("is usable by keyboard: the skip link comes first, then the navigation", async () => {
-    const { page } = await open("admin", `/m/${h.merchant.id}`);
+    const { page } = await browser.open("admin", `/m/${h.merchant.id}`);
     await page.keyboard.press("Tab");
     await expect(page.evaluate<string>("document.activeElement.textContent")).resolves.toBe("Skip to content");
     await page.keyboard.press("Tab");
@@ -115,26 +62,26 @@ describeIf(haveChromium, NO_CHROMIUM)("merchant dashboard in Chromium", () => {
     await expect(page.evaluate<string>("document.activeElement.textContent")).resolves.toBe("Overview");
     await page.keyboard.press("Tab");
     await page.keyboard.press("Enter");
-    await page.waitForURL(`${server.base}/admin/m/${h.merchant.id}/payments`);
+    await page.waitForURL(`${browser.base}/admin/m/${h.merchant.id}/payments`);
     await expect(page.locator("h1").innerText()).resolves.toBe("Payments");
     await page.close();
   });
 
   it("filters and finds payments with its forms", async () => {
-    const { page } = await open("viewer", `/m/${h.merchant.id}/payments`);
+    const { page } = await browser.open("viewer", `/m/${h.merchant.id}/payments`);
     await page.locator('select[name="status"]').selectOption("PAID");
     await page.getByRole("button", { name: "Filter" }).click();
     await page.waitForURL(/status=PAID/);
     await expect(page.locator("[data-payment]").count()).resolves.toBe(2);
     await page.locator('input[name="q"]').fill(paidId);
     await page.getByRole("button", { name: "Filter" }).click();
-    await page.waitForURL(`${server.base}/admin/m/${h.merchant.id}/payments/${paidId}`);
+    await page.waitForURL(`${browser.base}/admin/m/${h.merchant.id}/payments/${paidId}`);
     await expect(page.locator("[data-status]").innerText()).resolves.toBe("PAID");
     await page.close();
   });
 
   it("issues and revokes a key with its buttons, and the API follows", async () => {
-    const { page } = await open("admin", `/m/${h.merchant.id}/keys`);
+    const { page } = await browser.open("admin", `/m/${h.merchant.id}/keys`);
     await page.locator('select[name="mode"]').selectOption("test");
     await page.getByRole("button", { name: "Issue a key" }).click();
     const key = await page.locator("[data-issued-key]").innerText();
@@ -150,7 +97,7 @@ describeIf(haveChromium, NO_CHROMIUM)("merchant dashboard in Chromium", () => {
   });
 
   it("refunds from the payment page, and the API lists the refund", async () => {
-    const { page } = await open("admin", `/m/${h.merchant.id}/payments/${paidId}`);
+    const { page } = await browser.open("admin", `/m/${h.merchant.id}/payments/${paidId}`);
     await page.getByLabel("Amount (USDT)").fill("25");
     await page.getByLabel("To address").fill(REFUND_TO);
     await page.getByRole("button", { name: "Refund" }).click();
@@ -162,7 +109,7 @@ describeIf(haveChromium, NO_CHROMIUM)("merchant dashboard in Chromium", () => {
 
   it("refuses a form stripped of its CSRF token, and a limited user's edited form or URL, changing nothing", async () => {
     const before = await h.router.admin.listApiKeys(h.merchant.id);
-    const { page } = await open("admin", `/m/${h.merchant.id}/keys`);
+    const { page } = await browser.open("admin", `/m/${h.merchant.id}/keys`);
     await page.evaluate("document.querySelectorAll('input[name=_csrf]').forEach((input) => input.remove())");
     await page.getByRole("button", { name: "Issue a key" }).click();
     await expect(page.locator("h1").innerText()).resolves.toBe("Not allowed");
@@ -170,7 +117,7 @@ describeIf(haveChromium, NO_CHROMIUM)("merchant dashboard in Chromium", () => {
     await page.close();
 
     const otherKeys = await h.router.admin.listApiKeys(h.other.id);
-    const limited = await open("limited", `/m/${h.merchant.id}/keys`);
+    const limited = await browser.open("limited", `/m/${h.merchant.id}/keys`);
     // Point the first revoke form at the other merchant's key, as an edited form would.
     await limited.page.evaluate(
       `document.querySelector('form[action$="/revoke"]').action = ${JSON.stringify(`/admin/m/${h.merchant.id}/keys/${otherKeys[0]!.id}/revoke`)}`,
@@ -178,7 +125,7 @@ describeIf(haveChromium, NO_CHROMIUM)("merchant dashboard in Chromium", () => {
     await limited.page.locator('form[action$="/revoke"] button').first().click();
     await expect(limited.page.locator("h1").innerText()).resolves.toBe("Not found");
     expect(await h.router.admin.listApiKeys(h.other.id)).toEqual(otherKeys);
-    await limited.page.goto(`${server.base}/admin/m/${h.other.id}/payments`);
+    await limited.page.goto(`${browser.base}/admin/m/${h.other.id}/payments`);
     await expect(limited.page.locator("h1").innerText()).resolves.toBe("Not found");
     await expect(limited.page.content()).resolves.not.toContain("Other shop");
     await limited.page.close();

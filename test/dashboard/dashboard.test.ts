@@ -23,6 +23,42 @@ const form = (path: string, fields: Record<string, string>, login = "admin") =>
 /** The CSRF token of a page's first form. */
 const tokenOf = (html: string) => /name="_csrf" value="([^"]+)"/.exec(html)![1]!;
 
+/**
+ * The payments search box and a payment's event timeline, shared by the list and refund tests:
+ * `paid` (the harness merchant's, paid) is found by its deposit address and transaction hash, an
+ * order id finds one payment or lists several, another merchant's payments are never found.
+ * Answers `paid`'s page.
+ */
+async function findsAndShows(paid: Awaited<ReturnType<typeof paidPayment>>) {
+  // Search by deposit address finds the payment it was issued for; another merchant's address finds nothing.
+  const byAddress = await page(`/m/${h.merchant.id}/payments?q=${paid.address}`);
+  expect(byAddress.status).toBe(303);
+  expect(byAddress.headers.location).toBe(`/admin/m/${h.merchant.id}/payments/${paid.id}`);
+  const theirs = await createPayment(h, { amount: "3", currency: "USDT", chain: "TRX" }, h.otherTestKey);
+  const notMine = await page(`/m/${h.merchant.id}/payments?q=${theirs.address}`);
+  expect(notMine.status).toBe(200);
+  expect(notMine.text).toContain(`No payment ${theirs.address}`);
+  // By transaction hash, and by order id: one match opens it, several are listed, another merchant's are not.
+  const txHash = (await get(h, `/v1/payments/${paid.id}`)).body.deposits[0].txHash as string;
+  expect((await page(`/m/${h.merchant.id}/payments?q=${txHash}`)).headers.location).toBe(`/admin/m/${h.merchant.id}/payments/${paid.id}`);
+  const first7 = await createPayment(h, { amount: "7", currency: "USDT", chain: "TRX", metadata: { orderId: "A-7" } });
+  expect((await page(`/m/${h.merchant.id}/payments?q=A-7`)).headers.location).toBe(`/admin/m/${h.merchant.id}/payments/${first7.id}`);
+  const second7 = await createPayment(h, { amount: "7", currency: "USDT", chain: "TRX", metadata: { orderId: "A-7" } });
+  await createPayment(h, { amount: "7", currency: "USDT", chain: "TRX", metadata: { orderId: "A-7" } }, h.otherTestKey);
+  const both = await page(`/m/${h.merchant.id}/payments?q=A-7`);
+  expect(both.status).toBe(200);
+  expect(both.text).toContain("Payments matching A-7");
+  expect([...both.text.matchAll(/data-payment="([^"]+)"/g)].map((match) => match[1]).sort()).toEqual([first7.id, second7.id].sort());
+  const detail = await page(`/m/${h.merchant.id}/payments/${paid.id}`);
+  expect([...detail.text.matchAll(/data-event="([^"]+)"/g)].map((match) => match[1])).toEqual([
+    "payment.created",
+    "payment.confirming",
+    "payment.confirmed",
+    "payment.completed",
+  ]);
+  return detail;
+}
+
 describe("merchant dashboard", () => {
   it("answers 403 when authorize says no one is signed in, and sets its security headers", async () => {
     h = await dashboardHost();
@@ -97,32 +133,7 @@ describe("merchant dashboard", () => {
     const found = await page(`/m/${h.merchant.id}/payments?q=${paid.id}`);
     expect(found.status).toBe(303);
     expect(found.headers.location).toBe(`/admin/m/${h.merchant.id}/payments/${paid.id}`);
-    // Search by deposit address finds the payment it was issued for; another merchant's address finds nothing.
-    const byAddress = await page(`/m/${h.merchant.id}/payments?q=${paid.address}`);
-    expect(byAddress.status).toBe(303);
-    expect(byAddress.headers.location).toBe(`/admin/m/${h.merchant.id}/payments/${paid.id}`);
-    const theirs = await createPayment(h, { amount: "3", currency: "USDT", chain: "TRX" }, h.otherTestKey);
-    const notMine = await page(`/m/${h.merchant.id}/payments?q=${theirs.address}`);
-    expect(notMine.status).toBe(200);
-    expect(notMine.text).toContain(`No payment ${theirs.address}`);
-    // By transaction hash, and by order id: one match opens it, several are listed, another merchant's are not.
-    const txHash = (await get(h, `/v1/payments/${paid.id}`)).body.deposits[0].txHash as string;
-    expect((await page(`/m/${h.merchant.id}/payments?q=${txHash}`)).headers.location).toBe(`/admin/m/${h.merchant.id}/payments/${paid.id}`);
-    const first7 = await createPayment(h, { amount: "7", currency: "USDT", chain: "TRX", metadata: { orderId: "A-7" } });
-    expect((await page(`/m/${h.merchant.id}/payments?q=A-7`)).headers.location).toBe(`/admin/m/${h.merchant.id}/payments/${first7.id}`);
-    const second7 = await createPayment(h, { amount: "7", currency: "USDT", chain: "TRX", metadata: { orderId: "A-7" } });
-    await createPayment(h, { amount: "7", currency: "USDT", chain: "TRX", metadata: { orderId: "A-7" } }, h.otherTestKey);
-    const both = await page(`/m/${h.merchant.id}/payments?q=A-7`);
-    expect(both.status).toBe(200);
-    expect(both.text).toContain("Payments matching A-7");
-    expect([...both.text.matchAll(/data-payment="([^"]+)"/g)].map((match) => match[1]).sort()).toEqual([first7.id, second7.id].sort());
-    const detail = await page(`/m/${h.merchant.id}/payments/${paid.id}`);
-    expect([...detail.text.matchAll(/data-event="([^"]+)"/g)].map((match) => match[1])).toEqual([
-      "payment.created",
-      "payment.confirming",
-      "payment.confirmed",
-      "payment.completed",
-    ]);
+    const detail = await findsAndShows(paid);
     expect(detail.status).toBe(200);
     expect(detail.text).toContain("<dd data-status>PAID</dd>");
     expect(detail.text).toMatch(/href="https:\/\/tronscan.example\/#\/transaction\/[^"]+"/);
@@ -261,32 +272,7 @@ describe("merchant dashboard", () => {
     h = await dashboardHost();
     await paidPayment(h, "400");
     const paid = await paidPayment(h, "100");
-    // Search by deposit address finds the payment it was issued for; another merchant's address finds nothing.
-    const byAddress = await page(`/m/${h.merchant.id}/payments?q=${paid.address}`);
-    expect(byAddress.status).toBe(303);
-    expect(byAddress.headers.location).toBe(`/admin/m/${h.merchant.id}/payments/${paid.id}`);
-    const theirs = await createPayment(h, { amount: "3", currency: "USDT", chain: "TRX" }, h.otherTestKey);
-    const notMine = await page(`/m/${h.merchant.id}/payments?q=${theirs.address}`);
-    expect(notMine.status).toBe(200);
-    expect(notMine.text).toContain(`No payment ${theirs.address}`);
-    // By transaction hash, and by order id: one match opens it, several are listed, another merchant's are not.
-    const txHash = (await get(h, `/v1/payments/${paid.id}`)).body.deposits[0].txHash as string;
-    expect((await page(`/m/${h.merchant.id}/payments?q=${txHash}`)).headers.location).toBe(`/admin/m/${h.merchant.id}/payments/${paid.id}`);
-    const first7 = await createPayment(h, { amount: "7", currency: "USDT", chain: "TRX", metadata: { orderId: "A-7" } });
-    expect((await page(`/m/${h.merchant.id}/payments?q=A-7`)).headers.location).toBe(`/admin/m/${h.merchant.id}/payments/${first7.id}`);
-    const second7 = await createPayment(h, { amount: "7", currency: "USDT", chain: "TRX", metadata: { orderId: "A-7" } });
-    await createPayment(h, { amount: "7", currency: "USDT", chain: "TRX", metadata: { orderId: "A-7" } }, h.otherTestKey);
-    const both = await page(`/m/${h.merchant.id}/payments?q=A-7`);
-    expect(both.status).toBe(200);
-    expect(both.text).toContain("Payments matching A-7");
-    expect([...both.text.matchAll(/data-payment="([^"]+)"/g)].map((match) => match[1]).sort()).toEqual([first7.id, second7.id].sort());
-    const detail = await page(`/m/${h.merchant.id}/payments/${paid.id}`);
-    expect([...detail.text.matchAll(/data-event="([^"]+)"/g)].map((match) => match[1])).toEqual([
-      "payment.created",
-      "payment.confirming",
-      "payment.confirmed",
-      "payment.completed",
-    ]);
+    const detail = await findsAndShows(paid);
     const token = tokenOf(detail.text);
     const done = await form(`/m/${h.merchant.id}/payments/${paid.id}/refund`, { _csrf: token, amount: "30", address: REFUND_TO });
     expect(done.status, done.text).toBe(200);

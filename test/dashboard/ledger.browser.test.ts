@@ -1,13 +1,12 @@
-import { mkdir, readFile } from "node:fs/promises";
-import { createRequire } from "node:module";
+import { readFile } from "node:fs/promises";
 import { parse } from "csv-parse/sync";
-import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { storageFixtures } from "../../src/testing/index";
 import type { Harness } from "../helpers";
 import { ADDRESS, paidPayment } from "../http/v1/support";
-import { haveChromium, launchChromium, listen, type LaunchedChromium, type Listening } from "../support/chromium";
+import { haveChromium } from "../support/chromium";
 import { describeIf, NO_CHROMIUM } from "../support/skips";
+import { startDashboardBrowser, type DashboardBrowser } from "./browser";
 import { dashboardHost } from "./host";
 
 /**
@@ -17,27 +16,14 @@ import { dashboardHost } from "./host";
  * SHOTS_DIR (default test-artifacts/dashboard/, gitignored).
  */
 
-const SHOTS = process.env.SHOTS_DIR ?? "test-artifacts/dashboard";
-const WIDTHS = [
-  { name: "phone", width: 390, height: 844 },
-  { name: "desktop", width: 1280, height: 900 },
-] as const;
-
 describeIf(haveChromium, NO_CHROMIUM)("balances, audit log and exports in Chromium", () => {
   let h: Harness;
-  let server: Listening;
-  let launched: LaunchedChromium;
-  let browser: BrowserContext;
-  let axeSource: string;
+  let browser: DashboardBrowser;
   let paidId: string;
 
   beforeAll(async () => {
-    await mkdir(SHOTS, { recursive: true });
-    axeSource = await readFile(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
     h = await dashboardHost();
-    server = await listen(h.app);
-    launched = await launchChromium({ viewport: WIDTHS[0] });
-    browser = launched.context;
+    browser = await startDashboardBrowser(h.app);
     await h.router.admin.setPayoutApproval(h.merchant.id, { above: "50", currency: "USDT" });
     paidId = (await paidPayment(h, "100")).id;
     h.clock.advanceMinutes(1);
@@ -66,34 +52,9 @@ describeIf(haveChromium, NO_CHROMIUM)("balances, audit log and exports in Chromi
   }, 60_000);
 
   afterAll(async () => {
-    await launched?.close();
-    await server?.close();
+    await browser?.close();
     await h?.router.close();
   });
-
-  async function open(login: string, path: string): Promise<{ page: Page; problems: string[] }> {
-    await browser.clearCookies();
-    await browser.addCookies([{ name: "login", value: login, url: server.base }]);
-    const page = await browser.newPage();
-    const problems: string[] = [];
-    page.on("console", (message) => {
-      if (message.type() === "error" && !/^Failed to load resource: .* status of 40[034] /.test(message.text())) problems.push(message.text());
-    });
-    page.on("pageerror", (error) => problems.push(error.message));
-    await page.goto(`${server.base}/admin${path}`);
-    return { page, problems };
-  }
-
-  async function violations(page: Page): Promise<string[]> {
-    // Evaluated through the devtools protocol, which the page's CSP does not govern.
-    await page.evaluate(axeSource);
-    const result = await page.evaluate<{ violations: Array<{ id: string; impact: string; nodes: Array<{ target: string[] }> }> }>(
-      "axe.run(document, { resultTypes: ['violations'] })",
-    );
-    return result.violations
-      .filter((violation) => violation.impact === "serious" || violation.impact === "critical")
-      .map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(" ")).join(", ")}`);
-  }
 
   it("passes axe at 390 and 1280 px on each page, nothing wider than the screen, and takes screenshots", async () => {
     const base = `/m/${h.merchant.id}`;
@@ -105,21 +66,11 @@ describeIf(haveChromium, NO_CHROMIUM)("balances, audit log and exports in Chromi
       ["exports-bad-dates", "admin", `${base}/exports/csv?kind=ledger&from=2026-02-30&to=2026-03-01`],
       ["balances-not-found", "limited", `/m/${h.other.id}/balances`],
     ] as const;
-    for (const [name, login, path] of pages) {
-      const { page, problems } = await open(login, path);
-      for (const size of WIDTHS) {
-        await page.setViewportSize(size);
-        expect(await violations(page), `${name} at ${size.width}`).toEqual([]);
-        expect(await page.evaluate<number>("document.documentElement.scrollWidth"), `${name} at ${size.width}`).toBeLessThanOrEqual(size.width);
-        await page.screenshot({ path: `${SHOTS}/${name}-${size.width}.png`, fullPage: true });
-      }
-      expect(problems, name).toEqual([]);
-      await page.close();
-    }
+    await browser.checkPages(pages);
   }, 120_000);
 
   it("flags the balance below zero, filters the ledger with its form and follows an entry to its payment", async () => {
-    const { page } = await open("viewer", `/m/${h.merchant.id}/balances`);
+    const { page } = await browser.open("viewer", `/m/${h.merchant.id}/balances`);
     await expect(page.locator("[data-negative-balances]").innerText()).resolves.toContain("TRX (live) -1.25");
     await page.locator('select[name="mode"]').selectOption("test");
     await page.locator('select[name="currency"]').selectOption("USDT");
@@ -128,12 +79,12 @@ describeIf(haveChromium, NO_CHROMIUM)("balances, audit log and exports in Chromi
     // The conversion's debit, the payout's (60 and its fee of 2), the payment's credit.
     await expect(page.locator("[data-entry] [data-amount]").allInnerTexts()).resolves.toEqual(["-5", "-62", "+99.5"]);
     await page.getByRole("link", { name: paidId }).click();
-    await page.waitForURL(`${server.base}/admin/m/${h.merchant.id}/payments/${paidId}`);
+    await page.waitForURL(`${browser.base}/admin/m/${h.merchant.id}/payments/${paidId}`);
     await page.close();
   });
 
   it("downloads a CSV with the export form, the file holding this merchant's records with exact amounts", async () => {
-    const { page } = await open("viewer", `/m/${h.merchant.id}/exports`);
+    const { page } = await browser.open("viewer", `/m/${h.merchant.id}/exports`);
     await page.getByLabel("Records").selectOption("ledger");
     await page.getByLabel("Mode").selectOption("test");
     const day = new Date(h.clock.now()).toISOString().slice(0, 10);

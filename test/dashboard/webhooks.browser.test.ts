@@ -1,11 +1,9 @@
-import { mkdir, readFile } from "node:fs/promises";
-import { createRequire } from "node:module";
-import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { haveChromium, launchChromium, listen, type LaunchedChromium, type Listening } from "../support/chromium";
+import { haveChromium } from "../support/chromium";
 import { describeIf, NO_CHROMIUM } from "../support/skips";
 import type { Harness } from "../helpers";
 import { get } from "../http/v1/support";
+import { startDashboardBrowser, type DashboardBrowser } from "./browser";
 import { dashboardHost } from "./host";
 import { startVerifyingReceiver, type VerifyingReceiver } from "./webhook-receiver";
 
@@ -16,73 +14,26 @@ import { startVerifyingReceiver, type VerifyingReceiver } from "./webhook-receiv
  * desktop's width. Screenshots go to SHOTS_DIR (default test-artifacts/dashboard/, gitignored).
  */
 
-const SHOTS = process.env.SHOTS_DIR ?? "test-artifacts/dashboard";
-const WIDTHS = [
-  { name: "phone", width: 390, height: 844 },
-  { name: "desktop", width: 1280, height: 900 },
-] as const;
-
 describeIf(haveChromium, NO_CHROMIUM)("webhook endpoints in the dashboard, in Chromium", () => {
   let h: Harness;
-  let server: Listening;
-  let launched: LaunchedChromium;
-  let browser: BrowserContext;
-  let axeSource: string;
+  let browser: DashboardBrowser;
   let receiver: VerifyingReceiver;
 
   beforeAll(async () => {
-    await mkdir(SHOTS, { recursive: true });
-    axeSource = await readFile(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
     h = await dashboardHost();
-    server = await listen(h.app);
+    browser = await startDashboardBrowser(h.app);
     receiver = await startVerifyingReceiver(h);
-    launched = await launchChromium({ viewport: WIDTHS[0] });
-    browser = launched.context;
   }, 60_000);
 
   afterAll(async () => {
-    await launched?.close();
-    await server?.close();
+    await browser?.close();
     await receiver?.close();
     await h?.router.close();
   });
 
-  /** Opens a page as this user (the login cookie), recording script errors. */
-  async function open(login: string, path: string): Promise<{ page: Page; problems: string[] }> {
-    await browser.clearCookies();
-    await browser.addCookies([{ name: "login", value: login, url: server.base }]);
-    const page = await browser.newPage();
-    const problems: string[] = [];
-    page.on("console", (message) => {
-      if (message.type() === "error" && !/^Failed to load resource: .* status of 40[34] /.test(message.text())) problems.push(message.text());
-    });
-    page.on("pageerror", (error) => problems.push(error.message));
-    await page.goto(`${server.base}/admin${path}`);
-    return { page, problems };
-  }
-
-  /** Checks the page as shown at both widths (axe-core's serious and critical violations, nothing wider than the screen) and saves screenshots. */
-  async function checkPage(page: Page, name: string): Promise<void> {
-    for (const size of WIDTHS) {
-      await page.setViewportSize(size);
-      // Evaluated through the devtools protocol, which the page's CSP does not govern.
-      await page.evaluate(axeSource);
-      const result = await page.evaluate<{ violations: Array<{ id: string; impact: string; nodes: Array<{ target: string[] }> }> }>(
-        "axe.run(document, { resultTypes: ['violations'] })",
-      );
-      const serious = result.violations
-        .filter((violation) => violation.impact === "serious" || violation.impact === "critical")
-        .map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(" ")).join(", ")}`);
-      expect(serious, `${name} at ${size.width}`).toEqual([]);
-      expect(await page.evaluate<number>("document.documentElement.scrollWidth"), `${name} at ${size.width}`).toBeLessThanOrEqual(size.width);
-      await page.screenshot({ path: `${SHOTS}/${name}-${size.width}.png`, fullPage: true });
-    }
-    await page.setViewportSize(WIDTHS[0]);
-  }
-
   it("adds, tests, rotates, disables, enables and deletes an endpoint by clicking; a real receiver verifies each test event", async () => {
-    const { page, problems } = await open("admin", `/m/${h.merchant.id}/webhooks`);
-    await checkPage(page, "webhooks-admin");
+    const { page, problems } = await browser.open("admin", `/m/${h.merchant.id}/webhooks`);
+    await browser.check(page, "webhooks-admin");
     await page.getByLabel("URL").fill(receiver.url);
     await page.getByLabel("Mode").selectOption("test");
     await page.getByRole("checkbox", { name: "payment.created" }).check();
@@ -90,7 +41,7 @@ describeIf(haveChromium, NO_CHROMIUM)("webhook endpoints in the dashboard, in Ch
     await page.getByRole("button", { name: "Add endpoint" }).click();
     const secret = await page.locator("[data-secret]").innerText();
     expect(secret).toMatch(/^whsec_/);
-    await checkPage(page, "webhook-endpoint-added");
+    await browser.check(page, "webhook-endpoint-added");
     const [endpoint] = (await get(h, "/v1/webhook-endpoints")).body.data;
     expect(endpoint).toMatchObject({ url: receiver.url, events: ["payment.created", "payment.completed"], status: "enabled" });
     receiver.trust(secret);
@@ -104,7 +55,7 @@ describeIf(haveChromium, NO_CHROMIUM)("webhook endpoints in the dashboard, in Ch
     await page.locator("[data-delivery] a").first().click();
     await expect(page.locator("[data-delivery-status]").innerText()).resolves.toBe("succeeded");
     await expect(page.locator("[data-attempt-status]").allInnerTexts()).resolves.toEqual(["200"]);
-    await checkPage(page, "webhook-delivery");
+    await browser.check(page, "webhook-delivery");
     await page.getByRole("link", { name: receiver.url }).click();
 
     await page.getByRole("button", { name: "Rotate the signing secret" }).click();
@@ -113,7 +64,7 @@ describeIf(haveChromium, NO_CHROMIUM)("webhook endpoints in the dashboard, in Ch
     receiver.trust(rotated);
     // Past the overlap only the new secret signs; the receiver, on it alone, verifies the next test event.
     h.clock.advanceMinutes(24 * 60 + 1);
-    await page.goto(`${server.base}/admin/m/${h.merchant.id}/webhooks/endpoints/${endpoint.id}`);
+    await page.goto(`${browser.base}/admin/m/${h.merchant.id}/webhooks/endpoints/${endpoint.id}`);
     await expect(page.content()).resolves.not.toContain("whsec_");
     await page.getByRole("button", { name: "Send a test event" }).click();
     await page.locator(".notice.ok", { hasText: "Test event queued" }).waitFor();
@@ -123,14 +74,14 @@ describeIf(haveChromium, NO_CHROMIUM)("webhook endpoints in the dashboard, in Ch
     await page.getByRole("button", { name: "Disable endpoint" }).click();
     await expect(page.locator("[data-endpoint-status]").innerText()).resolves.toMatch(/^disabled/);
     expect((await get(h, `/v1/webhook-endpoints/${endpoint.id}`)).body.status).toBe("disabled");
-    await checkPage(page, "webhook-endpoint-disabled");
+    await browser.check(page, "webhook-endpoint-disabled");
     await page.getByRole("button", { name: "Enable endpoint" }).click();
     await expect(page.locator("[data-endpoint-status]").innerText()).resolves.toBe("enabled");
     expect((await get(h, `/v1/webhook-endpoints/${endpoint.id}`)).body.status).toBe("enabled");
-    await checkPage(page, "webhook-endpoint");
+    await browser.check(page, "webhook-endpoint");
 
     await page.getByRole("link", { name: "Delete endpoint…" }).click();
-    await checkPage(page, "webhook-endpoint-delete");
+    await browser.check(page, "webhook-endpoint-delete");
     await page.getByRole("button", { name: "Delete this endpoint" }).click();
     await page.locator(".notice.ok", { hasText: "deleted" }).waitFor();
     expect((await get(h, `/v1/webhook-endpoints/${endpoint.id}`)).status).toBe(404);
@@ -147,9 +98,9 @@ describeIf(haveChromium, NO_CHROMIUM)("webhook endpoints in the dashboard, in Ch
       ["webhook-endpoint-viewer", `/m/${h.merchant.id}/webhooks/endpoints/${created.body.id}`],
       ["webhook-delivery-viewer", `/m/${h.merchant.id}/webhooks/deliveries/${delivery}`],
     ] as const) {
-      const { page, problems } = await open("viewer", path);
+      const { page, problems } = await browser.open("viewer", path);
       await expect(page.locator("form[method=post]").count()).resolves.toBe(0);
-      await checkPage(page, name);
+      await browser.check(page, name);
       expect(problems, name).toEqual([]);
       await page.close();
     }

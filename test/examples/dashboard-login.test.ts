@@ -1,9 +1,8 @@
-import { mkdir, mkdtemp, readFile, rm } from "node:fs/promises";
-import { createRequire } from "node:module";
+import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { axeViolations } from "../support/axe";
 import { haveChromium, launchChromium } from "../support/chromium";
 import { describeIf, NO_CHROMIUM } from "../support/skips";
 import { startExample, type ExampleProcess } from "./example-process";
@@ -125,7 +124,6 @@ describe("examples/server: the dashboard behind a demo login", { timeout: 60_000
 describeIf(haveChromium, NO_CHROMIUM)("examples/server: the demo login in Chromium", { timeout: 120_000 }, () => {
   it("signs in with the password printed at start, from a login page without accessibility violations at 390 and 1280 px", async () => {
     await mkdir(SHOTS, { recursive: true });
-    const axeSource = await readFile(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
     const example = await start({ DASHBOARD_PASSWORD: "" });
     const password = /demo login password: (\S+)\)/.exec(example.lines.join("\n"))?.[1];
     expect(password).toMatch(/^[\w-]{16}$/);
@@ -143,13 +141,13 @@ describeIf(haveChromium, NO_CHROMIUM)("examples/server: the demo login in Chromi
       expect(new URL(page.url()).pathname).toBe("/admin/payments/login");
       for (const width of [390, 1280]) {
         await page.setViewportSize({ width, height: 844 });
-        expect(await violations(page, axeSource), `at ${width} px`).toEqual([]);
+        expect(await axeViolations(page), `at ${width} px`).toEqual([]);
         await page.screenshot({ path: join(SHOTS, `login-${width}.png`), fullPage: true });
       }
       await page.getByLabel("Dashboard password").fill("not it");
       await page.getByRole("button", { name: "Sign in" }).click();
       await expect.poll(() => page.getByRole("alert").textContent()).toBe("Wrong password.");
-      expect(await violations(page, axeSource)).toEqual([]);
+      expect(await axeViolations(page)).toEqual([]);
 
       await page.getByLabel("Dashboard password").fill(password!);
       await page.getByRole("button", { name: "Sign in" }).click();
@@ -161,15 +159,3 @@ describeIf(haveChromium, NO_CHROMIUM)("examples/server: the demo login in Chromi
     }
   });
 });
-
-/** axe-core's serious and critical violations of the page as shown. */
-async function violations(page: Page, axeSource: string): Promise<string[]> {
-  // Evaluated through the devtools protocol, which the page's CSP does not govern.
-  await page.evaluate(axeSource);
-  const result = await page.evaluate<{ violations: Array<{ id: string; impact: string; nodes: Array<{ target: string[] }> }> }>(
-    "axe.run(document, { resultTypes: ['violations'] })",
-  );
-  return result.violations
-    .filter((violation) => violation.impact === "serious" || violation.impact === "critical")
-    .map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(" ")).join(", ")}`);
-}

@@ -1,9 +1,9 @@
-import { mkdir, readFile } from "node:fs/promises";
-import { createRequire } from "node:module";
+import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
-import type { BrowserContext, Page } from "playwright-core";
+import type { BrowserContext } from "playwright-core";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { setup, type Harness } from "../../helpers";
+import { axeViolations } from "../../support/axe";
 import { haveChromium, launchChromium, listen, type LaunchedChromium, type Listening } from "../../support/chromium";
 import { describeIf, NO_CHROMIUM } from "../../support/skips";
 
@@ -27,7 +27,6 @@ describeIf(haveChromium, NO_CHROMIUM)("hosted payment page states in Chromium, w
   let server: Listening;
   let launched: LaunchedChromium;
   let browser: BrowserContext;
-  let axeSource: string;
   const urls: Record<string, string> = {};
 
   /** Calls the merchant or sandbox API over the real server, with the test key. */
@@ -51,7 +50,6 @@ describeIf(haveChromium, NO_CHROMIUM)("hosted payment page states in Chromium, w
 
   beforeAll(async () => {
     await mkdir(SHOTS, { recursive: true });
-    axeSource = await readFile(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
     h = await setup({ payPage: { merchantName: "Café Olé", accentColor: "#f5a623" } });
     server = await listen(h.app);
     launched = await launchChromium({ viewport: WIDTHS[0] });
@@ -83,18 +81,6 @@ describeIf(haveChromium, NO_CHROMIUM)("hosted payment page states in Chromium, w
     await h?.router.close();
   });
 
-  /** axe-core's serious and critical violations of the page as shown. */
-  async function violations(page: Page): Promise<string[]> {
-    // Evaluated through the devtools protocol, which the page's CSP does not govern.
-    await page.evaluate(axeSource);
-    const result = await page.evaluate<{ violations: Array<{ id: string; impact: string; nodes: Array<{ target: string[] }> }> }>(
-      "axe.run(document, { resultTypes: ['violations'] })",
-    );
-    return result.violations
-      .filter((violation) => violation.impact === "serious" || violation.impact === "critical")
-      .map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(" ")).join(", ")}`);
-  }
-
   /** What each state shows, in English and German: its status badge, and a line that only it has. */
   const STATES = {
     choose: { en: ["Waiting for payment", "Choose how to pay"], de: ["Warten auf Zahlung", "Zahlungsart wählen"] },
@@ -121,7 +107,7 @@ describeIf(haveChromium, NO_CHROMIUM)("hosted payment page states in Chromium, w
         expect((await page.locator(".card").innerText()).replace(/\u00a0/g, " "), `${state} ${language}`).toContain(line);
         for (const size of WIDTHS) {
           await page.setViewportSize(size);
-          expect(await violations(page), `${state} ${language} at ${size.width}`).toEqual([]);
+          expect(await axeViolations(page), `${state} ${language} at ${size.width}`).toEqual([]);
           expect(await page.evaluate<number>("document.documentElement.scrollWidth"), `${state} ${language} at ${size.width}`).toBeLessThanOrEqual(size.width);
           await page.screenshot({ path: join(SHOTS, `${state}-${language}-${size.width}.png`), fullPage: true });
         }
