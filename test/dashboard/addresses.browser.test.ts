@@ -9,7 +9,7 @@ import { dashboardHost } from "./host";
 /**
  * The payout addresses page in a real headless Chromium behind the host's fake login: axe-core
  * at a phone's and a desktop's width with addresses in every state, and the allowlist run from
- * its forms as two admins would (JavaScript off, as the pages need none). Screenshots go to
+ * its forms as two admins would (the pages carry no script, so nothing depends on it). Screenshots go to
  * SHOTS_DIR (default test-artifacts/dashboard/, gitignored).
  */
 

@@ -9,7 +9,7 @@ import { dashboardHost } from "./host";
 /**
  * The dashboard in a real headless Chromium behind the host's fake login (a cookie): every page
  * at a phone's and a desktop's width checked by axe-core, the forms used as a person would
- * (and tampered with as an attacker would), JavaScript off as the default. Screenshots go to
+ * (and tampered with as an attacker would), with no script on the pages to lean on. Screenshots go to
  * SHOTS_DIR (default test-artifacts/dashboard/, gitignored).
  */
 

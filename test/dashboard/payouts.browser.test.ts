@@ -8,7 +8,7 @@ import { dashboardHost } from "./host";
 
 /**
  * The payouts, refunds, conversions and payment links pages in headless Chromium behind the
- * host's fake login (a cookie), JavaScript off as the default: axe-core at a phone's and a
+ * host's fake login (a cookie), the pages carrying no script: axe-core at a phone's and a
  * desktop's width on each, and the payout form, approve and reject used by clicking.
  * Screenshots go to SHOTS_DIR (default test-artifacts/dashboard/, gitignored).
  */
