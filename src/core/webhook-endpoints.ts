@@ -7,7 +7,8 @@ import type { CommitHook } from "./idempotency";
 import { newDelivery, withOutbox } from "./outbox";
 import { IN_PROCESS_ENDPOINT } from "./ports/fan-out";
 import { sampleEventData } from "./sample-events";
-import type { EventType, WebhookDeliveryRecord, WebhookEndpointRecord } from "./ports/records";
+import type { AuditAction, AuditEntryRecord, EventType, WebhookDeliveryRecord, WebhookEndpointRecord } from "./ports/records";
+import { auditEntry } from "./audit-log";
 
 /** Limits and rules for webhook endpoints: where they may point (in both modes), and rotation. */
 export interface WebhookEndpointPolicy {
@@ -21,12 +22,17 @@ export interface WebhookEndpointPolicy {
   screenUrl(url: string): Promise<URL | string>;
 }
 
-/** Registers an endpoint and returns it with its first secret (the only time it is shown). */
+/**
+ * Registers an endpoint and returns it with its first secret (the only time it is shown). Each
+ * change of an endpoint is in the audit log under `by` (the API key or user who asked; "host"
+ * when null), in the transaction of the change.
+ */
 export async function createWebhookEndpoint(
   context: CoreContext,
   policy: WebhookEndpointPolicy,
   scope: Scope,
   input: { url: string; events: EventType[] | null },
+  by: string | null,
   onCommit?: CommitHook<WebhookEndpointRecord>,
 ): Promise<WebhookEndpointRecord> {
   const url = await policy.screenUrl(input.url);
@@ -46,9 +52,15 @@ export async function createWebhookEndpoint(
   };
   await context.storage.transaction(async (tx) => {
     await tx.insertWebhookEndpoint(endpoint);
+    await tx.insertAuditEntry(endpointAudit(context, endpoint, "webhook_endpoint.created", by));
     await onCommit?.(tx, endpoint);
   });
   return endpoint;
+}
+
+/** The audit entry of a change of `endpoint`: never its URL or secrets, only its id. */
+function endpointAudit(context: CoreContext, endpoint: WebhookEndpointRecord, action: AuditAction, by: string | null): AuditEntryRecord {
+  return auditEntry(context, { actor: by ?? "host", action, recordId: endpoint.id, merchantId: endpoint.merchantId, mode: endpoint.mode });
 }
 
 /** The endpoint with this id in `scope`, or a 404. */
@@ -59,12 +71,13 @@ export async function getWebhookEndpoint(context: CoreContext, scope: Scope, id:
 }
 
 /** Deletes an endpoint; its queued deliveries are settled as failed (the log keeps them). */
-export async function deleteWebhookEndpoint(context: CoreContext, scope: Scope, id: string): Promise<void> {
+export async function deleteWebhookEndpoint(context: CoreContext, scope: Scope, id: string, by: string | null): Promise<void> {
   await context.storage.transaction(async (tx) => {
     const endpoint = await tx.lockWebhookEndpoint(id);
     if (!endpoint || endpoint.merchantId !== scope.merchantId || endpoint.mode !== scope.mode) throw notFound("webhook endpoint", id);
     await tx.failPendingWebhookDeliveries(id, "the endpoint was deleted", context.now());
     await tx.deleteWebhookEndpoint(id);
+    await tx.insertAuditEntry(endpointAudit(context, endpoint, "webhook_endpoint.deleted", by));
   });
 }
 
@@ -73,13 +86,14 @@ export async function deleteWebhookEndpoint(context: CoreContext, scope: Scope, 
  * again. Deliveries that failed meanwhile stay failed; redeliver the ones still wanted. Enabling
  * an enabled endpoint changes nothing.
  */
-export async function enableWebhookEndpoint(context: CoreContext, scope: Scope, id: string): Promise<WebhookEndpointRecord> {
+export async function enableWebhookEndpoint(context: CoreContext, scope: Scope, id: string, by: string | null): Promise<WebhookEndpointRecord> {
   return context.storage.transaction(async (tx) => {
     const endpoint = await tx.lockWebhookEndpoint(id);
     if (!endpoint || endpoint.merchantId !== scope.merchantId || endpoint.mode !== scope.mode) throw notFound("webhook endpoint", id);
     if (endpoint.status === "enabled") return endpoint;
     const enabled: WebhookEndpointRecord = { ...endpoint, status: "enabled", disabledReason: null, updatedAt: context.now() };
     await tx.updateWebhookEndpoint(enabled);
+    await tx.insertAuditEntry(endpointAudit(context, enabled, "webhook_endpoint.enabled", by));
     return enabled;
   });
 }
@@ -104,6 +118,7 @@ export async function disableWebhookEndpoint(context: CoreContext, scope: Scope,
     };
     await tx.updateWebhookEndpoint(disabled);
     await tx.failPendingWebhookDeliveries(id, "the endpoint was disabled", now);
+    await tx.insertAuditEntry(endpointAudit(context, disabled, "webhook_endpoint.disabled", by));
     return disabled;
   });
 }
@@ -113,7 +128,13 @@ export async function disableWebhookEndpoint(context: CoreContext, scope: Scope,
  * receiver can deploy the new secret without losing a delivery; then it stops. Returns the
  * endpoint with the new secret (shown only here).
  */
-export async function rotateWebhookSecret(context: CoreContext, policy: WebhookEndpointPolicy, scope: Scope, id: string): Promise<WebhookEndpointRecord> {
+export async function rotateWebhookSecret(
+  context: CoreContext,
+  policy: WebhookEndpointPolicy,
+  scope: Scope,
+  id: string,
+  by: string | null,
+): Promise<WebhookEndpointRecord> {
   return context.storage.transaction(async (tx) => {
     const endpoint = await tx.lockWebhookEndpoint(id);
     if (!endpoint || endpoint.merchantId !== scope.merchantId || endpoint.mode !== scope.mode) throw notFound("webhook endpoint", id);
@@ -128,6 +149,7 @@ export async function rotateWebhookSecret(context: CoreContext, policy: WebhookE
       updatedAt: now,
     };
     await tx.updateWebhookEndpoint(rotated);
+    await tx.insertAuditEntry(endpointAudit(context, rotated, "webhook_endpoint.secret_rotated", by));
     return rotated;
   });
 }

@@ -44,6 +44,40 @@ async function addEndpoint(url: string, mode: "test" | "live" = "test", events: 
 }
 
 describe("webhook endpoints in the dashboard", () => {
+  it("records each change of an endpoint in the audit log under whoever asked: a dashboard user or an API key", async () => {
+    h = await dashboardHost();
+    const added = await addEndpoint("https://hooks.shop.example/audited");
+    const base = `/m/${h.merchant.id}/webhooks/endpoints/${added.id}`;
+    // A minute between changes, so the log's newest-first order is theirs.
+    for (const action of ["rotate", "disable", "enable", "delete"]) {
+      h.clock.advanceMinutes(1);
+      expect((await form(`${base}/${action}`, { _csrf: added.token, mode: "test" })).status).toBeLessThan(400);
+    }
+    h.clock.advanceMinutes(1);
+    const byKey = await h.post("/v1/webhook-endpoints", { url: "https://hooks.shop.example/by-key" });
+    h.clock.advanceMinutes(1);
+    await h.post(`/v1/webhook-endpoints/${byKey.body.id}/disable`, {});
+    const log = (await h.router.admin.listAuditLog({ merchantId: h.merchant.id })).entries.filter((entry) => entry.action.startsWith("webhook_endpoint."));
+    // The API key that asked: the harness's test key.
+    const key = log.find((entry) => entry.recordId === byKey.body.id)!.actor;
+    expect(key).toMatch(/^key_/);
+    expect(log.map((entry) => [entry.action, entry.recordId, entry.actor, entry.mode]).reverse()).toEqual([
+      ["webhook_endpoint.created", added.id, "dashboard:ada@shop.example", "test"],
+      ["webhook_endpoint.secret_rotated", added.id, "dashboard:ada@shop.example", "test"],
+      ["webhook_endpoint.disabled", added.id, "dashboard:ada@shop.example", "test"],
+      ["webhook_endpoint.enabled", added.id, "dashboard:ada@shop.example", "test"],
+      ["webhook_endpoint.deleted", added.id, "dashboard:ada@shop.example", "test"],
+      ["webhook_endpoint.created", byKey.body.id, key, "test"],
+      ["webhook_endpoint.disabled", byKey.body.id, key, "test"],
+    ]);
+    // Never a URL or a secret in the log.
+    expect(JSON.stringify(log)).not.toMatch(/whsec_|hooks\.shop\.example/);
+    const page = await request(h.app).get(`/admin/m/${h.merchant.id}/audit`).set("x-login", "viewer");
+    expect(page.text).toContain("Rotated a webhook endpoint&#39;s secret");
+    expect(page.text).toContain(`Endpoint <code>${added.id}</code>`);
+    expect(page.text).toContain(`href="/admin/m/${h.merchant.id}/webhooks/endpoints/${byKey.body.id}"`);
+  });
+
   it("adds one endpoint when the form is sent twice, and says where its secret went on the second answer", async () => {
     h = await dashboardHost();
     const shown = (await page(`/m/${h.merchant.id}/webhooks`)).text;

@@ -301,6 +301,11 @@ export const AUDIT_ACTIONS = [
   "payout_address.added",
   "payout_address.approved",
   "payout_address.removed",
+  "webhook_endpoint.created",
+  "webhook_endpoint.secret_rotated",
+  "webhook_endpoint.disabled",
+  "webhook_endpoint.enabled",
+  "webhook_endpoint.deleted",
 ] as const;
 /** One audited action. */
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

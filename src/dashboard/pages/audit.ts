@@ -30,12 +30,20 @@ const ACTIONS: Record<AuditAction, string> = {
   "payout_address.added": "Proposed a payout address",
   "payout_address.approved": "Approved a payout address",
   "payout_address.removed": "Removed a payout address",
+  "webhook_endpoint.created": "Added a webhook endpoint",
+  "webhook_endpoint.secret_rotated": "Rotated a webhook endpoint's secret",
+  "webhook_endpoint.disabled": "Disabled a webhook endpoint",
+  "webhook_endpoint.enabled": "Enabled a webhook endpoint",
+  "webhook_endpoint.deleted": "Deleted a webhook endpoint",
 };
 
 function recordCell(base: string, entry: AuditLine): SafeHtml {
   if (entry.record) return recordLink(base, entry.record);
   if (entry.action.startsWith("api_key.")) return html`Key <a class="mono" href="${base}/keys">${entry.recordId}</a>`;
   if (entry.action.startsWith("payout_address.")) return html`Address <a class="mono" href="${base}/addresses">${entry.recordId}</a>`;
+  if (entry.action === "webhook_endpoint.deleted") return html`Endpoint <code>${entry.recordId}</code>`;
+  if (entry.action.startsWith("webhook_endpoint."))
+    return html`Endpoint <a class="mono" href="${base}/webhooks/endpoints/${encodeURIComponent(entry.recordId)}">${entry.recordId}</a>`;
   if (entry.action.startsWith("payout_allowlist.") || entry.action.startsWith("payout_approval.")) return html`Merchant settings`;
   return html`<code>${entry.recordId}</code>`;
 }
@@ -43,7 +51,7 @@ function recordCell(base: string, entry: AuditLine): SafeHtml {
 /** The merchant's audit log, newest first: who did what to which record, when. Read-only for everyone. */
 export function auditBody(data: AuditData): SafeHtml {
   return html`<section class="card" aria-labelledby="audit-title"><h2 id="audit-title">Entries</h2>
-<p class="muted">Payout approvals and rejections, API keys issued and revoked, the approval threshold and the payout allowlist changed: by whom and when, newest first. Entries are never changed or removed.</p>
+<p class="muted">Payout approvals and rejections, API keys issued and revoked, the approval threshold and the payout allowlist changed, webhook endpoints added, rotated, disabled, enabled and deleted: by whom and when, newest first. Entries are never changed or removed.</p>
 ${
   data.entries.length === 0
     ? html`<p class="muted">Nothing was recorded yet.</p>`

@@ -16,13 +16,14 @@ export function webhookRoutes(routes: RouteTable, context: CoreContext, policy: 
   routes.post(
     "/webhook-endpoints",
     schemas.webhookEndpointCreateRequest,
-    async (body, { scope, commitAnswer }) =>
+    async (body, { scope, actor, commitAnswer }) =>
       endpointView(
         await endpoints.createWebhookEndpoint(
           context,
           policy,
           scope,
           { url: body.url, events: body.events ?? null },
+          actor,
           commitAnswer?.((endpoint: WebhookEndpointRecord) => endpointView(endpoint)),
         ),
         true,
@@ -71,8 +72,8 @@ export function webhookRoutes(routes: RouteTable, context: CoreContext, policy: 
   routes.delete(
     "/webhook-endpoints/:id",
     schemas.emptyQuery,
-    async (_query, { scope, params }) => {
-      await endpoints.deleteWebhookEndpoint(context, scope, params.id!);
+    async (_query, { scope, params, actor }) => {
+      await endpoints.deleteWebhookEndpoint(context, scope, params.id!, actor);
       return { id: params.id, object: "webhook_endpoint", deleted: true };
     },
     {
@@ -89,7 +90,7 @@ export function webhookRoutes(routes: RouteTable, context: CoreContext, policy: 
   routes.post(
     "/webhook-endpoints/:id/rotate-secret",
     schemas.emptyBody,
-    async (_body, { scope, params }) => endpointView(await endpoints.rotateWebhookSecret(context, policy, scope, params.id!), true),
+    async (_body, { scope, params, actor }) => endpointView(await endpoints.rotateWebhookSecret(context, policy, scope, params.id!, actor), true),
     {
       docs: {
         summary: "Rotate the signing secret",
@@ -105,7 +106,7 @@ export function webhookRoutes(routes: RouteTable, context: CoreContext, policy: 
   routes.post(
     "/webhook-endpoints/:id/enable",
     schemas.emptyBody,
-    async (_body, { scope, params }) => endpointView(await endpoints.enableWebhookEndpoint(context, scope, params.id!)),
+    async (_body, { scope, params, actor }) => endpointView(await endpoints.enableWebhookEndpoint(context, scope, params.id!, actor)),
     {
       docs: {
         summary: "Re-enable a webhook endpoint",
