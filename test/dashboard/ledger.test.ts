@@ -213,7 +213,8 @@ describe("dashboard: exports", () => {
     const day = today();
     const payments = await download(`/m/${h.merchant.id}/exports/csv?kind=payments&from=${day}&to=${day}&mode=`, "viewer");
     expect(payments.res.headers["content-type"]).toBe("text/csv; charset=utf-8");
-    expect(payments.res.headers["content-disposition"]).toBe(`attachment; filename=payments_${day}_${day}_${h.merchant.id}.csv`);
+    // Express 4 quotes the file name, Express 5 does not need to.
+    expect(payments.res.headers["content-disposition"]).toMatch(new RegExp(`^attachment; filename=("?)payments_${day}_${day}_${h.merchant.id}\\.csv\\1$`));
     expect(payments.rows).toEqual([
       expect.objectContaining({ id: paid.id, merchant_id: h.merchant.id, mode: "test", amount: "100.25", received_amount: "100.25" }),
     ]);
