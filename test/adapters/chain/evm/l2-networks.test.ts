@@ -28,9 +28,9 @@ const open: Harness[] = [];
 
 beforeAll(async () => {
   const started = await Promise.all(NETWORKS.map((entry) => startAnvil({ chainId: entry.chainId })));
-  NETWORKS.forEach((entry, i) => nodes.set(entry.network, started[i] as Anvil));
+  for (const [i, entry] of NETWORKS.entries()) nodes.set(entry.network, started[i] as Anvil);
   const tokens = await Promise.all(NETWORKS.map((entry) => deployToken(nodes.get(entry.network) as Anvil, "USDC", 6)));
-  NETWORKS.forEach((entry, i) => usdc.set(entry.network, tokens[i] as Address));
+  for (const [i, entry] of NETWORKS.entries()) usdc.set(entry.network, tokens[i] as Address);
 }, 90_000);
 afterAll(async () => {
   await Promise.all([...nodes.values()].map((node) => node.stop()));
