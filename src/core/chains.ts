@@ -192,6 +192,10 @@ export function chainHost(options: {
       if (!entry) throw new Error(`${coin} on ${network} is not in the currency list`);
       return entry.minConfirm;
     },
+    networkOf(coin, network) {
+      const entry = currencies.network(coin, network);
+      return entry && { chainId: entry.chainId, tokenContract: entry.tokenContract };
+    },
     decimals(coin) {
       const currency = currencies.crypto(coin);
       if (!currency) throw new Error(`${coin} is not in the currency list`);

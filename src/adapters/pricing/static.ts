@@ -10,6 +10,8 @@ export const DEFAULT_USD_PRICES: Readonly<Record<string, string>> = Object.freez
   BTC: "60000",
   ETH: "3000",
   USDT: "1",
+  USDC: "1",
+  POL: "0.25",
   LTC: "80",
   TRX: "0.12",
   USD: "1",

@@ -97,6 +97,13 @@ export interface ChainHost {
   /** Decimals of `coin` in the ledger (the currency list's), which the adapter's amounts use. */
   decimals(coin: string): number;
   /**
+   * The currency list's chain id and token contract for `coin` on `network` (either may be
+   * absent), or undefined when the list lacks the pair: an EVM adapter takes a token's contract
+   * and the expected chain from here when its options name none. Optional: an adapter must not
+   * need it.
+   */
+  networkOf?(coin: string, network: string): { chainId?: number; tokenContract?: string } | undefined;
+  /**
    * Of `addresses` on `network`, those the service issued (one storage read, however many
    * addresses). Lookups are exact: pass addresses as `createAddress` returned them.
    */

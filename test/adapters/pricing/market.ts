@@ -18,6 +18,7 @@ export const USD_PRICES: Readonly<Record<string, string>> = Object.freeze({
   USDT: "1",
   USDC: "1",
   LTC: "80",
+  POL: "0.25",
   TRX: "0.125",
   BNB: "600",
   EUR: "1.25",

@@ -1,4 +1,4 @@
-import { createPublicClient, encodeFunctionData, erc20Abi, http, parseUnits, type Address, type PublicClient } from "viem";
+import { createPublicClient, encodeFunctionData, erc20Abi, getAddress, http, isAddress, parseUnits, type Address, type PublicClient } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { isValidAddressOfFamily } from "../address-rules";
 import { ChainMismatchError, type ChainAdapter, type ChainHost, type ChainPayoutStatus, type ChainSyncStatus } from "../../../core/ports/chain";
@@ -74,18 +74,21 @@ export function evmChain(options: EvmChainOptions): EvmChain {
     cacheTime: 0,
   }) as PublicClient;
   const factory = settings.factory ?? factoryAddress(account.address);
-  const configured = watchedAssets(settings);
+  // Re-pointed at the host's currency list contracts on bind when the tokens are the list's.
+  let configured = watchedAssets(settings);
   const assetOf = (coin: string) => configured.find((asset) => asset.coin === coin);
 
   let chainId: Promise<number> | null = null;
   // The chain id as configured, or as the node reported it once checked: what wallet links name.
   let knownChainId: number | null = settings.chainId;
+  // The chain the node must be on: the option, or the currency list's (set on bind) where that is the default.
+  let expected: { id: number; source: string } | null = settings.chainId === null ? null : { id: settings.chainId, source: "was configured" };
   const nodeChainId = () =>
     (chainId ??= client.getChainId().then(
       (id) => {
-        if (settings.chainId !== null && id !== settings.chainId) {
+        if (expected !== null && id !== expected.id) {
           // A NodeError (no secret in it): the callers' fail() passes it on without labelling it twice.
-          throw new ChainMismatchError(`${label} is on chain ${id}, but chainId ${settings.chainId} was configured`);
+          throw new ChainMismatchError(`${label} is on chain ${id}, but chainId ${expected.id} ${expected.source}`);
         }
         knownChainId = id;
         return id;
@@ -140,6 +143,14 @@ export function evmChain(options: EvmChainOptions): EvmChain {
     factoryAddress: factory,
 
     bind(host) {
+      if (settings.tokensFromList) configured = listContracts(configured, host, settings.network);
+      if (settings.chainIdFromList) {
+        const listed = configured.map((asset) => host.networkOf?.(asset.coin, settings.network)?.chainId).find((id) => id !== undefined);
+        if (listed !== undefined) {
+          expected = { id: listed, source: `is the currency list's for ${settings.network}` };
+          knownChainId = listed;
+        }
+      }
       // Coins the host's currency list lacks (BNB on BSC in the default list) are not watched.
       const assets = configured.filter((asset) => host.listed(asset.coin, settings.network));
       for (const asset of assets) {
@@ -363,4 +374,17 @@ function watchedAssets(settings: EvmSettings): WatchedAsset[] {
   const assets: WatchedAsset[] = settings.tokens.map((token) => ({ coin: token.coin, token: token.address, chainDecimals: token.decimals }));
   if (settings.nativeCoin !== null) assets.unshift({ coin: settings.nativeCoin, token: null, chainDecimals: 18 });
   return assets;
+}
+
+/**
+ * The list's tokens pointed at the contracts the host's currency list gives for them on
+ * `network` (a host may list its own, a test its test token); a token the host's list gives no
+ * valid contract for keeps the default list's.
+ */
+function listContracts(assets: WatchedAsset[], host: ChainHost, network: string): WatchedAsset[] {
+  return assets.map((asset) => {
+    if (asset.token === null) return asset;
+    const contract = host.networkOf?.(asset.coin, network)?.tokenContract;
+    return contract !== undefined && isAddress(contract, { strict: false }) ? { ...asset, token: getAddress(contract) } : asset;
+  });
 }

@@ -2,6 +2,7 @@ import { getAddress, isAddress, type Address, type Hex } from "viem";
 import { z } from "zod";
 import { optionsError } from "../../../options-error";
 import { parseDecimal } from "../../../money";
+import { DEFAULT_CURRENCIES } from "../../../currencies";
 
 /** Options of `evmChain()`. */
 export interface EvmChainOptions {
@@ -15,7 +16,11 @@ export interface EvmChainOptions {
    * secret store, hold only working float on it.
    */
   hotWallet: string;
-  /** ERC-20 tokens served, by the currency list's symbol, with their on-chain decimals. */
+  /**
+   * ERC-20 tokens served, by the currency list's symbol, with their on-chain decimals. Default
+   * on BASE, POLYGON, ARBITRUM and OPTIMISM: the tokens the default currency list has there
+   * (USDC), at the contract the host's currency list gives; elsewhere none.
+   */
   tokens?: Record<string, { address: string; decimals: number }>;
   /**
    * The currency-list symbol of the network's native coin. Default: "ETH" on ETH and the other
@@ -24,7 +29,10 @@ export interface EvmChainOptions {
    * on ETH, and no BNB).
    */
   nativeCoin?: string | null;
-  /** Expected chain id; when given, a node on another chain is refused. */
+  /**
+   * Expected chain id; when given, a node on another chain is refused. Default on BASE, POLYGON,
+   * ARBITRUM and OPTIMISM: the currency list's chain id for the network; elsewhere none.
+   */
   chainId?: number;
   /** Confirmations for every coin of this network instead of the currency list's minConfirm. */
   confirmations?: number;
@@ -73,6 +81,10 @@ export interface EvmSettings {
   rpcUrl: string;
   hotWallet: Hex;
   tokens: Array<{ coin: string; address: Address; decimals: number }>;
+  /** Whether the tokens are the default list's, to be pointed at the host's currency list contracts. */
+  tokensFromList: boolean;
+  /** Whether the expected chain id defaults to the currency list's. */
+  chainIdFromList: boolean;
   nativeCoin: string | null;
   chainId: number | null;
   confirmations: number | null;
@@ -90,7 +102,24 @@ export interface EvmSettings {
 }
 
 /** Typical block times of the networks the default currency list has. */
-const BLOCK_SECONDS: Record<string, number> = { ETH: 12, BSC: 3 };
+const BLOCK_SECONDS: Record<string, number> = { ETH: 12, BSC: 3, BASE: 2, POLYGON: 2, ARBITRUM: 0.25, OPTIMISM: 2 };
+
+/**
+ * Networks whose token contracts and chain id come from the currency list when the options name
+ * none. ETH and BSC are left out on purpose: an existing ETH or BSC deployment that listed no
+ * tokens must not start serving the list's tokens, or checking a chain id it never set, after
+ * an upgrade.
+ */
+const LIST_NETWORKS = new Set(["BASE", "POLYGON", "ARBITRUM", "OPTIMISM"]);
+
+/** The default currency list's tokens on `network`, with the list's decimals (the same as on chain for these). */
+function defaultTokens(network: string): Array<{ coin: string; address: Address; decimals: number }> {
+  return DEFAULT_CURRENCIES.flatMap((currency) =>
+    currency.networks
+      .filter((entry) => entry.network === network && entry.tokenContract !== undefined)
+      .map((entry) => ({ coin: currency.symbol, address: getAddress(entry.tokenContract as string), decimals: currency.decimals })),
+  );
+}
 
 const NATIVE_COINS: Record<string, string> = {
   ETH: "ETH",
@@ -158,7 +187,10 @@ export function checkEvmOptions(options: EvmChainOptions): EvmSettings {
   const result = schema.safeParse(options ?? {});
   if (!result.success) throw optionsError("evmChain", result.error, " ", schema);
   const value = result.data;
-  const tokens = Object.entries(value.tokens ?? {}).map(([coin, token]) => ({ coin, address: getAddress(token.address), decimals: token.decimals }));
+  const tokensFromList = value.tokens === undefined && LIST_NETWORKS.has(value.network);
+  const tokens = tokensFromList
+    ? defaultTokens(value.network)
+    : Object.entries(value.tokens ?? {}).map(([coin, token]) => ({ coin, address: getAddress(token.address), decimals: token.decimals }));
   const nativeCoin = value.nativeCoin === undefined ? (NATIVE_COINS[value.network] ?? null) : value.nativeCoin;
   if (nativeCoin !== null && tokens.some((token) => token.coin === nativeCoin)) {
     throw new TypeError(
@@ -184,6 +216,8 @@ export function checkEvmOptions(options: EvmChainOptions): EvmSettings {
     rpcUrl: value.rpcUrl,
     hotWallet: value.hotWallet as Hex,
     tokens,
+    tokensFromList,
+    chainIdFromList: value.chainId === undefined && LIST_NETWORKS.has(value.network),
     nativeCoin,
     chainId: value.chainId ?? null,
     confirmations: value.confirmations ?? null,

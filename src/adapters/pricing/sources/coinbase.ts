@@ -34,7 +34,14 @@ export interface CoinbaseOptions extends HttpSourceOptions {
  * Crypto assets Coinbase trades against USD. TRX and BNB are left out: Coinbase does not list
  * them, and an unknown pair fails its request (which fails the whole refresh).
  */
-export const COINBASE_SPOT_CODES: Readonly<Record<string, string>> = Object.freeze({ BTC: "BTC", ETH: "ETH", USDT: "USDT", USDC: "USDC", LTC: "LTC" });
+export const COINBASE_SPOT_CODES: Readonly<Record<string, string>> = Object.freeze({
+  BTC: "BTC",
+  ETH: "ETH",
+  USDT: "USDT",
+  USDC: "USDC",
+  LTC: "LTC",
+  POL: "POL",
+});
 
 /** Fiat currencies read from Coinbase's USD exchange rates. */
 export const COINBASE_FIAT_CODES: Readonly<Record<string, string>> = Object.freeze({ EUR: "EUR", GBP: "GBP", CHF: "CHF", CAD: "CAD", AUD: "AUD", JPY: "JPY" });

@@ -36,6 +36,7 @@ export const COINGECKO_IDS: Readonly<Record<string, string>> = Object.freeze({
   LTC: "litecoin",
   TRX: "tron",
   BNB: "binancecoin",
+  POL: "polygon-ecosystem-token",
 });
 
 const ANSWER = z.record(z.string(), z.object({ usd: jsonNumber, last_updated_at: jsonNumber }));

@@ -53,6 +53,7 @@ export const KRAKEN_PAIRS: Readonly<Record<string, Readonly<Required<KrakenPair>
   USDT: { pair: "USDTUSD", keys: ["USDTZUSD", "USDTUSD"], inverse: false },
   USDC: { pair: "USDCUSD", keys: ["USDCUSD"], inverse: false },
   LTC: { pair: "LTCUSD", keys: ["XLTCZUSD", "LTCUSD"], inverse: false },
+  POL: { pair: "POLUSD", keys: ["POLUSD"], inverse: false },
   TRX: { pair: "TRXUSD", keys: ["TRXUSD"], inverse: false },
   EUR: { pair: "EURUSD", keys: ["ZEURZUSD", "EURUSD"], inverse: false },
   GBP: { pair: "GBPUSD", keys: ["ZGBPZUSD", "GBPUSD"], inverse: false },

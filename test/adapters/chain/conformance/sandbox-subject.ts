@@ -20,7 +20,7 @@ const EVM_INVALID = [
 
 /**
  * Real addresses of each network (the sandbox follows the networks' own rules: address-rules.ts).
- * ETH and BSC share the EVM format and list the same addresses.
+ * ETH, BSC and the rollups share the EVM format and list the same addresses.
  */
 export const SANDBOX_VALID_ADDRESSES: Record<string, string[]> = {
   BTC: [
@@ -32,6 +32,10 @@ export const SANDBOX_VALID_ADDRESSES: Record<string, string[]> = {
   LTC: ["ltc1qytnqzjknvv03jwfgrsmzt0ycmwqgl0asjnaxwu", "LT2KVaAy1ppRuxRgrS5RNU3vBsy7RibPeA", "MHrYRxAiMNBTku3eoDHwhA1LQGDjUStZW2"],
   ETH: EVM_VALID,
   BSC: EVM_VALID,
+  BASE: EVM_VALID,
+  POLYGON: EVM_VALID,
+  ARBITRUM: EVM_VALID,
+  OPTIMISM: EVM_VALID,
   TRX: ["TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7", "TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t"],
 };
 
@@ -51,6 +55,10 @@ export const SANDBOX_INVALID_ADDRESSES: Record<string, string[]> = {
   ],
   ETH: EVM_INVALID,
   BSC: EVM_INVALID,
+  BASE: EVM_INVALID,
+  POLYGON: EVM_INVALID,
+  ARBITRUM: EVM_INVALID,
+  OPTIMISM: EVM_INVALID,
   TRX: [
     "TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU8", // base58check checksum
     "T9yD14Nj9j7xAB4dbGeiX9h8unkKHxuWwb", // the all-zero account

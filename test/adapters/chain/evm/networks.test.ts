@@ -185,8 +185,8 @@ describe("configuration checked at boot", () => {
   });
 
   it("refuses an adapter that serves nothing in the currency list, and chain together with chains", () => {
-    const polygon = evmChain({ network: "POLYGON", rpcUrl: "http://127.0.0.1:1", hotWallet: key });
-    expect(() => createPaymentRouter({ chains: [polygon], backgroundIntervalMs: false })).toThrow(/serves none of the currency list/);
+    const avalanche = evmChain({ network: "AVAXC", rpcUrl: "http://127.0.0.1:1", hotWallet: key });
+    expect(() => createPaymentRouter({ chains: [avalanche], backgroundIntervalMs: false })).toThrow(/serves none of the currency list/);
     const a = evmChain({ network: "ETH", rpcUrl: "http://127.0.0.1:1", hotWallet: key });
     expect(() => createPaymentRouter({ chain: a, chains: [a], backgroundIntervalMs: false })).toThrow(/not both/);
   });
