@@ -43,9 +43,9 @@ export interface KrakenOptions extends Omit<HttpSourceOptions, "symbols"> {
  * examples use, "XBTUSD") and accept the answer under the pair's full name too, since Kraken
  * answers its older pairs under names with X/Z asset prefixes ("XXBTZUSD", "ZEURZUSD") and its
  * newer ones under the altname ("USDCUSD", "TRXUSD"). Kraken has no CHF/USD, CAD/USD or
- * JPY/USD markets, only the USD-based USDCHF, USDCAD and USDJPY: those are inverted. BNB is
- * left out: one unknown pair makes Kraken refuse the whole request ("EQuery:Unknown asset
- * pair"), so only long-listed pairs are in the default table.
+ * JPY/USD markets, only the USD-based USDCHF, USDCAD and USDJPY: those are inverted. BNB and
+ * POL are left out: one unknown pair makes Kraken refuse the whole request ("EQuery:Unknown
+ * asset pair"), so only long-listed pairs are in the default table.
  */
 export const KRAKEN_PAIRS: Readonly<Record<string, Readonly<Required<KrakenPair>>>> = Object.freeze({
   BTC: { pair: "XBTUSD", keys: ["XXBTZUSD", "XBTUSD"], inverse: false },
@@ -53,7 +53,6 @@ export const KRAKEN_PAIRS: Readonly<Record<string, Readonly<Required<KrakenPair>
   USDT: { pair: "USDTUSD", keys: ["USDTZUSD", "USDTUSD"], inverse: false },
   USDC: { pair: "USDCUSD", keys: ["USDCUSD"], inverse: false },
   LTC: { pair: "LTCUSD", keys: ["XLTCZUSD", "LTCUSD"], inverse: false },
-  POL: { pair: "POLUSD", keys: ["POLUSD"], inverse: false },
   TRX: { pair: "TRXUSD", keys: ["TRXUSD"], inverse: false },
   EUR: { pair: "EURUSD", keys: ["ZEURZUSD", "EURUSD"], inverse: false },
   GBP: { pair: "GBPUSD", keys: ["ZGBPZUSD", "GBPUSD"], inverse: false },
