@@ -123,9 +123,11 @@ describe("trigger", () => {
     expect(result).toMatchObject({ type, produced: true });
     const produced = result.events.filter((event: { type: string }) => event.type === type);
     expect(produced.length).toBeGreaterThan(0);
-    // The event is in the service's log, about one of the records trigger made.
+    // The event is in the service's log, about one of the records trigger made; so is every event
+    // it lists (the merchant's other activity meanwhile, earlier runs' payouts settling, is not).
     const records = Object.values(result.records as Record<string, string>);
     expect(records).toContain(produced[0].resource);
+    for (const event of result.events) expect(records).toContain(event.resource);
     // And the service queued its webhook to the merchant's endpoint.
     const deliveries = await api(`/v1/webhook-deliveries?eventType=${type}&limit=100`);
     expect(deliveries.data.map((delivery: { eventId: string }) => delivery.eventId)).toContain(produced[0].id);

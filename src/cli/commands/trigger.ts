@@ -85,7 +85,12 @@ export const triggerCommand: RemoteCommand = {
     const start: string = (await api.get("/v1/events", { after: "now" })).nextCursor;
     const sandbox = new Sandbox(api, input.currency, input.chain, say, signal);
     const records = await RECIPES[input.type]({ ...input, sandbox, orderId: `trigger-${input.type}` });
-    const events = (await eventsAfter(api, start)).map((event) => ({ id: event.id, type: event.type, resource: event.data.id as string }));
+    // Only the events about what this run made: the merchant's other activity meanwhile (an
+    // earlier run's refund completing now) is not this run's doing and must not count for it.
+    const made = new Set(Object.values(records));
+    const events = (await eventsAfter(api, start))
+      .map((event) => ({ id: event.id, type: event.type, resource: event.data.id as string }))
+      .filter((event) => made.has(event.resource));
     const produced = events.filter((event) => event.type === input.type);
     const lines = [
       "",
