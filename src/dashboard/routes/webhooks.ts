@@ -1,14 +1,13 @@
 import type { Request, Response, Router } from "express";
 import { IN_PROCESS_ENDPOINT } from "../../core/ports/fan-out";
 import { asyncHandler } from "../../http/async-handler";
-import { mergeModes, MODES } from "../data";
+import { MODES } from "../data";
+import { readModeList } from "../mode-lists";
 import type { DashboardKit, Notice } from "../kit";
 import { deliveryBody } from "../pages/webhook-delivery";
 import { webhooksBody, type DeliveryRow, type EndpointRow } from "../pages/webhooks";
 import { findWebhookRecord, type WebhooksExtra } from "../webhook-data";
 import { webhookEndpointRoutes } from "./webhook-endpoints";
-
-const PAGE_SIZE = 25;
 
 /**
  * The webhooks section: endpoints of both modes and their deliveries, a delivery's page with
@@ -20,27 +19,19 @@ export function webhookRoutes(router: Router, kit: DashboardKit): void {
   const showWebhooks = async (req: Request, res: Response, status: number, extra: WebhooksExtra = {}) => {
     const merchant = kit.merchant(req);
     const deliveryStatus = kit.text(req, "status");
-    const read = await kit.attempt(async () => {
-      const endpoints = await Promise.all(
-        MODES.map(async (mode) => ((await deps.v1(merchant, mode, "GET", "/webhook-endpoints", {})) as { data: EndpointRow[] }).data),
-      );
-      const page = await mergeModes<DeliveryRow>(undefined, kit.text(req, "cursor"), PAGE_SIZE, async (mode, after) => {
-        const input = Object.fromEntries(Object.entries({ status: deliveryStatus, limit: String(PAGE_SIZE), cursor: after }).filter(([, value]) => value));
-        return (await deps.v1(merchant, mode, "GET", "/webhook-deliveries", input)) as { data: DeliveryRow[]; hasMore: boolean };
-      });
-      return { endpoints: endpoints.flat(), page };
-    });
-    if (!read.ok) return kit.problem(req, res, read.status, read.notice.text, "webhooks");
-    const { endpoints, page } = read.value;
-    const nextQuery = new URLSearchParams(deliveryStatus ? { status: deliveryStatus } : {});
-    if (page.next) nextQuery.set("cursor", page.next);
     const base = kit.merchantBase(req);
+    const endpoints = await Promise.all(
+      MODES.map(async (mode) => ((await deps.v1(merchant, mode, "GET", "/webhook-endpoints", {})) as { data: EndpointRow[] }).data),
+    );
+    // The deliveries of both modes, newest first, as every list of the dashboard reads them.
+    const list = await readModeList<DeliveryRow>(kit, req, "/webhook-deliveries", { status: deliveryStatus }, `${base}/webhooks`);
+    if (!list.ok) return kit.problem(req, res, list.status, list.notice.text, "webhooks");
     const body = webhooksBody({
       base,
-      endpoints,
-      deliveries: page.rows,
+      endpoints: endpoints.flat(),
+      deliveries: list.page.rows,
       status: deliveryStatus,
-      nextHref: page.next ? `${base}/webhooks?${nextQuery}` : null,
+      nextHref: list.page.nextHref,
       csrf: kit.formToken(req),
       message: extra.message ?? null,
       draft: extra.draft ?? null,
