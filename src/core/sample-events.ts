@@ -3,9 +3,10 @@ import { newId } from "../ids";
 import { RATE_DECIMALS } from "../money";
 import { EVENT_STATUSES } from "../schemas/service-event";
 import type { Scope } from "./ports/storage/index";
-import type { EventType, InvoiceRecord, PayoutRecord } from "./ports/records";
+import type { EventType, InvoiceRecord, PayoutRecord, SubscriptionRecord } from "./ports/records";
 import { conversionView, refundView, withdrawalView } from "./views/funds";
 import { paymentView } from "./views/payment";
+import { subscriptionView } from "./views/subscription";
 
 /**
  * Made-up resources for test events: the payment, withdrawal, refund or conversion an event of
@@ -81,6 +82,40 @@ function samplePayout(scope: Scope, now: number, currencies: CurrencyCatalog, st
   };
 }
 
+/** A made-up monthly subscription of 25 USD in `status`, in its first period. */
+function sampleSubscription(scope: Scope, now: number, status: SubscriptionRecord["status"]): SubscriptionRecord {
+  return {
+    id: newId("sub"),
+    merchantId: scope.merchantId,
+    mode: scope.mode,
+    customer: "cus_sample",
+    status,
+    amount: 2500n,
+    amountCurrency: "USD",
+    acceptedCoins: null,
+    interval: { unit: "month", count: 1 },
+    startAt: now,
+    anchorAt: now,
+    trialEnd: null,
+    gracePeriodDays: 3,
+    renewBeforeDays: 3,
+    payerCanCancel: false,
+    cancelAtPeriodEnd: false,
+    currentPeriod: 0,
+    invoicedThrough: 0,
+    paidThrough: status === "active" ? 0 : -1,
+    openInvoiceId: status === "active" ? null : newId("inv"),
+    cancelledAt: status === "cancelled" ? now : null,
+    cancellationReason: status === "cancelled" ? "requested" : null,
+    metadata: null,
+    paymentUrlPrefix: "",
+    payerTokenHash: "",
+    nextRunAt: now,
+    createdAt: now,
+    updatedAt: now,
+  };
+}
+
 /**
  * The `data` of a test event of `type`: a sample of its resource in the first status that type
  * carries, marked `test: true`.
@@ -94,6 +129,8 @@ export function sampleEventData(type: EventType, scope: Scope, now: number, curr
     view = withdrawalView(samplePayout(scope, now, currencies, status as PayoutRecord["status"], null), currencies);
   } else if (type.startsWith("refund.")) {
     view = refundView(samplePayout(scope, now, currencies, status as PayoutRecord["status"], newId("inv")), currencies);
+  } else if (type.startsWith("subscription.")) {
+    view = subscriptionView(sampleSubscription(scope, now, status as SubscriptionRecord["status"]), currencies);
   } else {
     const { coin } = sampleCoin(currencies);
     const to = currencies.currencies.find((currency) => currency.symbol !== coin)?.symbol ?? coin;

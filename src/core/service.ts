@@ -5,6 +5,7 @@ import { OutageLog } from "../outage-log";
 import { HotWalletMonitor, type HotWalletReading } from "./hot-wallets";
 import { expireDueInvoices } from "./invoices";
 import { progressPayouts } from "./payouts";
+import { advanceDueSubscriptions } from "./subscriptions";
 import { ChainReadiness } from "./readiness";
 import type { Mode } from "./ports/records";
 import type { Telemetry } from "./ports/telemetry";
@@ -19,6 +20,8 @@ export interface TickReport {
   idempotencyKeysExpired: number;
   /** What the chains' own housekeeping did (consolidations sent or settled). */
   chainTasks: number;
+  /** Subscription steps taken: invoices made, payments seen, periods begun, past_due, cancelled. */
+  subscriptionsAdvanced: number;
 }
 
 type Part = keyof TickReport;
@@ -165,6 +168,18 @@ export class BackgroundWork {
           context.telemetry,
         ),
       );
+      // Subscriptions: each period's invoice, and the statuses that follow payments and the clock.
+      this.schedules.push(
+        new Schedule(
+          `subscriptions (${mode})`,
+          mode,
+          [["subscriptionsAdvanced", () => advanceDueSubscriptions(context, mode)]],
+          failures,
+          context.now,
+          undefined,
+          context.telemetry,
+        ),
+      );
       for (const chain of context.chains.all(mode)) {
         // Live chains by feed ("live chain evm:ETH"); the sandbox's feed id is a random token.
         const readiness = new ChainReadiness(context, chain, `${mode} chain ${mode === "live" ? (chain.feedId ?? chain.name) : chain.name}`);
@@ -208,7 +223,14 @@ export class BackgroundWork {
       // Hot-wallet reads (at most one a minute per chain) log their own failures, never the round's.
       mode === "test" ? undefined : this.hotWallets.refreshDue(),
     ]);
-    const report: TickReport = { depositsApplied: 0, invoicesExpired: 0, payoutsProgressed: 0, idempotencyKeysExpired: 0, chainTasks: 0 };
+    const report: TickReport = {
+      depositsApplied: 0,
+      invoicesExpired: 0,
+      payoutsProgressed: 0,
+      idempotencyKeysExpired: 0,
+      chainTasks: 0,
+      subscriptionsAdvanced: 0,
+    };
     const failures: unknown[] = [];
     for (const round of rounds) {
       for (const [part, count] of Object.entries(round.report) as Array<[Part, number]>) report[part] += count;

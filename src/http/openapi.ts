@@ -1,9 +1,10 @@
 import { z } from "zod";
 import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObject, type ZodOpenApiResponseObject, type oas31 } from "zod-openapi";
-import { EVENT_TYPES, PAYMENT_EVENT_TYPES, PAYOUT_EVENT_TYPES, REFUND_EVENT_TYPES, type EventType } from "../core/ports/records";
+import { EVENT_TYPES, PAYMENT_EVENT_TYPES, PAYOUT_EVENT_TYPES, REFUND_EVENT_TYPES, SUBSCRIPTION_EVENT_TYPES, type EventType } from "../core/ports/records";
 import { ERROR_CATALOGUE } from "../errors";
 import { errorObject, payment } from "../schemas/resources";
 import { conversion, refund, withdrawal } from "../schemas/v1-resources";
+import { subscription } from "../schemas/v1-subscriptions";
 import type { RouteOperation, RouteTable } from "./route-table";
 
 /**
@@ -35,6 +36,7 @@ const TAGS: Record<string, string> = {
   Conversions: "Conversions between two of the merchant's balances (the /api/v1 exchanges), including auto-conversions of payments.",
   Balances: "What the merchant holds, per currency: available and pending.",
   "Payment links": "Reusable links: each payer who continues from a link's page gets a fresh hosted payment.",
+  Subscriptions: "Schedules of payments, one per billing period, each paid by the payer on the hosted page; a secret page per subscription for the payer.",
   "Webhook endpoints": "Where signed events are delivered. The `whsec_` secret is shown once, at creation and rotation.",
   "Webhook deliveries": "The delivery log: every event sent to every endpoint, its attempts, and redelivery.",
   "Event log": "The event log, read forward from a cursor: what a client that cannot receive webhooks polls instead (the CLI's `listen`).",
@@ -68,6 +70,13 @@ const EVENT_MEANINGS: Record<EventType, string> = {
     "A refund above the approval threshold was created: amount and fee are debited from the balance and held; it is sent once a second person approves it (`refund.processing`).",
   "refund.rejected": "A refund held for approval was rejected (`failureReason`); amount and fee are credited back and the payment can be refunded again.",
   "conversion.completed": "A conversion between two balances was made (through the API, or an auto-conversion of a payment: `paymentId`).",
+  // Subscription events
+  "subscription.created": "A subscription was created (its first payment too, unless it starts with a trial or later).",
+  "subscription.renewed":
+    "A period's payment was paid: any period after the first, or the first when that payment brings a past_due subscription back to active.",
+  "subscription.past_due": "The current period is still unpaid `gracePeriodDays` after it began.",
+  "subscription.cancelled":
+    "The subscription ended (`cancellationReason`): cancelled through the API, at the end of a period it was set to end at (by the API or the payer), or a period still unpaid when the next began.",
 };
 
 /** What each event's `data` is, by the list its type is in: the resource's /v1 schema and name. */
@@ -77,6 +86,7 @@ function dataOf(type: EventType): { schema: z.ZodType; what: string } {
   if ((PAYOUT_EVENT_TYPES as readonly string[]).includes(type)) return { schema: withdrawal, what: "the withdrawal right after the change" };
   if ((REFUND_EVENT_TYPES as readonly string[]).includes(type))
     return { schema: refund, what: "the refund right after the change (`paymentId` is the payment refunded)" };
+  if ((SUBSCRIPTION_EVENT_TYPES as readonly string[]).includes(type)) return { schema: subscription, what: "the subscription right after the change" };
   return { schema: conversion, what: "the conversion" };
 }
 

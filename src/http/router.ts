@@ -34,6 +34,8 @@ import { webhookRoutes } from "./routes/webhooks";
 import { fundsRoutes } from "./routes/funds";
 import { payLinkRoutes } from "./routes/pay-link";
 import { paymentLinkRoutes } from "./routes/payment-links";
+import { subscriptionRoutes } from "./routes/subscriptions";
+import { subscriptionSandboxRoutes } from "./routes/subscription-sandbox";
 import { paymentRoutes } from "./routes/payments";
 import { V1Views } from "../core/views/v1";
 import { WebhookSender } from "../delivery/sender";
@@ -235,11 +237,13 @@ export function createPaymentRouter(options: PaymentRouterOptions = {}): Payment
   const merchantApi = new RouteTable(steps, "/api/v1");
   merchantRoutes(merchantApi, context, present, paymentUrl);
   sandboxRoutes(merchantApi, context, present, sandbox, background);
+  subscriptionSandboxRoutes(merchantApi, context);
   const providerApi = new RouteTable(steps, "/v1");
   const views = new V1Views(context.currencies);
   paymentRoutes(providerApi, context, views, paymentUrl);
   fundsRoutes(providerApi, context, views);
   paymentLinkRoutes(providerApi, context, views, ({ req }, linkId) => `${publicBase(req)}/pay/link/${linkId}`);
+  subscriptionRoutes(providerApi, context, ({ req }) => publicBase(req));
   webhookRoutes(providerApi, context, webhookPolicy);
   eventRoutes(providerApi, context);
 

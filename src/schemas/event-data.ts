@@ -1,7 +1,8 @@
 import { z } from "zod";
 import type { ConversionView, RefundView, WithdrawalView } from "../core/views/funds";
 import type { PaymentView } from "../core/views/payment";
-import { INVOICE_STATUSES, PAYOUT_STATUSES } from "../core/ports/records";
+import type { SubscriptionView } from "../core/views/subscription";
+import { INVOICE_STATUSES, PAYOUT_STATUSES, SUBSCRIPTION_STATUSES } from "../core/ports/records";
 import { described, field, isJsonObject, literal, nullable, oneOf, optional, shapeOf, testOf, type Field } from "./field-pair";
 
 /**
@@ -136,6 +137,44 @@ const conversionDataFields = {
   createdAt: isoTime,
 };
 
+// Subscription events
+const CANCELLATION_REASONS = ["requested", "payer", "period_end", "unpaid"] as const;
+const interval = field(
+  z.union([z.enum(["week", "month", "year"]), z.strictObject({ days: z.int().positive() })]),
+  (value) =>
+    value === "week" ||
+    value === "month" ||
+    value === "year" ||
+    (isJsonObject(value) && Object.keys(value).length === 1 && Number.isSafeInteger(value.days) && (value.days as number) > 0),
+);
+
+/** The fields of `SubscriptionView`. */
+const subscriptionDataFields = {
+  id: string,
+  object: literal("subscription"),
+  livemode: boolean,
+  customer: string,
+  status: oneOf(SUBSCRIPTION_STATUSES),
+  amount: decimal,
+  currency: string,
+  acceptedCoins: nullable(stringList),
+  interval,
+  startAt: isoTime,
+  trialEnd: nullable(isoTime),
+  currentPeriodStart: nullable(isoTime),
+  currentPeriodEnd: nullable(isoTime),
+  cancelAtPeriodEnd: boolean,
+  cancelledAt: nullable(isoTime),
+  cancellationReason: nullable(oneOf(CANCELLATION_REASONS)),
+  gracePeriodDays: integer,
+  renewBeforeDays: integer,
+  payerCanCancel: boolean,
+  openPaymentId: nullableString,
+  metadata: nullable(field(z.record(z.string(), z.unknown()), isJsonObject)),
+  createdAt: isoTime,
+  updatedAt: isoTime,
+};
+
 // If a view gains, loses or retypes a field, this stops compiling until its schema follows.
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 type OutputOf<F extends Record<string, Field<z.ZodType>>> = z.output<z.ZodObject<{ [K in keyof F]: F[K]["schema"] }>>;
@@ -144,11 +183,12 @@ const schemasMatchViews: [
   Same<OutputOf<typeof withdrawalDataFields>, WithdrawalView>,
   Same<OutputOf<typeof refundDataFields>, RefundView>,
   Same<OutputOf<typeof conversionDataFields>, ConversionView>,
-] = [true, true, true, true];
+  Same<OutputOf<typeof subscriptionDataFields>, SubscriptionView>,
+] = [true, true, true, true, true];
 void schemasMatchViews;
 
 /** A resource an event can carry, by the name of its `object`. */
-export type Resource = "payment" | "withdrawal" | "refund" | "conversion";
+export type Resource = "payment" | "withdrawal" | "refund" | "conversion" | "subscription";
 
 /** The fields of each resource an event can carry. */
 export const RESOURCE_FIELDS: { readonly [R in Resource]: Record<string, Field<z.ZodType>> } = {
@@ -156,4 +196,5 @@ export const RESOURCE_FIELDS: { readonly [R in Resource]: Record<string, Field<z
   withdrawal: withdrawalDataFields,
   refund: refundDataFields,
   conversion: conversionDataFields,
+  subscription: subscriptionDataFields,
 };

@@ -5,6 +5,7 @@ import {
   PAYMENT_EVENT_TYPES,
   PAYOUT_EVENT_TYPES,
   REFUND_EVENT_TYPES,
+  SUBSCRIPTION_EVENT_TYPES,
   type EventType,
   type PaymentEventType,
 } from "../core/ports/records";
@@ -33,6 +34,7 @@ const RESOURCE_LISTS: ReadonlyArray<[Resource, readonly string[]]> = [
   ["withdrawal", PAYOUT_EVENT_TYPES],
   ["refund", REFUND_EVENT_TYPES],
   ["conversion", CONVERSION_EVENT_TYPES],
+  ["subscription", SUBSCRIPTION_EVENT_TYPES],
 ];
 function resourceOf(type: EventType): Resource {
   return RESOURCE_LISTS.find(([, types]) => types.includes(type))![0];

@@ -1,5 +1,6 @@
 import type { ConversionView, RefundView, WithdrawalView } from "../core/views/funds";
 import type { PaymentView } from "../core/views/payment";
+import type { SubscriptionView } from "../core/views/subscription";
 import {
   EVENT_TYPES,
   INVOICE_STATUSES,
@@ -13,6 +14,8 @@ import {
   type PayoutEventType,
   type PayoutStatus,
   type RefundEventType,
+  type SubscriptionEventType,
+  type SubscriptionStatus,
 } from "../core/ports/records";
 
 /**
@@ -61,6 +64,17 @@ const CONVERSION_EVENT_STATUSES = { "conversion.completed": ["SUCCESS"] } as con
 };
 
 /**
+ * The status of the subscription a subscription event carries: each event is sent by the change
+ * to that status (created and renewed leave it active).
+ */
+const SUBSCRIPTION_EVENT_STATUSES = {
+  "subscription.created": ["active"],
+  "subscription.renewed": ["active"],
+  "subscription.past_due": ["past_due"],
+  "subscription.cancelled": ["cancelled"],
+} as const satisfies { readonly [K in SubscriptionEventType]: readonly SubscriptionStatus[] };
+
+/**
  * The statuses the resource in each event's `data` can have, by type: PAYMENT_EVENT_STATUSES
  * for payments; a withdrawal or refund event's step is its status (`refund.failed` carries a
  * FAILED refund); a conversion is SUCCESS. What verification narrows and checks `data.status` by.
@@ -70,8 +84,15 @@ export const EVENT_STATUSES = {
   ...stepStatuses(PAYOUT_EVENT_TYPES),
   ...stepStatuses(REFUND_EVENT_TYPES),
   ...CONVERSION_EVENT_STATUSES,
+  ...SUBSCRIPTION_EVENT_STATUSES,
 } as const satisfies {
-  readonly [K in EventType]: readonly (K extends PaymentEventType ? InvoiceStatus : K extends ConversionEventType ? ConversionView["status"] : PayoutStatus)[];
+  readonly [K in EventType]: readonly (K extends PaymentEventType
+    ? InvoiceStatus
+    : K extends ConversionEventType
+      ? ConversionView["status"]
+      : K extends SubscriptionEventType
+        ? SubscriptionStatus
+        : PayoutStatus)[];
 };
 
 /** The statuses of the resource in a `T` event: `"COMPLETED"` for `payout.completed`. */
@@ -86,6 +107,7 @@ interface ViewOf {
   withdrawal: WithdrawalView;
   refund: RefundView;
   conversion: ConversionView;
+  subscription: SubscriptionView;
 }
 type ResourceOf<T extends EventType> = T extends PaymentEventType
   ? "payment"
@@ -93,7 +115,9 @@ type ResourceOf<T extends EventType> = T extends PaymentEventType
     ? "withdrawal"
     : T extends RefundEventType
       ? "refund"
-      : "conversion";
+      : T extends SubscriptionEventType
+        ? "subscription"
+        : "conversion";
 
 /** One plain object type from an intersection, so editors show the fields. */
 type Flat<T> = { [K in keyof T]: T[K] };

@@ -182,4 +182,30 @@ export const RECIPES: { readonly [K in EventType]: Recipe } = {
     sandbox.say(`converted ${conversion.amount} ${conversion.fromCurrency} into ${conversion.toAmount} ${conversion.toCurrency}: ${conversion.id}`);
     return { payment: funding.id, conversion: conversion.id };
   },
+  // Subscription events
+  "subscription.created": async (input) => {
+    const subscription = await input.sandbox.createSubscription(input.amount, input.orderId);
+    return { subscription: subscription.id, payment: subscription.openPaymentId };
+  },
+  // Its first period left unpaid past the grace days (the sandbox skips ahead to their end).
+  "subscription.past_due": async (input) => {
+    const subscription = await input.sandbox.createSubscription(input.amount, input.orderId);
+    await input.sandbox.advanceSubscription(subscription.id);
+    return { subscription: subscription.id, payment: subscription.openPaymentId };
+  },
+  // Past due, then paid late: active again.
+  "subscription.renewed": async (input) => {
+    const { sandbox } = input;
+    const subscription = await sandbox.createSubscription(input.amount, input.orderId);
+    await sandbox.advanceSubscription(subscription.id);
+    await sandbox.payHosted(subscription.openPaymentId);
+    await sandbox.waitFor(`/v1/subscriptions/${subscription.id}`, "active", input.timeoutMs, "the service to see the payment");
+    return { subscription: subscription.id, payment: subscription.openPaymentId };
+  },
+  "subscription.cancelled": async (input) => {
+    const subscription = await input.sandbox.createSubscription(input.amount, input.orderId);
+    await input.sandbox.api.post(`/v1/subscriptions/${subscription.id}/cancel`, {});
+    input.sandbox.say(`cancelled subscription ${subscription.id}`);
+    return { subscription: subscription.id, payment: subscription.openPaymentId };
+  },
 };

@@ -98,6 +98,48 @@ export class Sandbox {
     return this.get(`/v1/payments/${payment.id}`);
   }
 
+  // Subscriptions
+  /** Creates a monthly subscription of `amount` in the coin, its first payment made at once. */
+  async createSubscription(amount: string, orderId: string): Promise<Json> {
+    const subscription = await this.api.post("/v1/subscriptions", {
+      customer: "trigger",
+      amount,
+      currency: this.currency,
+      acceptedCoins: [this.currency],
+      interval: "month",
+      metadata: { orderId },
+    });
+    this.say(`created subscription ${subscription.id} (${subscription.amount} ${subscription.currency} a month; payment ${subscription.openPaymentId})`);
+    return subscription;
+  }
+
+  /** Skips a test subscription ahead to the next thing its clock does (the sandbox endpoint). */
+  async advanceSubscription(id: string): Promise<Json> {
+    const subscription = await this.api.post("/api/v1/sandbox/subscription/advance", { subscriptionId: id });
+    this.say(`advanced subscription ${id} (now ${subscription.status})`);
+    return subscription;
+  }
+
+  /**
+   * Pays a hosted payment as its payer would: picks the coin and network on its page (the form's
+   * POST, as the payer's browser sends it), then sends the whole amount, confirmed.
+   */
+  async payHosted(paymentId: string): Promise<void> {
+    const url = `${this.api.target.baseUrl}/pay/${encodeURIComponent(paymentId)}/method`;
+    const response = await fetch(url, {
+      method: "POST",
+      headers: { "Content-Type": "application/x-www-form-urlencoded", "Sec-Fetch-Site": "same-origin" },
+      body: new URLSearchParams({ coin: this.currency, network: this.chain }).toString(),
+      redirect: "manual",
+      signal: AbortSignal.timeout(30_000),
+    });
+    if (response.status !== 303) throw new Error(`choosing ${this.currency} on ${this.chain} for ${paymentId} on its page answered ${response.status}`);
+    const { minConfirm } = await this.network();
+    const payment = await this.get(`/v1/payments/${paymentId}`);
+    this.say(`picked ${this.currency} on ${this.chain} for payment ${paymentId}, as its payer would`);
+    await this.deposit(payment, payment.payAmount, minConfirm);
+  }
+
   /** Makes the sandbox fail a processing withdrawal or refund. */
   async failPayout(id: string): Promise<void> {
     await this.api.post("/api/v1/sandbox/payout/fail", { payoutId: id, reason: "failed on purpose by express-crypto-pay trigger" });

@@ -1,4 +1,11 @@
-import { CONVERSION_EVENT_TYPES, PAYMENT_EVENT_TYPES, PAYOUT_EVENT_TYPES, REFUND_EVENT_TYPES, type Mode } from "../../core/ports/records";
+import {
+  CONVERSION_EVENT_TYPES,
+  PAYMENT_EVENT_TYPES,
+  PAYOUT_EVENT_TYPES,
+  REFUND_EVENT_TYPES,
+  SUBSCRIPTION_EVENT_TYPES,
+  type Mode,
+} from "../../core/ports/records";
 import { html, type SafeHtml } from "../../http/pay-page/escape";
 import { csrfField, onceField, modeTag, shortTime } from "./parts";
 
@@ -65,6 +72,7 @@ export const EVENT_GROUPS = [
   ["Payouts", PAYOUT_EVENT_TYPES],
   ["Refunds", REFUND_EVENT_TYPES],
   ["Conversions", CONVERSION_EVENT_TYPES],
+  ["Subscriptions", SUBSCRIPTION_EVENT_TYPES],
 ] as const;
 
 /** The page of one endpoint. */

@@ -39,7 +39,7 @@ export const copyLink = (link: PaymentLinkRecord): PaymentLinkRecord => ({
 });
 
 /** Deep copy of JSON-shaped data (objects, arrays, primitives; bigint kept as it is). */
-function copyJson<T>(value: T): T {
+export function copyJson<T>(value: T): T {
   if (value === null || typeof value !== "object") return value;
   if (Array.isArray(value)) return value.map(copyJson) as T;
   const out: Record<string, unknown> = {};

@@ -15,6 +15,7 @@ import { operatorListReads } from "./operator-lists";
 import { paymentLinkReads, paymentLinkWrites } from "./payment-links";
 import { payoutReads, payoutWrites } from "./payouts";
 import { reconcileReads } from "./reconcile";
+import { subscriptionReads, subscriptionWrites } from "./subscriptions";
 import { type Run, Tables, type Undo } from "./tables";
 import { unlistedTransferReads, unlistedTransferWrites } from "./unlisted-transfers";
 import { webhookBacklogReads } from "./webhook-backlog";
@@ -54,6 +55,7 @@ function reads(t: Tables, run: Run) {
     exportReads(t, run),
     auditLogReads(t, run),
     allowlistReads(t, run),
+    subscriptionReads(t, run),
   ] as const;
 }
 
@@ -75,6 +77,7 @@ function writes(t: Tables, run: Run, undo: Undo[]) {
     unlistedTransferWrites(t, run, undo),
     auditLogWrites(t, run, undo),
     allowlistWrites(t, run, undo),
+    subscriptionWrites(t, run, undo),
   ] as const;
 }
 

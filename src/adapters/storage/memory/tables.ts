@@ -14,6 +14,8 @@ import type {
   Mode,
   PaymentLinkRecord,
   PayoutRecord,
+  SubscriptionPeriodRecord,
+  SubscriptionRecord,
   UnlistedTransferRecord,
   WebhookAttemptRecord,
   WebhookDeliveryRecord,
@@ -92,6 +94,11 @@ export class Tables {
   readonly cursors = new Map<string, string>();
   /** By chain identity (chainKey with the log index), in the order stored. */
   readonly unlistedTransfers = new Map<string, UnlistedTransferRecord>();
+  // Subscriptions
+  readonly subscriptions = new Map<string, SubscriptionRecord>();
+  readonly subscriptionOrder = new CreatedIndex();
+  /** Billing periods by (subscription id, index): the key that allows one per period. */
+  readonly subscriptionPeriods = new Map<string, SubscriptionPeriodRecord>();
 }
 
 /** Sets `key` in `map`, logging how to put back what was there. */

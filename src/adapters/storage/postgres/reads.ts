@@ -3,6 +3,7 @@ import { sqlAllowlistReads } from "./allowlist";
 import { sqlExportReads } from "./export-reads";
 import { sqlReconcileReads } from "./reconcile-reads";
 import type { SqlQueryable } from "./sql-client";
+import { sqlSubscriptionReads } from "./subscriptions";
 import { auditColumns } from "./statements/audit-log";
 import { numeric, type Row } from "./statements/columns";
 import { depositColumns, unlistedTransferColumns } from "./statements/deposits";
@@ -161,5 +162,6 @@ export function sqlReads(db: SqlQueryable, s: Statements): StorageReads {
     ...sqlReconcileReads(db, s),
     ...sqlExportReads(db, s),
     ...sqlAllowlistReads(db, s),
+    ...sqlSubscriptionReads(db, s),
   };
 }

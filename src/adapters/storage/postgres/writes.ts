@@ -4,6 +4,7 @@ import type { StorageReads, StorageTransaction } from "../../../core/ports/stora
 import { sqlAllowlistWrites } from "./allowlist";
 import { postLedgerEntries } from "./ledger";
 import type { SqlQueryable } from "./sql-client";
+import { sqlSubscriptionWrites } from "./subscriptions";
 import { auditColumns } from "./statements/audit-log";
 import { bigintNumber } from "./statements/columns";
 import { depositColumns, unlistedTransferColumns } from "./statements/deposits";
@@ -159,5 +160,6 @@ export function sqlWrites(db: SqlQueryable, s: Statements): Omit<StorageTransact
     },
     failPendingWebhookDeliveries: async (endpointId, error, now) => (await db.query(s.failPendingWebhookDeliveries, [endpointId, error, now])).rowCount,
     ...sqlAllowlistWrites(db, s),
+    ...sqlSubscriptionWrites(db, s),
   };
 }

@@ -13,6 +13,7 @@ import type { OperatorListReads, StorageMigrationReport } from "./operator-lists
 import type { PaymentLinkReads, PaymentLinkStore } from "./payment-links";
 import type { PayoutReads, PayoutStore } from "./payouts";
 import type { ReconcileReads } from "./reconcile";
+import type { SubscriptionReads, SubscriptionStore } from "./subscriptions";
 import type { UnlistedTransferReads, UnlistedTransferStore } from "./unlisted-transfers";
 import type { WebhookBacklogReads } from "./webhook-backlog";
 import type { WebhookEndpointReads, WebhookEndpointStore } from "./webhook-endpoints";
@@ -34,6 +35,7 @@ export type { PaymentLinkReads, PaymentLinkStore } from "./payment-links";
 export type { PayoutFilter, PayoutReads, PayoutStore } from "./payouts";
 export type { PageQuery, Scope } from "./scope";
 export type { BalanceTotal, DepositTotal, PayoutTotal, ReconcileReads, RecordTotal, UnlistedTotal } from "./reconcile";
+export type { SubscriptionFilter, SubscriptionReads, SubscriptionStore } from "./subscriptions";
 export type { UnlistedTransferReads, UnlistedTransferStore } from "./unlisted-transfers";
 export type { WebhookBacklog, WebhookBacklogReads } from "./webhook-backlog";
 export type { WebhookEndpointReads, WebhookEndpointStore } from "./webhook-endpoints";
@@ -64,7 +66,8 @@ export interface StorageReads
     OperatorListReads,
     ExportReads,
     AuditLogReads,
-    AllowlistReads {}
+    AllowlistReads,
+    SubscriptionReads {}
 
 /**
  * A unit of work: every part, reads and writes. Everything written through it becomes visible
@@ -91,7 +94,8 @@ export interface StorageTransaction
     CursorStore,
     UnlistedTransferStore,
     AuditLogStore,
-    AllowlistStore {}
+    AllowlistStore,
+    SubscriptionStore {}
 
 /**
  * Where the service keeps everything: one object with every part's reads, and `transaction`

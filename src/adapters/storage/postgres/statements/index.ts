@@ -11,6 +11,7 @@ import { operatorListStatements } from "./operator-lists";
 import { paymentLinkStatements } from "./payment-links";
 import { payoutStatements } from "./payouts";
 import { reconcileStatements } from "./reconcile";
+import { subscriptionStatements } from "./subscriptions";
 import { tableNames } from "./tables";
 import { webhookBacklog } from "./webhook-backlog";
 import { claimWebhookDeliveries } from "./webhook-claim";
@@ -52,6 +53,7 @@ export function buildStatements(schema: string | undefined) {
     ...reconcileStatements(t),
     ...auditLogStatements(t),
     ...allowlistStatements(t),
+    ...subscriptionStatements(t),
   };
 }
 

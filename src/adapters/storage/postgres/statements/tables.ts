@@ -26,5 +26,7 @@ export function tableNames(schema: string | undefined) {
     unlisted: q("unlisted_transfers"),
     auditLog: q("audit_log"),
     payoutAddresses: q("payout_addresses"),
+    subscriptions: q("subscriptions"),
+    subscriptionPeriods: q("subscription_periods"),
   };
 }
