@@ -13,7 +13,8 @@ const DAY_MS = 86_400_000;
 
 /** Days in a month of the proleptic Gregorian calendar (`month` 0-11). */
 function daysInMonth(year: number, month: number): number {
-  return new Date(Date.UTC(year, month + 1, 0)).getUTCDate();
+  if (month === 1) return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0 ? 29 : 28;
+  return month === 3 || month === 5 || month === 8 || month === 10 ? 30 : 31;
 }
 
 /** `months` calendar months after `at` (UTC), the day of month clamped to the target month's length. */
@@ -23,7 +24,8 @@ export function addMonths(at: number, months: number): number {
   const year = Math.floor(total / 12);
   const month = total - year * 12;
   const day = Math.min(date.getUTCDate(), daysInMonth(year, month));
-  const timeOfDay = at - Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), date.getUTCDate());
+  // A UTC day is exactly DAY_MS long (no leap seconds in epoch time), so the time of day is a remainder.
+  const timeOfDay = ((at % DAY_MS) + DAY_MS) % DAY_MS;
   const start = new Date(0);
   // setUTCFullYear, not Date.UTC: Date.UTC reads years 0-99 as 1900-1999.
   start.setUTCFullYear(year, month, day);

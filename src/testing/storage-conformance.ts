@@ -14,6 +14,7 @@ import { ledgerTests } from "./storage/ledger";
 import { merchantTests } from "./storage/merchants";
 import { operatorListTests } from "./storage/operator-lists";
 import { paymentLinkTests } from "./storage/payment-links";
+import { subscriptionTests } from "./storage/subscriptions";
 import { payoutTests } from "./storage/payouts";
 import { reconcileTests } from "./storage/reconcile";
 import { transactionTests } from "./storage/transactions";
@@ -100,6 +101,7 @@ export function runStorageAdapterTests(options: StorageAdapterTestOptions): void
     exportTests(context);
     auditLogTests(context);
     allowlistTests(context);
+    subscriptionTests(context);
     transactionTests(context);
   });
 }
