@@ -36,6 +36,7 @@ import { payLinkRoutes } from "./routes/pay-link";
 import { paymentLinkRoutes } from "./routes/payment-links";
 import { subscriptionRoutes } from "./routes/subscriptions";
 import { subscriptionSandboxRoutes } from "./routes/subscription-sandbox";
+import { subscriptionPageRoutes } from "./routes/subscription-page";
 import { paymentRoutes } from "./routes/payments";
 import { V1Views } from "../core/views/v1";
 import { WebhookSender } from "../delivery/sender";
@@ -259,6 +260,7 @@ export function createPaymentRouter(options: PaymentRouterOptions = {}): Payment
       branding: settings.payPage,
     }),
   );
+  router.use(subscriptionPageRoutes(context, { bodyTimeoutMs, branding: settings.payPage }));
   router.use("/pay", payPageRoutes(context, { publicUrl: settings.publicUrl, bodyTimeoutMs, branding: settings.payPage }));
   mountApiReference(
     router,
