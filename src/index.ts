@@ -30,6 +30,12 @@ export type {
   RefundListParams,
   PaymentLinkCreateParams,
   PlainListParams,
+  Subscription,
+  CreatedSubscription,
+  SubscriptionCreateParams,
+  SubscriptionUpdateParams,
+  SubscriptionCancelParams,
+  SubscriptionListParams,
   ListPromise,
   WebhookEndpoint,
   DeletedWebhookEndpoint,
@@ -105,6 +111,9 @@ export type {
   StorageMigrationReport,
   AllowlistReads,
   AllowlistStore,
+  SubscriptionReads,
+  SubscriptionStore,
+  SubscriptionFilter,
 } from "./core/ports/storage/index";
 export { webhookDeliveryId, webhookPayload, fanOut, IN_PROCESS_ENDPOINT } from "./core/ports/fan-out";
 export type { InProcessEventContext, InProcessEventHandlers } from "./delivery/in-process";
@@ -171,8 +180,11 @@ export {
   PAYOUT_EVENT_TYPES,
   REFUND_EVENT_TYPES,
   CONVERSION_EVENT_TYPES,
+  SUBSCRIPTION_EVENT_TYPES,
+  SUBSCRIPTION_STATUSES,
   EVENT_TYPES,
 } from "./core/ports/records";
+export type { SubscriptionView } from "./core/views/subscription";
 export { verifyWebhook, DEFAULT_TOLERANCE_SECONDS } from "./webhooks/verify";
 export type { VerifyWebhookOptions, WebhookRequestHeaders } from "./webhooks/verify";
 export { WebhookVerificationError, WEBHOOK_VERIFICATION_CODES } from "./errors";

@@ -2,6 +2,7 @@ import type { z } from "zod";
 import type * as requests from "../schemas/v1";
 import type * as resources from "../schemas/resources";
 import type * as v1 from "../schemas/v1-resources";
+import type * as subscriptions from "../schemas/v1-subscriptions";
 import type * as webhooks from "../schemas/webhooks";
 import { IdempotencyError } from "../api-errors";
 import { listPromise, type ListPromise, type PageLike } from "./pagination";
@@ -28,6 +29,19 @@ export type Refund = z.output<typeof v1.refund>;
 export type Balance = z.output<typeof v1.balance>;
 /** A reusable payment link (`/v1/payment-links`). */
 export type PaymentLink = z.output<typeof v1.paymentLink>;
+
+/** A subscription (`/v1/subscriptions`): a schedule of payments, one per billing period. */
+export type Subscription = z.output<typeof subscriptions.subscription>;
+/** A subscription with its payer page's secret link, as `subscriptions.create` and `subscriptions.newPayerLink` answer it. */
+export type CreatedSubscription = Subscription & { payerUrl: string };
+/** `POST /v1/subscriptions` body. */
+export type SubscriptionCreateParams = z.input<typeof subscriptions.subscriptionCreateRequest>;
+/** `POST /v1/subscriptions/:id` body. */
+export type SubscriptionUpdateParams = z.input<typeof subscriptions.subscriptionUpdateRequest>;
+/** `POST /v1/subscriptions/:id/cancel` body. */
+export type SubscriptionCancelParams = z.input<typeof subscriptions.subscriptionCancelRequest>;
+/** `GET /v1/subscriptions` query. */
+export type SubscriptionListParams = z.input<typeof subscriptions.subscriptionListQuery>;
 
 /** A webhook endpoint (`/v1/webhook-endpoints`); `secret` is there only in the answers of `create` and `rotateSecret`. */
 export type WebhookEndpoint = z.output<typeof resources.webhookEndpoint>;
@@ -113,6 +127,19 @@ export interface PaymentResources {
     retrieve(id: string): Promise<PaymentLink>;
     list(query?: PlainListParams): ListPromise<PaymentLink, ListPage<PaymentLink>>;
   };
+  /** Subscriptions (docs/subscriptions.md): each period's payment is made by the service's background work. */
+  subscriptions: {
+    /** Creates it; the answer's `payerUrl` (the payer's secret page) is shown here and by `newPayerLink` only. */
+    create(body: SubscriptionCreateParams, options?: CreateOptions): Promise<CreatedSubscription>;
+    retrieve(id: string): Promise<Subscription>;
+    list(query?: SubscriptionListParams): ListPromise<Subscription, ListPage<Subscription>>;
+    /** Changes amount (from the next payment made), metadata, payerCanCancel, or takes back a cancellation at period end. */
+    update(id: string, body: SubscriptionUpdateParams): Promise<Subscription>;
+    /** Cancels now, or `{ atPeriodEnd: true }` at the end of the current period. */
+    cancel(id: string, body?: SubscriptionCancelParams): Promise<Subscription>;
+    /** A new secret link to the payer's page; the previous one stops working. */
+    newPayerLink(id: string): Promise<CreatedSubscription>;
+  };
   /** Where the merchant's events are sent, in the key's mode (docs/webhooks.md). */
   webhookEndpoints: {
     /** Registers a URL; the answer's `secret` (whsec_...) is shown here and on rotation only. */
@@ -184,6 +211,7 @@ export function paymentResources(transport: V1Transport): PaymentResources {
   const built = Object.fromEntries(Object.entries(COLLECTIONS).map(([name, path]) => [name, collection(path)]));
   const endpoints = "/webhook-endpoints";
   const deliveries = "/webhook-deliveries";
+  const subscriptionsPath = "/subscriptions";
   return {
     ...built,
     balances: { retrieve: () => get("/balances") },
@@ -198,12 +226,32 @@ export function paymentResources(transport: V1Transport): PaymentResources {
       // Test events and redeliveries honour Idempotency-Key: a retried call queues one delivery.
       sendTest: (id: string, body?: object, options?: CreateOptions) => post(at(endpoints, id, "/test"), body, true, options),
     },
+    subscriptions: {
+      ...collection(subscriptionsPath),
+      create: async (body: object, options?: CreateOptions) => withPayerLink(await post(subscriptionsPath, body, true, options)),
+      update: (id: string, body: object) => post(at(subscriptionsPath, id), body),
+      cancel: (id: string, body: object = {}) => post(at(subscriptionsPath, id, "/cancel"), body),
+      newPayerLink: (id: string) => post(at(subscriptionsPath, id, "/payer-link")),
+    },
     webhookDeliveries: {
       retrieve: (id: string) => get(at(deliveries, id)),
       list: (query?: { cursor?: string }) => list(deliveries, query),
       redeliver: (id: string, options?: CreateOptions) => post(at(deliveries, id, "/redeliver"), {}, true, options),
     },
   } as unknown as PaymentResources;
+}
+
+/**
+ * A created subscription with its payer link. A replay of the create answers it without the link
+ * (a secret, shown once): refused here, naming the way to a new link, as for an endpoint's secret.
+ */
+function withPayerLink(answer: unknown): unknown {
+  const subscription = answer as { id: string; payerUrl?: string };
+  if (typeof subscription.payerUrl === "string") return subscription;
+  throw new IdempotencyError(
+    "idempotency_conflict",
+    `Subscription ${subscription.id} was created by an earlier request with this Idempotency-Key, and its payer link is shown only once: call subscriptions.newPayerLink("${subscription.id}") for a new one.`,
+  );
 }
 
 /**

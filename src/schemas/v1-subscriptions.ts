@@ -116,7 +116,7 @@ export const subscription = z
       .meta({ description: "Amount of each period's payment, in currency.", examples: ["9.99"] }),
     currency: z.string().meta({ examples: ["USD"] }),
     acceptedCoins: z.array(z.string()).nullable(),
-    interval: z.union([z.enum(["week", "month", "year"]), z.strictObject({ days: z.int() })]),
+    interval: z.union([z.enum(["week", "month", "year"]), z.object({ days: z.int() })]).meta({ description: '"week", "month", "year" or `{ "days": n }`.' }),
     startAt: dateTime,
     trialEnd: nullableTime,
     currentPeriodStart: nullableTime.meta({ description: "Start of the period running now (the trial's start during the trial); null before a later start." }),

@@ -1,7 +1,7 @@
 import { Validator } from "@seriousme/openapi-schema-validator";
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { EVENT_TYPES, PAYMENT_EVENT_TYPES, PAYOUT_EVENT_TYPES, REFUND_EVENT_TYPES } from "../../src/core/ports/records";
+import { EVENT_TYPES, PAYMENT_EVENT_TYPES, PAYOUT_EVENT_TYPES, REFUND_EVENT_TYPES, SUBSCRIPTION_EVENT_TYPES } from "../../src/core/ports/records";
 import { ERROR_CATALOGUE } from "../../src/errors";
 import { apiReferenceOf } from "../../src/http/routes/docs";
 import { setup, type Harness } from "../helpers";
@@ -188,7 +188,9 @@ describe("GET /api/openapi", () => {
           ? "Withdrawal"
           : (REFUND_EVENT_TYPES as readonly string[]).includes(type)
             ? "Refund"
-            : "Conversion";
+            : (SUBSCRIPTION_EVENT_TYPES as readonly string[]).includes(type)
+              ? "Subscription"
+              : "Conversion";
     for (const type of EVENT_TYPES) {
       const operation = document.webhooks[type].post;
       expect(operation.security).toEqual([]);
@@ -200,6 +202,7 @@ describe("GET /api/openapi", () => {
       expect(operation.description.length).toBeGreaterThan(40);
     }
     expect(resourceOf("conversion.completed")).toBe("Conversion");
+    expect(resourceOf("subscription.past_due")).toBe("Subscription");
     // One component per resource, whether an answer or an event carries it.
     expect(Object.keys(document.components.schemas).filter((name) => name.endsWith("Output"))).toEqual([]);
     expect(document.components.schemas.Payment.properties.overpaidAmount.type).toBe("string");

@@ -14,6 +14,8 @@ import type { EventType } from "../../src/core/ports/records";
 import { eventSchemas } from "../../src/schemas/events";
 import * as resources from "../../src/schemas/resources";
 import type * as v1 from "../../src/schemas/v1-resources";
+import type { subscription as subscriptionSchema } from "../../src/schemas/v1-subscriptions";
+import type { subscriptionView } from "../../src/core/views/subscription";
 import { setup, type Harness } from "../helpers";
 
 /**
@@ -231,6 +233,22 @@ describe("responses conform to the documented schemas", () => {
     await call("GET", `/v1/payment-links/${link.id}`);
     await call("GET", "/v1/payment-links");
     expect((await call("POST", `/v1/payment-links/${link.id}/deactivate`)).active).toBe(false);
+
+    // Subscriptions
+    const subscription = await call("POST", "/v1/subscriptions", {
+      customer: "cus_9",
+      amount: "10",
+      currency: "USD",
+      interval: "month",
+      metadata: { plan: "pro" },
+    });
+    expect(subscription.openPaymentId).toMatch(/^inv_/);
+    await call("GET", `/v1/subscriptions/${subscription.id}`);
+    await call("GET", "/v1/subscriptions?status=active&customer=cus_9");
+    await call("POST", `/v1/subscriptions/${subscription.id}`, { amount: "12", metadata: null });
+    await call("POST", `/v1/subscriptions/${subscription.id}/payer-link`);
+    expect((await call("POST", "/api/v1/sandbox/subscription/advance", { subscriptionId: subscription.id })).status).toBe("past_due");
+    expect((await call("POST", `/v1/subscriptions/${subscription.id}/cancel`, { atPeriodEnd: false })).cancelledAt).not.toBeNull();
   });
 
   it("event bodies match the document's webhooks and the receiver's schema", () => {
@@ -277,6 +295,7 @@ describe("resource schemas and presenters", () => {
     expectTypeOf<ReturnType<V1Views["conversion"]>>().toEqualTypeOf<z.output<typeof v1.conversion>>();
     expectTypeOf<ReturnType<V1Views["balance"]>>().toEqualTypeOf<z.output<typeof v1.balance>>();
     expectTypeOf<ReturnType<V1Views["paymentLink"]>>().toEqualTypeOf<z.output<typeof v1.paymentLink>>();
+    expectTypeOf<ReturnType<typeof subscriptionView>>().toEqualTypeOf<z.output<typeof subscriptionSchema>>();
     // A refund's view types `paymentId` as the record's `refundOf` (`string | null`); a refund always has one.
     expectTypeOf<Omit<ReturnType<V1Views["refund"]>, "paymentId">>().toEqualTypeOf<Omit<z.output<typeof v1.refund>, "paymentId">>();
     expectTypeOf<z.output<typeof v1.refund>>().toExtend<ReturnType<V1Views["refund"]>>();

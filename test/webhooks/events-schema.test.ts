@@ -65,7 +65,7 @@ describe("event schemas", () => {
   });
 
   it("accept every withdrawal, refund and conversion view, for each event type and the status it carries, and refuse the others", () => {
-    const otherStatuses = ["PROCESSING", "COMPLETED", "FAILED", "SUCCESS", "PAID"];
+    const otherStatuses = ["PROCESSING", "COMPLETED", "FAILED", "SUCCESS", "PAID", "active", "past_due", "cancelled"];
     for (const type of EVENT_TYPES.filter((name) => !(PAYMENT_EVENT_TYPES as readonly string[]).includes(name))) {
       const allowed: readonly string[] = EVENT_STATUSES[type];
       for (const status of allowed) {

@@ -5,12 +5,16 @@ import {
   CONVERSION_EVENT_TYPES,
   PAYMENT_EVENT_TYPES,
   PAYOUT_EVENT_TYPES,
+  SUBSCRIPTION_EVENT_TYPES,
   type EventType,
   type ExchangeRecord,
   type InvoiceRecord,
   type PaymentEventType,
   type PayoutRecord,
+  type SubscriptionRecord,
 } from "../../src/core/ports/records";
+import { subscriptionView } from "../../src/core/views/subscription";
+import { subscription } from "../../src/testing/storage/subscriptions";
 import type { WebhookDedupeStore } from "../../src/webhooks/dedupe-store";
 import type { WebhookSecret } from "../../src/webhook-secret";
 import { webhookHeaders, type WebhookHeaders } from "../../src/webhooks/sign";
@@ -119,6 +123,9 @@ export function exchangeRecord(over: Partial<ExchangeRecord> = {}): ExchangeReco
 export function eventData(type: EventType, status: string): Record<string, unknown> {
   if ((PAYMENT_EVENT_TYPES as readonly string[]).includes(type)) return { ...paymentData({ status: status as InvoiceRecord["status"] }) };
   if ((CONVERSION_EVENT_TYPES as readonly string[]).includes(type)) return { ...conversionView(exchangeRecord(), catalog) };
+  if ((SUBSCRIPTION_EVENT_TYPES as readonly string[]).includes(type)) {
+    return { ...subscriptionView(subscription({ status: status as SubscriptionRecord["status"] }), catalog) };
+  }
   const payout = payoutRecord({ status: status as PayoutRecord["status"], failureReason: status === "FAILED" ? "reverted" : null });
   if ((PAYOUT_EVENT_TYPES as readonly string[]).includes(type)) return { ...withdrawalView(payout, catalog) };
   return { ...refundView({ ...payout, refundOf: "inv_7Qm2a9XkLp0RtY4sW1cE3vBn" }, catalog) };
