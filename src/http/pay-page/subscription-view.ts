@@ -62,7 +62,8 @@ export function subscriptionPage(t: Translator, currencies: CurrencyCatalog, inp
   const ending = subscription.status !== "cancelled" && subscription.cancelAtPeriodEnd && bounds ? bounds.end : null;
   const rows = periods.map(
     ({ period, invoice }) =>
-      html`<dt>${t.text("subPeriodRange", { start: day(period.start), end: day(period.end) })}</dt><dd data-period="${String(period.index)}">${periodState(t, invoice, period.paidAt !== null)}</dd>`,
+      // The state first: the summary's values may break anywhere (addresses), a word must not.
+      html`<dt data-period="${String(period.index)}">${periodState(t, invoice, period.paidAt !== null)}</dt><dd>${t.text("subPeriodRange", { start: day(period.start), end: day(period.end) })}</dd>`,
   );
   return {
     title: t.text("subTitle"),
@@ -80,7 +81,7 @@ ${ending === null ? null : html`<dt>${t.text("subEnding", { date: day(ending) })
 </dl>
 ${
   openInvoice
-    ? html`<span class="label">${t.text("subDue")}</span>
+    ? html`<span class="label field">${t.text("subDue")}</span>
 <p class="amount" data-due>${money(currencies, openInvoice.period.amount, openInvoice.period.amountCurrency)}</p>
 <a class="button block" href="${openInvoice.invoice!.paymentUrl}" data-pay>${t.text("subPay", { amount: money(currencies, openInvoice.period.amount, openInvoice.period.amountCurrency) })}</a>`
     : html`<p class="meta" data-nothing-due>${t.text("subNothingDue")}</p>`

@@ -79,7 +79,7 @@ describe("the payer's subscription page", () => {
     await later(h, 1);
     const res = await open(h, sub.payerUrl!);
     expect(res.text).toContain("data-nothing-due");
-    expect(res.text).toMatch(/<dd data-period="0">Paid<\/dd>/);
+    expect(res.text).toMatch(/<dt data-period="0">Paid<\/dt>/);
   });
 
   it("cancels at period end with the form's CSRF token, and refuses a post without it", async () => {
