@@ -93,7 +93,9 @@ export const subscriptionCancelRequest = z.strictObject({
 export const subscriptionListQuery = z.strictObject({
   ...pageQuery,
   status: z.enum(SUBSCRIPTION_STATUSES, { error: `must be one of ${SUBSCRIPTION_STATUSES.join(", ")}` }).optional(),
-  customer: z.string().min(1).max(200).optional().meta({ description: "Only this customer's subscriptions (exact match)." }),
+  customer: plainText(z.string().min(1, { error: "must not be empty" }).max(200, { error: "must be at most 200 characters" }))
+    .optional()
+    .meta({ description: "Only this customer's subscriptions (exact match)." }),
 });
 
 const dateTime = z.iso.datetime();

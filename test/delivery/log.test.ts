@@ -84,7 +84,7 @@ describe("test events", () => {
     }
     await drain(h);
     expect(receiver.requests).toHaveLength(EVENT_TYPES.length);
-    const objects = { payment: "payment", payout: "withdrawal", refund: "refund", conversion: "conversion" } as const;
+    const objects = { payment: "payment", payout: "withdrawal", refund: "refund", conversion: "conversion", subscription: "subscription" } as const;
     for (const req of receiver.requests) {
       // verifyWebhook checks the signature and the body against the event schemas, status included.
       const event = verifyWebhook(req.body, req.headers as Record<string, string>, endpoint.secret, { now: () => h.clock.ms });

@@ -28,7 +28,7 @@ interface JsonSchema {
 }
 
 /** Fields that name a record (ours, or a transaction hash): answered as an unknown id. */
-const ID_FIELDS = new Set(["id", "invoiceId", "payoutId", "paymentId", "depositId", "endpointId", "cursor", "txHash"]);
+const ID_FIELDS = new Set(["id", "invoiceId", "payoutId", "paymentId", "depositId", "endpointId", "cursor", "txHash", "subscriptionId"]);
 
 /** Of our shape (prefix_ + base62), never issued: the baseline every impossible id is compared with. */
 const UNKNOWN_ID = `xx_${"0".repeat(24)}`;
@@ -73,6 +73,9 @@ const BASE_BODIES: Record<string, Record<string, unknown>> = {
   "/v1/payment-links": { amount: "25", amountCurrency: "USD", acceptedCoins: ["USDT"], returnUrl: URL_OK, settleCurrency: "USDT" },
   "/v1/webhook-endpoints": { url: "https://hooks.example/in", events: ["payment.created"] },
   "/v1/webhook-endpoints/{id}/test": { type: "payment.completed" },
+  "/v1/subscriptions": { customer: "cus_1", amount: "10", currency: "USD", acceptedCoins: ["USDT"], interval: "month" },
+  "/v1/subscriptions/{id}": { amount: "12" },
+  "/api/v1/sandbox/subscription/advance": { subscriptionId: UNKNOWN_ID },
 };
 
 /** "string", "array" (of strings) or null: what kind of text a field takes. */
