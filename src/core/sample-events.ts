@@ -76,6 +76,7 @@ function samplePayout(scope: Scope, now: number, currencies: CurrencyCatalog, st
     failureReason: status === "FAILED" ? "sample failure" : status === "REJECTED" ? "sample rejection" : null,
     requestedBy: null,
     reviewedBy: null,
+    claim: null,
     createdAt: now,
     updatedAt: now,
   };

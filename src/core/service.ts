@@ -4,6 +4,7 @@ import { syncChainDeposits } from "./deposits";
 import { OutageLog } from "../outage-log";
 import { HotWalletMonitor, type HotWalletReading } from "./hot-wallets";
 import { expireDueInvoices } from "./invoices";
+import { expireRefundClaims } from "./refund-claims";
 import { progressPayouts } from "./payouts";
 import { ChainReadiness } from "./readiness";
 import type { Mode } from "./ports/records";
@@ -19,6 +20,8 @@ export interface TickReport {
   idempotencyKeysExpired: number;
   /** What the chains' own housekeeping did (consolidations sent or settled). */
   chainTasks: number;
+  /** Refund claim links that lapsed unclaimed (their holds credited back). */
+  refundClaimsExpired: number;
 }
 
 type Part = keyof TickReport;
@@ -158,7 +161,10 @@ export class BackgroundWork {
         new Schedule(
           `invoice expiry (${mode})`,
           mode,
-          [["invoicesExpired", () => expireDueInvoices(context, mode)]],
+          [
+            ["invoicesExpired", () => expireDueInvoices(context, mode)],
+            ["refundClaimsExpired", () => expireRefundClaims(context, mode)],
+          ],
           failures,
           context.now,
           undefined,
@@ -208,7 +214,14 @@ export class BackgroundWork {
       // Hot-wallet reads (at most one a minute per chain) log their own failures, never the round's.
       mode === "test" ? undefined : this.hotWallets.refreshDue(),
     ]);
-    const report: TickReport = { depositsApplied: 0, invoicesExpired: 0, payoutsProgressed: 0, idempotencyKeysExpired: 0, chainTasks: 0 };
+    const report: TickReport = {
+      depositsApplied: 0,
+      invoicesExpired: 0,
+      payoutsProgressed: 0,
+      idempotencyKeysExpired: 0,
+      chainTasks: 0,
+      refundClaimsExpired: 0,
+    };
     const failures: unknown[] = [];
     for (const round of rounds) {
       for (const [part, count] of Object.entries(round.report) as Array<[Part, number]>) report[part] += count;

@@ -67,6 +67,13 @@ const EVENT_MEANINGS: Record<EventType, string> = {
   "refund.awaiting_approval":
     "A refund above the approval threshold was created: amount and fee are debited from the balance and held; it is sent once a second person approves it (`refund.processing`).",
   "refund.rejected": "A refund held for approval was rejected (`failureReason`); amount and fee are credited back and the payment can be refunded again.",
+  // Refund claim links
+  "refund.created":
+    "A refund was made as a claim link (no address yet, `AWAITING_CLAIM`): its amount and the highest network fee of the networks offered are held from the balance until the payer claims it.",
+  "refund.claimed":
+    "The payer claimed a refund link with an address: the hold was settled against the exact amount and fee sent (any difference credited back or debited) and the refund is a payout from here (`PROCESSING`, or `AWAITING_APPROVAL` above the approval threshold).",
+  "refund.cancelled": "A refund claim link was cancelled before it was claimed; its whole hold is credited back and the payment can be refunded again.",
+  "refund.expired": "A refund claim link lapsed unclaimed (`expiresInDays`); its whole hold is credited back and the payment can be refunded again.",
   "conversion.completed": "A conversion between two balances was made (through the API, or an auto-conversion of a payment: `paymentId`).",
 };
 

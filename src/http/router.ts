@@ -35,6 +35,8 @@ import { fundsRoutes } from "./routes/funds";
 import { payLinkRoutes } from "./routes/pay-link";
 import { paymentLinkRoutes } from "./routes/payment-links";
 import { paymentRoutes } from "./routes/payments";
+import { refundClaimPath, refundClaimRoutes } from "./routes/refund-claims";
+import { refundClaimPageRoutes } from "./routes/refund-claim-page";
 import { V1Views } from "../core/views/v1";
 import { WebhookSender } from "../delivery/sender";
 import { screenWebhookUrl } from "../delivery/url-guard";
@@ -237,7 +239,8 @@ export function createPaymentRouter(options: PaymentRouterOptions = {}): Payment
   sandboxRoutes(merchantApi, context, present, sandbox, background);
   const providerApi = new RouteTable(steps, "/v1");
   const views = new V1Views(context.currencies);
-  paymentRoutes(providerApi, context, views, paymentUrl);
+  paymentRoutes(providerApi, context, views, paymentUrl, ({ req }, refundId, secret) => `${publicBase(req)}${refundClaimPath(refundId, secret)}`);
+  refundClaimRoutes(providerApi, context, views);
   fundsRoutes(providerApi, context, views);
   paymentLinkRoutes(providerApi, context, views, ({ req }, linkId) => `${publicBase(req)}/pay/link/${linkId}`);
   webhookRoutes(providerApi, context, webhookPolicy);
@@ -255,6 +258,7 @@ export function createPaymentRouter(options: PaymentRouterOptions = {}): Payment
       branding: settings.payPage,
     }),
   );
+  router.use(refundClaimPageRoutes(context, { publicUrl: settings.publicUrl, bodyTimeoutMs, branding: settings.payPage }));
   router.use("/pay", payPageRoutes(context, { publicUrl: settings.publicUrl, bodyTimeoutMs, branding: settings.payPage }));
   mountApiReference(
     router,
