@@ -43,6 +43,7 @@ export interface RefundClaimView {
   chains: string[];
   /** An amount fixed in fiat, converted at the claim's live rate; null when the amount is in the coin. */
   fiatAmount: string | null;
+  /** The fiat currency of `fiatAmount`; null when the amount is in the coin. */
   fiatCurrency: string | null;
   /** What the link held from the balance when it was made (amount + fee as held), in the coin. */
   held: string;
