@@ -3,7 +3,7 @@ import { newId } from "../ids";
 import { RATE_DECIMALS } from "../money";
 import { EVENT_STATUSES } from "../schemas/service-event";
 import type { Scope } from "./ports/storage/index";
-import type { EventType, InvoiceRecord, PayoutRecord } from "./ports/records";
+import { REFUND_CLAIM_EVENT_TYPES, type EventType, type InvoiceRecord, type PayoutRecord } from "./ports/records";
 import { conversionView, refundView, withdrawalView } from "./views/funds";
 import { paymentView } from "./views/payment";
 
@@ -82,6 +82,19 @@ function samplePayout(scope: Scope, now: number, currencies: CurrencyCatalog, st
   };
 }
 
+/** The claim link terms of a sample refund of a claim link event (`refund.created`, ...); null for the others. */
+function sampleClaim(type: EventType, now: number, network: string): PayoutRecord["claim"] {
+  if (!(REFUND_CLAIM_EVENT_TYPES as readonly string[]).includes(type)) return null;
+  return {
+    tokenHash: "0".repeat(64),
+    expiresAt: now + 30 * 86_400_000,
+    networks: [network],
+    fiat: null,
+    held: 1000n,
+    claimedAt: type === "refund.claimed" ? now : null,
+  };
+}
+
 /**
  * The `data` of a test event of `type`: a sample of its resource in the first status that type
  * carries, marked `test: true`.
@@ -94,7 +107,13 @@ export function sampleEventData(type: EventType, scope: Scope, now: number, curr
   } else if (type.startsWith("payout.")) {
     view = withdrawalView(samplePayout(scope, now, currencies, status as PayoutRecord["status"], null), currencies);
   } else if (type.startsWith("refund.")) {
-    view = refundView(samplePayout(scope, now, currencies, status as PayoutRecord["status"], newId("inv")), currencies);
+    view = refundView(
+      {
+        ...samplePayout(scope, now, currencies, status as PayoutRecord["status"], newId("inv")),
+        claim: sampleClaim(type, now, sampleCoin(currencies).network),
+      },
+      currencies,
+    );
   } else {
     const { coin } = sampleCoin(currencies);
     const to = currencies.currencies.find((currency) => currency.symbol !== coin)?.symbol ?? coin;

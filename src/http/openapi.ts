@@ -30,7 +30,7 @@ const TAGS: Record<string, string> = {
   Reference: "Supported currencies with their networks and limits, and the available exchange pairs.",
   Sandbox: "Test mode only (`sk_test_` keys): drive the simulated chain. A live key gets 404.",
   Payments: "Payments of the /v1 API, with decimal-string amounts: the same records as the invoices of /api/v1.",
-  Refunds: "Money given back for a payment, in its coin, never more than it received.",
+  Refunds: "Money given back for a payment, in its coin, never more than it received: to an address, or as a claim link the payer claims on a hosted page.",
   Withdrawals: "Payouts from the merchant's balance to an external address (the /api/v1 payouts).",
   Conversions: "Conversions between two of the merchant's balances (the /api/v1 exchanges), including auto-conversions of payments.",
   Balances: "What the merchant holds, per currency: available and pending.",
