@@ -24,10 +24,12 @@ async function claimLink(input: ClaimInput): Promise<{ funding: Json; refund: Js
 
 /**
  * Claims a link as the payer's browser does: the page's confirm form, posted from the page's own
- * origin. Answers 303 to the page once claimed.
+ * origin. Answers 303 to the page once claimed. The page is asked for where the CLI reaches the
+ * router (`--url`), which a `claimUrl` built on the public origin may not be from here.
  */
 async function claimAsPayer(sandbox: Sandbox, refund: Json, address: string): Promise<void> {
-  const url = new URL(refund.claimUrl);
+  const path = new URL(refund.claimUrl).pathname;
+  const url = new URL(`${sandbox.api.target.baseUrl}${path.slice(path.indexOf("/pay/refund/"))}`);
   const form = new URLSearchParams({ step: "confirm", network: refund.chain, address, amount: refund.amount });
   const response = await fetch(url, {
     method: "POST",
