@@ -224,7 +224,9 @@ function assetRows(
     if (input.chosen !== undefined && !networks.includes(input.chosen)) return [];
     const balance = input.balances.find((row) => row.asset === asset) ?? { amount: 0n, deficits: 0, deficit: 0n };
     const notSent = input.payouts
-      .filter((row) => row.coin === asset && (row.status === "PROCESSING" || row.status === "AWAITING_APPROVAL" || row.status === "AWAITING_CLAIM") && !row.sent)
+      .filter(
+        (row) => row.coin === asset && (row.status === "PROCESSING" || row.status === "AWAITING_APPROVAL" || row.status === "AWAITING_CLAIM") && !row.sent,
+      )
       .reduce((sum, row) => sum + row.amount, 0n);
     const owed = balance.amount + notSent;
     const complete = networks.every((network) => input.readNetworks.has(network));

@@ -134,7 +134,12 @@ describeIf(haveChromium, NO_CHROMIUM)("refund claim page in Chromium, with axe",
         await each.locator("[data-claim-confirm]").waitFor();
       }
       await Promise.all(pages.map((each) => each.locator("[data-claim-confirm]").click()));
-      const texts = await Promise.all(pages.map(async (each) => (await each.locator("[data-claim-status]").waitFor(), each.locator(".card").innerText())));
+      const texts = await Promise.all(
+        pages.map(async (each) => {
+          await each.locator("[data-claim-status]").waitFor();
+          return each.locator(".card").innerText();
+        }),
+      );
       expect(texts.filter((text) => text.includes("This refund has already been claimed."))).toHaveLength(1);
     } finally {
       await other.close();
