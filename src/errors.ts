@@ -40,6 +40,9 @@ export const ERROR_CODES = {
   invalid_state: { status: 409, code: 40902 },
   in_progress: { status: 409, code: 40911 },
   subscription_cancelled: { status: 409, code: 40931 },
+  // Refund claim links
+  refund_claimed: { status: 409, code: 40921 },
+  refund_claim_closed: { status: 409, code: 40922 },
   payload_too_large: { status: 413, code: 41301 },
   unsupported_media_type: { status: 415, code: 41501 },
   insufficient_balance: { status: 422, code: 42201 },
@@ -47,6 +50,8 @@ export const ERROR_CODES = {
   hot_wallet_insufficient: { status: 422, code: 42203 },
   destination_not_allowed: { status: 422, code: 42204 },
   payer_cancel_not_allowed: { status: 422, code: 42221 },
+  // Refund claim links
+  claim_over_refundable: { status: 422, code: 42211 },
   rate_limited: { status: 429, code: 42901 },
   internal_error: { status: 500, code: 50001 },
   handler_failed: { status: 500, code: 50011 },
@@ -88,6 +93,9 @@ export const ERROR_CATALOGUE = codesOf([
   "destination_not_allowed",
   "subscription_cancelled",
   "payer_cancel_not_allowed",
+  "refund_claimed",
+  "refund_claim_closed",
+  "claim_over_refundable",
   "rate_limited",
   "internal_error",
   "chain_unavailable",

@@ -19,6 +19,7 @@ export type {
   Withdrawal,
   Conversion,
   Refund,
+  CreatedRefund,
   Balance,
   PaymentLink,
   PaymentCreateParams,

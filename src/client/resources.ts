@@ -25,6 +25,8 @@ export type Withdrawal = z.output<typeof v1.withdrawal>;
 export type Conversion = z.output<typeof v1.conversion>;
 /** A refund of a payment (`/v1/refunds`). */
 export type Refund = z.output<typeof v1.refund>;
+/** A refund as `refunds.create` answers it: with `claimUrl` (the secret link for the payer) when made without `address`. */
+export type CreatedRefund = z.output<typeof v1.createdRefund>;
 /** One balance row (`/v1/balances`). */
 export type Balance = z.output<typeof v1.balance>;
 /** A reusable payment link (`/v1/payment-links`). */
@@ -115,8 +117,11 @@ export interface PaymentResources {
     list(query?: PlainListParams): ListPromise<Conversion, ListPage<Conversion>>;
   };
   refunds: {
-    create(body: RefundCreateParams, options?: CreateOptions): Promise<Refund>;
+    /** Without `address`, a claim link: the answer's `claimUrl` is shown once. */
+    create(body: RefundCreateParams, options?: CreateOptions): Promise<CreatedRefund>;
     retrieve(id: string): Promise<Refund>;
+    /** Cancels a claim link not yet claimed (CANCELLED, its hold credited back); 409 once claimed. */
+    cancel(id: string): Promise<Refund>;
     list(query?: RefundListParams): ListPromise<Refund, ListPage<Refund>>;
   };
   balances: {
@@ -215,6 +220,7 @@ export function paymentResources(transport: V1Transport): PaymentResources {
   return {
     ...built,
     balances: { retrieve: () => get("/balances") },
+    refunds: { ...(built.refunds as ReturnType<typeof collection>), cancel: (id: string) => post(at(COLLECTIONS.refunds, id, "/cancel")) },
     webhookEndpoints: {
       ...collection(endpoints),
       create: async (body: object, options?: CreateOptions) => withSecret(await post(endpoints, body, true, options)),

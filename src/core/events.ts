@@ -57,6 +57,19 @@ export function payoutEvent(
   };
 }
 
+/** The event of a refund claim link's own step (`refund.created`, `.claimed`, `.cancelled`, `.expired`); `data` is the refund view. */
+export function refundClaimEvent(context: CoreContext, refund: PayoutRecord, step: "created" | "claimed" | "cancelled" | "expired"): EventRecord {
+  return {
+    id: newId("evt"),
+    merchantId: refund.merchantId,
+    mode: refund.mode,
+    type: `refund.${step}`,
+    invoiceId: refund.id,
+    data: refundView(refund, context.currencies) as unknown as Record<string, unknown>,
+    createdAt: refund.updatedAt,
+  };
+}
+
 /** The `conversion.completed` event of an exchange, asked for or an auto-conversion; `data` is the conversion view. */
 export function conversionEvent(context: CoreContext, exchange: ExchangeRecord): EventRecord {
   return {

@@ -35,9 +35,16 @@ export interface FundingReading {
  * The balance is read fresh rather than taken from the background reading: that one may be a
  * minute old, and a payout sent or a sweep made since would count wrongly.
  */
-export async function readHotWalletFunding(context: CoreContext, mode: Mode, chain: ChainAdapter, request: FundingRequest): Promise<FundingReading | null> {
+export async function readHotWalletFunding(
+  context: CoreContext,
+  mode: Mode,
+  chain: ChainAdapter,
+  request: FundingRequest,
+  held = 0n,
+): Promise<FundingReading | null> {
   if (mode !== "live" || !chain.hotWalletBalances) return null;
-  if ((await context.storage.getBalance({ merchantId: request.merchantId, mode }, request.coin)) < request.amount + request.fee) return null;
+  // `held`: what the payout's own hold (a refund claim link's) took from the balance already.
+  if ((await context.storage.getBalance({ merchantId: request.merchantId, mode }, request.coin)) + held < request.amount + request.fee) return null;
   const readAt = context.now();
   try {
     const [balances, needs] = await Promise.all([

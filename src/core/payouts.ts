@@ -101,6 +101,7 @@ export async function createPayout(
     failureReason: null,
     requestedBy: options.requestedBy ?? null,
     reviewedBy: null,
+    claim: null,
     createdAt: now,
     updatedAt: now,
   };
@@ -148,7 +149,12 @@ export async function getPayout(context: CoreContext, scope: Scope, id: string):
  * `onCommit` (the creating request's) runs again with the sent payout, so a replay of the
  * request answers what the request answered.
  */
-async function broadcast(context: CoreContext, payout: PayoutRecord, onCommit?: CommitHook<PayoutRecord>, failures?: unknown[]): Promise<PayoutRecord | null> {
+export async function broadcast(
+  context: CoreContext,
+  payout: PayoutRecord,
+  onCommit?: CommitHook<PayoutRecord>,
+  failures?: unknown[],
+): Promise<PayoutRecord | null> {
   const chain = context.chains.forPair(payout.mode, payout.coin, payout.network);
   if (!chain) return null;
   let txHash: string;

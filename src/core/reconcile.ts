@@ -149,8 +149,8 @@ function recordSides(deposits: readonly DepositTotal[], payouts: readonly Payout
     const row = side(total.network, total.coin);
     if (total.status === "COMPLETED" || (total.status === "PROCESSING" && total.sent)) row.sent += total.amount;
     if (total.status === "PROCESSING") add(total.sent ? row.payoutsInFlight : row.payoutsNotSent, total);
-    // Held for approval: debited, never sent (a rejection credits it back).
-    if (total.status === "AWAITING_APPROVAL") add(row.payoutsNotSent, total);
+    // Held for approval, or a refund claim link's hold: debited, never sent (a rejection, cancel or expiry credits it back).
+    if (total.status === "AWAITING_APPROVAL" || total.status === "AWAITING_CLAIM") add(row.payoutsNotSent, total);
   }
   return sides;
 }
@@ -224,7 +224,9 @@ function assetRows(
     if (input.chosen !== undefined && !networks.includes(input.chosen)) return [];
     const balance = input.balances.find((row) => row.asset === asset) ?? { amount: 0n, deficits: 0, deficit: 0n };
     const notSent = input.payouts
-      .filter((row) => row.coin === asset && (row.status === "PROCESSING" || row.status === "AWAITING_APPROVAL") && !row.sent)
+      .filter(
+        (row) => row.coin === asset && (row.status === "PROCESSING" || row.status === "AWAITING_APPROVAL" || row.status === "AWAITING_CLAIM") && !row.sent,
+      )
       .reduce((sum, row) => sum + row.amount, 0n);
     const owed = balance.amount + notSent;
     const complete = networks.every((network) => input.readNetworks.has(network));

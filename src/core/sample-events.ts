@@ -3,7 +3,7 @@ import { newId } from "../ids";
 import { RATE_DECIMALS } from "../money";
 import { EVENT_STATUSES } from "../schemas/service-event";
 import type { Scope } from "./ports/storage/index";
-import type { EventType, InvoiceRecord, PayoutRecord, SubscriptionRecord } from "./ports/records";
+import { REFUND_CLAIM_EVENT_TYPES, type EventType, type InvoiceRecord, type PayoutRecord, type SubscriptionRecord } from "./ports/records";
 import { conversionView, refundView, withdrawalView } from "./views/funds";
 import { paymentView } from "./views/payment";
 import { subscriptionView } from "./views/subscription";
@@ -77,6 +77,7 @@ function samplePayout(scope: Scope, now: number, currencies: CurrencyCatalog, st
     failureReason: status === "FAILED" ? "sample failure" : status === "REJECTED" ? "sample rejection" : null,
     requestedBy: null,
     reviewedBy: null,
+    claim: null,
     createdAt: now,
     updatedAt: now,
   };
@@ -116,6 +117,19 @@ function sampleSubscription(scope: Scope, now: number, status: SubscriptionRecor
   };
 }
 
+/** The claim link terms of a sample refund of a claim link event (`refund.created`, ...); null for the others. */
+function sampleClaim(type: EventType, now: number, network: string): PayoutRecord["claim"] {
+  if (!(REFUND_CLAIM_EVENT_TYPES as readonly string[]).includes(type)) return null;
+  return {
+    tokenHash: "0".repeat(64),
+    expiresAt: now + 30 * 86_400_000,
+    networks: [network],
+    fiat: null,
+    held: 1000n,
+    claimedAt: type === "refund.claimed" ? now : null,
+  };
+}
+
 /**
  * The `data` of a test event of `type`: a sample of its resource in the first status that type
  * carries, marked `test: true`.
@@ -128,7 +142,13 @@ export function sampleEventData(type: EventType, scope: Scope, now: number, curr
   } else if (type.startsWith("payout.")) {
     view = withdrawalView(samplePayout(scope, now, currencies, status as PayoutRecord["status"], null), currencies);
   } else if (type.startsWith("refund.")) {
-    view = refundView(samplePayout(scope, now, currencies, status as PayoutRecord["status"], newId("inv")), currencies);
+    view = refundView(
+      {
+        ...samplePayout(scope, now, currencies, status as PayoutRecord["status"], newId("inv")),
+        claim: sampleClaim(type, now, sampleCoin(currencies).network),
+      },
+      currencies,
+    );
   } else if (type.startsWith("subscription.")) {
     view = subscriptionView(sampleSubscription(scope, now, status as SubscriptionRecord["status"]), currencies);
   } else {

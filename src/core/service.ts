@@ -4,6 +4,7 @@ import { syncChainDeposits } from "./deposits";
 import { OutageLog } from "../outage-log";
 import { HotWalletMonitor, type HotWalletReading } from "./hot-wallets";
 import { expireDueInvoices } from "./invoices";
+import { expireRefundClaims } from "./refund-claims";
 import { progressPayouts } from "./payouts";
 import { advanceDueSubscriptions } from "./subscriptions";
 import { ChainReadiness } from "./readiness";
@@ -22,6 +23,8 @@ export interface TickReport {
   chainTasks: number;
   /** Subscription steps taken: invoices made, payments seen, periods begun, past_due, cancelled. */
   subscriptionsAdvanced: number;
+  /** Refund claim links that lapsed unclaimed (their holds credited back). */
+  refundClaimsExpired: number;
 }
 
 type Part = keyof TickReport;
@@ -161,7 +164,10 @@ export class BackgroundWork {
         new Schedule(
           `invoice expiry (${mode})`,
           mode,
-          [["invoicesExpired", () => expireDueInvoices(context, mode)]],
+          [
+            ["invoicesExpired", () => expireDueInvoices(context, mode)],
+            ["refundClaimsExpired", () => expireRefundClaims(context, mode)],
+          ],
           failures,
           context.now,
           undefined,
@@ -230,6 +236,7 @@ export class BackgroundWork {
       idempotencyKeysExpired: 0,
       chainTasks: 0,
       subscriptionsAdvanced: 0,
+      refundClaimsExpired: 0,
     };
     const failures: unknown[] = [];
     for (const round of rounds) {

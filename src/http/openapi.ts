@@ -31,7 +31,7 @@ const TAGS: Record<string, string> = {
   Reference: "Supported currencies with their networks and limits, and the available exchange pairs.",
   Sandbox: "Test mode only (`sk_test_` keys): drive the simulated chain. A live key gets 404.",
   Payments: "Payments of the /v1 API, with decimal-string amounts: the same records as the invoices of /api/v1.",
-  Refunds: "Money given back for a payment, in its coin, never more than it received.",
+  Refunds: "Money given back for a payment, in its coin, never more than it received: to an address, or as a claim link the payer claims on a hosted page.",
   Withdrawals: "Payouts from the merchant's balance to an external address (the /api/v1 payouts).",
   Conversions: "Conversions between two of the merchant's balances (the /api/v1 exchanges), including auto-conversions of payments.",
   Balances: "What the merchant holds, per currency: available and pending.",
@@ -69,6 +69,13 @@ const EVENT_MEANINGS: Record<EventType, string> = {
   "refund.awaiting_approval":
     "A refund above the approval threshold was created: amount and fee are debited from the balance and held; it is sent once a second person approves it (`refund.processing`).",
   "refund.rejected": "A refund held for approval was rejected (`failureReason`); amount and fee are credited back and the payment can be refunded again.",
+  // Refund claim links
+  "refund.created":
+    "A refund was made as a claim link (no address yet, `AWAITING_CLAIM`): its amount and the highest network fee of the networks offered are held from the balance until the payer claims it.",
+  "refund.claimed":
+    "The payer claimed a refund link with an address: the hold was settled against the exact amount and fee sent (any difference credited back or debited) and the refund is a payout from here (`PROCESSING`, or `AWAITING_APPROVAL` above the approval threshold).",
+  "refund.cancelled": "A refund claim link was cancelled before it was claimed; its whole hold is credited back and the payment can be refunded again.",
+  "refund.expired": "A refund claim link lapsed unclaimed (`expiresInDays`); its whole hold is credited back and the payment can be refunded again.",
   "conversion.completed": "A conversion between two balances was made (through the API, or an auto-conversion of a payment: `paymentId`).",
   // Subscription events
   "subscription.created": "A subscription was created (its first payment too, unless it starts with a trial or later).",

@@ -38,6 +38,8 @@ import { subscriptionRoutes } from "./routes/subscriptions";
 import { subscriptionSandboxRoutes } from "./routes/subscription-sandbox";
 import { subscriptionPageRoutes } from "./routes/subscription-page";
 import { paymentRoutes } from "./routes/payments";
+import { refundClaimPath, refundClaimRoutes } from "./routes/refund-claims";
+import { refundClaimPageRoutes } from "./routes/refund-claim-page";
 import { V1Views } from "../core/views/v1";
 import { WebhookSender } from "../delivery/sender";
 import { screenWebhookUrl } from "../delivery/url-guard";
@@ -241,7 +243,8 @@ export function createPaymentRouter(options: PaymentRouterOptions = {}): Payment
   subscriptionSandboxRoutes(merchantApi, context);
   const providerApi = new RouteTable(steps, "/v1");
   const views = new V1Views(context.currencies);
-  paymentRoutes(providerApi, context, views, paymentUrl);
+  paymentRoutes(providerApi, context, views, paymentUrl, ({ req }, refundId, secret) => `${publicBase(req)}${refundClaimPath(refundId, secret)}`);
+  refundClaimRoutes(providerApi, context, views);
   fundsRoutes(providerApi, context, views);
   paymentLinkRoutes(providerApi, context, views, ({ req }, linkId) => `${publicBase(req)}/pay/link/${linkId}`);
   subscriptionRoutes(providerApi, context, ({ req }) => publicBase(req));
@@ -261,6 +264,7 @@ export function createPaymentRouter(options: PaymentRouterOptions = {}): Payment
     }),
   );
   router.use(subscriptionPageRoutes(context, { bodyTimeoutMs, branding: settings.payPage }));
+  router.use(refundClaimPageRoutes(context, { publicUrl: settings.publicUrl, bodyTimeoutMs, branding: settings.payPage }));
   router.use("/pay", payPageRoutes(context, { publicUrl: settings.publicUrl, bodyTimeoutMs, branding: settings.payPage }));
   mountApiReference(
     router,

@@ -114,12 +114,26 @@ const withdrawalDataFields = {
   updatedAt: isoTime,
 };
 
+/** A refund claim link's terms (`RefundClaimView`), one field. */
+function refundClaimField() {
+  const schema = z.strictObject({
+    expiresAt: isoTime.schema,
+    chains: z.array(z.string()),
+    fiatAmount: z.string().regex(DECIMAL).nullable(),
+    fiatCurrency: z.string().nullable(),
+    held: decimal.schema,
+    claimedAt: isoTime.schema.nullable(),
+  });
+  return field(schema, (value) => schema.safeParse(value).success);
+}
+
 /** The fields of `RefundView`: a withdrawal's, with the payment refunded. */
 const refundDataFields = {
   ...withdrawalDataFields,
   object: literal("refund"),
   paymentId: string,
   depositId: described(nullableString, "The deposit this refund gives back (a stray coin, say); null for a refund of the payment"),
+  claim: described(nullable(refundClaimField()), "A refund made as a claim link: its terms (expiry, networks offered, fiat amount, hold); null otherwise"),
 };
 
 /** The fields of `ConversionView`. */

@@ -124,6 +124,11 @@ export const sandboxDepositDropRequest = z.strictObject({
 /** POST /api/v1/sandbox/invoice/expire */
 export const sandboxInvoiceExpireRequest = z.strictObject({ invoiceId: recordId("invoice").meta({ description: "The invoice's `id`." }) });
 
+/** POST /api/v1/sandbox/refund/expire */
+export const sandboxRefundExpireRequest = z.strictObject({
+  refundId: recordId("refund").meta({ description: "The `id` of a refund claim link awaiting its claim." }),
+});
+
 /** POST /api/v1/sandbox/payout/fail */
 export const sandboxPayoutFailRequest = z.strictObject({
   payoutId: recordId("payout").meta({ description: "The payout's `id`." }),

@@ -6,7 +6,8 @@ import {
   INVOICE_STATUSES,
   PAYMENT_EVENT_TYPES,
   PAYOUT_EVENT_TYPES,
-  REFUND_EVENT_TYPES,
+  type REFUND_CLAIM_EVENT_TYPES,
+  REFUND_PAYOUT_EVENT_TYPES,
   type ConversionEventType,
   type EventType,
   type InvoiceStatus,
@@ -58,6 +59,14 @@ function stepStatuses<T extends PayoutEventType | RefundEventType>(types: readon
   };
 }
 
+/** The statuses a refund claim link's events carry: `refund.claimed` has the payout's first status. */
+const REFUND_CLAIM_EVENT_STATUSES = {
+  "refund.created": ["AWAITING_CLAIM"],
+  "refund.claimed": ["PROCESSING", "AWAITING_APPROVAL"],
+  "refund.cancelled": ["CANCELLED"],
+  "refund.expired": ["EXPIRED"],
+} as const satisfies { readonly [K in (typeof REFUND_CLAIM_EVENT_TYPES)[number]]: readonly PayoutStatus[] };
+
 /** The status the conversion of a conversion event has (conversions are atomic: SUCCESS). */
 const CONVERSION_EVENT_STATUSES = { "conversion.completed": ["SUCCESS"] } as const satisfies {
   readonly [K in ConversionEventType]: readonly ConversionView["status"][];
@@ -82,7 +91,8 @@ const SUBSCRIPTION_EVENT_STATUSES = {
 export const EVENT_STATUSES = {
   ...PAYMENT_EVENT_STATUSES,
   ...stepStatuses(PAYOUT_EVENT_TYPES),
-  ...stepStatuses(REFUND_EVENT_TYPES),
+  ...stepStatuses(REFUND_PAYOUT_EVENT_TYPES),
+  ...REFUND_CLAIM_EVENT_STATUSES,
   ...CONVERSION_EVENT_STATUSES,
   ...SUBSCRIPTION_EVENT_STATUSES,
 } as const satisfies {

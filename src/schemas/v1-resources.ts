@@ -49,6 +49,25 @@ export const withdrawal = z
   })
   .meta({ id: "Withdrawal", description: "A payout from the merchant's balance to an external address. Amounts are decimal strings." });
 
+/** A refund claim link's terms. */
+const refundClaim = z
+  .strictObject({
+    expiresAt: dateTime.meta({ description: "When the link lapses (EXPIRED, its hold credited back)." }),
+    chains: z.array(z.string()).meta({ description: "The networks of `currency` the payer may choose; `chain` is the first until the payer chooses." }),
+    fiatAmount: z
+      .string()
+      .regex(/^\d+(\.\d+)?$/)
+      .nullable()
+      .meta({ description: "An amount fixed in fiat (converted to the coin at the live rate when the payer claims); null when fixed in the coin." }),
+    fiatCurrency: z.string().nullable().meta({ description: "The fiat currency of `fiatAmount`." }),
+    held: decimal(
+      "What the link held from the balance when it was made: amount + fee as held (for a fiat amount, at the rate of creation plus a 5% margin).",
+      "12",
+    ),
+    claimedAt: dateTime.nullable().meta({ description: "When the payer claimed it." }),
+  })
+  .meta({ id: "RefundClaim", description: "The terms of a refund claim link. The secret link itself is only in `claimUrl` of the creating answer." });
+
 /** A refund: a payout tied to the payment it gives money back for. */
 export const refund = z
   .strictObject({
@@ -58,8 +77,21 @@ export const refund = z
     paymentId: z.string().meta({ description: "The payment refunded." }),
     depositId: z.string().nullable().meta({ description: "The one deposit refunded (in its coin), or null for a refund of the payment's own coin." }),
     ...payoutFields,
+    claim: refundClaim
+      .nullable()
+      .meta({ description: "For a refund made as a claim link (created without `address`): its terms; null for a refund sent to an address." }),
   })
   .meta({ id: "Refund", description: "Money given back for a payment, in its coin: a payout with the same statuses, the balance paying the network fee." });
+
+/** The answer of POST /v1/refunds: the refund, with `claimUrl` when it is a claim link (that answer only). */
+export const createdRefund = refund
+  .extend({
+    claimUrl: z.url().optional().meta({
+      description:
+        "Only in the answer that creates a claim link: the secret link to send the payer (shown once: a replay of the request answers without it, and it is stored only hashed).",
+    }),
+  })
+  .meta({ id: "CreatedRefund", description: "A refund as created: with `claimUrl` when it was made as a claim link (created without `address`)." });
 
 /** A conversion between two balances; `paymentId` is set on an auto-conversion. */
 export const conversion = z

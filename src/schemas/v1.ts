@@ -105,11 +105,39 @@ export const refundCreateRequest = z.strictObject({
   }),
   /** Left out: everything still refundable. */
   amount: decimalString.optional().meta({
-    description: "Amount to give back, in the payment's coin (the deposit's with `depositId`); left out, everything still refundable.",
+    description:
+      "Amount to give back, in the payment's coin (the deposit's with `depositId`), or in `currency` for a claim link; left out, everything still refundable.",
     examples: ["5"],
   }),
-  address: address.meta({ description: "Where to send the refund, checked by the chain.", examples: ["TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7"] }),
-  chain: symbol.optional().meta({ description: "Network to send on; defaults to the payment's.", examples: ["TRX"] }),
+  address: address.optional().meta({
+    description:
+      "Where to send the refund, checked by the chain. Left out, the refund is a claim link: the answer's `claimUrl` is for the payer to give an address.",
+    examples: ["TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7"],
+  }),
+  chain: symbol
+    .optional()
+    .meta({ description: "Network to send on; defaults to the payment's. For a claim link: the network offered first.", examples: ["TRX"] }),
+  // Refund claim links
+  currency: symbol.optional().meta({
+    description:
+      "Claim links only: a fiat currency `amount` is fixed in (e.g. USD), converted to the coin at the live rate when the payer claims; left out, `amount` is in the coin.",
+    examples: ["USD"],
+  }),
+  claimChains: z
+    .array(symbol, { error: "must be a list of network codes" })
+    .min(1, { error: "must name at least one network" })
+    .max(20, { error: "must name at most 20 networks" })
+    .optional()
+    .meta({
+      description: "Claim links only: the networks of the coin the payer may choose from; left out, `chain` (or the payment's network) alone.",
+      examples: [["TRX", "ETH"]],
+    }),
+  expiresInDays: z
+    .int({ error: "must be a whole number" })
+    .min(1, { error: "must be at least 1" })
+    .max(365, { error: "must be at most 365" })
+    .optional()
+    .meta({ description: "Claim links only: days until the link lapses and its hold goes back (default 30).", examples: [30] }),
 });
 
 /** GET /v1/refunds */

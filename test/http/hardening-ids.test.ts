@@ -28,7 +28,7 @@ interface JsonSchema {
 }
 
 /** Fields that name a record (ours, or a transaction hash): answered as an unknown id. */
-const ID_FIELDS = new Set(["id", "invoiceId", "payoutId", "paymentId", "depositId", "endpointId", "cursor", "txHash", "subscriptionId"]);
+const ID_FIELDS = new Set(["id", "invoiceId", "payoutId", "refundId", "paymentId", "depositId", "endpointId", "cursor", "txHash", "subscriptionId"]);
 
 /** Of our shape (prefix_ + base62), never issued: the baseline every impossible id is compared with. */
 const UNKNOWN_ID = `xx_${"0".repeat(24)}`;
@@ -66,6 +66,7 @@ const BASE_BODIES: Record<string, Record<string, unknown>> = {
   "/api/v1/sandbox/deposit/drop": { txHash: UNKNOWN_ID },
   "/api/v1/sandbox/invoice/expire": { invoiceId: UNKNOWN_ID },
   "/api/v1/sandbox/payout/fail": { payoutId: UNKNOWN_ID, reason: "rejected by the test" },
+  "/api/v1/sandbox/refund/expire": { refundId: UNKNOWN_ID },
   "/v1/payments": { amount: "25", currency: "USDT", chain: "TRX", amountCurrency: "USD", returnUrl: URL_OK, settleCurrency: "USDT" },
   "/v1/refunds": { paymentId: UNKNOWN_ID, amount: "1", address: ADDRESS, chain: "TRX" },
   "/v1/withdrawals": { currency: "USDT", chain: "TRX", amount: "10", address: ADDRESS },
@@ -242,6 +243,7 @@ describe("body fields", () => {
         "/api/v1/merchants/payout/fetch payoutId",
         "/api/v1/sandbox/invoice/expire invoiceId",
         "/api/v1/sandbox/payout/fail payoutId",
+        "/api/v1/sandbox/refund/expire refundId",
         "/v1/refunds paymentId",
       ]),
     );

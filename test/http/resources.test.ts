@@ -205,6 +205,13 @@ describe("responses conform to the documented schemas", () => {
     expect(refund.paymentId).toBe(payment.id);
     await call("GET", `/v1/refunds/${refund.id}`);
     expect((await call("GET", `/v1/refunds?paymentId=${payment.id}`)).data).toHaveLength(1);
+    // Refund claim links: one cancelled, one expired through the sandbox, each read back with its terms.
+    const claim = await call("POST", "/v1/refunds", { paymentId: payment.id, amount: "10", currency: "USD", claimChains: ["TRX", "BSC"] });
+    expect(claim.claimUrl).toMatch(/\/pay\/refund\//);
+    expect((await call("POST", `/v1/refunds/${claim.id}/cancel`)).status).toBe("CANCELLED");
+    const lapsing = await call("POST", "/v1/refunds", { paymentId: payment.id, amount: "10" });
+    expect((await call("POST", "/api/v1/sandbox/refund/expire", { refundId: lapsing.id })).status).toBe("EXPIRED");
+    expect((await call("GET", `/v1/refunds/${lapsing.id}`)).claim.claimedAt).toBeNull();
 
     const withdrawal = await call("POST", "/v1/withdrawals", { currency: "USDT", chain: "TRX", amount: "10", address: "TCUmA2JEPuSiBFmNGRiVktBZKbLB89JnSq" });
     await h.router.tick();

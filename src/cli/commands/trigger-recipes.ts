@@ -1,6 +1,7 @@
 import { addressFamily, type AddressFamily, type EventType } from "../../index";
 import { type Json, RemoteError } from "../remote/api";
 import { decimal, halfOf, type Sandbox } from "../remote/sandbox";
+import { refundClaimRecipes } from "./trigger-claims";
 
 /** What a recipe needs besides the sandbox: amounts, where payouts go, how long to wait. */
 export interface RecipeInput {
@@ -109,6 +110,16 @@ function payoutRecipe(kind: "withdrawal" | "refund", end: PayoutEnd): Recipe {
   };
 }
 
+/** The claim recipes, given this file's destination rule for where the payer claims to. */
+function withDestination<K extends string>(
+  recipes: Record<K, (input: RecipeInput & { claimTo: (funding: Json) => string }) => Promise<Records>>,
+): Record<K, Recipe> {
+  const entries = Object.entries(recipes) as Array<[K, (input: RecipeInput & { claimTo: (funding: Json) => string }) => Promise<Records>]>;
+  return Object.fromEntries(
+    entries.map(([type, recipe]) => [type, (input: RecipeInput) => recipe({ ...input, claimTo: (funding) => destination(input, funding) })]),
+  ) as Record<K, Recipe>;
+}
+
 /** A recipe for every event type the service sends, each through the sandbox's real path. */
 export const RECIPES: { readonly [K in EventType]: Recipe } = {
   "payment.created": async (input) => ({ payment: (await input.sandbox.createPayment(input.amount, input.orderId)).id }),
@@ -167,6 +178,7 @@ export const RECIPES: { readonly [K in EventType]: Recipe } = {
   "refund.failed": payoutRecipe("refund", "failed"),
   "refund.awaiting_approval": payoutRecipe("refund", "awaiting_approval"),
   "refund.rejected": payoutRecipe("refund", "rejected"),
+  ...withDestination(refundClaimRecipes()),
   // A paid balance converted into another coin, at the pair's smallest amount.
   "conversion.completed": async (input) => {
     const { sandbox } = input;

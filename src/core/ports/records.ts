@@ -37,8 +37,20 @@ export const PAYOUT_EVENT_TYPES = ["payout.processing", "payout.completed", "pay
 /** One withdrawal event type. */
 export type PayoutEventType = (typeof PAYOUT_EVENT_TYPES)[number];
 
-/** Refund event types: the same lifecycle as a withdrawal, sent instead of its events for a refund. */
-export const REFUND_EVENT_TYPES = ["refund.processing", "refund.completed", "refund.failed", "refund.awaiting_approval", "refund.rejected"] as const;
+/** The refund events named after a payout's step (and the status the refund then has). */
+export const REFUND_PAYOUT_EVENT_TYPES = ["refund.processing", "refund.completed", "refund.failed", "refund.awaiting_approval", "refund.rejected"] as const;
+
+// Refund claim links
+/** The events of a refund claim link's own steps: held (AWAITING_CLAIM), claimed, cancelled, expired. */
+export const REFUND_CLAIM_EVENT_TYPES = ["refund.created", "refund.claimed", "refund.cancelled", "refund.expired"] as const;
+
+/**
+ * Refund event types: the same lifecycle as a withdrawal, sent instead of its events for a refund.
+ * A refund made as a claim link (no address yet) also sends `refund.created` when its amount is
+ * held, `refund.claimed` when the payer gives an address (then `refund.processing` or
+ * `refund.awaiting_approval`), or `refund.cancelled` / `refund.expired` when its hold goes back.
+ */
+export const REFUND_EVENT_TYPES = [...REFUND_PAYOUT_EVENT_TYPES, ...REFUND_CLAIM_EVENT_TYPES] as const;
 /** One refund event type. */
 export type RefundEventType = (typeof REFUND_EVENT_TYPES)[number];
 
@@ -273,9 +285,21 @@ export interface BalanceRecord {
 /**
  * Payout statuses: PROCESSING until the chain settles it (COMPLETED or FAILED). A payout above
  * the approval threshold starts AWAITING_APPROVAL (debited, not sent) and becomes PROCESSING
- * once approved, or REJECTED (its debit credited back).
+ * once approved, or REJECTED (its debit credited back). A refund made as a claim link starts
+ * AWAITING_CLAIM (its amount and fee held, no address yet), then takes a payout's statuses once
+ * the payer claims it, or ends CANCELLED or EXPIRED (the hold credited back).
  */
-export const PAYOUT_STATUSES = ["PROCESSING", "COMPLETED", "FAILED", "AWAITING_APPROVAL", "REJECTED"] as const;
+export const PAYOUT_STATUSES = [
+  "PROCESSING",
+  "COMPLETED",
+  "FAILED",
+  "AWAITING_APPROVAL",
+  "REJECTED",
+  // Refund claim links only: waiting for the payer's address, then withdrawn (hold returned) or lapsed (hold returned).
+  "AWAITING_CLAIM",
+  "CANCELLED",
+  "EXPIRED",
+] as const;
 /** One payout status. */
 export type PayoutStatus = (typeof PAYOUT_STATUSES)[number];
 
@@ -302,8 +326,33 @@ export interface PayoutRecord {
   requestedBy: string | null;
   /** Who approved or rejected it (a payout held for approval); null otherwise. */
   reviewedBy: string | null;
+  /** For a refund made as a claim link: the link's terms; null for every other payout. */
+  claim: RefundClaim | null;
   createdAt: number;
   updatedAt: number;
+}
+
+/**
+ * The terms of a refund claim link. Until it is claimed the payout's `amount` and `fee` are what
+ * is held (`held` = their sum) and its `address` is empty; the claim sets them to what is sent.
+ */
+export interface RefundClaim {
+  /** SHA-256 (hex) of the link's secret: the secret itself is never stored. */
+  tokenHash: string;
+  /** When the link lapses (epoch ms); the hold then goes back. */
+  expiresAt: number;
+  /** The networks of the refund's coin the payer may choose (the first is the default). */
+  networks: string[];
+  /**
+   * For an amount fixed in fiat: that amount (smallest units of `currency`), the rate at
+   * creation (price of 1 coin in `currency`, scaled by 10^RATE_DECIMALS) the hold was sized
+   * with; null for an amount in the coin.
+   */
+  fiat: { amount: bigint; currency: string; rate: bigint } | null;
+  /** What the link took from the balance when it was made (amount + fee as held). */
+  held: bigint;
+  /** When the payer claimed it; null before. */
+  claimedAt: number | null;
 }
 
 /** What an audit log entry records. */

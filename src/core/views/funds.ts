@@ -31,7 +31,25 @@ export type RefundView = Omit<WithdrawalView, "object"> & {
   paymentId: string;
   /** The deposit this refund returns (a stray coin, say), or null for a refund of the payment. */
   depositId: string | null;
+  /** For a refund made as a claim link: its terms; null for a refund sent to an address. */
+  claim: RefundClaimView | null;
 };
+
+/** A refund claim link's terms as the API shows them (never its secret). */
+export interface RefundClaimView {
+  /** When the link lapses (its hold then goes back). */
+  expiresAt: string;
+  /** The networks the payer may choose (`chain` is the first until claimed, then the one chosen). */
+  chains: string[];
+  /** An amount fixed in fiat, converted at the claim's live rate; null when the amount is in the coin. */
+  fiatAmount: string | null;
+  /** The fiat currency of `fiatAmount`; null when the amount is in the coin. */
+  fiatCurrency: string | null;
+  /** What the link held from the balance when it was made (amount + fee as held), in the coin. */
+  held: string;
+  /** When the payer claimed it; null before. */
+  claimedAt: string | null;
+}
 
 /** A conversion between two balances; `paymentId` is set on an auto-conversion of a payment. */
 export interface ConversionView {
@@ -73,7 +91,21 @@ export function withdrawalView(payout: PayoutRecord, currencies: CurrencyCatalog
 export function refundView(payout: PayoutRecord, currencies: CurrencyCatalog): RefundView {
   const { id, object: _withdrawal, livemode, ...rest } = withdrawalView(payout, currencies);
   // Every refund has its payment (refundOf); "" only if a plain payout were passed here by mistake.
-  return { id, object: "refund", livemode, paymentId: payout.refundOf ?? "", depositId: payout.refundDepositId, ...rest };
+  return { id, object: "refund", livemode, paymentId: payout.refundOf ?? "", depositId: payout.refundDepositId, ...rest, claim: claimView(payout, currencies) };
+}
+
+/** A refund's claim link terms, or null. */
+function claimView(payout: PayoutRecord, currencies: CurrencyCatalog): RefundClaimView | null {
+  const claim = payout.claim;
+  if (!claim) return null;
+  return {
+    expiresAt: new Date(claim.expiresAt).toISOString(),
+    chains: [...claim.networks],
+    fiatAmount: claim.fiat ? amountOf(currencies, claim.fiat.amount, claim.fiat.currency) : null,
+    fiatCurrency: claim.fiat?.currency ?? null,
+    held: amountOf(currencies, claim.held, payout.coin),
+    claimedAt: claim.claimedAt === null ? null : new Date(claim.claimedAt).toISOString(),
+  };
 }
 
 /** Renders an exchange. */

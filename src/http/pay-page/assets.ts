@@ -72,6 +72,11 @@ dl.summary dd{margin:0;text-align:right;word-break:break-all}
 .langs a[aria-current]{color:var(--fg);font-weight:600}
 .notice [data-next]{display:block;margin-top:.4rem}
 .confirmations{font-variant-numeric:tabular-nums;font-weight:600;margin-top:.75rem}
+.input{display:block;width:100%;font:inherit;color:var(--fg);background:#fff;border:1px solid #98a2b3;border-radius:10px;padding:.55rem .7rem}
+.input:focus-visible{outline:3px solid var(--accent-line);outline-offset:1px;border-color:var(--accent)}
+.input[aria-invalid]{border-color:var(--bad)}
+input.input{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.9rem}
+form.center{margin-top:.75rem}
 [hidden]{display:none!important}
 @media (min-width:600px){main{padding-top:3rem}.card{padding:2rem}}
 `;

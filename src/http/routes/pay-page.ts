@@ -121,7 +121,7 @@ function pageLinks(req: Request, id: string): PageLinks {
  * so it would add nothing to these headers; what bounds a script is that an invoice gets one
  * address at most, and that invoices from public links are limited.
  */
-function fromSameOrigin(req: Request, publicHost: string | null): boolean {
+export function fromSameOrigin(req: Request, publicHost: string | null): boolean {
   const site = req.get("sec-fetch-site");
   if (site !== undefined) return site === "same-origin";
   const origin = req.get("origin");

@@ -2,6 +2,7 @@ import type { CoreContext } from "../../core/context";
 import { createInvoice, getInvoice, resolveNetwork } from "../../core/invoices";
 import { paymentView } from "../../core/views/payment";
 import { createRefund, getRefund } from "../../core/refunds";
+import { createRefundClaim } from "../../core/refund-claims";
 import type { InvoiceRecord, PayoutRecord } from "../../core/ports/records";
 import { PaymentError } from "../../errors";
 import * as schemas from "../../schemas/v1";
@@ -19,11 +20,14 @@ export async function checkCursor(cursor: string | undefined, exists: (id: strin
   return cursor;
 }
 
+/** Builds a refund claim link's public URL (the HTTP shell knows the mount path) from the refund's id and its secret. */
+export type RefundClaimUrlBuilder = (call: RouteCall, refundId: string, secret: string) => string;
+
 /**
  * /v1/payments and /v1/refunds. A /v1 payment is the same record as an /api/v1 invoice: one
  * created here can be fetched there, and the reverse.
  */
-export function paymentRoutes(routes: RouteTable, context: CoreContext, views: V1Views, paymentUrl: PaymentUrlBuilder): void {
+export function paymentRoutes(routes: RouteTable, context: CoreContext, views: V1Views, paymentUrl: PaymentUrlBuilder, claimUrl: RefundClaimUrlBuilder): void {
   routes.post(
     "/payments",
     schemas.paymentCreateRequest,
@@ -119,31 +123,34 @@ export function paymentRoutes(routes: RouteTable, context: CoreContext, views: V
   routes.post(
     "/refunds",
     schemas.refundCreateRequest,
-    async (body, { scope, commitAnswer, merchant, actor }) => {
+    async (body, call) => {
+      const { scope, commitAnswer, merchant, actor } = call;
       const input = {
         paymentId: body.paymentId,
         depositId: body.depositId ?? null,
         amount: body.amount ?? null,
-        address: body.address,
+        address: body.address ?? null,
         network: body.chain ?? null,
+        currency: body.currency ?? null,
+        claimNetworks: body.claimChains ?? null,
+        expiresInDays: body.expiresInDays ?? null,
       };
-      return views.refund(
-        await createRefund(
-          context,
-          scope,
-          input,
-          commitAnswer?.((refund: PayoutRecord) => views.refund(refund)),
-          { merchant, requestedBy: actor },
-        ),
-      );
+      // The idempotent answer is stored without claimUrl: the secret is shown once, never kept.
+      const onCommit = commitAnswer?.((refund: PayoutRecord) => views.refund(refund));
+      if (input.address === null) {
+        const { refund, secret } = await createRefundClaim(context, scope, input, onCommit);
+        return { ...views.refund(refund), claimUrl: claimUrl(call, refund.id, secret) };
+      }
+      return views.refund(await createRefund(context, scope, input, onCommit, { merchant, requestedBy: actor }));
     },
     {
       idempotent: true,
       docs: {
         summary: "Refund a payment",
         description:
-          "Gives back part of what a payment received (`amount`, a decimal string in the payment's coin) or, without `amount`, all that is left, to `address`, on the payment's network unless `chain` names another. With `depositId`, gives back that one deposit of the payment (a stray coin sent to its address, say) in the deposit's coin and on its network: at most its credited amount (what was received less the 0.5% fee) less its refunds not FAILED; a deposit that is not CONFIRMED has nothing to refund (409). Never more than the confirmed deposits less the refunds not FAILED: an `amount` over that is a 400 that says how much is left; leaving `amount` out when nothing is left is a 409, as is refunding a payment whose coin was never chosen. Two refunds sent at once are checked under the payment's lock. A refund is a payout: the balance is debited amount + the network's fee at once (422 and nothing debited when it does not cover that), then it goes PROCESSING -> COMPLETED, or FAILED with the debit returned and the amount refundable again. While the merchant's payout allowlist is on (set by the operator), an address that is not usable on it is a 422 (42204) and nothing is debited.",
-        response: v1.refund,
+          "Gives back part of what a payment received (`amount`, a decimal string in the payment's coin) or, without `amount`, all that is left, to `address`, on the payment's network unless `chain` names another. With `depositId`, gives back that one deposit of the payment (a stray coin sent to its address, say) in the deposit's coin and on its network: at most its credited amount (what was received less the 0.5% fee) less its refunds not FAILED; a deposit that is not CONFIRMED has nothing to refund (409). Never more than the confirmed deposits less the refunds not FAILED: an `amount` over that is a 400 that says how much is left; leaving `amount` out when nothing is left is a 409, as is refunding a payment whose coin was never chosen. Two refunds sent at once are checked under the payment's lock. A refund is a payout: the balance is debited amount + the network's fee at once (422 and nothing debited when it does not cover that), then it goes PROCESSING -> COMPLETED, or FAILED with the debit returned and the amount refundable again. While the merchant's payout allowlist is on (set by the operator), an address that is not usable on it is a 422 (42204) and nothing is debited.\n\n" +
+          "**Claim link.** Without `address`, the refund is a claim link: the answer's `claimUrl` (shown once; stored only hashed) is for the payer, who chooses a network among `claimChains` (default: `chain`, else the payment's), gives an address the chain checks, sees the amount and confirms. The refund answers AWAITING_CLAIM, and its amount plus the highest network fee of those networks is held from the balance at once (422 when the balance does not cover it). `amount` may be fixed in a fiat `currency` (e.g. USD): the hold is then converted at today's rate plus a 5% margin, and the claim converts at the live rate of the claim (shown to the payer before confirming). The claim settles the hold exactly: what it held beyond amount + fee of the chosen network is credited back (a coin that fell past the margin is debited; 42201 refuses the claim when the balance cannot cover it). Once claimed, it is a payout like any other (the payout allowlist and approval threshold apply: AWAITING_APPROVAL above it). It lapses after `expiresInDays` (default 30; EXPIRED) or is cancelled with POST /v1/refunds/{id}/cancel (CANCELLED), the whole hold credited back either way.",
+        response: v1.createdRefund,
         tags: ["Refunds"],
         errors: [404, 409, 422, 503],
       },

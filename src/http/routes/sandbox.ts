@@ -2,6 +2,7 @@ import type { SandboxChain } from "../../adapters/chain/sandbox";
 import type { Scope } from "../../core/ports/storage/index";
 import type { CoreContext } from "../../core/context";
 import { forceExpire, parseAmountIn } from "../../core/invoices";
+import { forceExpireRefundClaim } from "../../core/refund-claims";
 import { getPayout } from "../../core/payouts";
 import type { BackgroundWork } from "../../core/service";
 import type { AddressRecord } from "../../core/ports/records";
@@ -135,6 +136,24 @@ export function sandboxRoutes(routes: RouteTable, context: CoreContext, present:
         summary: "Expire an invoice now",
         description: "Moves the invoice's expiry to now and applies it, as if its lifeTime had passed. 409 for an invoice that is no longer open.",
         response: resources.invoice,
+        tags: ["Sandbox"],
+        errors: [404, 409],
+      },
+    },
+  );
+
+  // Refund claim links
+  routes.post(
+    "/sandbox/refund/expire",
+    schemas.sandboxRefundExpireRequest,
+    async (body, { scope }) => present.payout(await forceExpireRefundClaim(context, scope, body.refundId)),
+    {
+      guard: testOnly,
+      docs: {
+        summary: "Expire a refund claim link now",
+        description:
+          "Ends the window of a refund made as a claim link, as if its `expiresInDays` had passed: EXPIRED, its whole hold credited back, `refund.expired` sent. 409 for a refund already claimed, cancelled or expired.",
+        response: resources.payout,
         tags: ["Sandbox"],
         errors: [404, 409],
       },

@@ -104,6 +104,33 @@ export function payoutTests(ctx: SuiteContext): void {
       expect(await storage.listPayoutsByStatus("test", "AWAITING_APPROVAL", 10)).toEqual([]);
     });
 
+    it("keeps a refund claim link's terms exactly, amounts of any size included, and their change at the claim", async () => {
+      const storage = ctx.storage();
+      const huge = 123_456_789_012_345_678_901_234_567_890n;
+      const claim = {
+        tokenHash: "ab".repeat(32),
+        expiresAt: T0 + 86_400_000,
+        networks: ["TRX", "ETH"],
+        fiat: { amount: 5000n, currency: "USD", rate: huge },
+        held: huge + 7n,
+        claimedAt: null,
+      };
+      const waiting = payout({ status: "AWAITING_CLAIM", refundOf: "inv_1", address: "", claim });
+      await storage.transaction((tx) => tx.insertPayout(waiting));
+      expect(await storage.getPayout(TEST, "po_1")).toEqual(waiting);
+      expect(await storage.listPayoutsByStatus("test", "AWAITING_CLAIM", 10)).toEqual([waiting]);
+      const claimed = { ...waiting, status: "PROCESSING" as const, address: "TAddr", claim: { ...claim, claimedAt: T0 + 5 }, updatedAt: T0 + 5 };
+      await storage.transaction(async (tx) => {
+        const locked = await tx.lockPayout("po_1");
+        expect(locked).toEqual(waiting);
+        // A copy: changing what was read changes nothing stored.
+        locked!.claim!.networks.push("BSC");
+        await tx.updatePayout(claimed);
+      });
+      expect(await storage.listRefunds("inv_1")).toEqual([claimed]);
+      expect(await storage.listPayoutsByStatus("test", "AWAITING_CLAIM", 10)).toEqual([]);
+    });
+
     it("returns a copy: mutating a record read back changes nothing stored", async () => {
       const storage = ctx.storage();
       await seed(storage);

@@ -65,6 +65,14 @@ export const CREATING_ROUTES: CreatingRoute[] = [
     other: ({ paymentId }) => ({ paymentId, amount: "11", address: ADDRESS }),
     count: refunds,
   },
+  // A refund claim link (no address): its claimUrl is shown once.
+  {
+    path: "/v1/refunds",
+    body: ({ paymentId }) => ({ paymentId, amount: "10" }),
+    other: ({ paymentId }) => ({ paymentId, amount: "11" }),
+    count: refunds,
+    replayLeavesOut: ["claimUrl"],
+  },
   { path: "/v1/payment-links", body: () => ({ amount: "25" }), other: () => ({ amount: "26" }), count: links },
   {
     path: "/v1/webhook-endpoints",

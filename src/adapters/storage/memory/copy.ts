@@ -1,4 +1,4 @@
-import type { EventRecord, InvoiceRecord, MerchantRecord, PaymentLinkRecord, WebhookEndpointRecord } from "../../../core/ports/records";
+import type { EventRecord, InvoiceRecord, MerchantRecord, PaymentLinkRecord, PayoutRecord, WebhookEndpointRecord } from "../../../core/ports/records";
 
 // Copies in and out. Most records hold only primitives (bigint included), so a spread is a full
 // copy; the nested fields (metadata, event data) are JSON by contract, and a JSON-shaped deep
@@ -6,6 +6,12 @@ import type { EventRecord, InvoiceRecord, MerchantRecord, PaymentLinkRecord, Web
 
 /** A copy of a record whose fields are all primitives. */
 export const copy = <T extends object>(record: T): T => ({ ...record });
+
+/** A copy of a payout, a refund claim link's terms included. */
+export const copyPayout = (payout: PayoutRecord): PayoutRecord => ({
+  ...payout,
+  claim: payout.claim ? { ...payout.claim, networks: [...payout.claim.networks], fiat: payout.claim.fiat ? { ...payout.claim.fiat } : null } : payout.claim,
+});
 
 /** A copy of a merchant, its approval threshold included. */
 export const copyMerchant = (merchant: MerchantRecord): MerchantRecord => ({

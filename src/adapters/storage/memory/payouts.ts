@@ -1,6 +1,6 @@
 import type { PayoutRecord } from "../../../core/ports/records";
 import type { PayoutFilter, PayoutReads, PayoutStore } from "../../../core/ports/storage/index";
-import { copy } from "./copy";
+import { copyPayout } from "./copy";
 import { compareCreated, page, pick, scoped } from "./query";
 import { conflict, missing, type Run, scopeKey, setIn, type Tables, type Undo, type Writes } from "./tables";
 
@@ -15,9 +15,9 @@ function matchesPayout(payout: PayoutRecord, filter: PayoutFilter): boolean {
 /** Payouts and refunds: reads. */
 export function payoutReads(t: Tables, run: Run): PayoutReads {
   return {
-    getPayout: (scope, id) => run("getPayout", () => scoped(t.payouts.get(id), scope, copy)),
+    getPayout: (scope, id) => run("getPayout", () => scoped(t.payouts.get(id), scope, copyPayout)),
     listPayouts: (scope, filter, query) =>
-      run("listPayouts", () => page(t.payoutOrder, t.payouts, scope, query, (payout) => (matchesPayout(payout, filter) ? copy(payout) : null))),
+      run("listPayouts", () => page(t.payoutOrder, t.payouts, scope, query, (payout) => (matchesPayout(payout, filter) ? copyPayout(payout) : null))),
     listPayoutsByStatus: (mode, status, limit, after) =>
       run("listPayoutsByStatus", () => {
         const last = after ? t.payouts.get(after) : undefined;
@@ -25,14 +25,14 @@ export function payoutReads(t: Tables, run: Run): PayoutReads {
           .filter((payout) => payout.mode === mode && payout.status === status && (!last || compareCreated(payout, last) > 0))
           .sort(compareCreated)
           .slice(0, Math.max(0, limit))
-          .map(copy);
+          .map(copyPayout);
       }),
     listRefunds: (invoiceId) =>
       run("listRefunds", () =>
         [...t.payouts.values()]
           .filter((payout) => payout.refundOf === invoiceId)
           .sort(compareCreated)
-          .map(copy),
+          .map(copyPayout),
       ),
   };
 }
@@ -43,14 +43,14 @@ export function payoutWrites(t: Tables, run: Run, undo: Undo[]): Writes<PayoutSt
     insertPayout: (payout) =>
       run("insertPayout", () => {
         if (t.payouts.has(payout.id)) conflict(`payout ${payout.id}`);
-        setIn(t.payouts, payout.id, copy(payout), undo);
+        setIn(t.payouts, payout.id, copyPayout(payout), undo);
         undo.push(t.payoutOrder.add(scopeKey(payout.merchantId, payout.mode), payout));
       }),
-    lockPayout: (id) => run("lockPayout", () => pick(t.payouts.get(id), copy)),
+    lockPayout: (id) => run("lockPayout", () => pick(t.payouts.get(id), copyPayout)),
     updatePayout: (payout) =>
       run("updatePayout", () => {
         if (!t.payouts.has(payout.id)) missing(`payout ${payout.id}`);
-        setIn(t.payouts, payout.id, copy(payout), undo);
+        setIn(t.payouts, payout.id, copyPayout(payout), undo);
       }),
   };
 }

@@ -208,6 +208,26 @@ describe("payments.admin.reconcile against anvil", () => {
     }
   });
 
+  it("counts a refund claim link's hold as owed and not sent, without a difference, until it is cancelled", async () => {
+    const payment = await livePayment(h, { amount: "0.05", currency: "ETH", chain: "ETH" });
+    await payNative(node, payment.address, "0.05");
+    await node.mine(12);
+    await settle(h);
+    const created = await h.post("/v1/refunds", { paymentId: payment.id, amount: "0.01" }, h.liveKey);
+    expect(created.status, created.text).toBe(200);
+    expect(created.body).toMatchObject({ status: "AWAITING_CLAIM", amount: "0.01" });
+    const before = await h.router.admin.reconcile();
+    expect(rowDifferences(before)).toEqual({ ETH: "0", USDT: "0" });
+    expect(row(before, "ETH").explained.payoutsNotSent).toEqual({ count: 1, amount: "0.01" });
+    const owedBefore = parseEther(before.assets.find((asset) => asset.asset === "ETH")!.owed);
+    expect((await h.post(`/v1/refunds/${created.body.id}/cancel`, {}, h.liveKey)).body.status).toBe("CANCELLED");
+    const after = await h.router.admin.reconcile();
+    expect(rowDifferences(after)).toEqual({ ETH: "0", USDT: "0" });
+    expect(row(after, "ETH").explained.payoutsNotSent.count).toBe(0);
+    // The hold (0.01 and the 0.001 fee) is back on the balance: owed again, as before it was made, fee included.
+    expect(parseEther(after.assets.find((asset) => asset.asset === "ETH")!.owed)).toBe(owedBefore + parseEther("0.001"));
+  });
+
   it("shows coins sent to the hot wallet from outside as a difference of exactly their amount", async () => {
     await payNative(node, hotWallet, "0.5", 3);
     await payToken(node, usdt, 6, hotWallet, "7.000001");

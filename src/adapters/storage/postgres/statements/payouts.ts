@@ -1,5 +1,6 @@
 import type { ExchangeRecord, PayoutRecord } from "../../../../core/ports/records";
 import { col, columns, epochMs, numeric, textOrNull } from "./columns";
+import { refundClaimColumn } from "./refund-claim-column";
 import { sql } from "./sql";
 import type { Tables } from "./tables";
 
@@ -22,6 +23,7 @@ export const payoutColumns = columns<PayoutRecord>({
   refundDepositId: col("refund_deposit_id", textOrNull),
   requestedBy: col("requested_by", textOrNull),
   reviewedBy: col("reviewed_by", textOrNull),
+  claim: col("claim", refundClaimColumn),
 });
 
 /** The columns of `exchanges`. */
