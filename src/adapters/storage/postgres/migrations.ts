@@ -1,8 +1,8 @@
 import type { SqlClient } from "./sql-client";
 import { MONEY_CONTROLS_MIGRATIONS } from "./migrations-money-controls";
 import { SEARCH_MIGRATIONS } from "./migrations-search";
-import { SUBSCRIPTION_MIGRATIONS } from "./migrations-subscriptions";
 import { REFUND_CLAIM_MIGRATIONS } from "./migrations-refund-claims";
+import { SUBSCRIPTION_MIGRATIONS } from "./migrations-subscriptions";
 
 /** One step of the schema: applied once, in order, recorded in `schema_migrations`. */
 export interface Migration {
@@ -373,8 +373,8 @@ CREATE INDEX ledger_entries_by_created ON ledger_entries (created_at, id);
   },
   ...MONEY_CONTROLS_MIGRATIONS,
   ...SEARCH_MIGRATIONS,
-  ...SUBSCRIPTION_MIGRATIONS,
   ...REFUND_CLAIM_MIGRATIONS,
+  ...SUBSCRIPTION_MIGRATIONS,
 ];
 
 /** Quotes an identifier for SQL ("my schema" -> "\"my schema\""). */
