@@ -67,8 +67,13 @@ export function moneroChain(options: MoneroChainOptions): MoneroChain {
       throw new ChainMismatchError(`viewKey is not the private view key of the ${settings.network} address configured: it would see none of its payments`);
     await wallet.open();
     if (hot) {
-      const hotAddress = await hot.address();
-      if (!isMoneroAddress(hotAddress, settings.decoded.nettype))
+      // A hot wallet that cannot be used now (down, or a wrong password) fails its payouts, which
+      // say why; it does not keep the deposits from being watched.
+      const hotAddress = await hot.address().catch((error: unknown) => {
+        use().host.logger.warn(`${settings.network}: the hot wallet cannot be used now: ${(error as Error).message}`);
+        return null;
+      });
+      if (hotAddress !== null && !isMoneroAddress(hotAddress, settings.decoded.nettype))
         throw new ChainMismatchError(
           `the hot wallet "${settings.hotWallet!.walletName}" is not a ${settings.decoded.nettype} wallet, as the node's network asks`,
         );

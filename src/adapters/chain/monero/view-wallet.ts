@@ -61,8 +61,9 @@ export class ViewWallet {
     const { rpc, walletName, walletPassword } = this.settings;
     // A wallet of the configured address already open (this adapter's, from before a restart of
     // the service) is used as it is: opening a wallet file takes seconds.
+    // Any answer but an address (-13: no wallet open) means opening it.
     const open = await rpc.call<{ address: string }>("get_address", { account_index: 0, address_index: [0] }).catch((error: unknown) => {
-      if (error instanceof MoneroRpcError && error.code === WALLET_RPC_CODES.NOT_OPEN) return null;
+      if (error instanceof MoneroRpcError) return null;
       throw error;
     });
     if (open?.address === this.settings.address) return;

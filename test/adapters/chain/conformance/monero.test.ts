@@ -1,4 +1,4 @@
-import { afterAll, beforeAll } from "vitest";
+import { afterAll, beforeAll, vi } from "vitest";
 import { runChainAdapterTests, type ChainTestPair } from "../../../../src/testing/index";
 import { parseMoneroAddress } from "../../../../src/adapters/chain/monero/address";
 import { startMonerod, type Monerod } from "../monero/monerod";
@@ -10,6 +10,10 @@ import { currencies, withPrefix, xmrChain } from "../monero/support";
  * A reorg that drops a transfer pops the blocks since the mark, empties the pool (what the
  * popped blocks held went back there) and mines a longer chain without it.
  */
+
+// Mining is the slow part on this node (about 0.1 s a block, more with transactions): a test
+// that mines its confirmations takes seconds.
+vi.setConfig({ testTimeout: 60_000 });
 
 let node: Monerod;
 let destinations: string[] = [];

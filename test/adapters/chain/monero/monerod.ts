@@ -13,8 +13,8 @@ import { freePort } from "../evm/anvil";
  * per test file, on free ports of 127.0.0.1 and fresh directories, started and stopped by the
  * test itself.
  *
- * Funding: blocks are mined to the hot wallet and then 200 to the payer (coinbase outputs unlock
- * after 60 blocks, and rings need outputs on chain), about 25 s.
+ * Funding: 20 blocks are mined to the hot wallet and then 120 to the payer (coinbase outputs
+ * unlock after 60 blocks, and rings need 16 outputs on chain): about 15 s on an idle machine.
  */
 
 export const MONEROD_BINARY = "/usr/bin/monerod";
@@ -145,7 +145,7 @@ async function waitFor(what: string, proc: Process, probe: () => Promise<unknown
 }
 
 /** Starts the node and its wallet RPCs and funds the payer and the hot wallet. */
-export async function startMonerod(options: { hotBlocks?: number } = {}): Promise<Monerod> {
+export async function startMonerod(options: { hotBlocks?: number; payerBlocks?: number } = {}): Promise<Monerod> {
   for (const binary of [MONEROD_BINARY, WALLET_RPC_BINARY])
     if (!existsSync(binary)) throw new Error(`${binary} is missing: apt-get install -y monero (.ci/run does).`);
   const dir = mkdtempSync(join(tmpdir(), "monerod-"));
@@ -237,8 +237,8 @@ export async function startMonerod(options: { hotBlocks?: number } = {}): Promis
     await payer("create_account", { label: "destinations" });
 
     const mineTo = (to: string, blocks: number) => daemon("generateblocks", { amount_of_blocks: blocks, wallet_address: to });
-    await mineTo(hotAddress, options.hotBlocks ?? 30);
-    await mineTo(payerKeys.address, 200);
+    await mineTo(hotAddress, options.hotBlocks ?? 20);
+    await mineTo(payerKeys.address, options.payerBlocks ?? 120);
     await Promise.all([payer("refresh"), hot("refresh")]);
 
     const daemonOther = async <T>(path: string, body: Record<string, unknown>): Promise<T> => {
