@@ -18,6 +18,12 @@ export interface MoneroChain extends ChainAdapter {
   readonly name: "monero";
   /** "monero:<network>": the feed (and stored cursor) of this coin. */
   readonly feedId: string;
+  /**
+   * Checks the node's network against the address's, the view key against the address, and the
+   * view-only wallet in the wallet RPC (made or opened here); rejects with a `ChainMismatchError`
+   * naming what differs. Always available on this adapter.
+   */
+  ready(): Promise<void>;
 }
 
 /**
