@@ -66,7 +66,7 @@ export class ViewWallet {
       if (error instanceof MoneroRpcError) return null;
       throw error;
     });
-    if (open?.address === this.settings.address) return;
+    if (open?.address === this.settings.address) return this.stopAutoRefresh();
     try {
       await rpc.call("open_wallet", { filename: walletName, password: walletPassword });
     } catch (error) {
@@ -89,6 +89,16 @@ export class ViewWallet {
     const { address } = await rpc.call<{ address: string }>("get_address", { account_index: 0, address_index: [0] });
     if (address !== this.settings.address)
       throw new ChainMismatchError(`the wallet "${walletName}" in the wallet RPC is of another address than the one configured; give another walletName`);
+    await this.stopAutoRefresh();
+  }
+
+  /**
+   * The adapter refreshes the wallet itself at each poll: the wallet RPC's own background refresh
+   * (every 20 s by default) is turned off, so that no refresh of its own runs between the
+   * adapter's `refresh` and the listing that follows it.
+   */
+  private async stopAutoRefresh(): Promise<void> {
+    await this.settings.rpc.call("auto_refresh", { enable: false });
   }
 
   /** Calls the wallet, opening it again when the wallet RPC says none is open (it was restarted). */
