@@ -22,7 +22,7 @@ beforeAll(async () => {
   node = await startMonerod();
   destinations = [];
   for (let i = 0; i < 5; i++) destinations.push(await node.destination());
-}, 180_000);
+}, 300_000);
 afterAll(async () => {
   await node?.stop();
 });

@@ -34,7 +34,7 @@ const open: Harness[] = [];
 
 beforeAll(async () => {
   [node, pglite] = await Promise.all([startMonerod(), PGlite.create()]);
-}, 180_000);
+}, 300_000);
 afterAll(async () => {
   await node?.stop();
   await pglite?.close();
