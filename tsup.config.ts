@@ -29,7 +29,7 @@ async function copyReferenceAssets(): Promise<void> {
 
 export default defineConfig([
   {
-    entry: { index: "src/index.ts", postgres: "src/postgres.ts", evm: "src/evm.ts", rates: "src/rates.ts", bitcoin: "src/bitcoin.ts" },
+    entry: { index: "src/index.ts", postgres: "src/postgres.ts", evm: "src/evm.ts", rates: "src/rates.ts", bitcoin: "src/bitcoin.ts", monero: "src/monero.ts" },
     format: ["esm", "cjs"],
     dts,
     sourcemap: true,

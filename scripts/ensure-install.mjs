@@ -26,6 +26,7 @@ if (process.argv.includes("--system")) {
   const packages = [
     { name: "litecoind", present: existsSync("/usr/lib/litecoin/litecoind") },
     { name: "chromium", present: existsSync("/usr/bin/chromium") },
+    { name: "monero", present: existsSync("/usr/bin/monerod") && existsSync("/usr/bin/monero-wallet-rpc") },
   ]
     .filter((entry) => !entry.present)
     .map((entry) => entry.name);

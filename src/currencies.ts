@@ -222,6 +222,16 @@ export const DEFAULT_CURRENCIES: readonly CurrencyConfig[] = [
     networks: [{ network: "LTC", name: "Litecoin", minConfirm: 6, withdrawFee: "0.001", withdrawMin: "0.01", depositMin: "0.001", staticFixedFee: "0" }],
   },
   {
+    // Monero: 12 decimals (1 XMR = 10^12 piconero). 10 confirmations, as Monero's own wallets
+    // lock received outputs for 10 blocks before they may be spent.
+    symbol: "XMR",
+    name: "Monero",
+    decimals: 12,
+    quoteDecimals: 8,
+    exchangeMin: "0.05",
+    networks: [{ network: "XMR", name: "Monero", minConfirm: 10, withdrawFee: "0.0005", withdrawMin: "0.005", depositMin: "0.001", staticFixedFee: "0" }],
+  },
+  {
     symbol: "TRX",
     name: "Tron",
     decimals: 6,

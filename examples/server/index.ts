@@ -17,7 +17,10 @@
  * demo merchant also gets a fresh live key on every start, printed once. PUBLIC_URL is required
  * then (live payment URLs never come from a request's Host header). Bitcoin-family coins the
  * same way: LTC_RPC_URL, LTC_XPUB and LTC_XPRV (optional, for payouts); BTC_RPC_URL, BTC_XPUB,
- * BTC_XPRV. Live prices then come
+ * BTC_XPRV. Monero: XMR_DAEMON_URL (monerod's RPC), XMR_WALLET_RPC_URL (a monero-wallet-rpc for the
+ * view-only wallet), XMR_ADDRESS and XMR_VIEW_KEY, XMR_WALLET_NAME and XMR_WALLET_PASSWORD
+ * (optional), and for payouts XMR_HOT_WALLET_RPC_URL, XMR_HOT_WALLET_NAME and
+ * XMR_HOT_WALLET_PASSWORD (a second wallet RPC with a full wallet). Live prices then come
  * from PRICE_SOURCES (default "coinbase,kraken,coingecko"; each may be given as name=baseUrl, e.g.
  * "coinbase=https://api.coinbase.com,kraken") and COINGECKO_API_KEY, in both modes.
  */
@@ -26,6 +29,7 @@ import express from "express";
 import { createPaymentRouter, type MerchantRecord, type PaymentRouter } from "../../src/index";
 import { bitcoinChain } from "../../src/bitcoin";
 import { evmChain } from "../../src/evm";
+import { moneroChain } from "../../src/monero";
 import type { ChainAdapter } from "../../src/index";
 import { binance, coinbase, coingecko, exchangeRates, kraken, type PriceSource } from "../../src/rates";
 import { postgresStorage } from "../../src/postgres";
@@ -62,6 +66,29 @@ for (const coin of ["BTC", "LTC"]) {
   if (!rpcUrl || !xpub) continue;
   const hotWallet = process.env[`${coin}_XPRV`];
   liveChains.push(bitcoinChain({ coin, network: coin, rpcUrl, xpub, ...(hotWallet ? { hotWallet } : {}) }));
+}
+
+if (process.env.XMR_DAEMON_URL && process.env.XMR_WALLET_RPC_URL && process.env.XMR_ADDRESS && process.env.XMR_VIEW_KEY) {
+  const hotUrl = process.env.XMR_HOT_WALLET_RPC_URL;
+  liveChains.push(
+    moneroChain({
+      daemonUrl: process.env.XMR_DAEMON_URL,
+      walletRpcUrl: process.env.XMR_WALLET_RPC_URL,
+      address: process.env.XMR_ADDRESS,
+      viewKey: process.env.XMR_VIEW_KEY,
+      ...(process.env.XMR_WALLET_NAME ? { walletName: process.env.XMR_WALLET_NAME } : {}),
+      ...(process.env.XMR_WALLET_PASSWORD ? { walletPassword: process.env.XMR_WALLET_PASSWORD } : {}),
+      ...(hotUrl
+        ? {
+            hotWallet: {
+              walletRpcUrl: hotUrl,
+              ...(process.env.XMR_HOT_WALLET_NAME ? { walletName: process.env.XMR_HOT_WALLET_NAME } : {}),
+              ...(process.env.XMR_HOT_WALLET_PASSWORD ? { password: process.env.XMR_HOT_WALLET_PASSWORD } : {}),
+            },
+          }
+        : {}),
+    }),
+  );
 }
 
 /** "USDT=0xabc...:6,USDC=0xdef...:6" -> the `tokens` option of evmChain. */

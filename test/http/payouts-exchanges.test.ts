@@ -387,9 +387,9 @@ describe("POST /api/v1/exchange/pairs", () => {
     expect(pair).toEqual({ minAmount: 0.0001, rate: 60000, fromCurrency: { symbol: "BTC" }, toCurrency: { symbol: "USDT" } });
   });
 
-  it("lists every ordered pair of the seven currencies", async () => {
+  it("lists every ordered pair of the eight currencies", async () => {
     const h = await setup();
     const res = await h.post("/api/v1/exchange/pairs");
-    expect(res.body).toHaveLength(7 * 6);
+    expect(res.body).toHaveLength(8 * 7);
   });
 });

@@ -1,6 +1,7 @@
 import { sha256 } from "@noble/hashes/sha2.js";
 import { keccak_256 } from "@noble/hashes/sha3.js";
 import { bech32, bech32m, createBase58check } from "@scure/base";
+import { isMoneroAddress, type MoneroNetType } from "./monero/address";
 
 /**
  * Per-network address rules, shared by the sandbox chain and the real chain adapters so that a
@@ -19,14 +20,14 @@ import { bech32, bech32m, createBase58check } from "@scure/base";
 export type ChainKind = "main" | "test" | "regtest";
 
 /** The address rule a network follows. */
-export type AddressFamily = "evm" | "bitcoin" | "litecoin" | "tron";
+export type AddressFamily = "evm" | "bitcoin" | "litecoin" | "tron" | "monero";
 
 /** Every {@link ChainKind}: what the sandbox accepts, as merchants test with any of them. */
 export const ANY_CHAIN: readonly ChainKind[] = Object.freeze(["main", "test", "regtest"] as const);
 
 /**
  * Network codes whose rule is known, by code. The codes of the default currency list (BTC, LTC,
- * ETH, BSC, TRX) and common EVM networks a host may configure. A host with another code passes
+ * ETH, BSC, TRX, XMR) and common EVM networks a host may configure. A host with another code passes
  * its own table (`{ ...DEFAULT_ADDRESS_FAMILIES, MYCHAIN: "evm" }`) as the `families` option.
  * A network in no table has no rule: {@link addressFamily} answers null and the caller decides
  * (the sandbox falls back to a loose shape check; a real adapter should refuse to serve it).
@@ -35,6 +36,7 @@ export const DEFAULT_ADDRESS_FAMILIES: Readonly<Record<string, AddressFamily>> =
   BTC: "bitcoin",
   LTC: "litecoin",
   TRX: "tron",
+  XMR: "monero",
   ETH: "evm",
   BSC: "evm",
   POLYGON: "evm",
@@ -106,6 +108,10 @@ export function isValidAddress(network: string, address: string, options: Addres
  *   as refusing it would refuse every Litecoin test P2PKH address.
  * - **tron**: base58check of 0x41 and a 20-byte account ("T...", 34 characters); the same on
  *   every TRON chain.
+ * - **monero**: Monero's base58 of a network prefix, two public keys that are points of the
+ *   curve (and a payment id in an integrated address) and a Keccak checksum: standard,
+ *   integrated and subaddresses of mainnet (main, and regtest, which uses mainnet's), or of
+ *   testnet and stagenet (test).
  *
  * Refused in every family, as a payout there burns the money: an all-zero payload (the EVM zero
  * address `0x0000...0000`, TRON's `T9yD14Nj9j7xAB4dbGeiX9h8unkKHxuWwb`, and all-zero hashes and
@@ -123,6 +129,8 @@ export function isValidAddressOfFamily(family: AddressFamily, address: string, o
       case "bitcoin":
       case "litecoin":
         return isUtxo(UTXO_PARAMS[family], address, chains);
+      case "monero":
+        return moneroNets(chains).some((net) => isMoneroAddress(address, net));
       default:
         return false;
     }
@@ -264,4 +272,16 @@ function freezeTable<T extends Record<string, Record<string, object>>>(table: T)
     Object.freeze(chains);
   }
   return Object.freeze(table);
+}
+
+/** The Monero networks whose addresses the chains take: regtest uses mainnet's, "test" is testnet and stagenet. */
+function moneroNets(chains: readonly ChainKind[]): MoneroNetType[] {
+  const nets = new Set<MoneroNetType>();
+  for (const chain of chains) {
+    if (chain === "test") {
+      nets.add("testnet");
+      nets.add("stagenet");
+    } else nets.add("mainnet");
+  }
+  return [...nets];
 }

@@ -14,6 +14,7 @@ export const DEFAULT_USD_PRICES: Readonly<Record<string, string>> = Object.freez
   POL: "0.25",
   LTC: "80",
   TRX: "0.12",
+  XMR: "160",
   USD: "1",
   EUR: "1.08",
   GBP: "1.27",

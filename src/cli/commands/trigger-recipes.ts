@@ -41,6 +41,8 @@ const SAMPLE_ADDRESSES: Readonly<Record<AddressFamily, string>> = {
   bitcoin: "tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx",
   litecoin: "ltc1qw508d6qejxtdg4y5r3zarvary0c5xw7kgmn4n9",
   tron: "TCUmA2JEPuSiBFmNGRiVktBZKbLB89JnSq",
+  // Stagenet, with the keys of the Monero General Fund's address.
+  monero: "54NHLfzi6KNBoZ4NMDwYtN18obc8AemS33DBLWs3H7otXft3XjrpDtQGv7SqSsaBYBb98uNbr2VBBEt7f2wfn3RVGRtzGna",
 };
 
 /**

@@ -12,6 +12,8 @@ const FOREIGN: Record<AddressFamily, string[]> = {
   bitcoin: ["bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu", "1BvBMSEYstWetqTFn5Au4m4GFg7xJaNVN2", "3J98t1WpEZ73CNmQviecrnyiWrnqRhWNLy"],
   litecoin: ["ltc1qytnqzjknvv03jwfgrsmzt0ycmwqgl0asjnaxwu", "LT2KVaAy1ppRuxRgrS5RNU3vBsy7RibPeA", "MHrYRxAiMNBTku3eoDHwhA1LQGDjUStZW2"],
   tron: ["TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7", "TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t"],
+  // The Monero General Fund's donation address.
+  monero: ["44AFFq5kSiGBoZ4NMDwYtN18obc8AemS33DBLWs3H7otXft3XjrpDtQGv7SqSsaBYBb98uNbr2VBBEt7f2wfn3RVGQBEP3A"],
 };
 
 /** createAddress and isValidAddress. */

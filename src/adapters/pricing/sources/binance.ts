@@ -27,7 +27,7 @@ export interface BinanceOptions extends HttpSourceOptions {
 /**
  * Binance's USDT markets for our assets. Binance refuses the whole request (400, code -1121
  * "Invalid symbol.") when ANY listed symbol is unknown to it, so this table holds only
- * long-standing, high-volume markets. USDT itself has no USDT price and is left out; the only
+ * long-standing, high-volume markets (XMR is not one: Binance delisted it). USDT itself has no USDT price and is left out; the only
  * fiat is EUR (EURUSDT): Binance's other fiat/USDT markets come and go.
  */
 export const BINANCE_SYMBOLS: Readonly<Record<string, string>> = Object.freeze({

@@ -31,8 +31,8 @@ export interface CoinbaseOptions extends HttpSourceOptions {
 }
 
 /**
- * Crypto assets Coinbase trades against USD. TRX and BNB are left out: Coinbase does not list
- * them, and an unknown pair fails its request (which fails the whole refresh).
+ * Crypto assets Coinbase trades against USD. TRX, BNB and XMR are left out: Coinbase does not
+ * list them, and an unknown pair fails its request (which fails the whole refresh).
  */
 export const COINBASE_SPOT_CODES: Readonly<Record<string, string>> = Object.freeze({
   BTC: "BTC",

@@ -37,6 +37,7 @@ export const COINGECKO_IDS: Readonly<Record<string, string>> = Object.freeze({
   TRX: "tron",
   BNB: "binancecoin",
   POL: "polygon-ecosystem-token",
+  XMR: "monero",
 });
 
 const ANSWER = z.record(z.string(), z.object({ usd: jsonNumber, last_updated_at: jsonNumber }));

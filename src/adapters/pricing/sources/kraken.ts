@@ -54,6 +54,7 @@ export const KRAKEN_PAIRS: Readonly<Record<string, Readonly<Required<KrakenPair>
   USDC: { pair: "USDCUSD", keys: ["USDCUSD"], inverse: false },
   LTC: { pair: "LTCUSD", keys: ["XLTCZUSD", "LTCUSD"], inverse: false },
   TRX: { pair: "TRXUSD", keys: ["TRXUSD"], inverse: false },
+  XMR: { pair: "XMRUSD", keys: ["XXMRZUSD", "XMRUSD"], inverse: false },
   EUR: { pair: "EURUSD", keys: ["ZEURZUSD", "EURUSD"], inverse: false },
   GBP: { pair: "GBPUSD", keys: ["ZGBPZUSD", "GBPUSD"], inverse: false },
   CHF: { pair: "USDCHF", keys: ["USDCHF", "ZUSDZCHF"], inverse: true },

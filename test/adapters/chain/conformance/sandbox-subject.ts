@@ -37,6 +37,10 @@ export const SANDBOX_VALID_ADDRESSES: Record<string, string[]> = {
   ARBITRUM: EVM_VALID,
   OPTIMISM: EVM_VALID,
   TRX: ["TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7", "TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t"],
+  XMR: [
+    "44AFFq5kSiGBoZ4NMDwYtN18obc8AemS33DBLWs3H7otXft3XjrpDtQGv7SqSsaBYBb98uNbr2VBBEt7f2wfn3RVGQBEP3A", // mainnet
+    "54NHLfzi6KNBoZ4NMDwYtN18obc8AemS33DBLWs3H7otXft3XjrpDtQGv7SqSsaBYBb98uNbr2VBBEt7f2wfn3RVGRtzGna", // stagenet, same keys
+  ],
 };
 
 /** Near misses of each network's rule. */
@@ -63,6 +67,11 @@ export const SANDBOX_INVALID_ADDRESSES: Record<string, string[]> = {
     "TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU8", // base58check checksum
     "T9yD14Nj9j7xAB4dbGeiX9h8unkKHxuWwb", // the all-zero account
     "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed", // EVM
+  ],
+  XMR: [
+    "44AFFq5kSiGBoZ4NMDwYtN18obc8AemS33DBLWs3H7otXft3XjrpDtQGv7SqSsaBYBb98uNbr2VBBEt7f2wfn3RVGQBEP3B", // checksum
+    "44AFFq5kSiGBoZ4NMDwYtN18obc8AemS33DBLWs3H7otXft3XjrpDtQGv7SqSsaBYBb98uNbr2VBBEt7f2wfn3RVGQBEP3", // too short
+    "bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu", // Bitcoin
   ],
 };
 
