@@ -1,9 +1,10 @@
 import { keccak_256 } from "@noble/hashes/sha3.js";
+import { base58xmr } from "@scure/base";
 import { isPoint } from "./keys";
 
 /**
  * Monero addresses, decoded and checked offline: Monero's own base58 (blocks of 8 bytes written
- * as 11 characters, no leading-zero rule), a varint network prefix, the public spend and view
+ * as 11 characters, no leading-zero rule; `@scure/base`), a varint network prefix, the public spend and view
  * keys (and an 8-byte payment id in an integrated address), and the first 4 bytes of the
  * Keccak-256 of all that as a checksum. Both keys must be points of the curve, as Monero's own
  * parser (and `validate_address`) requires.
@@ -36,35 +37,13 @@ const PREFIXES: ReadonlyMap<number, { nettype: MoneroNetType; kind: MoneroAddres
   [36, { nettype: "stagenet", kind: "subaddress" }],
 ]);
 
-const ALPHABET = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz";
-const VALUE = new Map([...ALPHABET].map((char, index) => [char, BigInt(index)]));
-/** Characters that encode a block of n bytes, n = 0..8. */
-const ENCODED_SIZE = [0, 2, 3, 5, 6, 7, 9, 10, 11];
-
-/** Monero's base58 decoded, or null when `text` is not in it. */
+/** Monero's base58 decoded (blocks of 8 bytes as 11 characters), or null when `text` is not in it. */
 export function decodeBase58(text: string): Uint8Array | null {
-  const full = Math.floor(text.length / 11);
-  const rest = ENCODED_SIZE.indexOf(text.length % 11);
-  if (rest < 0) return null;
-  const out = new Uint8Array(full * 8 + rest);
-  for (let block = 0; block <= full; block++) {
-    const chars = text.slice(block * 11, block * 11 + 11);
-    if (chars.length === 0) break;
-    const size = block < full ? 8 : rest;
-    let value = 0n;
-    for (const char of chars) {
-      const digit = VALUE.get(char);
-      if (digit === undefined) return null;
-      value = value * 58n + digit;
-    }
-    // A block that overflows its bytes is not an encoding Monero writes.
-    if (value >> BigInt(size * 8) !== 0n) return null;
-    for (let i = size - 1; i >= 0; i--) {
-      out[block * 8 + i] = Number(value & 0xffn);
-      value >>= 8n;
-    }
+  try {
+    return base58xmr.decode(text);
+  } catch {
+    return null;
   }
-  return out;
 }
 
 /** The decoded address, or null when `address` is not a well-formed Monero address of any network. */
