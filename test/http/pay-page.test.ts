@@ -87,13 +87,14 @@ describe("hosted invoice: choosing a coin", () => {
   it("lists all coins when acceptedCoins is not set", async () => {
     const invoice = await createHosted();
     const res = await page(invoice.id);
-    expect([...res.text.matchAll(/data-option="/g)]).toHaveLength(16);
+    expect([...res.text.matchAll(/data-option="/g)]).toHaveLength(17);
     // The rollups' USDC is named with its network; their own coin is never called a token.
     const text = textOf(res.text);
     expect(text).toContain("USD Coin (USDC) Base network");
     expect(text).toContain("USD Coin (USDC) Arbitrum One network");
     expect(text).toContain("Ethereum (ETH) OP Mainnet network");
     expect(text).toContain("Polygon Ecosystem Token (POL) Polygon PoS network");
+    expect(text).toContain("Monero (XMR)");
     expect(text).not.toMatch(/Ethereum \(ETH\) (Base|Arbitrum One|OP Mainnet) \(ERC20\)/);
   });
 

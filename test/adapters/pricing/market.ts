@@ -19,6 +19,7 @@ export const USD_PRICES: Readonly<Record<string, string>> = Object.freeze({
   USDC: "1",
   LTC: "80",
   POL: "0.25",
+  XMR: "160",
   TRX: "0.125",
   BNB: "600",
   EUR: "1.25",

@@ -203,7 +203,7 @@ describe("GET /v1/balances", () => {
     const h = await setup();
     const res = await get(h, "/v1/balances");
     expect(res.status).toBe(200);
-    expect(res.body.data.map((row: { currency: string }) => row.currency)).toEqual(["BTC", "ETH", "USDC", "POL", "USDT", "LTC", "TRX"]);
+    expect(res.body.data.map((row: { currency: string }) => row.currency)).toEqual(["BTC", "ETH", "USDC", "POL", "USDT", "LTC", "XMR", "TRX"]);
     for (const row of res.body.data) expect(row).toEqual({ currency: row.currency, available: "0", pending: "0", lastSettledAt: null });
   });
 
