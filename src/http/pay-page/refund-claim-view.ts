@@ -52,7 +52,7 @@ export function claimFormPage(
   t: Translator,
   currencies: CurrencyCatalog,
   refund: PayoutRecord,
-  options: { action: string; values: ClaimValues; estimate: string | null; error: string | null },
+  options: { action: string; csrf: string; values: ClaimValues; estimate: string | null; error: string | null },
 ): Omit<Page, "merchant"> {
   const amount = fixedAmount(currencies, refund);
   const { values, error } = options;
@@ -63,7 +63,7 @@ export function claimFormPage(
 ${refund.claim!.fiat && options.estimate ? html`<p class="meta" data-claim-estimate>${t.text("refundFiat", { coin: refund.coin, amount: options.estimate })}</p>` : null}
 ${error ? notice("error", error) : null}
 <form method="post" action="${options.action}" data-claim-form>
-<input type="hidden" name="step" value="review">
+<input type="hidden" name="step" value="review"><input type="hidden" name="csrf" value="${options.csrf}">
 ${networkField(t, refund, values.network)}
 <div class="field"><label class="label" for="claim-address">${t.text("refundAddress", { coin: refund.coin })}</label>
 <input class="input" id="claim-address" name="address" value="${values.address}" autocomplete="off" autocapitalize="off" spellcheck="false" maxlength="256" required aria-describedby="claim-address-hint"${error ? html` aria-invalid="true"` : null} data-claim-address></div>
@@ -82,7 +82,7 @@ ${networkField(t, refund, values.network)}
 export function claimReviewPage(
   t: Translator,
   refund: PayoutRecord,
-  options: { action: string; values: ClaimValues; quote: ShownQuote; rateChanged: boolean },
+  options: { action: string; csrf: string; values: ClaimValues; quote: ShownQuote; rateChanged: boolean },
 ): Omit<Page, "merchant"> {
   const { quote, values } = options;
   return {
@@ -97,11 +97,11 @@ ${quote.rate ? html`<dt>${t.text("refundRate")}</dt><dd data-claim-rate>${quote.
 </dl>
 <p class="meta">${t.text("refundFeeNote")}</p>
 <form method="post" action="${options.action}">
-<input type="hidden" name="step" value="confirm"><input type="hidden" name="network" value="${values.network}"><input type="hidden" name="address" value="${values.address}"><input type="hidden" name="amount" value="${quote.amount}">
+<input type="hidden" name="step" value="confirm"><input type="hidden" name="csrf" value="${options.csrf}"><input type="hidden" name="network" value="${values.network}"><input type="hidden" name="address" value="${values.address}"><input type="hidden" name="amount" value="${quote.amount}">
 <button class="button block" type="submit" data-claim-confirm>${t.text("refundConfirm")}</button>
 </form>
 <form method="post" action="${options.action}" class="center">
-<input type="hidden" name="step" value="edit"><input type="hidden" name="network" value="${values.network}"><input type="hidden" name="address" value="${values.address}">
+<input type="hidden" name="step" value="edit"><input type="hidden" name="csrf" value="${options.csrf}"><input type="hidden" name="network" value="${values.network}"><input type="hidden" name="address" value="${values.address}">
 <button class="secondary" type="submit" data-claim-change>${t.text("refundChange")}</button>
 </form>`,
   };

@@ -7,6 +7,7 @@ import { AmountFormatError, formatDecimal, parseDecimal } from "../../money";
 import { isPlainText, isPossibleId } from "../../schemas/fields";
 import { asyncHandler } from "../async-handler";
 import { formBodyReader } from "../form-body";
+import { formToken, formTokenValid } from "../form-token";
 import type { PayPageBranding } from "../pay-page/branding";
 import { requestLanguage, translator, type Translator } from "../pay-page/i18n/index";
 import { sendPage, setCommonHeaders, type Page } from "../pay-page/layout";
@@ -37,7 +38,9 @@ export interface RefundClaimPageOptions {
  * The secret is the permission: compared in constant time with its stored hash, and a wrong one
  * answers exactly as an unknown refund does. A POST must come from our own page (the payment
  * page's same-origin rule: Sec-Fetch-Site, else Origin), so another site cannot claim a refund
- * into an address of its choosing through a payer's browser. Claimed at most once: the claim
+ * into an address of its choosing through a payer's browser, and must carry the page's CSRF token
+ * (an HMAC keyed by the link's stored secret hash, valid 12 hours: a page left open too long is
+ * shown again with a notice, 403, nothing claimed). Claimed at most once: the claim
  * checks and moves the refund in one transaction under its lock.
  */
 export function refundClaimPageRoutes(context: CoreContext, options: RefundClaimPageOptions): Router {
@@ -52,6 +55,9 @@ export function refundClaimPageRoutes(context: CoreContext, options: RefundClaim
     if (!isPossibleId(id) || !SECRET.test(secret)) return null;
     return readRefundClaim(context, id, secret);
   };
+
+  /** The forms' CSRF token, keyed by the link's stored secret hash. */
+  const csrf = (refund: PayoutRecord) => formToken(claimForm(refund), context.now());
 
   const show = async (req: Request, res: Response, status: number, refund: PayoutRecord, page: Omit<Page, "merchant">) => {
     const merchant = await context.storage.getMerchant(refund.merchantId);
@@ -75,14 +81,26 @@ export function refundClaimPageRoutes(context: CoreContext, options: RefundClaim
         if (!(failure instanceof PaymentError)) throw failure;
       }
     }
-    await show(req, res, status, refund, claimFormPage(look(req).t, context.currencies, refund, { action: action(req), values, estimate, error }));
+    await show(
+      req,
+      res,
+      status,
+      refund,
+      claimFormPage(look(req).t, context.currencies, refund, { action: action(req), csrf: csrf(refund), values, estimate, error }),
+    );
   };
 
   const outcome = async (req: Request, res: Response, status: number, refund: PayoutRecord, message: string | null = null) =>
     show(req, res, status, refund, claimStatusPage(look(req).t, context.currencies, refund, { expired: refund.status === "AWAITING_CLAIM", message }));
 
   const review = async (req: Request, res: Response, status: number, refund: PayoutRecord, values: ClaimValues, quote: ClaimQuote, rateChanged: boolean) =>
-    show(req, res, status, refund, claimReviewPage(look(req).t, refund, { action: action(req), values, quote: shown(context, refund, quote), rateChanged }));
+    show(
+      req,
+      res,
+      status,
+      refund,
+      claimReviewPage(look(req).t, refund, { action: action(req), csrf: csrf(refund), values, quote: shown(context, refund, quote), rateChanged }),
+    );
 
   router.get(
     "/pay/refund/:id/:secret",
@@ -108,6 +126,7 @@ export function refundClaimPageRoutes(context: CoreContext, options: RefundClaim
       };
       if (!claimOpen(context, refund)) return outcome(req, res, 409, refund, refund.claim!.claimedAt !== null ? t.text("refundAlreadyClaimed") : null);
       if (!fromSameOrigin(req, publicHost)) return form(req, res, 403, refund, values, t.text("refundForeign"));
+      if (!formTokenValid(claimForm(refund), body.csrf, context.now())) return form(req, res, 403, refund, values, t.text("refundFormStale"));
       if (!NETWORK.test(values.network) || !refund.claim!.networks.includes(values.network)) {
         return form(req, res, 400, refund, { ...values, network: refund.claim!.networks[0]! }, t.text("refundBadNetwork"));
       }
@@ -138,6 +157,9 @@ export function refundClaimPageRoutes(context: CoreContext, options: RefundClaim
 
   return router;
 }
+
+/** The claim forms' CSRF token's scope: keyed by the link's stored secret hash, so only who holds the link can have one. */
+const claimForm = (refund: PayoutRecord) => ({ key: refund.claim!.tokenHash, purpose: "refund-claim", id: refund.id });
 
 const look = (req: Request): { t: Translator } => ({ t: translator(requestLanguage(req).language) });
 

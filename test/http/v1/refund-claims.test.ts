@@ -5,6 +5,7 @@ import { expectError, get, paidPayment } from "./support";
 import {
   available,
   claimPage,
+  claimCsrf,
   claimPost,
   claimThroughPage,
   createClaim,
@@ -184,6 +185,32 @@ describe("refund claim links: the payer claims", () => {
     expect(unknown.text).toContain("Refund link not found");
     expect((await request(h.app).post(wrong).set("Sec-Fetch-Site", "same-origin").type("form").send({ step: "confirm" })).status).toBe(404);
     expect((await refundOf(h, claim.id)).status).toBe("AWAITING_CLAIM");
+  });
+
+  it("refuses a post without the page's CSRF token, with another link's, or one older than 12 hours: the form again, 403, nothing claimed", async () => {
+    const h = await setup();
+    const payment = await funded(h);
+    const claim = await createClaim(h, { paymentId: payment.id, amount: "30" });
+    const otherLink = await createClaim(h, { paymentId: payment.id, amount: "10" });
+    const form = { step: "confirm", network: "TRX", address: PAYER_ADDRESS, amount: "30" };
+    const before = await available(h);
+    for (const csrf of ["", "garbage", await claimCsrf(h, otherLink.claimUrl)]) {
+      const refused = await claimPost(h, claim.claimUrl, { ...form, csrf });
+      expect(refused.status, csrf).toBe(403);
+      expect(refused.text).toContain("This page was open too long, or the form is not from this page.");
+      expect(refused.text).toContain(`value="${PAYER_ADDRESS}"`);
+      expect(refused.text).toMatch(/name="csrf" value="\d+\.[A-Za-z0-9_-]{43}"/);
+    }
+    const stale = await claimCsrf(h, claim.claimUrl);
+    h.clock.advanceMinutes(12 * 60);
+    expect((await claimPost(h, claim.claimUrl, { ...form, csrf: stale })).status).toBe(403);
+    expect((await refundOf(h, claim.id)).status).toBe("AWAITING_CLAIM");
+    expect(await available(h)).toBe(before);
+    // A token from a page shown 11 hours ago still claims.
+    const recent = await claimCsrf(h, claim.claimUrl);
+    h.clock.advanceMinutes(11 * 60);
+    expect((await claimPost(h, claim.claimUrl, { ...form, csrf: recent })).status).toBe(303);
+    expect((await refundOf(h, claim.id)).status).toBe("PROCESSING");
   });
 
   it("goes through the approval rule once claimed: AWAITING_APPROVAL above the threshold", async () => {

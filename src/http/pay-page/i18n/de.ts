@@ -162,6 +162,7 @@ export const de: Messages = {
   refundBadNetwork: "Bitte wähle ein Netzwerk aus der Liste.",
   refundNoAddress: "Bitte gib deine Adresse ein.",
   refundForeign: "Deine Anfrage wurde nicht von dieser Seite gesendet. Bitte versuche es hier erneut.",
+  refundFormStale: "Diese Seite war zu lange geöffnet. Bitte prüfe die Angaben und sende sie erneut.",
   refundRefused: "An diese Adresse kann diese Erstattung nicht gehen. Bitte nutze eine andere oder wende dich an den Händler.",
   refundUnavailable: "Erstattungen können gerade nicht gesendet werden. Bitte versuche es in ein paar Minuten erneut.",
   refundFailed: "Deine Erstattung konnte nicht angefordert werden. Bitte versuche es erneut oder wende dich an den Händler.",

@@ -171,6 +171,7 @@ export const en = {
   refundBadNetwork: "Please choose a network from the list.",
   refundNoAddress: "Please enter your address.",
   refundForeign: "Your request was not sent from this page. Please try again here.",
+  refundFormStale: "This page was open too long, or the form is not from this page. Please check and send it again.",
   refundRefused: "This address cannot receive this refund. Please use another one or contact the merchant.",
   refundUnavailable: "Refunds cannot be sent right now. Please try again in a few minutes.",
   refundFailed: "Your refund could not be claimed. Please try again or contact the merchant.",

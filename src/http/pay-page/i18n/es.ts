@@ -159,6 +159,7 @@ export const es: Messages = {
   refundBadNetwork: "Elige una red de la lista.",
   refundNoAddress: "Introduce tu dirección.",
   refundForeign: "Tu solicitud no se envió desde esta página. Inténtalo de nuevo aquí.",
+  refundFormStale: "Esta página estuvo abierta demasiado tiempo. Revisa los datos y envíalos de nuevo.",
   refundRefused: "Esta dirección no puede recibir este reembolso. Usa otra o contacta con el comercio.",
   refundUnavailable: "Ahora no se pueden enviar reembolsos. Inténtalo de nuevo en unos minutos.",
   refundFailed: "No se pudo reclamar tu reembolso. Inténtalo de nuevo o contacta con el comercio.",

@@ -161,6 +161,7 @@ export const fr: Messages = {
   refundBadNetwork: "Choisissez un réseau dans la liste.",
   refundNoAddress: "Saisissez votre adresse.",
   refundForeign: "Votre demande n’a pas été envoyée depuis cette page. Réessayez ici.",
+  refundFormStale: "Cette page est restée ouverte trop longtemps. Vérifiez et renvoyez le formulaire.",
   refundRefused: "Cette adresse ne peut pas recevoir ce remboursement. Utilisez-en une autre ou contactez le marchand.",
   refundUnavailable: "Les remboursements ne peuvent pas être envoyés pour le moment. Réessayez dans quelques minutes.",
   refundFailed: "Votre remboursement n’a pas pu être réclamé. Réessayez ou contactez le marchand.",

@@ -159,6 +159,7 @@ export const pt: Messages = {
   refundBadNetwork: "Escolha uma rede da lista.",
   refundNoAddress: "Informe seu endereço.",
   refundForeign: "Sua solicitação não foi enviada desta página. Tente novamente aqui.",
+  refundFormStale: "Esta página ficou aberta tempo demais. Confira os dados e envie novamente.",
   refundRefused: "Este endereço não pode receber este reembolso. Use outro ou entre em contato com o lojista.",
   refundUnavailable: "Não é possível enviar reembolsos agora. Tente novamente em alguns minutos.",
   refundFailed: "Não foi possível solicitar seu reembolso. Tente novamente ou entre em contato com o lojista.",

@@ -155,6 +155,7 @@ export const zh: Messages = {
   refundBadNetwork: "请从列表中选择网络。",
   refundNoAddress: "请输入您的地址。",
   refundForeign: "您的请求不是从此页面发送的。请在此处重试。",
+  refundFormStale: "此页面打开时间过长。请检查后重新提交。",
   refundRefused: "此地址无法接收此退款。请使用其他地址或联系商家。",
   refundUnavailable: "目前无法发送退款。请几分钟后重试。",
   refundFailed: "无法领取您的退款。请重试或联系商家。",
