@@ -52,12 +52,12 @@ export async function claimPost(h: Harness, claimUrl: string, form: Record<strin
 }
 
 /** Claims through the page's confirm step, as the review showed it, and asserts the 303 back to the page. */
-export async function claimThroughPage(h: Harness, claim: ClaimRefund & { claimUrl: string }, network: string, address: string): Promise<void> {
-  const review = await claimPost(h, claim.claimUrl, { step: "review", network, address });
+export async function claimThroughPage(h: Harness, claim: ClaimRefund & { claimUrl: string }, network: string, address: string, coin?: string): Promise<void> {
+  const review = await claimPost(h, claim.claimUrl, coin ? { step: "review", choice: `${coin}:${network}`, address } : { step: "review", network, address });
   expect(review.status, review.text).toBe(200);
   const amount = /name="amount" value="([0-9.]+)"/.exec(review.text)?.[1];
   expect(amount).toBeDefined();
-  const confirmed = await claimPost(h, claim.claimUrl, { step: "confirm", network, address, amount: amount! });
+  const confirmed = await claimPost(h, claim.claimUrl, { step: "confirm", ...(coin ? { coin } : {}), network, address, amount: amount! });
   expect(confirmed.status, confirmed.text).toBe(303);
   expect(confirmed.headers.location).toBe(pathOf(claim.claimUrl));
 }

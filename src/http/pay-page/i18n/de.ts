@@ -134,6 +134,8 @@ export const de: Messages = {
   refundOf: "Erstattung von {amount}",
   refundFiat: "Ausgezahlt in {coin} zum Kurs bei deiner Bestätigung: heute etwa {amount}.",
   refundNetwork: "Netzwerk",
+  refundCoinNetwork: "Coin und Netzwerk",
+  refundCoinOn: "{coin} im Netzwerk {network}",
   refundAddress: "Deine {coin}-Adresse",
   refundAddressHint: "Prüfe sie genau: Eine an eine falsche Adresse gesendete Erstattung kann nicht zurückgeholt werden.",
   refundContinue: "Weiter",

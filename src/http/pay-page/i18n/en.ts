@@ -143,6 +143,8 @@ export const en = {
   refundOf: "Refund of {amount}",
   refundFiat: "Paid in {coin} at the exchange rate when you confirm: about {amount} today.",
   refundNetwork: "Network",
+  refundCoinNetwork: "Coin and network",
+  refundCoinOn: "{coin} on {network}",
   refundAddress: "Your {coin} address",
   refundAddressHint: "Check it carefully: a refund sent to a wrong address cannot be returned.",
   refundContinue: "Continue",

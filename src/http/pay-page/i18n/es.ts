@@ -131,6 +131,8 @@ export const es: Messages = {
   refundOf: "Reembolso de {amount}",
   refundFiat: "Se paga en {coin} al tipo de cambio del momento en que confirmes: hoy, unos {amount}.",
   refundNetwork: "Red",
+  refundCoinNetwork: "Moneda y red",
+  refundCoinOn: "{coin} en {network}",
   refundAddress: "Tu dirección de {coin}",
   refundAddressHint: "Revísala con cuidado: un reembolso enviado a una dirección equivocada no se puede devolver.",
   refundContinue: "Continuar",

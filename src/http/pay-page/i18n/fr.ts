@@ -133,6 +133,8 @@ export const fr: Messages = {
   refundOf: "Remboursement de {amount}",
   refundFiat: "Versé en {coin} au taux de change au moment de votre confirmation : environ {amount} aujourd’hui.",
   refundNetwork: "Réseau",
+  refundCoinNetwork: "Crypto-monnaie et réseau",
+  refundCoinOn: "{coin} sur {network}",
   refundAddress: "Votre adresse {coin}",
   refundAddressHint: "Vérifiez-la bien : un remboursement envoyé à une mauvaise adresse ne peut pas être récupéré.",
   refundContinue: "Continuer",

@@ -131,6 +131,8 @@ export const pt: Messages = {
   refundOf: "Reembolso de {amount}",
   refundFiat: "Pago em {coin} à taxa de câmbio do momento da sua confirmação: cerca de {amount} hoje.",
   refundNetwork: "Rede",
+  refundCoinNetwork: "Moeda e rede",
+  refundCoinOn: "{coin} na rede {network}",
   refundAddress: "Seu endereço {coin}",
   refundAddressHint: "Confira com atenção: um reembolso enviado a um endereço errado não pode ser devolvido.",
   refundContinue: "Continuar",

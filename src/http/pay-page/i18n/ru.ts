@@ -130,6 +130,8 @@ export const ru: Messages = {
   refundOf: "Возврат {amount}",
   refundFiat: "Выплачивается в {coin} по курсу на момент подтверждения: сегодня около {amount}.",
   refundNetwork: "Сеть",
+  refundCoinNetwork: "Монета и сеть",
+  refundCoinOn: "{coin} в сети {network}",
   refundAddress: "Ваш адрес {coin}",
   refundAddressHint: "Проверьте его внимательно: возврат, отправленный на неверный адрес, вернуть нельзя.",
   refundContinue: "Продолжить",

@@ -127,6 +127,8 @@ export const zh: Messages = {
   refundOf: "退款 {amount}",
   refundFiat: "按您确认时的汇率以 {coin} 支付：今天约为 {amount}。",
   refundNetwork: "网络",
+  refundCoinNetwork: "币种和网络",
+  refundCoinOn: "{network} 上的 {coin}",
   refundAddress: "您的 {coin} 地址",
   refundAddressHint: "请仔细核对：发送到错误地址的退款无法追回。",
   refundContinue: "继续",
