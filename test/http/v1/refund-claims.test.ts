@@ -410,6 +410,23 @@ describe("refund claim links: paid in another coin", () => {
     expect(await refundOf(h, second.id)).toMatchObject({ status: "PROCESSING", amount: "60", fee: "2", chain: "TRX" });
   });
 
+  it("converts a fiat amount at the chosen coin's own live rate", async () => {
+    const pricing = staticPricing();
+    const h = await setup({ pricing });
+    const payment = await funded(h);
+    await paidPayment(h, "100", "USDC", "BASE"); // 99.5 USDC
+    const claim = await createClaim(h, { paymentId: payment.id, amount: "50", currency: "USD", claimCoins: { USDC: ["BASE"] } });
+    expect(await available(h)).toBe("443"); // 497.5 - (52.5 + 2)
+    pricing.setPrice("USDC", "1.25"); // 50 USD = 40 USDC
+    const review = await claimPost(h, claim.claimUrl, { step: "review", choice: "USDC:BASE", address: PAYER_EVM_ADDRESS });
+    expect(review.text).toMatch(/data-claim-receive>40&nbsp;USDC</);
+    expect(review.text).toContain("1 USDC = 1.25 USD");
+    const done = await claimPost(h, claim.claimUrl, { step: "confirm", coin: "USDC", network: "BASE", address: PAYER_EVM_ADDRESS, amount: "40" });
+    expect(done.status, done.text).toBe(303);
+    expect(await available(h)).toBe("497.5");
+    expect(await available(h, "USDC")).toBe("59.4"); // 99.5 - 40.1
+  });
+
   it("refuses the refund's own coin, an unknown coin and an unknown network in claimCoins, naming the field", async () => {
     const h = await setup();
     const payment = await funded(h);
