@@ -16,17 +16,25 @@ import { quoteRate } from "./rates";
 import { claimSecretMatches, fiatToCoin, notAwaitingClaim } from "./refund-claims";
 import { refundTarget, refuseOverRefund, type RefundTarget } from "./refund-target";
 
-/** What a claim on one network comes to: the amount the payer receives and the network fee, in the refund's coin. */
+/** What a claim in one coin on one network comes to: the amount the payer receives and the network fee, in that coin. */
 export interface ClaimQuote {
+  /** The coin paid out: the refund's own, or one of the link's other coins. */
+  coin: string;
   network: string;
   amount: bigint;
   fee: bigint;
-  /** For a fiat amount: the live rate it was converted at (price of 1 coin, scaled by 10^RATE_DECIMALS); null otherwise. */
+  /**
+   * The live rate the amount was converted at (price of 1 `coin`, scaled by 10^RATE_DECIMALS): in
+   * the fiat currency for a fiat amount, in the refund's own coin for a coin amount paid in
+   * another coin; null when nothing was converted.
+   */
   rate: bigint | null;
 }
 
 /** What the payer asks for on the claim page. */
 export interface ClaimRequest {
+  /** The coin to be paid in; null: the refund's own. */
+  coin?: string | null;
   network: string;
   address: string;
   /**
@@ -54,31 +62,49 @@ export function claimOpen(context: CoreContext, refund: PayoutRecord): boolean {
   return refund.status === "AWAITING_CLAIM" && refund.claim !== null && refund.claim.expiresAt > context.now();
 }
 
+/** The networks of `coin` a claim link offers: its own coin's, or another coin's; null when the link does not offer the coin. */
+export function offeredNetworks(refund: PayoutRecord, coin: string): string[] | null {
+  if (coin === refund.coin) return refund.claim!.networks;
+  return refund.claim!.coins.find((entry) => entry.coin === coin)?.networks ?? null;
+}
+
 /** The network of a claim the payer may choose, or a 400. */
-function offeredNetwork(context: CoreContext, refund: PayoutRecord, network: string): Network {
-  const found = refund.claim!.networks.includes(network) ? context.currencies.network(refund.coin, network) : undefined;
-  if (!found) throw new PaymentError("validation_error", `Invalid request: network: must be one of ${refund.claim!.networks.join(", ")}.`);
+function offeredNetwork(context: CoreContext, refund: PayoutRecord, coin: string, network: string): Network {
+  const networks = offeredNetworks(refund, coin);
+  if (!networks)
+    throw new PaymentError(
+      "validation_error",
+      `Invalid request: coin: must be one of ${[refund.coin, ...refund.claim!.coins.map((entry) => entry.coin)].join(", ")}.`,
+    );
+  const found = networks.includes(network) ? context.currencies.network(coin, network) : undefined;
+  if (!found) throw new PaymentError("validation_error", `Invalid request: network: must be one of ${networks.join(", ")}.`);
   return found;
 }
 
 /**
- * What claiming on `network` pays out now: the coin amount (for a fiat amount, converted at the
- * live rate, rounded up), and that network's fee.
+ * What claiming in `coin` on `network` pays out now: the amount in that coin, and that
+ * network's fee. A fiat amount is converted at the live rate of the chosen coin; a coin amount
+ * paid in another coin, at the live rate between the two (the service's rate source, as
+ * invoices are priced); both rounded up, so the payer never gets less.
  */
-export async function quoteClaim(context: CoreContext, refund: PayoutRecord, network: string): Promise<ClaimQuote> {
-  const chosen = offeredNetwork(context, refund, network);
+export async function quoteClaim(context: CoreContext, refund: PayoutRecord, coin: string, network: string): Promise<ClaimQuote> {
+  const chosen = offeredNetwork(context, refund, coin, network);
   const fee = chosen.withdrawFee + chosen.staticFixedFee;
   const fiat = refund.claim!.fiat;
-  if (fiat === null) return { network: chosen.network, amount: refund.amount, fee, rate: null };
-  const rate = await quoteRate(context, refund.coin, fiat.currency);
-  const decimals = context.currencies.decimalsOf(refund.coin) ?? 0;
-  return { network: chosen.network, amount: fiatToCoin(fiat.amount, context.currencies.decimalsOf(fiat.currency)!, rate, decimals), fee, rate };
+  const decimals = context.currencies.decimalsOf(coin) ?? 0;
+  if (fiat === null && coin === refund.coin) return { coin, network: chosen.network, amount: refund.amount, fee, rate: null };
+  // The amount a coin-denominated link is for: what was held less the dearest fee (its `amount` until claimed).
+  const [units, unitDecimals, quote] = fiat
+    ? [fiat.amount, context.currencies.decimalsOf(fiat.currency)!, fiat.currency]
+    : [refund.amount, context.currencies.decimalsOf(refund.coin) ?? 0, refund.coin];
+  const rate = await quoteRate(context, coin, quote);
+  return { coin, network: chosen.network, amount: fiatToCoin(units, unitDecimals, rate, decimals), fee, rate };
 }
 
-/** Whether `address` is valid for the refund's coin on `network` (one of the claim's), by the chain adapter's rule. */
-export async function claimAddressValid(context: CoreContext, refund: PayoutRecord, network: string, address: string): Promise<boolean> {
-  const chosen = offeredNetwork(context, refund, network);
-  return context.chains.require(refund.mode, refund.coin, chosen.network).isValidAddress(refund.coin, chosen.network, address);
+/** Whether `address` is valid for `coin` on `network` (one the claim offers), by the chain adapter's rule. */
+export async function claimAddressValid(context: CoreContext, refund: PayoutRecord, coin: string, network: string, address: string): Promise<boolean> {
+  const chosen = offeredNetwork(context, refund, coin, network);
+  return context.chains.require(refund.mode, coin, chosen.network).isValidAddress(coin, chosen.network, address);
 }
 
 /** A claim refused because a fiat amount converts to another amount than the payer confirmed; carries the new quote. */
@@ -101,37 +127,45 @@ export class RateChangedError extends PaymentError {
  */
 export async function claimRefund(context: CoreContext, refund: PayoutRecord, request: ClaimRequest): Promise<PayoutRecord> {
   if (!claimOpen(context, refund)) throw closedError(context, refund);
-  const quote = await quoteClaim(context, refund, request.network);
+  const coin = request.coin ?? refund.coin;
+  const quote = await quoteClaim(context, refund, coin, request.network);
   if (request.confirmedAmount !== null && request.confirmedAmount !== quote.amount) throw new RateChangedError(quote);
-  const chain = context.chains.require(refund.mode, refund.coin, quote.network);
-  const unavailable = chain.payoutsUnavailable?.(refund.coin, quote.network);
+  const chain = context.chains.require(refund.mode, coin, quote.network);
+  const unavailable = chain.payoutsUnavailable?.(coin, quote.network);
   if (unavailable) throw new PaymentError("chain_unavailable", unavailable);
-  if (!(await chain.isValidAddress(refund.coin, quote.network, request.address))) {
-    throw new PaymentError("invalid_address", `"${request.address}" is not a valid ${refund.coin} address on ${quote.network}.`);
+  if (!(await chain.isValidAddress(coin, quote.network, request.address))) {
+    throw new PaymentError("invalid_address", `"${request.address}" is not a valid ${coin} address on ${quote.network}.`);
   }
   const scope = { merchantId: refund.merchantId, mode: refund.mode };
   const target = await refundTarget(context, scope, refund.refundOf!, refund.refundDepositId);
-  const funding = { merchantId: refund.merchantId, coin: refund.coin, network: quote.network, amount: quote.amount, fee: quote.fee };
-  const reading = await readHotWalletFunding(context, refund.mode, chain, funding, refund.claim!.held);
+  const funding = { merchantId: refund.merchantId, coin, network: quote.network, amount: quote.amount, fee: quote.fee };
+  // In another coin nothing of that coin was held: the whole amount + fee is new to the hot wallet.
+  const reading = await readHotWalletFunding(context, refund.mode, chain, funding, coin === refund.coin ? refund.claim!.held : 0n);
   const merchant = await context.storage.getMerchant(refund.merchantId);
-  const held = await needsApproval(context, approvalRuleOf(context, merchant), refund.coin, quote.amount);
+  const held = await needsApproval(context, approvalRuleOf(context, merchant), coin, quote.amount);
   const claimed = await withOutbox(context, async (tx) => {
     await tx.lockInvoice(target.invoice.id);
     const current = await tx.lockPayout(refund.id);
     if (!current || !claimOpen(context, current)) throw closedError(context, current ?? refund);
     await refuseUnlistedDestination(context, tx, scope, quote.network, request.address);
-    await refuseOverRefundAtClaim(tx, target, current, quote);
     const now = context.now();
-    await settleHold(context, tx, current, quote, now);
+    if (coin === current.coin) {
+      await refuseOverRefundAtClaim(tx, target, current, quote);
+      await settleHold(context, tx, current, quote, now);
+    } else {
+      // Counted against the payment as held (checked at creation); the hold goes back, the chosen coin pays.
+      await switchCoin(context, tx, current, quote, now);
+    }
     await refuseIfHotWalletShort(context, tx, reading, funding);
     const next: PayoutRecord = {
       ...current,
       status: held ? "AWAITING_APPROVAL" : "PROCESSING",
+      coin,
       network: quote.network,
       address: request.address,
       amount: quote.amount,
       fee: quote.fee,
-      claim: { ...current.claim!, claimedAt: now },
+      claim: { ...current.claim!, claimedAt: now, origin: coin === current.coin ? null : { coin: current.coin, amount: current.amount } },
       updatedAt: now,
     };
     await tx.updatePayout(next);
@@ -193,6 +227,34 @@ async function settleHold(context: CoreContext, tx: StorageTransaction, current:
     throw new PaymentError(
       "insufficient_balance",
       `The ${current.coin} balance does not cover the ${formatDecimal(-difference, decimals)} the refund comes to above its hold at today's rate.`,
+    );
+  }
+}
+
+/**
+ * A claim in another coin than the refund's: in the claim's transaction, the whole hold goes back
+ * to the refund's coin and the chosen coin's balance is debited amount + fee (cause keys
+ * `payout:<id>:claim` and `payout:<id>:claim-coin`, so each posts once). When that balance cannot
+ * cover it, 42201 and the transaction rolls back: the hold stays, the link stays claimable.
+ */
+async function switchCoin(context: CoreContext, tx: StorageTransaction, current: PayoutRecord, quote: ClaimQuote, now: number): Promise<void> {
+  const entry = (asset: string, amount: bigint, suffix: string): LedgerEntry => ({
+    id: newId("led"),
+    merchantId: current.merchantId,
+    mode: current.mode,
+    asset,
+    amount,
+    kind: amount > 0n ? "payout_reversal" : "payout",
+    causeKey: `payout:${current.id}:${suffix}`,
+    createdAt: now,
+  });
+  const posted = await tx.postLedgerEntries([entry(current.coin, current.claim!.held, "claim"), entry(quote.coin, -(quote.amount + quote.fee), "claim-coin")]);
+  if (posted.status === "insufficient") {
+    await refuseIfInDeficit(context, tx, { merchantId: current.merchantId, mode: current.mode }, quote.coin);
+    const decimals = context.currencies.decimalsOf(quote.coin) ?? 0;
+    throw new PaymentError(
+      "insufficient_balance",
+      `The ${quote.coin} balance does not cover the ${formatDecimal(quote.amount + quote.fee, decimals)} the refund comes to in ${quote.coin} (amount plus network fee).`,
     );
   }
 }

@@ -10,7 +10,7 @@ import { parseAmountIn, resolveNetwork } from "./invoices";
 import { recordEvents, withOutbox } from "./outbox";
 import { refuseIfInDeficit } from "./deficit";
 import { payoutDebitReturn } from "./payout-ledger";
-import type { Mode, PayoutRecord } from "./ports/records";
+import type { ClaimCoin, Mode, PayoutRecord } from "./ports/records";
 import { quoteRate } from "./rates";
 import { capitalise, type CreateRefundInput, refundTarget, refuseOverRefund } from "./refund-target";
 
@@ -75,6 +75,7 @@ export async function createRefundClaim(
   const feeOf = (network: (typeof networks)[number]) => network.withdrawFee + network.staticFixedFee;
   let fee = 0n;
   for (const network of networks) if (feeOf(network) > fee) fee = feeOf(network);
+  const coins = otherCoins(context, scope.mode, coin, depositId, input.claimCoins ?? null);
   const days = input.expiresInDays ?? DEFAULT_CLAIM_DAYS;
   if (!Number.isInteger(days) || days < 1 || days > MAX_CLAIM_DAYS) {
     throw new PaymentError("validation_error", `Invalid request: expiresInDays: must be a whole number from 1 to ${MAX_CLAIM_DAYS}.`);
@@ -133,6 +134,8 @@ export async function createRefundClaim(
       tokenHash: claimSecretHash(secret),
       expiresAt: now + days * 86_400_000,
       networks: networks.map((network) => network.network),
+      coins,
+      origin: null,
       fiat,
       held: amount + fee,
       claimedAt: null,
@@ -149,6 +152,27 @@ export async function createRefundClaim(
     await onCommit?.(tx, refund);
   });
   return { refund, secret };
+}
+
+/**
+ * The other coins a claim link offers (`claimCoins`), checked: each a coin the service has, not
+ * the refund's own (its networks are `claimChains`), with networks of it that have a chain
+ * adapter in this mode. A refund of one stray deposit stays in that deposit's coin.
+ */
+function otherCoins(context: CoreContext, mode: Mode, coin: string, depositId: string | null, wanted: Record<string, string[]> | null): ClaimCoin[] {
+  if (wanted === null) return [];
+  if (depositId !== null) throw new PaymentError("validation_error", "Invalid request: claimCoins: a refund of one deposit is paid in that deposit's coin.");
+  return Object.entries(wanted).map(([symbol, names]) => {
+    const other = symbol.toUpperCase();
+    if (other === coin)
+      throw new PaymentError("validation_error", `Invalid request: claimCoins: ${coin} is the refund's own coin: name its networks in claimChains.`);
+    if (context.currencies.decimalsOf(other) === undefined || context.currencies.fiatSymbols().includes(other)) {
+      throw new PaymentError("validation_error", `Invalid request: claimCoins: ${other} is not a coin this service pays out.`);
+    }
+    const networks = [...new Set(names)].map((name) => resolveNetwork(context, other, name, mode).network);
+    for (const network of networks) context.chains.require(mode, other, network.network);
+    return { coin: other, networks: networks.map((network) => network.network) };
+  });
 }
 
 /** Debits a claim link's hold (amount + fee) under the payout's cause key, or refuses with 42201 (42202 in deficit). */

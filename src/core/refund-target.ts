@@ -22,6 +22,11 @@ export interface CreateRefundInput {
   currency?: string | null;
   /** Claim links only: the networks of the coin the payer may choose; null offers `network` alone. */
   claimNetworks?: string[] | null;
+  /**
+   * Claim links only: other coins the payer may choose instead, each with its networks (e.g.
+   * `{ USDC: ["ETH"] }`); the amount is converted at the live rate of the claim. Null: the refund's coin alone.
+   */
+  claimCoins?: Record<string, string[]> | null;
   /** Claim links only: days until the link lapses and its hold goes back (default 30). */
   expiresInDays?: number | null;
 }
@@ -45,9 +50,11 @@ async function refundable(reads: RefundReads, invoice: InvoiceRecord, except: st
   const received = (await reads.listDepositsForInvoice(invoice.id))
     .filter((deposit) => deposit.status === "CONFIRMED" && deposit.coin === invoice.coin)
     .reduce((sum, deposit) => sum + deposit.amount, 0n);
+  // A claim link paid in another coin counts for the amount of the payment's coin it was made for.
+  const counted = (refund: PayoutRecord) => refund.claim?.origin ?? { coin: refund.coin, amount: refund.amount };
   const refunded = (await reads.listRefunds(invoice.id))
-    .filter((refund) => !gaveBack(refund) && refund.coin === invoice.coin && refund.id !== except)
-    .reduce((sum, refund) => sum + refund.amount, 0n);
+    .filter((refund) => !gaveBack(refund) && counted(refund).coin === invoice.coin && refund.id !== except)
+    .reduce((sum, refund) => sum + counted(refund).amount, 0n);
   return received - refunded;
 }
 

@@ -24,10 +24,15 @@ export async function createRefund(
   // A claim link's secret is in its creating answer only: it is made by createRefundClaim, which returns it.
   if (input.address === null)
     throw new PaymentError("validation_error", "Invalid request: address: required (a refund without one is a claim link: createRefundClaim).");
-  if ((input.currency ?? null) !== null || (input.claimNetworks ?? null) !== null || (input.expiresInDays ?? null) !== null) {
+  if (
+    (input.currency ?? null) !== null ||
+    (input.claimNetworks ?? null) !== null ||
+    (input.claimCoins ?? null) !== null ||
+    (input.expiresInDays ?? null) !== null
+  ) {
     throw new PaymentError(
       "validation_error",
-      "Invalid request: currency, claimChains and expiresInDays are for a refund claim link (a refund without address).",
+      "Invalid request: currency, claimChains, claimCoins and expiresInDays are for a refund claim link (a refund without address).",
     );
   }
   const target = await refundTarget(context, scope, input.paymentId, input.depositId ?? null);

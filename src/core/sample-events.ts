@@ -124,6 +124,8 @@ function sampleClaim(type: EventType, now: number, network: string): PayoutRecor
     tokenHash: "0".repeat(64),
     expiresAt: now + 30 * 86_400_000,
     networks: [network],
+    coins: [],
+    origin: null,
     fiat: null,
     held: 1000n,
     claimedAt: type === "refund.claimed" ? now : null,

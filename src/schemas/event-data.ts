@@ -119,9 +119,11 @@ function refundClaimField() {
   const schema = z.strictObject({
     expiresAt: isoTime.schema,
     chains: z.array(z.string()),
+    coins: z.record(z.string(), z.array(z.string())),
     fiatAmount: z.string().regex(DECIMAL).nullable(),
     fiatCurrency: z.string().nullable(),
     held: decimal.schema,
+    heldCurrency: z.string(),
     claimedAt: isoTime.schema.nullable(),
   });
   return field(schema, (value) => schema.safeParse(value).success);

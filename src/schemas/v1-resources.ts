@@ -54,6 +54,9 @@ const refundClaim = z
   .strictObject({
     expiresAt: dateTime.meta({ description: "When the link lapses (EXPIRED, its hold credited back)." }),
     chains: z.array(z.string()).meta({ description: "The networks of `currency` the payer may choose; `chain` is the first until the payer chooses." }),
+    coins: z
+      .record(z.string(), z.array(z.string()))
+      .meta({ description: "Other coins the payer may choose instead of the refund's own, each with its networks; {} when none." }),
     fiatAmount: z
       .string()
       .regex(/^\d+(\.\d+)?$/)
@@ -64,6 +67,7 @@ const refundClaim = z
       "What the link held from the balance when it was made: amount + fee as held (for a fiat amount, at the rate of creation plus a 5% margin).",
       "12",
     ),
+    heldCurrency: z.string().meta({ description: "The coin of `held`: the refund's own (`currency` is the coin chosen once claimed in another)." }),
     claimedAt: dateTime.nullable().meta({ description: "When the payer claimed it." }),
   })
   .meta({ id: "RefundClaim", description: "The terms of a refund claim link. The secret link itself is only in `claimUrl` of the creating answer." });

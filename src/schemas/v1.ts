@@ -132,6 +132,15 @@ export const refundCreateRequest = z.strictObject({
       description: "Claim links only: the networks of the coin the payer may choose from; left out, `chain` (or the payment's network) alone.",
       examples: [["TRX", "ETH"]],
     }),
+  claimCoins: z
+    .record(symbol, z.array(symbol, { error: "must be a list of network codes" }).min(1, { error: "must name at least one network" }).max(20))
+    .refine((coins) => Object.keys(coins).length <= 10, { error: "must name at most 10 coins" })
+    .optional()
+    .meta({
+      description:
+        "Claim links only: other coins the payer may choose instead of the refund's own, each with its networks. The amount (in the coin refunded, or in `currency`) is converted to the chosen coin at the live rate of the claim, and that coin's balance pays amount + fee (the hold in the refund's coin goes back).",
+      examples: [{ USDC: ["ETH", "BSC"] }],
+    }),
   expiresInDays: z
     .int({ error: "must be a whole number" })
     .min(1, { error: "must be at least 1" })

@@ -344,6 +344,17 @@ export interface RefundClaim {
   /** The networks of the refund's coin the payer may choose (the first is the default). */
   networks: string[];
   /**
+   * Other coins the payer may choose instead of the refund's own, each with its networks: the
+   * amount is then converted at the live rate of the claim. [] offers the refund's coin alone.
+   */
+  coins: ClaimCoin[];
+  /**
+   * Once claimed in another coin (the payout's `coin` is then that coin): the refund's own coin
+   * and the amount of it the refund counts for against the payment (what was held less the
+   * fee). Null otherwise.
+   */
+  origin: { coin: string; amount: bigint } | null;
+  /**
    * For an amount fixed in fiat: that amount (smallest units of `currency`), the rate at
    * creation (price of 1 coin in `currency`, scaled by 10^RATE_DECIMALS) the hold was sized
    * with; null for an amount in the coin.
@@ -353,6 +364,14 @@ export interface RefundClaim {
   held: bigint;
   /** When the payer claimed it; null before. */
   claimedAt: number | null;
+}
+
+/** A coin a refund claim link offers besides the refund's own, and the networks of it the payer may choose. */
+export interface ClaimCoin {
+  /** The coin's symbol (USDC). */
+  coin: string;
+  /** Its networks the payer may choose (the first is the default). */
+  networks: string[];
 }
 
 /** What an audit log entry records. */

@@ -41,12 +41,16 @@ export interface RefundClaimView {
   expiresAt: string;
   /** The networks the payer may choose (`chain` is the first until claimed, then the one chosen). */
   chains: string[];
+  /** Other coins the payer may choose instead of the refund's own, each with its networks ({} when none). */
+  coins: Record<string, string[]>;
   /** An amount fixed in fiat, converted at the claim's live rate; null when the amount is in the coin. */
   fiatAmount: string | null;
   /** The fiat currency of `fiatAmount`; null when the amount is in the coin. */
   fiatCurrency: string | null;
   /** What the link held from the balance when it was made (amount + fee as held), in the coin. */
   held: string;
+  /** The coin of `held`: the refund's own (the payout's `currency` differs once claimed in another coin). */
+  heldCurrency: string;
   /** When the payer claimed it; null before. */
   claimedAt: string | null;
 }
@@ -101,9 +105,11 @@ function claimView(payout: PayoutRecord, currencies: CurrencyCatalog): RefundCla
   return {
     expiresAt: new Date(claim.expiresAt).toISOString(),
     chains: [...claim.networks],
+    coins: Object.fromEntries(claim.coins.map((entry) => [entry.coin, [...entry.networks]])),
     fiatAmount: claim.fiat ? amountOf(currencies, claim.fiat.amount, claim.fiat.currency) : null,
     fiatCurrency: claim.fiat?.currency ?? null,
-    held: amountOf(currencies, claim.held, payout.coin),
+    held: amountOf(currencies, claim.held, claim.origin?.coin ?? payout.coin),
+    heldCurrency: claim.origin?.coin ?? payout.coin,
     claimedAt: claim.claimedAt === null ? null : new Date(claim.claimedAt).toISOString(),
   };
 }

@@ -1,12 +1,22 @@
 import express, { type Request, type Response, type Router } from "express";
 import type { CoreContext } from "../../core/context";
 import type { PayoutRecord } from "../../core/ports/records";
-import { claimAddressValid, claimOpen, claimRefund, quoteClaim, RateChangedError, readRefundClaim, type ClaimQuote } from "../../core/refund-claim-redeem";
+import {
+  claimAddressValid,
+  claimOpen,
+  offeredNetworks,
+  claimRefund,
+  quoteClaim,
+  RateChangedError,
+  readRefundClaim,
+  type ClaimQuote,
+} from "../../core/refund-claim-redeem";
 import { PaymentError } from "../../errors";
 import { AmountFormatError, formatDecimal, parseDecimal } from "../../money";
 import { isPlainText, isPossibleId } from "../../schemas/fields";
 import { asyncHandler } from "../async-handler";
 import { formBodyReader } from "../form-body";
+import { formToken, formTokenValid } from "../form-token";
 import type { PayPageBranding } from "../pay-page/branding";
 import { requestLanguage, translator, type Translator } from "../pay-page/i18n/index";
 import { sendPage, setCommonHeaders, type Page } from "../pay-page/layout";
@@ -37,7 +47,9 @@ export interface RefundClaimPageOptions {
  * The secret is the permission: compared in constant time with its stored hash, and a wrong one
  * answers exactly as an unknown refund does. A POST must come from our own page (the payment
  * page's same-origin rule: Sec-Fetch-Site, else Origin), so another site cannot claim a refund
- * into an address of its choosing through a payer's browser. Claimed at most once: the claim
+ * into an address of its choosing through a payer's browser, and must carry the page's CSRF token
+ * (an HMAC keyed by the link's stored secret hash, valid 12 hours: a page left open too long is
+ * shown again with a notice, 403, nothing claimed). Claimed at most once: the claim
  * checks and moves the refund in one transaction under its lock.
  */
 export function refundClaimPageRoutes(context: CoreContext, options: RefundClaimPageOptions): Router {
@@ -53,6 +65,9 @@ export function refundClaimPageRoutes(context: CoreContext, options: RefundClaim
     return readRefundClaim(context, id, secret);
   };
 
+  /** The forms' CSRF token, keyed by the link's stored secret hash. */
+  const csrf = (refund: PayoutRecord) => formToken(claimForm(refund), context.now());
+
   const show = async (req: Request, res: Response, status: number, refund: PayoutRecord, page: Omit<Page, "merchant">) => {
     const merchant = await context.storage.getMerchant(refund.merchantId);
     const { t } = look(req);
@@ -67,22 +82,34 @@ export function refundClaimPageRoutes(context: CoreContext, options: RefundClaim
   /** The form, with what the payer typed and an optional error; a fiat refund shows today's coin amount. */
   const form = async (req: Request, res: Response, status: number, refund: PayoutRecord, values: ClaimValues, error: string | null) => {
     let estimate: string | null = null;
-    if (refund.claim!.fiat) {
+    if (refund.claim!.fiat || values.coin !== refund.coin) {
       try {
-        const quote = await quoteClaim(context, refund, values.network);
-        estimate = `${formatDecimal(quote.amount, context.currencies.decimalsOf(refund.coin) ?? 0)} ${refund.coin}`;
+        const quote = await quoteClaim(context, refund, values.coin, values.network);
+        estimate = `${formatDecimal(quote.amount, context.currencies.decimalsOf(quote.coin) ?? 0)} ${quote.coin}`;
       } catch (failure) {
         if (!(failure instanceof PaymentError)) throw failure;
       }
     }
-    await show(req, res, status, refund, claimFormPage(look(req).t, context.currencies, refund, { action: action(req), values, estimate, error }));
+    await show(
+      req,
+      res,
+      status,
+      refund,
+      claimFormPage(look(req).t, context.currencies, refund, { action: action(req), csrf: csrf(refund), values, estimate, error }),
+    );
   };
 
   const outcome = async (req: Request, res: Response, status: number, refund: PayoutRecord, message: string | null = null) =>
     show(req, res, status, refund, claimStatusPage(look(req).t, context.currencies, refund, { expired: refund.status === "AWAITING_CLAIM", message }));
 
   const review = async (req: Request, res: Response, status: number, refund: PayoutRecord, values: ClaimValues, quote: ClaimQuote, rateChanged: boolean) =>
-    show(req, res, status, refund, claimReviewPage(look(req).t, refund, { action: action(req), values, quote: shown(context, refund, quote), rateChanged }));
+    show(
+      req,
+      res,
+      status,
+      refund,
+      claimReviewPage(look(req).t, { action: action(req), csrf: csrf(refund), values, quote: shown(context, refund, quote), rateChanged }),
+    );
 
   router.get(
     "/pay/refund/:id/:secret",
@@ -90,7 +117,7 @@ export function refundClaimPageRoutes(context: CoreContext, options: RefundClaim
       const refund = await load(req);
       if (!refund) return notFound(req, res, branding);
       if (!claimOpen(context, refund)) return outcome(req, res, 200, refund);
-      await form(req, res, 200, refund, { network: refund.claim!.networks[0]!, address: "" }, null);
+      await form(req, res, 200, refund, { coin: refund.coin, network: refund.claim!.networks[0]!, address: "" }, null);
     }),
   );
 
@@ -102,26 +129,32 @@ export function refundClaimPageRoutes(context: CoreContext, options: RefundClaim
       if (!refund) return notFound(req, res, branding);
       const { t } = look(req);
       const body = (req.body ?? {}) as Record<string, unknown>;
+      // The form's "coin on network" select sends both as one field ("USDC:ETH"); the review's hidden fields, each apart.
+      const [choiceCoin, choiceNetwork] = typeof body.choice === "string" ? body.choice.split(":", 2) : [body.coin, body.network];
       const values: ClaimValues = {
-        network: typeof body.network === "string" ? body.network.trim().toUpperCase() : "",
+        coin: typeof choiceCoin === "string" && choiceCoin !== "" ? choiceCoin.trim().toUpperCase() : refund.coin,
+        network: typeof choiceNetwork === "string" ? choiceNetwork.trim().toUpperCase() : "",
         address: typeof body.address === "string" ? body.address.trim().slice(0, 256) : "",
       };
       if (!claimOpen(context, refund)) return outcome(req, res, 409, refund, refund.claim!.claimedAt !== null ? t.text("refundAlreadyClaimed") : null);
       if (!fromSameOrigin(req, publicHost)) return form(req, res, 403, refund, values, t.text("refundForeign"));
-      if (!NETWORK.test(values.network) || !refund.claim!.networks.includes(values.network)) {
-        return form(req, res, 400, refund, { ...values, network: refund.claim!.networks[0]! }, t.text("refundBadNetwork"));
+      if (!formTokenValid(claimForm(refund), body.csrf, context.now())) return form(req, res, 403, refund, values, t.text("refundFormStale"));
+      const networks = NETWORK.test(values.coin) ? offeredNetworks(refund, values.coin) : null;
+      if (!networks) return form(req, res, 400, refund, { ...values, coin: refund.coin, network: refund.claim!.networks[0]! }, t.text("refundBadNetwork"));
+      if (!NETWORK.test(values.network) || !networks.includes(values.network)) {
+        return form(req, res, 400, refund, { ...values, network: networks[0]! }, t.text("refundBadNetwork"));
       }
       if (body.step === "edit") return form(req, res, 200, refund, values, null);
       if (values.address === "" || !isPlainText(values.address)) return form(req, res, 400, refund, values, t.text("refundNoAddress"));
       try {
         if (body.step !== "confirm") {
-          if (!(await claimAddressValid(context, refund, values.network, values.address))) {
-            return form(req, res, 400, refund, values, t.text("refundBadAddress", { coin: refund.coin, network: values.network }));
+          if (!(await claimAddressValid(context, refund, values.coin, values.network, values.address))) {
+            return form(req, res, 400, refund, values, t.text("refundBadAddress", { coin: values.coin, network: values.network }));
           }
-          return review(req, res, 200, refund, values, await quoteClaim(context, refund, values.network), false);
+          return review(req, res, 200, refund, values, await quoteClaim(context, refund, values.coin, values.network), false);
         }
-        const confirmedAmount = confirmed(context, refund, body.amount);
-        await claimRefund(context, refund, { network: values.network, address: values.address, confirmedAmount });
+        const confirmedAmount = confirmed(context, values.coin, body.amount);
+        await claimRefund(context, refund, { coin: values.coin, network: values.network, address: values.address, confirmedAmount });
         setCommonHeaders(res);
         return res.redirect(303, `${req.baseUrl}${req.path}${languageQuery(req)}`);
       } catch (error) {
@@ -131,13 +164,16 @@ export function refundClaimPageRoutes(context: CoreContext, options: RefundClaim
           const current = (await load(req)) ?? refund;
           return outcome(req, res, 409, current, error.type === "refund_claimed" ? t.text("refundAlreadyClaimed") : null);
         }
-        return form(req, res, error.status, refund, values, payerMessage(t, error, refund, values.network));
+        return form(req, res, error.status, refund, values, payerMessage(t, error, values));
       }
     }),
   );
 
   return router;
 }
+
+/** The claim forms' CSRF token's scope: keyed by the link's stored secret hash, so only who holds the link can have one. */
+const claimForm = (refund: PayoutRecord) => ({ key: refund.claim!.tokenHash, purpose: "refund-claim", id: refund.id });
 
 const look = (req: Request): { t: Translator } => ({ t: translator(requestLanguage(req).language) });
 
@@ -157,17 +193,18 @@ function notFound(req: Request, res: Response, branding: PayPageBranding): void 
 /** A quote as decimal strings. */
 function shown(context: CoreContext, refund: PayoutRecord, quote: ClaimQuote): ShownQuote {
   return {
+    coin: quote.coin,
     network: quote.network,
-    amount: formatDecimal(quote.amount, context.currencies.decimalsOf(refund.coin) ?? 0),
-    rate: quote.rate === null ? null : rateText(refund, quote.rate),
+    amount: formatDecimal(quote.amount, context.currencies.decimalsOf(quote.coin) ?? 0),
+    rate: quote.rate === null ? null : rateText(refund, { coin: quote.coin, rate: quote.rate }),
   };
 }
 
 /** The amount the payer confirmed (the review's hidden field) in smallest units; a form without a readable one confirms nothing, so its claim is refused as a changed rate and shown again. */
-function confirmed(context: CoreContext, refund: PayoutRecord, value: unknown): bigint {
+function confirmed(context: CoreContext, coin: string, value: unknown): bigint {
   if (typeof value !== "string") return -1n;
   try {
-    return parseDecimal(value, context.currencies.decimalsOf(refund.coin) ?? 0);
+    return parseDecimal(value, context.currencies.decimalsOf(coin) ?? 0);
   } catch (error) {
     if (error instanceof AmountFormatError) return -1n;
     throw error;
@@ -175,10 +212,10 @@ function confirmed(context: CoreContext, refund: PayoutRecord, value: unknown): 
 }
 
 /** What the payer reads when a claim is refused: the core's messages are written for merchant developers. */
-function payerMessage(t: Translator, error: PaymentError, refund: PayoutRecord, network: string): string {
+function payerMessage(t: Translator, error: PaymentError, values: ClaimValues): string {
   switch (error.type) {
     case "invalid_address":
-      return t.text("refundBadAddress", { coin: refund.coin, network });
+      return t.text("refundBadAddress", { coin: values.coin, network: values.network });
     case "destination_not_allowed":
       return t.text("refundRefused");
     case "chain_unavailable":

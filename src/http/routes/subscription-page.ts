@@ -1,4 +1,3 @@
-import { createHmac, timingSafeEqual } from "node:crypto";
 import express, { type Request, type Response, type Router } from "express";
 import { DEFAULT_BODY_TIMEOUT_MS } from "../../body-deadline";
 import type { CoreContext } from "../../core/context";
@@ -7,6 +6,7 @@ import { cancelByPayer, openPayerSubscription, type PayerSubscription } from "..
 import { PaymentError } from "../../errors";
 import { asyncHandler } from "../async-handler";
 import { formBodyReader } from "../form-body";
+import { formToken, formTokenValid } from "../form-token";
 import type { PayPageBranding } from "../pay-page/branding";
 import { requestLanguage, translator } from "../pay-page/i18n/index";
 import { sendPage, setCommonHeaders } from "../pay-page/layout";
@@ -23,27 +23,8 @@ export interface SubscriptionPageOptions {
 /** A payer token as the service issues them (40 base62 characters); anything else leads nowhere. */
 const TOKEN = /^[A-Za-z0-9]{40}$/;
 
-/** How long the cancel form's token stays valid: a page left open for a while still submits. */
-const CSRF_HOURS = 12;
-
-/**
- * The cancel form's CSRF token: an HMAC, keyed by the subscription's stored token hash, of the
- * hour it was issued. Another site cannot read it (same-origin, strict CSP), anyone without the
- * secret link cannot make it, and every instance sharing the database checks it alike.
- */
-function csrfToken(subscription: SubscriptionRecord, hour: number): string {
-  return `${hour}.${createHmac("sha256", subscription.payerTokenHash).update(`subscription-cancel\n${subscription.id}\n${hour}`).digest("base64url")}`;
-}
-
-function csrfValid(subscription: SubscriptionRecord, token: unknown, now: number): boolean {
-  if (typeof token !== "string") return false;
-  const match = /^(\d{1,10})\.[A-Za-z0-9_-]{43}$/.exec(token);
-  if (!match) return false;
-  const hour = Number(match[1]);
-  const age = Math.floor(now / 3_600_000) - hour;
-  if (age < 0 || age >= CSRF_HOURS) return false;
-  return timingSafeEqual(Buffer.from(token), Buffer.from(csrfToken(subscription, hour)));
-}
+/** The cancel form's CSRF token's scope: keyed by the subscription's stored token hash. */
+const cancelForm = (subscription: SubscriptionRecord) => ({ key: subscription.payerTokenHash, purpose: "subscription-cancel", id: subscription.id });
 
 /**
  * The payer's page of a subscription, `/pay/subscription/:token` (mounted without a path, as its
@@ -82,7 +63,7 @@ export function subscriptionPageRoutes(context: CoreContext, options: Subscripti
     const { subscription } = loaded;
     const merchant = await context.storage.getMerchant(subscription.merchantId);
     const offersCancel = subscription.payerCanCancel && subscription.status !== "cancelled" && !subscription.cancelAtPeriodEnd;
-    const cancel = offersCancel ? { action: `${path}/cancel${query}`, csrf: csrfToken(subscription, Math.floor(context.now() / 3_600_000)) } : null;
+    const cancel = offersCancel ? { action: `${path}/cancel${query}`, csrf: formToken(cancelForm(subscription), context.now()) } : null;
     const page = subscriptionPage(t, context.currencies, { loaded, cancel, notice });
     sendPage(res, status, { ...page, merchant: merchant?.name ?? null, testMode: subscription.mode === "test" }, { t, branding, switchPath: path });
   };
@@ -103,7 +84,8 @@ export function subscriptionPageRoutes(context: CoreContext, options: Subscripti
       if (!loaded) return;
       const { t, path, query } = frame(req);
       const body = (req.body ?? {}) as Record<string, unknown>;
-      if (!csrfValid(loaded.subscription, body.csrf, context.now())) return render(req, res, 403, loaded, { tone: "error", text: t.text("subFormStale") });
+      if (!formTokenValid(cancelForm(loaded.subscription), body.csrf, context.now()))
+        return render(req, res, 403, loaded, { tone: "error", text: t.text("subFormStale") });
       try {
         await cancelByPayer(context, String(req.params.token));
       } catch (error) {

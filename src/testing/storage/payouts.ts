@@ -111,6 +111,8 @@ export function payoutTests(ctx: SuiteContext): void {
         tokenHash: "ab".repeat(32),
         expiresAt: T0 + 86_400_000,
         networks: ["TRX", "ETH"],
+        coins: [{ coin: "USDC", networks: ["ETH", "BSC"] }],
+        origin: null,
         fiat: { amount: 5000n, currency: "USD", rate: huge },
         held: huge + 7n,
         claimedAt: null,
@@ -119,12 +121,19 @@ export function payoutTests(ctx: SuiteContext): void {
       await storage.transaction((tx) => tx.insertPayout(waiting));
       expect(await storage.getPayout(TEST, "po_1")).toEqual(waiting);
       expect(await storage.listPayoutsByStatus("test", "AWAITING_CLAIM", 10)).toEqual([waiting]);
-      const claimed = { ...waiting, status: "PROCESSING" as const, address: "TAddr", claim: { ...claim, claimedAt: T0 + 5 }, updatedAt: T0 + 5 };
+      const claimed = {
+        ...waiting,
+        status: "PROCESSING" as const,
+        address: "TAddr",
+        claim: { ...claim, claimedAt: T0 + 5, origin: { coin: "USDT", amount: huge } },
+        updatedAt: T0 + 5,
+      };
       await storage.transaction(async (tx) => {
         const locked = await tx.lockPayout("po_1");
         expect(locked).toEqual(waiting);
         // A copy: changing what was read changes nothing stored.
         locked!.claim!.networks.push("BSC");
+        locked!.claim!.coins[0]!.networks.push("TRX");
         await tx.updatePayout(claimed);
       });
       expect(await storage.listRefunds("inv_1")).toEqual([claimed]);

@@ -151,4 +151,32 @@ describeIf(haveChromium, NO_CHROMIUM)("refund claim page in Chromium, with axe",
     // Each claimed once: 10 + the TRX fee of 2, twice.
     expect(parseDecimal(before, 6) - parseDecimal(await available(), 6)).toBe(24_000_000n);
   }, 60_000);
+
+  it("claims in another coin the link offers: chosen in the form, shown converted, paid from that coin's balance", async () => {
+    const usdc = await api("POST", "/v1/payments", { amount: "50", currency: "USDC", chain: "BASE" });
+    await api("POST", "/api/v1/sandbox/deposit/create", { address: usdc.address, amount: Number(usdc.payAmount), confirmations: 19 });
+    const balance = async (coin: string) =>
+      parseDecimal(
+        ((await api("GET", "/v1/balances")).data as Array<{ currency: string; available: string }>).find((row) => row.currency === coin)!.available,
+        6,
+      );
+    const [usdtBefore, usdcBefore] = [await balance("USDT"), await balance("USDC")];
+    const claim = await claimLink({ amount: "10", claimCoins: { USDC: ["BASE"] } });
+    const page = await browser.newPage();
+    await page.goto(claim.claimUrl);
+    await page.locator("[data-claim-network]").selectOption("USDC:BASE");
+    await page.locator("[data-claim-address]").fill(EVM_ADDRESS);
+    await page.locator("[data-claim-continue]").click();
+    // Both coins at 1 USD in the default table.
+    await expect(page.locator("[data-claim-receive]").innerText()).resolves.toBe("10\u00a0USDC");
+    await checkPage(page, "review-other-coin");
+    await page.locator("[data-claim-confirm]").click();
+    await page.locator("[data-claim-status]").waitFor();
+    await expect(page.locator("[data-claim-status]").getAttribute("data-claim-status")).resolves.toBe("PROCESSING");
+    await page.close();
+    expect(await api("GET", `/v1/refunds/${claim.id}`)).toMatchObject({ status: "PROCESSING", currency: "USDC", chain: "BASE", address: EVM_ADDRESS });
+    // The USDT hold came back whole; USDC paid 10 + the BASE fee of 0.1.
+    expect(await balance("USDT")).toBe(usdtBefore);
+    expect(usdcBefore - (await balance("USDC"))).toBe(10_100_000n);
+  }, 60_000);
 });

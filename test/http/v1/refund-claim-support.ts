@@ -35,17 +35,29 @@ export const pathOf = (claimUrl: string) => new URL(claimUrl).pathname;
 /** GET of the claim page. */
 export const claimPage = (h: Harness, claimUrl: string, query = "") => request(h.app).get(`${pathOf(claimUrl)}${query}`);
 
-/** A POST of the claim page's form as the browser sends it from the page (same origin). */
-export const claimPost = (h: Harness, claimUrl: string, form: Record<string, string>) =>
-  request(h.app).post(pathOf(claimUrl)).set("Sec-Fetch-Site", "same-origin").type("form").send(form);
+/** The CSRF token the claim page's form carries now; "" when the page shows no form (claimed, closed). */
+export async function claimCsrf(h: Harness, claimUrl: string): Promise<string> {
+  const page = await claimPage(h, claimUrl);
+  return /name="csrf" value="([^"]+)"/.exec(page.text)?.[1] ?? "";
+}
+
+/** A POST of the claim page's form as the browser sends it from the page (same origin), with the page's CSRF token unless `form` names one. */
+export async function claimPost(h: Harness, claimUrl: string, form: Record<string, string>) {
+  const csrf = form.csrf ?? (await claimCsrf(h, claimUrl));
+  return request(h.app)
+    .post(pathOf(claimUrl))
+    .set("Sec-Fetch-Site", "same-origin")
+    .type("form")
+    .send({ ...form, csrf });
+}
 
 /** Claims through the page's confirm step, as the review showed it, and asserts the 303 back to the page. */
-export async function claimThroughPage(h: Harness, claim: ClaimRefund & { claimUrl: string }, network: string, address: string): Promise<void> {
-  const review = await claimPost(h, claim.claimUrl, { step: "review", network, address });
+export async function claimThroughPage(h: Harness, claim: ClaimRefund & { claimUrl: string }, network: string, address: string, coin?: string): Promise<void> {
+  const review = await claimPost(h, claim.claimUrl, coin ? { step: "review", choice: `${coin}:${network}`, address } : { step: "review", network, address });
   expect(review.status, review.text).toBe(200);
   const amount = /name="amount" value="([0-9.]+)"/.exec(review.text)?.[1];
   expect(amount).toBeDefined();
-  const confirmed = await claimPost(h, claim.claimUrl, { step: "confirm", network, address, amount: amount! });
+  const confirmed = await claimPost(h, claim.claimUrl, { step: "confirm", ...(coin ? { coin } : {}), network, address, amount: amount! });
   expect(confirmed.status, confirmed.text).toBe(303);
   expect(confirmed.headers.location).toBe(pathOf(claim.claimUrl));
 }

@@ -5,7 +5,7 @@ import { createPaymentRouter } from "../../../src/index";
 import { storageBackends } from "../../adapters/storage/sql-fixtures";
 import { setup, type Harness } from "../../helpers";
 import { describeIf, NO_DATABASE_URL } from "../../support/skips";
-import { available, createClaim, eventTypesOf, PAYER_ADDRESS, pathOf } from "./refund-claim-support";
+import { available, claimCsrf, createClaim, eventTypesOf, PAYER_ADDRESS, pathOf } from "./refund-claim-support";
 import { paidPayment } from "./support";
 
 /**
@@ -45,7 +45,8 @@ describeIf(server.enabled, NO_DATABASE_URL)("refund claim links on a PostgreSQL 
     expect(await available(h)).toBe("497.5");
     for (let round = 0; round < 5; round++) {
       const claim = await createClaim(h, { paymentId: payment.id, amount: "10" });
-      const form = { step: "confirm", network: "TRX", address: PAYER_ADDRESS, amount: "10" };
+      // The CSRF token is keyed by the link's stored secret hash: the page of either instance makes one both accept.
+      const form = { step: "confirm", network: "TRX", address: PAYER_ADDRESS, amount: "10", csrf: await claimCsrf(h, claim.claimUrl) };
       const answers = await Promise.all(
         [0, 1, 0, 1].map((n) => request(apps[n]!).post(pathOf(claim.claimUrl)).set("Sec-Fetch-Site", "same-origin").type("form").send(form)),
       );

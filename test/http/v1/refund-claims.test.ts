@@ -5,6 +5,7 @@ import { expectError, get, paidPayment } from "./support";
 import {
   available,
   claimPage,
+  claimCsrf,
   claimPost,
   claimThroughPage,
   createClaim,
@@ -186,6 +187,32 @@ describe("refund claim links: the payer claims", () => {
     expect((await refundOf(h, claim.id)).status).toBe("AWAITING_CLAIM");
   });
 
+  it("refuses a post without the page's CSRF token, with another link's, or one older than 12 hours: the form again, 403, nothing claimed", async () => {
+    const h = await setup();
+    const payment = await funded(h);
+    const claim = await createClaim(h, { paymentId: payment.id, amount: "30" });
+    const otherLink = await createClaim(h, { paymentId: payment.id, amount: "10" });
+    const form = { step: "confirm", network: "TRX", address: PAYER_ADDRESS, amount: "30" };
+    const before = await available(h);
+    for (const csrf of ["", "garbage", await claimCsrf(h, otherLink.claimUrl)]) {
+      const refused = await claimPost(h, claim.claimUrl, { ...form, csrf });
+      expect(refused.status, csrf).toBe(403);
+      expect(refused.text).toContain("This page was open too long, or the form is not from this page.");
+      expect(refused.text).toContain(`value="${PAYER_ADDRESS}"`);
+      expect(refused.text).toMatch(/name="csrf" value="\d+\.[A-Za-z0-9_-]{43}"/);
+    }
+    const stale = await claimCsrf(h, claim.claimUrl);
+    h.clock.advanceMinutes(12 * 60);
+    expect((await claimPost(h, claim.claimUrl, { ...form, csrf: stale })).status).toBe(403);
+    expect((await refundOf(h, claim.id)).status).toBe("AWAITING_CLAIM");
+    expect(await available(h)).toBe(before);
+    // A token from a page shown 11 hours ago still claims.
+    const recent = await claimCsrf(h, claim.claimUrl);
+    h.clock.advanceMinutes(11 * 60);
+    expect((await claimPost(h, claim.claimUrl, { ...form, csrf: recent })).status).toBe(303);
+    expect((await refundOf(h, claim.id)).status).toBe("PROCESSING");
+  });
+
   it("goes through the approval rule once claimed: AWAITING_APPROVAL above the threshold", async () => {
     const h = await setup({ payouts: { approval: { above: "20", currency: "USDT" } } });
     const payment = await funded(h);
@@ -330,5 +357,84 @@ describe("refund claim links: amounts fixed in fiat", () => {
     const done = await claimPost(h, claim.claimUrl, { step: "confirm", network: "TRX", address: PAYER_ADDRESS, amount: "100" });
     expect(done.status, done.text).toBe(303);
     expect(await available(h)).toBe("395.5"); // 497.5 - 102
+  });
+});
+
+describe("refund claim links: paid in another coin", () => {
+  it("converts at the live rate, returns the hold and debits the chosen coin to the last unit; refused when that coin's balance is short", async () => {
+    const pricing = staticPricing();
+    const h = await setup({ pricing });
+    const payment = await funded(h); // 497.5 USDT
+    await paidPayment(h, "100", "USDC", "BASE"); // 99.5 USDC
+    expect(await available(h, "USDC")).toBe("99.5");
+    const claim = await createClaim(h, { paymentId: payment.id, amount: "30", claimCoins: { USDC: ["BASE"] } });
+    expect(claim).toMatchObject({ amount: "30", fee: "2", claim: { chains: ["TRX"], coins: { USDC: ["BASE"] }, held: "32", heldCurrency: "USDT" } });
+    expect(await available(h)).toBe("465.5");
+    pricing.setPrice("USDC", "0.8"); // 1 USDC = 0.8 USDT: 30 USDT = 37.5 USDC
+    const form = await claimPage(h, claim.claimUrl);
+    expect(form.text).toContain('<option value="USDC:BASE">USDC on BASE</option>');
+    const refused = await claimPost(h, claim.claimUrl, { step: "review", choice: "USDC:BASE", address: PAYER_ADDRESS });
+    expect(refused.status).toBe(400);
+    expect(refused.text).toContain("This is not a valid USDC address on BASE.");
+    const review = await claimPost(h, claim.claimUrl, { step: "review", choice: "USDC:BASE", address: PAYER_EVM_ADDRESS });
+    expect(review.status, review.text).toBe(200);
+    expect(review.text).toMatch(/data-claim-receive>37\.5&nbsp;USDC</);
+    expect(review.text).toContain("1 USDC = 0.8 USDT");
+    const done = await claimPost(h, claim.claimUrl, { step: "confirm", coin: "USDC", network: "BASE", address: PAYER_EVM_ADDRESS, amount: "37.5" });
+    expect(done.status, done.text).toBe(303);
+    expect(await refundOf(h, claim.id)).toMatchObject({
+      status: "PROCESSING",
+      amount: "37.5",
+      fee: "0.1",
+      chain: "BASE",
+      claim: { held: "32", heldCurrency: "USDT" },
+    });
+    expect(await available(h)).toBe("497.5"); // the whole hold back
+    expect(await available(h, "USDC")).toBe("61.9"); // 99.5 - (37.5 + 0.1)
+
+    // 60 USDT = 75 USDC: more than the 61.9 USDC available. Refused on the page, nothing moves, still claimable.
+    const second = await createClaim(h, { paymentId: payment.id, amount: "60", claimCoins: { USDC: ["BASE"] } });
+    expect(await available(h)).toBe("435.5"); // 497.5 - 62
+    const short = await claimPost(h, second.claimUrl, { step: "confirm", coin: "USDC", network: "BASE", address: PAYER_EVM_ADDRESS, amount: "75" });
+    expect(short.status).toBe(422);
+    expect(short.text).toContain("Your refund could not be claimed.");
+    expect(await available(h)).toBe("435.5");
+    expect(await available(h, "USDC")).toBe("61.9");
+    expect((await refundOf(h, second.id)).status).toBe("AWAITING_CLAIM");
+    // The first refund counts its 30 USDT against the payment (not its 37.5 USDC), the link 60: 10 left to refund.
+    const over = await h.post("/v1/refunds", { paymentId: payment.id, amount: "11", address: PAYER_ADDRESS });
+    expectError(over, 400, 40001);
+    expect(over.body.message).toContain(" 10 ");
+    await claimThroughPage(h, second, "TRX", PAYER_ADDRESS);
+    expect(await available(h)).toBe("435.5"); // the TRX claim costs exactly its hold
+    expect(await refundOf(h, second.id)).toMatchObject({ status: "PROCESSING", amount: "60", fee: "2", chain: "TRX" });
+  });
+
+  it("converts a fiat amount at the chosen coin's own live rate", async () => {
+    const pricing = staticPricing();
+    const h = await setup({ pricing });
+    const payment = await funded(h);
+    await paidPayment(h, "100", "USDC", "BASE"); // 99.5 USDC
+    const claim = await createClaim(h, { paymentId: payment.id, amount: "50", currency: "USD", claimCoins: { USDC: ["BASE"] } });
+    expect(await available(h)).toBe("443"); // 497.5 - (52.5 + 2)
+    pricing.setPrice("USDC", "1.25"); // 50 USD = 40 USDC
+    const review = await claimPost(h, claim.claimUrl, { step: "review", choice: "USDC:BASE", address: PAYER_EVM_ADDRESS });
+    expect(review.text).toMatch(/data-claim-receive>40&nbsp;USDC</);
+    expect(review.text).toContain("1 USDC = 1.25 USD");
+    const done = await claimPost(h, claim.claimUrl, { step: "confirm", coin: "USDC", network: "BASE", address: PAYER_EVM_ADDRESS, amount: "40" });
+    expect(done.status, done.text).toBe(303);
+    expect(await available(h)).toBe("497.5");
+    expect(await available(h, "USDC")).toBe("59.4"); // 99.5 - 40.1
+  });
+
+  it("refuses the refund's own coin, an unknown coin and an unknown network in claimCoins, naming the field", async () => {
+    const h = await setup();
+    const payment = await funded(h);
+    for (const claimCoins of [{ USDT: ["TRX"] }, { NOPE: ["ETH"] }, { USDC: ["NOPE"] }]) {
+      const res = await h.post("/v1/refunds", { paymentId: payment.id, amount: "10", claimCoins });
+      expect(res.status, JSON.stringify(claimCoins)).toBe(400);
+      expect(res.text).toMatch(/claimCoins|chain|network/i);
+    }
+    expect(await available(h)).toBe("497.5");
   });
 });

@@ -10,7 +10,15 @@ export const copy = <T extends object>(record: T): T => ({ ...record });
 /** A copy of a payout, a refund claim link's terms included. */
 export const copyPayout = (payout: PayoutRecord): PayoutRecord => ({
   ...payout,
-  claim: payout.claim ? { ...payout.claim, networks: [...payout.claim.networks], fiat: payout.claim.fiat ? { ...payout.claim.fiat } : null } : payout.claim,
+  claim: payout.claim
+    ? {
+        ...payout.claim,
+        networks: [...payout.claim.networks],
+        coins: payout.claim.coins.map((entry) => ({ ...entry, networks: [...entry.networks] })),
+        origin: payout.claim.origin ? { ...payout.claim.origin } : null,
+        fiat: payout.claim.fiat ? { ...payout.claim.fiat } : null,
+      }
+    : payout.claim,
 });
 
 /** A copy of a merchant, its approval threshold included. */

@@ -6,6 +6,9 @@ interface StoredClaim {
   tokenHash: string;
   expiresAt: number;
   networks: string[];
+  /** Absent in rows written before other coins could be offered. */
+  coins?: Array<{ coin: string; networks: string[] }>;
+  origin?: { coin: string; amount: string } | null;
   fiat: { amount: string; currency: string; rate: string } | null;
   held: string;
   claimedAt: number | null;
@@ -25,6 +28,8 @@ export const refundClaimColumn: Codec<RefundClaim | null> = {
       tokenHash: stored.tokenHash,
       expiresAt: Number(stored.expiresAt),
       networks: [...stored.networks],
+      coins: (stored.coins ?? []).map((entry) => ({ coin: entry.coin, networks: [...entry.networks] })),
+      origin: stored.origin ? { coin: stored.origin.coin, amount: BigInt(stored.origin.amount) } : null,
       fiat: stored.fiat ? { amount: BigInt(stored.fiat.amount), currency: stored.fiat.currency, rate: BigInt(stored.fiat.rate) } : null,
       held: BigInt(stored.held),
       claimedAt: stored.claimedAt === null ? null : Number(stored.claimedAt),
@@ -36,6 +41,8 @@ export const refundClaimColumn: Codec<RefundClaim | null> = {
       tokenHash: claim.tokenHash,
       expiresAt: claim.expiresAt,
       networks: claim.networks,
+      coins: claim.coins,
+      origin: claim.origin ? { coin: claim.origin.coin, amount: claim.origin.amount.toString() } : null,
       fiat: claim.fiat ? { amount: claim.fiat.amount.toString(), currency: claim.fiat.currency, rate: claim.fiat.rate.toString() } : null,
       held: claim.held.toString(),
       claimedAt: claim.claimedAt,
