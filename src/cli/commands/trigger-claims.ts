@@ -23,14 +23,18 @@ async function claimLink(input: ClaimInput): Promise<{ funding: Json; refund: Js
 }
 
 /**
- * Claims a link as the payer's browser does: the page's confirm form, posted from the page's own
- * origin. Answers 303 to the page once claimed. The page is asked for where the CLI reaches the
- * router (`--url`), which a `claimUrl` built on the public origin may not be from here.
+ * Claims a link as the payer's browser does: opens the page for its form token, then posts the
+ * confirm form from the page's own origin. Answers 303 to the page once claimed. The page is asked
+ * for where the CLI reaches the router (`--url`), which a `claimUrl` built on the public origin may
+ * not be from here.
  */
 async function claimAsPayer(sandbox: Sandbox, refund: Json, address: string): Promise<void> {
   const path = new URL(refund.claimUrl).pathname;
   const url = new URL(`${sandbox.api.target.baseUrl}${path.slice(path.indexOf("/pay/refund/"))}`);
-  const form = new URLSearchParams({ step: "confirm", network: refund.chain, address, amount: refund.amount });
+  const page = await fetch(url, { signal: AbortSignal.timeout(30_000) });
+  const csrf = /name="csrf" value="([^"]+)"/.exec(await page.text())?.[1];
+  if (!page.ok || !csrf) throw new Error(`the claim page of ${refund.id} answered ${page.status} without its form`);
+  const form = new URLSearchParams({ step: "confirm", csrf, network: refund.chain, address, amount: refund.amount });
   const response = await fetch(url, {
     method: "POST",
     headers: { "Content-Type": "application/x-www-form-urlencoded", Origin: url.origin },
