@@ -141,7 +141,7 @@ export { isValidAddress, isValidAddressOfFamily, addressFamily, DEFAULT_ADDRESS_
 export type { AddressFamily, AddressRuleOptions, ChainKind } from "./adapters/chain/address-rules";
 export { staticPricing, DEFAULT_USD_PRICES } from "./adapters/pricing/static";
 export type { StaticPricing, StaticPricingOptions } from "./adapters/pricing/static";
-export type { PricingAdapter, PricingHost, Rate, PriceRead, PriceReadOutcome, PriceSourceStatus } from "./core/ports/pricing";
+export type { PricingAdapter, PricingHost, Rate, PriceRead, PriceReadOutcome, PricePairStatus, PriceSourceStatus } from "./core/ports/pricing";
 export { PriceUnavailableError } from "./core/ports/pricing";
 export { DEFAULT_CURRENCIES, DEFAULT_FIAT } from "./currencies";
 export type { CurrencyConfig, NetworkConfig } from "./currencies";

@@ -8,4 +8,4 @@ export { exchangeRates } from "./adapters/pricing/exchange-rates";
 export type { ExchangeRates, ExchangeRatesOptions } from "./adapters/pricing/exchange-rates";
 export * from "./adapters/pricing/sources/index";
 export { PriceUnavailableError } from "./core/ports/pricing";
-export type { PricingAdapter, PricingHost, Rate, PriceRead, PriceReadOutcome, PriceSourceStatus } from "./core/ports/pricing";
+export type { PricingAdapter, PricingHost, Rate, PriceRead, PriceReadOutcome, PricePairStatus, PriceSourceStatus } from "./core/ports/pricing";

@@ -4,10 +4,11 @@ import { AmountFormatError, formatDecimal, mulDivDown, parseDecimal, pow10, RATE
 import { optionsError } from "../../options-error";
 import { combine, deviationBps, formatBps, type Candidate, type Combined, type CombineRules } from "./combine";
 import { Notices } from "./notices";
+import { pairStatuses, type SourceView } from "./pair-status";
 import { scheduleSource } from "./schedule";
 import type { PriceSource, SourcePrice } from "./sources/types";
 import { SourceWatch } from "./source-status";
-import { PriceUnavailableError, type PriceSourceStatus, type PricingAdapter, type PricingHost, type Rate } from "../../core/ports/pricing";
+import { PriceUnavailableError, type PricePairStatus, type PriceSourceStatus, type PricingAdapter, type PricingHost, type Rate } from "../../core/ports/pricing";
 
 /** Options of {@link exchangeRates}. */
 export interface ExchangeRatesOptions {
@@ -25,7 +26,8 @@ export interface ExchangeRatesOptions {
   /**
    * How often each source is read, in the background, each on its own schedule: the next read of
    * a source starts this long after its last one ended. Default 30. Quoting never waits for it
-   * (but for the very first read).
+   * (but for the very first quote of a pair, which waits until enough sources answered for it).
+   * A pair a provider lists again counts from the source's next read.
    */
   refreshSeconds?: number;
   /**
@@ -35,8 +37,9 @@ export interface ExchangeRatesOptions {
    */
   stablecoins?: Record<string, number> | false;
   /**
-   * Assets to keep prices of. Default: the router's currency list and fiat currencies (it tells
-   * the adapter when it is mounted), or the default lists when used on its own.
+   * Assets to keep prices of. Default: the coins the router's chains (and its sandbox) serve and
+   * its fiat currencies (it tells the adapter when it is mounted), or the default lists when used
+   * on its own.
    */
   assets?: string[];
   /** The clock, epoch ms. Default `Date.now`. */
@@ -81,13 +84,20 @@ const ONE = pow10(RATE_DECIMALS);
  * the sources that answered with a fresh price agree with it (are within `maxDeviationPercent`
  * of it), and at least `minSources` of them; any other pair is a cross rate through USD
  * (ETH/BTC = ETH/USD / BTC/USD, EUR/USDT = EUR/USD / USDT/USD). Binance's prices are in USDT and
- * count as USD prices only through a USDT/USD price that passes the same rules and the peg guard;
+ * count as USD prices only through a USDT/USD price that passes the same rules and the peg guard
+ * (and agree at each USDT/USD of the sources that made it, never at a source left out of it);
  * when there is none, Binance counts as having answered, and as not agreeing.
+ *
+ * Prices are kept by the pair: a pair a source does not list now (or left out of its answer)
+ * is left out of that source alone, and the asset is priced from the others; every other pair
+ * of that source keeps counting. `sources()` says, per source and asset, why a price does not
+ * count ("pair not listed", "stale 40 s").
  *
  * Each source is read in the background on its own schedule (every `refreshSeconds`, each read
  * ending after the source's `timeoutMs`), so a slow or hanging source never delays the others:
  * creating an invoice reads the last prices from memory and never waits for a source (only the
- * very first quote waits for the first read). When there is no usable price, `getRate` throws a
+ * very first quote of a pair waits, until enough sources answered to price it or every source's
+ * first read ended). When there is no usable price, `getRate` throws a
  * `PriceUnavailableError` naming the pair and why (the service answers 503), never a stale or
  * fixed price; quoting resumes by itself when the sources recover. Every rate carries its time
  * (the oldest of the prices used) and the names of its sources.
@@ -123,10 +133,22 @@ export function exchangeRates(options: ExchangeRatesOptions): ExchangeRates {
 
   /** Each source's last answer, by base. */
   const latest = new Map<string, Map<string, SourcePrice>>();
+  /** The bases each source said it could not price in its last answer, with why ("pair not listed"). */
+  const missing = new Map<string, ReadonlyMap<string, string>>();
+  /** The bases each source ever answered or reported missing: what it covers when it does not say (`PriceSource.covers`). */
+  const seen = new Map<string, Set<string>>();
+  /** Called after each read of a source settles: the first quotes wait on it. */
+  let onSettled: Array<() => void> = [];
   /** How each source's reads went: reported, logged as outages, kept for `sources()`. */
   const watch = new SourceWatch(names, now, rules.maxAgeMs);
   /** What is logged once per episode: stale sources, outliers, depegs, disagreements. */
-  const notices = { stale: new Notices(warn), outliers: new Notices(warn), depegs: new Notices(warn), disagreements: new Notices(warn) };
+  const notices = {
+    stale: new Notices(warn),
+    outliers: new Notices(warn),
+    depegs: new Notices(warn),
+    disagreements: new Notices(warn),
+    unlisted: new Notices(warn),
+  };
   /**
    * Quotes already worked out, by "BASE/QUOTE", each until the next read of a source or until
    * one of its prices would go stale, whichever comes first: quoting on the request path is then
@@ -140,8 +162,12 @@ export function exchangeRates(options: ExchangeRatesOptions): ExchangeRates {
   const schedules = sources.map((source) =>
     scheduleSource(source, refreshMs, {
       request: () => ({ bases: [...assets], now: () => new Date(now()) }),
-      answered(prices, seconds) {
+      answered(prices, seconds, gaps) {
         latest.set(source.name, new Map(prices.map((price) => [price.base, price])));
+        missing.set(source.name, gaps);
+        const bases = seen.get(source.name) ?? new Set<string>();
+        for (const base of [...latest.get(source.name)!.keys(), ...gaps.keys()]) bases.add(base);
+        seen.set(source.name, bases);
         watch.answered(source.name, prices, seconds);
       },
       failed(error, seconds) {
@@ -150,6 +176,9 @@ export function exchangeRates(options: ExchangeRatesOptions): ExchangeRates {
       settled() {
         quotes.clear();
         review(now());
+        const waiting = onSettled;
+        onSettled = [];
+        for (const wake of waiting) wake();
       },
     }),
   );
@@ -186,6 +215,15 @@ export function exchangeRates(options: ExchangeRatesOptions): ExchangeRates {
       if (!combined.ok && combined.disagreement) disagreements.set(asset, `no price for ${asset}/USD: ${combined.reason}`);
     }
     notices.outliers.update(outliers);
+    const unlisted = new Map<string, string>();
+    for (const [source, gaps] of missing) {
+      for (const [asset, why] of gaps)
+        if (assets.has(asset)) unlisted.set(`${source} ${asset}`, `price source ${source} has no ${asset}/USD (${why}): ${asset} is priced from the other sources`);
+    }
+    notices.unlisted.update(unlisted, (key) => {
+      const [source, asset] = key.split(" ");
+      return latest.get(source!)?.has(asset!) ? `price source ${source} prices ${asset}/USD again` : null;
+    });
     notices.depegs.update(depegs);
     notices.disagreements.update(disagreements);
   };
@@ -195,6 +233,16 @@ export function exchangeRates(options: ExchangeRatesOptions): ExchangeRates {
    * started by binding, by the first quote or by an explicit refresh().
    */
   const firstRead = (): Promise<void> => (first ??= readAll().then(() => void (ready = true)));
+
+  /** Resolves once `base`/`quote` can be quoted from the reads so far, or every source's first read ended. */
+  const firstQuotable = async (base: string, quote: string): Promise<void> => {
+    const all = start();
+    // `ready` turns true when every first read ended (`firstRead`).
+    while (!ready) {
+      if (base === quote || !(quoteOf(base, quote, now()).rate instanceof PriceUnavailableError)) return;
+      await Promise.race([all, new Promise<void>((wake) => onSettled.push(wake))]);
+    }
+  };
 
   const start = (): Promise<void> => {
     const read = firstRead();
@@ -207,17 +255,28 @@ export function exchangeRates(options: ExchangeRatesOptions): ExchangeRates {
 
   /**
    * USDT/USD for converting USDT-quoted prices: the guarded quote (a USDT off its peg converts
-   * nothing), and every fresh USD-quoted USDT price, at each of which a converted price must
-   * agree too (see `Candidate.alternatives`).
+   * nothing), and the USDT/USD price of each source that made it, at each of which a converted
+   * price must agree too (see `Candidate.alternatives`). A source left out of USDT/USD (a liar)
+   * lends its price to no conversion: its error never disqualifies another source's prices.
    */
   const usdtRate = (at: number): { combined: Combined; answers: bigint[] } => {
+    const combined = usdOf("USDT", at);
     const answers: bigint[] = [];
-    for (const prices of latest.values()) {
-      const price = prices.get("USDT");
-      const units = price && price.quote === "USD" ? toUnits(price.price) : null;
-      if (units !== null && at - Math.min(price!.at.getTime(), at) <= rules.maxAgeMs) answers.push(units);
+    if (combined.ok) {
+      for (const source of combined.sources) {
+        const price = latest.get(source)?.get("USDT");
+        const units = price && price.quote === "USD" ? toUnits(price.price) : null;
+        if (units !== null) answers.push(units);
+      }
     }
-    return { combined: usdOf("USDT", at), answers };
+    return { combined, answers };
+  };
+
+  /** Whether `name` prices `asset`: its own word, else what it answered (anything before its first answer). */
+  const covers = (name: string, asset: string): boolean => {
+    const source = sources.find((candidate) => candidate.name === name)!;
+    if (source.covers) return source.covers(asset);
+    return !latest.has(name) || seen.get(name)!.has(asset);
   };
 
   /**
@@ -227,7 +286,13 @@ export function exchangeRates(options: ExchangeRatesOptions): ExchangeRates {
   const usdOf = (asset: string, at: number): Combined & { depeg?: true } => {
     if (asset === "USD") return { ok: true, usd: ONE, at, freshUntil: Infinity, sources: [], outliers: [] };
     const candidates: Candidate[] = [];
-    const unavailable = names.filter((name) => watch.failing(name));
+    // Named in the reason: sources that fail now, and those that said they have no such pair.
+    const unavailable = names.flatMap((name) => {
+      if (!covers(name, asset)) return [];
+      if (watch.failing(name)) return [name];
+      const gap = missing.get(name)?.get(asset);
+      return gap === undefined ? [] : [`${name} (${gap})`];
+    });
     let usdt: { combined: Combined; answers: bigint[] } | null = null;
     // A source that fails now still counts with its last prices until they are too old.
     for (const [source, prices] of latest) {
@@ -282,12 +347,26 @@ export function exchangeRates(options: ExchangeRatesOptions): ExchangeRates {
       const at = now();
       const results = [...assets].map((asset) => ({ asset, combined: usdOf(asset, at) }));
       const hasFresh = (name: string) => [...(latest.get(name)?.values() ?? [])].some((price) => at - Math.min(price.at.getTime(), at) <= rules.maxAgeMs);
-      return watch.statuses(results, hasFresh);
+      const pairs = new Map<string, PricePairStatus[]>(names.map((name) => [name, []]));
+      const usdt = () => usdOf("USDT", at);
+      for (const { asset, combined } of results) {
+        const views: SourceView[] = names.map((name) => ({
+          name,
+          covers: covers(name, asset),
+          read: watch.read(name),
+          failing: watch.failing(name),
+          price: latest.get(name)?.get(asset),
+          missing: missing.get(name)?.get(asset),
+        }));
+        for (const { source, status } of pairStatuses(asset, combined, usdt, views, at, rules.maxAgeMs)) pairs.get(source)!.push(status);
+      }
+      return watch.statuses(results, hasFresh).map((status) => ({ ...status, pairs: pairs.get(status.name)! }));
     },
 
     async getRate(base, quote) {
-      // Only the very first quote waits, for the first read of the sources.
-      if (!ready) await start();
+      // Only the first quotes wait: until enough sources answered to price the pair, or until
+      // every source's first read ended (a slow source delays no quote the others can make).
+      if (!ready) await firstQuotable(base, quote);
       if (base === quote) return { rate: "1", at: new Date(now()), sources: [] };
       const at = now();
       const key = `${base}/${quote}`;

@@ -8,10 +8,10 @@ import { PriceSourceError, type PriceSource, type SourcePrice, type SourceReques
 
 /** What a schedule reports, and what it asks each read for. */
 export interface ScheduleHandlers {
-  /** The request of one read, but its signal (the schedule gives each read its own). */
-  request(): Omit<SourceRequest, "signal">;
-  /** The source answered, after `seconds`. */
-  answered(prices: SourcePrice[], seconds: number): void;
+  /** The request of one read, but its signal and `missing` (the schedule gives each read its own). */
+  request(): Omit<SourceRequest, "signal" | "missing">;
+  /** The source answered, after `seconds`; `missing` holds the bases it reported it could not price, with why. */
+  answered(prices: SourcePrice[], seconds: number, missing: ReadonlyMap<string, string>): void;
   /** The source failed, timed out or threw, after `seconds`. */
   failed(error: unknown, seconds: number): void;
   /** A read settled (after `answered` or `failed`): time to look at the prices again. */
@@ -48,9 +48,12 @@ export function scheduleSource(source: PriceSource, everyMs: number, handlers: S
     timeout.unref?.();
     const started = performance.now();
     const seconds = () => (performance.now() - started) / 1000;
+    // This read's own: what a read that fails or is abandoned reported is dropped with it.
+    const missing = new Map<string, string>();
+    const request: SourceRequest = { ...handlers.request(), signal: controller.signal, missing: (base, reason) => void missing.set(base, String(reason).slice(0, 200)) };
     try {
-      const prices = await Promise.race([source.fetch({ ...handlers.request(), signal: controller.signal }), rejectOnAbort(controller.signal)]);
-      if (abandon === controller) handlers.answered(prices, seconds());
+      const prices = await Promise.race([source.fetch(request), rejectOnAbort(controller.signal)]);
+      if (abandon === controller) handlers.answered(prices, seconds(), missing);
     } catch (error) {
       if (abandon === controller) handlers.failed(error, seconds());
     } finally {

@@ -23,6 +23,8 @@ export interface AssetResult {
  */
 export class SourceWatch {
   private readonly seen = new Map<string, Seen>();
+  /** Sources that answered once at least (a stale answer sets no lastGoodAt). */
+  private readonly answeredOnce = new Set<string>();
   private readonly outages: OutageLog;
   private logger: PricingHost["logger"] = console;
   private report: PricingHost["priceRead"];
@@ -48,6 +50,7 @@ export class SourceWatch {
   answered(name: string, prices: readonly SourcePrice[], seconds: number): void {
     const at = this.now();
     const seen = this.seen.get(name)!;
+    this.answeredOnce.add(name);
     // Stale prices are logged by the freshness review, once per episode: not an outage.
     const fresh = prices.length === 0 || prices.some((price) => at - Math.min(price.at.getTime(), at) <= this.maxAgeMs);
     if (fresh) seen.lastGoodAt = at;
@@ -63,6 +66,12 @@ export class SourceWatch {
     // key); anything else thrown is logged by its scrubbed message only.
     this.outages.failed(`price source ${name}`, error instanceof PriceSourceError ? error : new PriceSourceError(name, message.slice(name.length + 2)));
     this.emit({ source: name, outcome: "error", seconds });
+  }
+
+  /** Whether `name` has been read once at least (it answered or failed). */
+  read(name: string): boolean {
+    const seen = this.seen.get(name)!;
+    return seen.lastGoodAt !== null || seen.lastFailure !== null || this.answeredOnce.has(name);
   }
 
   /** Whether `name`'s last read failed. */

@@ -42,6 +42,25 @@ export interface PriceRead {
 }
 
 /**
+ * Where one source stands for one asset's price in USD (the pair every other rate is made from),
+ * from the adapter's memory: whether that price is made with it now, and why not.
+ */
+export interface PricePairStatus {
+  /** The asset priced ("XMR" for XMR/USD). */
+  base: string;
+  /** What it is priced in: "USD". */
+  quote: string;
+  /** Whether the asset's price is made with this source now. */
+  counts: boolean;
+  /**
+   * Why it does not count now, or null when it counts: "pair not listed", "stale 40 s", "its
+   * reads fail", "3.1% from the median", "USDT/USD has no price", "not read yet", or "too few
+   * sources for a price" (this one is fine, the asset has no price).
+   */
+  leftOut: string | null;
+}
+
+/**
  * Where one price source stands, from what the adapter's own reads saw (asking it never calls
  * the source). What `payments.health()` lists per source.
  */
@@ -56,6 +75,11 @@ export interface PriceSourceStatus {
   counts: boolean;
   /** What the combine rules leave out of it now (why it does not count, or the assets it is an outlier for), or null. */
   leftOut: string | null;
+  /**
+   * Each asset this source prices, and whether that price counts now (see {@link PricePairStatus}).
+   * Optional for third-party adapters: the health check then lists no sources per coin.
+   */
+  pairs?: PricePairStatus[];
 }
 
 /** What the router tells a pricing adapter when it takes it into use (`PricingAdapter.bind`). */

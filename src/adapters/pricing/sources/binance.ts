@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { positivePrice } from "./decimal";
 import { getJson } from "./http";
+import { ListedPairs } from "./listed-pairs";
 import { checkBaseUrl, checkTimeout, knownBases, nameMatching, optionsRecord, symbolTable, type HttpSourceOptions } from "./options";
 import { PriceSourceError, type PriceSource } from "./types";
 
@@ -25,9 +26,9 @@ export interface BinanceOptions extends HttpSourceOptions {
 }
 
 /**
- * Binance's USDT markets for our assets. Binance refuses the whole request (400, code -1121
- * "Invalid symbol.") when ANY listed symbol is unknown to it, so this table holds only
- * long-standing, high-volume markets (XMR is not one: Binance delisted it). USDT itself has no USDT price and is left out; the only
+ * Binance's USDT markets for our assets: long-standing, high-volume markets (XMR is not one:
+ * Binance delisted it). A symbol Binance stops listing is left out of that read alone (see
+ * `binance()`). USDT itself has no USDT price and is left out; the only
  * fiat is EUR (EURUSDT): Binance's other fiat/USDT markets come and go.
  */
 export const BINANCE_SYMBOLS: Readonly<Record<string, string>> = Object.freeze({
@@ -49,57 +50,72 @@ const SYMBOL = nameMatching(/^[A-Z0-9]{1,20}USDT$/, 'a Binance symbol quoted in 
 
 /**
  * A price source reading Binance's spot price ticker: the latest price of each market, in USDT.
- * Every asked symbol must be in the answer: a missing one or a malformed one fails the whole
- * fetch. A 418 (Binance's ban after ignored 429s) counts as rate limiting.
+ * Binance refuses a whole request whose `symbols` list holds one symbol it does not list (400,
+ * -1121 "Invalid symbol."): the source then asks again in halves to find which, leaves those out
+ * (reported as "pair not listed") and asks for each of them alone on later reads, so that a
+ * symbol Binance lists again counts from the next read on. A symbol missing from the answer is
+ * left out the same way; a malformed answer or any other error fails the whole fetch. A 418
+ * (Binance's ban after ignored 429s) counts as rate limiting.
  */
 export function binance(options?: BinanceOptions): PriceSource {
   const record = optionsRecord(NAME, options, ["baseUrl", "timeoutMs", "symbols"]);
   const baseUrl = checkBaseUrl(NAME, record.baseUrl, "https://api.binance.com");
   const timeoutMs = checkTimeout(NAME, record.timeoutMs);
   const symbols = symbolTable(NAME, "symbols", record.symbols, BINANCE_SYMBOLS, SYMBOL);
+  const listed = new ListedPairs();
+
+  /** One ticker request: each asked symbol's price as written, by symbol. */
+  const ticker = async (group: string[], signal: AbortSignal): Promise<Map<string, string>> => {
+    const label = `GET /api/v3/ticker/price?symbols=${JSON.stringify(group)}`;
+    const answer = await getJson({
+      source: NAME,
+      label,
+      url: `${baseUrl}/api/v3/ticker/price?symbols=${encodeURIComponent(JSON.stringify(group))}`,
+      signal,
+      timeoutMs,
+      schema: ANSWER,
+      rateLimitStatuses: [418],
+      explainStatus: explain,
+      notListed: (status, body) => status === 400 && invalidSymbol(body),
+    });
+    const prices = new Map<string, string>();
+    for (const { symbol, price } of answer) {
+      if (prices.has(symbol)) throw new PriceSourceError(NAME, `${label} answered ${symbol} twice`);
+      prices.set(symbol, positivePrice(NAME, `${symbol} price`, price));
+    }
+    return prices;
+  };
 
   return {
     name: NAME,
     timeoutMs,
-    async fetch({ bases, signal, now }) {
+    covers: (base) => symbols.has(base),
+    async fetch({ bases, signal, now, missing }) {
       const asked = knownBases(bases, symbols);
       if (asked.length === 0) return [];
       const list = [...new Set(asked.map((base) => symbols.get(base)!))];
-      const label = `GET /api/v3/ticker/price?symbols=${JSON.stringify(list)}`;
-      const answer = await getJson({
-        source: NAME,
-        label,
-        url: `${baseUrl}/api/v3/ticker/price?symbols=${encodeURIComponent(JSON.stringify(list))}`,
-        signal,
-        timeoutMs,
-        schema: ANSWER,
-        rateLimitStatuses: [418],
-        explainStatus: (status, body) => explain(status, body, asked, symbols),
-      });
-      const prices = new Map<string, string>();
-      for (const { symbol, price } of answer) {
-        if (prices.has(symbol)) throw new PriceSourceError(NAME, `${label} answered ${symbol} twice`);
-        prices.set(symbol, price);
-      }
+      const { found, notListed } = await listed.read(list, (group) => ticker(group, signal));
       const at = now();
-      return asked.map((base) => {
+      return asked.flatMap((base) => {
         const symbol = symbols.get(base)!;
-        const price = prices.get(symbol);
-        if (price === undefined) throw new PriceSourceError(NAME, `${label} answered no ${symbol}`);
-        return { base, quote: "USDT", price: positivePrice(NAME, `${symbol} price`, price), at };
+        const price = found.get(symbol);
+        if (price !== undefined) return [{ base, quote: "USDT", price, at }];
+        missing?.(base, notListed.includes(symbol) ? "pair not listed" : "no price in the answer");
+        return [];
       });
     },
   };
 }
 
-/** Binance's error body `{"code":-1121,"msg":"Invalid symbol."}`, with what to do about it. */
-function explain(status: number, body: unknown, asked: readonly string[], symbols: ReadonlyMap<string, string>): string | undefined {
+/** Whether a 400 body is Binance's `{"code":-1121,"msg":"Invalid symbol."}`. */
+function invalidSymbol(body: unknown): boolean {
+  const parsed = ERROR_BODY.safeParse(body);
+  return parsed.success && /invalid symbol/i.test(parsed.data.msg);
+}
+
+/** Binance's error body `{"code":-1121,"msg":"Invalid symbol."}`, as a message. */
+function explain(_status: number, body: unknown): string | undefined {
   const parsed = ERROR_BODY.safeParse(body);
   if (!parsed.success) return undefined;
-  const said = `${parsed.data.msg.slice(0, 120)} (code ${String(parsed.data.code)})`;
-  if (status === 400 && /invalid symbol/i.test(parsed.data.msg)) {
-    const listed = asked.map((base) => `${base}: ${symbols.get(base)}`).join(", ");
-    return `${said}: Binance does not list one of ${listed}; remove it with symbols: { <SYMBOL>: null }`;
-  }
-  return said;
+  return `${parsed.data.msg.slice(0, 120)} (code ${String(parsed.data.code)})`;
 }

@@ -88,6 +88,7 @@ export function chainlink(options: ChainlinkOptions): PriceSource {
   return {
     name: NAME,
     timeoutMs,
+    covers: (base) => feeds.some((feed) => feed.base === base),
     async fetch({ bases, signal, now }) {
       const wanted = new Set(bases);
       const asked = feeds.filter((feed) => wanted.has(feed.base));

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { invertedPrice, positivePrice } from "./decimal";
 import { getJson, requestGroup } from "./http";
+import { PairNotListedError } from "./listed-pairs";
 import { checkBaseUrl, checkTimeout, knownBases, nameMatching, optionsRecord, symbolTable, type HttpSourceOptions } from "./options";
 import { PriceSourceError, type PriceSource, type SourcePrice } from "./types";
 
@@ -32,7 +33,7 @@ export interface CoinbaseOptions extends HttpSourceOptions {
 
 /**
  * Crypto assets Coinbase trades against USD. TRX, BNB and XMR are left out: Coinbase does not
- * list them, and an unknown pair fails its request (which fails the whole refresh).
+ * list them (a pair it stops listing answers 404, and is left out of that read alone).
  */
 export const COINBASE_SPOT_CODES: Readonly<Record<string, string>> = Object.freeze({
   BTC: "BTC",
@@ -47,6 +48,8 @@ export const COINBASE_SPOT_CODES: Readonly<Record<string, string>> = Object.free
 export const COINBASE_FIAT_CODES: Readonly<Record<string, string>> = Object.freeze({ EUR: "EUR", GBP: "GBP", CHF: "CHF", CAD: "CAD", AUD: "AUD", JPY: "JPY" });
 
 const SPOT_ANSWER = z.object({ data: z.object({ base: z.string(), currency: z.string(), amount: z.string() }) });
+// Coinbase's error body: {"errors":[{"id":"not_found","message":"Invalid currency"}]}.
+const NOT_FOUND = z.object({ errors: z.array(z.object({ id: z.literal("not_found") })).min(1) });
 const RATES_ANSWER = z.object({ data: z.object({ currency: z.string(), rates: z.record(z.string(), z.string()) }) });
 
 const NAME = "coinbase";
@@ -58,8 +61,10 @@ const CODE = nameMatching(/^[A-Za-z0-9]{2,15}$/, 'a Coinbase currency code such 
  *
  * Crypto prices are Coinbase's spot price in USD, as written. Fiat prices are the inverse of
  * Coinbase's USD exchange rate: 1 EUR in USD = 1 / rate, computed exactly with bigints and
- * rounded DOWN at 18 decimal places ("0.92" -> "1.086956521739130434"). A fiat currency missing
- * from the exchange rates is left out; every other fault fails the whole fetch.
+ * rounded DOWN at 18 decimal places ("0.92" -> "1.086956521739130434"). A spot pair Coinbase
+ * answers 404 for (in its `errors` format: it does not list the pair) and a fiat currency missing
+ * from the exchange rates are left out, reported as "pair not listed", while the other prices of
+ * the read count; every other fault fails the whole fetch.
  */
 export function coinbase(options?: CoinbaseOptions): PriceSource {
   const record = optionsRecord(NAME, options, ["baseUrl", "timeoutMs", "symbols", "fiat"]);
@@ -81,7 +86,8 @@ export function coinbase(options?: CoinbaseOptions): PriceSource {
   return {
     name: NAME,
     timeoutMs,
-    async fetch({ bases, signal, now }) {
+    covers: (base) => spot.has(base) || fiat.has(base),
+    async fetch({ bases, signal, now, missing }) {
       const spotBases = knownBases(bases, spot);
       const fiatBases = knownBases(bases, fiat);
       if (spotBases.length === 0 && fiatBases.length === 0) return [];
@@ -97,6 +103,7 @@ export function coinbase(options?: CoinbaseOptions): PriceSource {
           signal: group.signal,
           timeoutMs,
           schema: SPOT_ANSWER,
+          notListed: (status, body) => status === 404 && NOT_FOUND.safeParse(body).success,
         });
         const { data } = answer;
         if (data.base.toUpperCase() !== code.toUpperCase() || data.currency !== "USD") {
@@ -119,7 +126,10 @@ export function coinbase(options?: CoinbaseOptions): PriceSource {
         const found: { base: string; price: string }[] = [];
         for (const base of fiatBases) {
           const rate = answer.data.rates[fiat.get(base)!];
-          if (rate === undefined) continue;
+          if (rate === undefined) {
+            missing?.(base, "pair not listed");
+            continue;
+          }
           const perUsd = positivePrice(NAME, `${base} rate`, rate);
           found.push({ base, price: invertedPrice(NAME, `${base} rate`, perUsd) });
         }
@@ -128,7 +138,17 @@ export function coinbase(options?: CoinbaseOptions): PriceSource {
 
       let found: { base: string; price: string }[];
       try {
-        const answers = await Promise.all([...spotBases.map(spotPrice), fiatBases.length ? fiatPrices() : Promise.resolve([])]);
+        // A spot pair Coinbase does not list is left out; it fails nothing else.
+        const spotOrMissing = (base: string) =>
+          spotPrice(base).then(
+            (price) => [price],
+            (error) => {
+              if (!(error instanceof PairNotListedError)) throw error;
+              missing?.(base, "pair not listed");
+              return [];
+            },
+          );
+        const answers = await Promise.all([...spotBases.map(spotOrMissing), fiatBases.length ? fiatPrices() : Promise.resolve([])]);
         found = answers.flat();
       } catch (error) {
         group.abort();

@@ -40,7 +40,8 @@ export const COINGECKO_IDS: Readonly<Record<string, string>> = Object.freeze({
   XMR: "monero",
 });
 
-const ANSWER = z.record(z.string(), z.object({ usd: jsonNumber, last_updated_at: jsonNumber }));
+// An entry without a usd price is CoinGecko knowing the id but having no price for it now.
+const ANSWER = z.record(z.string(), z.object({ usd: jsonNumber.optional(), last_updated_at: jsonNumber.optional() }));
 
 const NAME = "coingecko";
 // Ids go into the query unescaped, comma-separated.
@@ -49,7 +50,8 @@ const COIN_ID = nameMatching(/^[a-z0-9][a-z0-9._-]{0,99}$/, 'a CoinGecko coin id
 /**
  * A price source reading CoinGecko's simple price endpoint, in USD, each price stamped with
  * CoinGecko's own `last_updated_at`. An id CoinGecko leaves out of its answer (its way of saying
- * it does not know the id) is left out; a malformed entry fails the whole fetch.
+ * it does not know the id), or answers without a usd price or time, is left out and reported as
+ * "pair not listed" while the other prices count; a malformed entry fails the whole fetch.
  */
 export function coingecko(options?: CoinGeckoOptions): PriceSource {
   const record = optionsRecord(NAME, options, ["apiKey", "pro", "baseUrl", "timeoutMs", "symbols"]);
@@ -70,7 +72,8 @@ export function coingecko(options?: CoinGeckoOptions): PriceSource {
   return {
     name: NAME,
     timeoutMs,
-    async fetch({ bases, signal }) {
+    covers: (base) => ids.has(base),
+    async fetch({ bases, signal, missing }) {
       const asked = knownBases(bases, ids);
       if (asked.length === 0) return [];
       const query = `ids=${[...new Set(asked.map((base) => ids.get(base)!))].join(",")}&vs_currencies=usd&include_last_updated_at=true&precision=full`;
@@ -87,12 +90,15 @@ export function coingecko(options?: CoinGeckoOptions): PriceSource {
       });
       // Every entry is checked, asked for or not: one malformed entry means the answer is not trusted.
       const entries = new Map<string, { price: string; at: Date }>();
-      for (const [id, entry] of Object.entries(answer)) {
-        entries.set(id, { price: positivePrice(NAME, `${id} usd price`, entry.usd.value), at: unixSeconds(label, id, entry.last_updated_at.value) });
+      for (const [id, { usd, last_updated_at: updated }] of Object.entries(answer)) {
+        if (usd === undefined || updated === undefined) continue;
+        entries.set(id, { price: positivePrice(NAME, `${id} usd price`, usd.value), at: unixSeconds(label, id, updated.value) });
       }
       return asked.flatMap((base) => {
         const entry = entries.get(ids.get(base)!);
-        return entry ? [{ base, quote: "USD", price: entry.price, at: entry.at }] : [];
+        if (entry) return [{ base, quote: "USD", price: entry.price, at: entry.at }];
+        missing?.(base, "pair not listed");
+        return [];
       });
     },
   };

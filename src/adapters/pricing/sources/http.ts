@@ -1,6 +1,7 @@
 import { isLosslessNumber, parse, type LosslessNumber } from "lossless-json";
 import { z } from "zod";
 import { networkReason, redact } from "../../rpc-errors";
+import { PairNotListedError } from "./listed-pairs";
 import { PriceSourceError } from "./types";
 
 /**
@@ -40,6 +41,11 @@ export interface JsonRequest<T> {
   rateLimitStatuses?: readonly number[];
   /** A provider-specific explanation of a non-2xx answer, given its parsed body (or undefined). */
   explainStatus?: (status: number, body: unknown) => string | undefined;
+  /**
+   * Whether a non-2xx answer (its status and parsed body) is the provider saying it does not
+   * list a pair named in the request: it is then thrown as a `PairNotListedError`.
+   */
+  notListed?: (status: number, body: unknown) => boolean;
 }
 
 /** GETs `request.url` and returns its body checked against `request.schema`. */
@@ -77,6 +83,9 @@ export async function getJson<T>(request: JsonRequest<T>): Promise<T> {
   if (!response.ok) {
     const explained = request.explainStatus?.(response.status, body.ok ? body.value : undefined);
     const said = explained ?? describeBody(text);
+    if (request.notListed?.(response.status, body.ok ? body.value : undefined)) {
+      throw new PairNotListedError(source, redact(`${label} answered ${status}${said ? `: ${said}` : ""}`, secrets));
+    }
     if (response.status === 429 || request.rateLimitStatuses?.includes(response.status)) {
       const retryAfter = response.headers.get("retry-after");
       const wait = retryAfter ? `, Retry-After: ${retryAfter.slice(0, 64)}` : "";

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { invertedPrice, positivePrice } from "./decimal";
 import { checkShape, getJson } from "./http";
+import { ListedPairs, PairNotListedError } from "./listed-pairs";
 import { checkBaseUrl, checkTimeout, knownBases, optionsRecord, symbolTable, type HttpSourceOptions } from "./options";
 import { PriceSourceError, type PriceSource } from "./types";
 
@@ -44,8 +45,8 @@ export interface KrakenOptions extends Omit<HttpSourceOptions, "symbols"> {
  * answers its older pairs under names with X/Z asset prefixes ("XXBTZUSD", "ZEURZUSD") and its
  * newer ones under the altname ("USDCUSD", "TRXUSD"). Kraken has no CHF/USD, CAD/USD or
  * JPY/USD markets, only the USD-based USDCHF, USDCAD and USDJPY: those are inverted. BNB and
- * POL are left out: one unknown pair makes Kraken refuse the whole request ("EQuery:Unknown
- * asset pair"), so only long-listed pairs are in the default table.
+ * POL are left out, as Kraken does not list them against USD. A pair Kraken stops listing is
+ * left out of that read alone (see `kraken()`), so the table does not have to be exact.
  */
 export const KRAKEN_PAIRS: Readonly<Record<string, Readonly<Required<KrakenPair>>>> = Object.freeze({
   BTC: { pair: "XBTUSD", keys: ["XXBTZUSD", "XBTUSD"], inverse: false },
@@ -73,38 +74,61 @@ const PAIR_NAME = /^[A-Za-z0-9.]{3,24}$/;
 
 /**
  * A price source reading Kraken's public ticker: the last trade price of each pair, in USD.
- * Every asked pair must be in the answer: a missing one, a malformed one or a non-empty
- * `error` list fails the whole fetch.
+ * Kraken refuses a whole request that names one pair it does not list ("EQuery:Unknown asset
+ * pair"): the source then asks again in halves to find which, leaves those pairs out (reported
+ * as "pair not listed") and asks for each of them alone on later reads, so that a pair Kraken
+ * lists again counts from the next read on. A pair missing from the answer is left out the same
+ * way ("no price in the answer"); any other error, or a malformed price, fails the whole fetch.
  */
 export function kraken(options?: KrakenOptions): PriceSource {
   const record = optionsRecord(NAME, options, ["baseUrl", "timeoutMs", "symbols"]);
   const baseUrl = checkBaseUrl(NAME, record.baseUrl, "https://api.kraken.com");
   const timeoutMs = checkTimeout(NAME, record.timeoutMs);
   const pairs = symbolTable<Readonly<Required<KrakenPair>>>(NAME, "symbols", record.symbols, KRAKEN_PAIRS, checkPair);
+  const listed = new ListedPairs();
+  const byName = new Map([...pairs.values()].map((pair) => [pair.pair, pair]));
+
+  /** One Ticker request: each asked pair's last trade price as written, by pair name. */
+  const ticker = async (group: string[], signal: AbortSignal): Promise<Map<string, { key: string; last: string }>> => {
+    const names = group.join(",");
+    const label = `GET /0/public/Ticker?pair=${names}`;
+    const answer = await getJson({ source: NAME, label, url: `${baseUrl}/0/public/Ticker?pair=${names}`, signal, timeoutMs, schema: ANSWER });
+    if (answer.error.length > 0) {
+      const said = answer.error.map((text) => text.slice(0, 120)).join("; ");
+      if (answer.error.some((text) => /^EQuery:Unknown asset pair/i.test(text))) throw new PairNotListedError(NAME, `${label} answered an error: ${said}`);
+      const limited = /too many requests|rate limit/i.test(said);
+      throw new PriceSourceError(NAME, `${label} ${limited ? "was rate limited" : "answered an error"}: ${said}`);
+    }
+    if (answer.result === undefined) throw new PriceSourceError(NAME, `${label} answered neither an error nor a result`);
+    const tickers = checkShape(NAME, label, TICKERS, answer.result);
+    const found = new Map<string, { key: string; last: string }>();
+    for (const name of group) {
+      const { keys } = byName.get(name)!;
+      const key = keys.find((candidate) => Object.hasOwn(tickers, candidate));
+      if (key !== undefined) found.set(name, { key, last: positivePrice(NAME, `${key} last trade price`, tickers[key]!.c[0]) });
+    }
+    return found;
+  };
 
   return {
     name: NAME,
     timeoutMs,
-    async fetch({ bases, signal, now }) {
+    covers: (base) => pairs.has(base),
+    async fetch({ bases, signal, now, missing }) {
       const asked = knownBases(bases, pairs);
       if (asked.length === 0) return [];
-      const names = [...new Set(asked.map((base) => pairs.get(base)!.pair))].join(",");
-      const label = `GET /0/public/Ticker?pair=${names}`;
-      const answer = await getJson({ source: NAME, label, url: `${baseUrl}/0/public/Ticker?pair=${names}`, signal, timeoutMs, schema: ANSWER });
-      if (answer.error.length > 0) {
-        const said = answer.error.map((text) => text.slice(0, 120)).join("; ");
-        const limited = /too many requests|rate limit/i.test(said);
-        throw new PriceSourceError(NAME, `${label} ${limited ? "was rate limited" : "answered an error"}: ${said}`);
-      }
-      if (answer.result === undefined) throw new PriceSourceError(NAME, `${label} answered neither an error nor a result`);
-      const tickers = checkShape(NAME, label, TICKERS, answer.result);
+      const names = [...new Set(asked.map((base) => pairs.get(base)!.pair))];
+      const { found, notListed } = await listed.read(names, (group) => ticker(group, signal));
       const at = now();
-      return asked.map((base) => {
-        const { pair, keys, inverse } = pairs.get(base)!;
-        const key = keys.find((candidate) => Object.hasOwn(tickers, candidate));
-        if (key === undefined) throw new PriceSourceError(NAME, `${label} answered no ${pair} (looked for ${keys.join(" or ")})`);
-        const last = positivePrice(NAME, `${key} last trade price`, tickers[key]!.c[0]);
-        return { base, quote: "USD", price: inverse ? invertedPrice(NAME, `${key} last trade price`, last) : last, at };
+      return asked.flatMap((base) => {
+        const { pair, inverse } = pairs.get(base)!;
+        const answer = found.get(pair);
+        if (!answer) {
+          missing?.(base, notListed.includes(pair) ? "pair not listed" : "no price in the answer");
+          return [];
+        }
+        const price = inverse ? invertedPrice(NAME, `${answer.key} last trade price`, answer.last) : answer.last;
+        return [{ base, quote: "USD", price, at }];
       });
     },
   };

@@ -23,6 +23,12 @@ export interface SourceRequest {
   signal: AbortSignal;
   /** The clock, for sources whose answers carry no time. */
   now: () => Date;
+  /**
+   * Tells the caller that a base this source prices could not be priced in this read, and why
+   * ("pair not listed": the provider does not list the pair now, or answered without it). The
+   * other bases of the read still count. Optional for the caller; a source calls it when given.
+   */
+  missing?(base: string, reason: string): void;
 }
 
 /** A price source. */
@@ -35,9 +41,17 @@ export interface PriceSource {
    * Prices of the `bases` this source knows, each in the quote it uses (USD for most; USDT for
    * Binance). Throws a `PriceSourceError` naming the reason (HTTP status, a 429, a response that
    * is not the documented shape, a timeout) when the answer cannot be used; an entry it does not
-   * know is simply left out.
+   * know is simply left out, and one it knows but cannot price in this read is left out and
+   * reported through `request.missing`.
    */
   fetch(request: SourceRequest): Promise<SourcePrice[]>;
+  /**
+   * Whether this source has `base` in its table (it is asked for it, whether the provider lists
+   * it now or not): the health check lists the source under those assets only. Optional: without
+   * it, a source is listed under the assets it answered or reported missing, and under every
+   * asset before its first answer.
+   */
+  covers?(base: string): boolean;
 }
 
 /** Why a source's answer was not used; its message is what the log shows. */

@@ -76,11 +76,28 @@ describe("binance", () => {
     }
   });
 
-  it("explains Binance's Invalid symbol answer and how to drop the symbol", async () => {
-    const error = await sourceError(source({ symbols: { XYZ: "XYZUSDT" } }).fetch(ask(["BTC", "XYZ"])));
-    expect(error.message).toMatch(
-      /answered HTTP 400 Bad Request: Invalid symbol\. \(code -1121\): Binance does not list one of BTC: BTCUSDT, XYZ: XYZUSDT; remove it with symbols: \{ <SYMBOL>: null \}/,
-    );
+  it("finds a symbol Binance does not list from its 400 -1121 refusal, prices every other one, and counts it again once listed", async () => {
+    const missing: Record<string, string> = {};
+    const fetch = source({ symbols: { XYZ: "XYZUSDT" } });
+    const read = () => fetch.fetch({ ...ask(["BTC", "XYZ", "ETH", "LTC"]), missing: (base, reason) => void (missing[base] = reason) });
+    expect(byBase(await read())).toEqual({ BTC: "67187.33", ETH: "3456.789", LTC: "84.12" });
+    expect(missing).toEqual({ XYZ: "pair not listed" });
+    const before = server.requests.length;
+    await read();
+    expect(server.requests.slice(before).map((request) => request.query.get("symbols"))).toEqual(['["BTCUSDT","ETHUSDT","LTCUSDT"]', '["XYZUSDT"]']);
+    PRICES.XYZUSDT = "2.5";
+    try {
+      delete missing.XYZ;
+      expect(byBase(await read())).toEqual({ BTC: "67187.33", XYZ: "2.5", ETH: "3456.789", LTC: "84.12" });
+      expect(missing).toEqual({});
+    } finally {
+      delete PRICES.XYZUSDT;
+    }
+  });
+
+  it("fails with Binance's message on any other 400", async () => {
+    server.reply = () => ({ status: 400, body: '{"code":-1100,"msg":"Illegal characters found in parameter."}' });
+    expect((await sourceError(source().fetch(ask(["BTC"])))).message).toMatch(/answered HTTP 400 Bad Request: Illegal characters found in parameter\. \(code -1100\)/);
   });
 
   it("counts a 418 ban as rate limiting", async () => {
@@ -94,9 +111,11 @@ describe("binance", () => {
     );
   });
 
-  it("fails the whole answer when an asked symbol is missing or answered twice", async () => {
+  it("leaves out a symbol missing from the answer, and fails the whole answer on a symbol answered twice", async () => {
     server.reply = () => ({ body: '[{"symbol":"BTCUSDT","price":"60000"}]' });
-    expect((await sourceError(source().fetch(ask(["BTC", "ETH"])))).message).toMatch(/answered no ETHUSDT/);
+    const missing: Record<string, string> = {};
+    expect(byBase(await source().fetch({ ...ask(["BTC", "ETH"]), missing: (base, reason) => void (missing[base] = reason) }))).toEqual({ BTC: "60000" });
+    expect(missing).toEqual({ ETH: "no price in the answer" });
     server.reply = () => ({ body: '[{"symbol":"BTCUSDT","price":"60000"},{"symbol":"BTCUSDT","price":"1"}]' });
     expect((await sourceError(source().fetch(ask(["BTC"])))).message).toMatch(/answered BTCUSDT twice/);
   });

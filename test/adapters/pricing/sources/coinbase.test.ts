@@ -80,9 +80,11 @@ describe("coinbase", () => {
     expect(byBase(prices)).toEqual({ WETH: "3456.789", DIRHAM: "0.272294077603812117" });
   });
 
-  it("leaves out a fiat currency missing from the exchange rates", async () => {
+  it("leaves out a fiat currency missing from the exchange rates, reporting it", async () => {
     server.reply = documented({ rates: JSON.stringify({ data: { currency: "USD", rates: { EUR: "0.92" } } }) });
-    expect(byBase(await source().fetch(ask(["EUR", "JPY"])))).toEqual({ EUR: "1.086956521739130434" });
+    const missing: Record<string, string> = {};
+    expect(byBase(await source().fetch({ ...ask(["EUR", "JPY"]), missing: (base, reason) => void (missing[base] = reason) }))).toEqual({ EUR: "1.086956521739130434" });
+    expect(missing).toEqual({ JPY: "pair not listed" });
   });
 
   it("writes a rate in exponent notation as a plain decimal before inverting it", async () => {
@@ -100,6 +102,18 @@ describe("coinbase", () => {
   it("refuses exchange rates for another currency than USD", async () => {
     server.reply = documented({ rates: JSON.stringify({ data: { currency: "EUR", rates: { USD: "1.08" } } }) });
     expect((await sourceError(source().fetch(ask(["EUR"])))).message).toMatch(/answered rates for EUR/);
+  });
+
+  it("leaves out a spot pair Coinbase answers 404 for, reporting it, and prices every other asset", async () => {
+    const missing: Record<string, string> = {};
+    const prices = await source({ symbols: { XMR: "XMR" } }).fetch({ ...ask(["BTC", "XMR", "ETH", "EUR", "SEK"]), missing: (base, reason) => void (missing[base] = reason) });
+    expect(byBase(prices)).toEqual({ BTC: "67187.33", ETH: "3456.789", EUR: "1.086956521739130434" });
+    expect(missing).toEqual({ XMR: "pair not listed" });
+  });
+
+  it("fails on a 404 that is not Coinbase's not_found answer (a wrong baseUrl)", async () => {
+    server.reply = () => ({ status: 404, body: "<html>Not Found</html>" });
+    expect((await sourceError(source().fetch(ask(["BTC"])))).message).toMatch(/answered HTTP 404/);
   });
 
   it("fails the whole fetch when one of its parallel requests fails", async () => {

@@ -90,12 +90,21 @@ describe("coingecko", () => {
     expect(byBase(await source().fetch(ask(["BTC"])))).toEqual({ BTC: "67187.33" });
   });
 
-  it("leaves out bases it has no id for and ids CoinGecko does not answer", async () => {
-    const prices = await source({ symbols: { XYZ: "no-such-coin" } }).fetch(ask(["BTC", "EUR", "DOGE", "XYZ"]));
+  it("leaves out bases it has no id for, and ids CoinGecko does not answer or answers without a price, reporting those", async () => {
+    const missing: Record<string, string> = {};
+    const prices = await source({ symbols: { XYZ: "no-such-coin" } }).fetch({ ...ask(["BTC", "EUR", "DOGE", "XYZ"]), missing: (base, reason) => void (missing[base] = reason) });
     expect(byBase(prices)).toEqual({ BTC: "67187.33" });
+    expect(missing).toEqual({ XYZ: "pair not listed" });
     expect(server.requests[0]!.query.get("ids")).toBe("bitcoin,no-such-coin");
     expect(await source().fetch(ask(["EUR", "JPY"]))).toEqual([]);
     expect(server.requests).toHaveLength(1);
+  });
+
+  it("leaves out an id answered without a usd price", async () => {
+    server.reply = () => ({ body: '{"bitcoin":{"usd":67187.33,"last_updated_at":1711356300},"ethereum":{}}' });
+    const missing: Record<string, string> = {};
+    expect(byBase(await source().fetch({ ...ask(["BTC", "ETH"]), missing: (base, reason) => void (missing[base] = reason) }))).toEqual({ BTC: "67187.33" });
+    expect(missing).toEqual({ ETH: "pair not listed" });
   });
 
   it("fails the whole answer when one entry is malformed", async () => {
@@ -121,6 +130,6 @@ describe("coingecko", () => {
       documented(price)({ method: "GET", path: "/api/v3/simple/price", query: new URLSearchParams("ids=bitcoin,ethereum"), target: "", headers: {}, body: "" })
         .body!,
     prices: { zero: "0.0", negative: "-67187.33", nonNumeric: '"abc"' },
-    wrongShape: '{"bitcoin":{"eur":61000.1,"last_updated_at":1711356300}}',
+    wrongShape: '{"bitcoin":{"usd":"61000.1","last_updated_at":1711356300}}',
   });
 });

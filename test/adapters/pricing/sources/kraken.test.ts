@@ -119,10 +119,30 @@ describe("kraken", () => {
   });
 
   it("fails with Kraken's own messages when its error list is not empty", async () => {
-    server.reply = () => ({ body: '{"error":["EQuery:Unknown asset pair"]}' });
-    expect((await sourceError(source({ symbols: { BNB: "BNBUSD" } }).fetch(ask(["BNB"])))).message).toBe(
-      "kraken: GET /0/public/Ticker?pair=BNBUSD answered an error: EQuery:Unknown asset pair",
-    );
+    server.reply = () => ({ body: '{"error":["EService:Unavailable"]}' });
+    expect((await sourceError(source().fetch(ask(["BTC"])))).message).toBe("kraken: GET /0/public/Ticker?pair=XBTUSD answered an error: EService:Unavailable");
+  });
+
+  it("finds a pair Kraken does not list from its refusal of the whole request, and prices every other pair", async () => {
+    const missing: Record<string, string> = {};
+    const fetch = source({ symbols: { BNB: "BNBUSD" } });
+    const read = () => fetch.fetch({ ...ask(["BTC", "ETH", "BNB", "USDT", "LTC"]), missing: (base, reason) => void (missing[base] = reason) });
+    expect(byBase(await read())).toEqual({ BTC: "67187.3", ETH: "3456.78", USDT: "1.0001", LTC: "84.12" });
+    expect(missing).toEqual({ BNB: "pair not listed" });
+    expect(server.requests[0]!.query.get("pair")).toBe("XBTUSD,ETHUSD,BNBUSD,USDTUSD,LTCUSD");
+    // Later reads ask for the listed pairs in one request and for the unlisted one alone.
+    const before = server.requests.length;
+    await read();
+    expect(server.requests.slice(before).map((request) => request.query.get("pair"))).toEqual(["XBTUSD,ETHUSD,USDTUSD,LTCUSD", "BNBUSD"]);
+    // Listed again: it counts from the next read.
+    LAST.BNBUSD = "600.5";
+    try {
+      delete missing.BNB;
+      expect(byBase(await read())).toMatchObject({ BNB: "600.5", BTC: "67187.3" });
+      expect(missing).toEqual({});
+    } finally {
+      delete LAST.BNBUSD;
+    }
   });
 
   it("says rate limited when Kraken's error says too many requests", async () => {
@@ -130,9 +150,12 @@ describe("kraken", () => {
     expect((await sourceError(source().fetch(ask(["BTC"])))).message).toMatch(/was rate limited: EGeneral:Too many requests/);
   });
 
-  it("fails the whole answer when one asked pair is missing", async () => {
+  it("leaves out a pair missing from the answer, reporting it, and prices the others", async () => {
     server.reply = () => ({ body: `{"error":[],"result":{"XXBTZUSD":${ticker('"60000"')}}}` });
-    expect((await sourceError(source().fetch(ask(["BTC", "ETH"])))).message).toMatch(/answered no ETHUSD \(looked for XETHZUSD or ETHUSD\)/);
+    const missing: Record<string, string> = {};
+    const prices = await source().fetch({ ...ask(["BTC", "ETH"]), missing: (base, reason) => void (missing[base] = reason) });
+    expect(byBase(prices)).toEqual({ BTC: "60000" });
+    expect(missing).toEqual({ ETH: "no price in the answer" });
   });
 
   it("fails the whole answer when one entry is malformed", async () => {
