@@ -147,7 +147,7 @@ export { DEFAULT_CURRENCIES, DEFAULT_FIAT } from "./currencies";
 export type { CurrencyConfig, NetworkConfig } from "./currencies";
 export type { Logger } from "./core/ports/logger";
 export type { TickReport } from "./core/service";
-export type { HealthReport, HealthOptions, HealthReportOptions, HealthStatus, ChainHealth, PriceSourceHealth } from "./core/health";
+export type { HealthReport, HealthOptions, HealthReportOptions, HealthStatus, ChainHealth, CoinPriceHealth, PriceSourceHealth } from "./core/health";
 export type { IssuedApiKey, ApiKeySummary } from "./core/merchants";
 export type { AuditEntry, AuditLogPage } from "./core/audit-log";
 export type { AllowedAddress, AllowedAddressInput, AllowedAddressState } from "./core/payout-allowlist";

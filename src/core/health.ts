@@ -1,5 +1,5 @@
 import type { ChainAdapter } from "./ports/chain";
-import type { PriceSourceStatus } from "./ports/pricing";
+import { PriceUnavailableError, type PriceSourceStatus } from "./ports/pricing";
 import type { HotWalletReading } from "./hot-wallets";
 import type { CoreContext } from "./context";
 import type { BackgroundStatus } from "./service";
@@ -58,6 +58,27 @@ export interface PriceSourceHealth {
   leftOut: string | null;
 }
 
+/**
+ * One coin's price in the health report. A coin short of sources makes the report "degraded"
+ * (naming the coin and why), never "unhealthy" while another coin can be priced: the other
+ * coins' invoices go on. Only when no served coin can be priced is the report "unhealthy".
+ */
+export interface CoinPriceHealth {
+  coin: string;
+  /** The currency it was priced in: USD when the fiat list has it, else the first fiat. */
+  quote: string;
+  /** Whether a price can be quoted now. */
+  available: boolean;
+  /** When the price used was observed (ISO time), or null. */
+  at: string | null;
+  /** Why there is no price (the pricing adapter's words, naming the pair and the sources), or null. */
+  reason: string | null;
+  /** The sources the coin's USD price is made with now (empty when the adapter does not list sources by pair). */
+  sources: string[];
+  /** The sources that price the coin but do not count now, and why: "kraken: pair not listed", "coinbase: stale 40 s". */
+  leftOut: string[];
+}
+
 /** What `payments.health()` returns and `payments.healthHandler` answers. Holds no key, secret, node URL or merchant data. */
 export interface HealthReport {
   status: HealthStatus;
@@ -66,8 +87,8 @@ export interface HealthReport {
   checkedAt: string;
   storage: { reachable: boolean; roundTripMs: number | null };
   chains: ChainHealth[];
-  /** Each coin a live chain serves: whether a price can be quoted for it now. */
-  pricing: Array<{ coin: string; quote: string; available: boolean; at: string | null }>;
+  /** Each coin a live chain serves: whether a price can be quoted for it now, and from which sources (see {@link CoinPriceHealth}). */
+  pricing: CoinPriceHealth[];
   /** Each price source of the pricing adapter (when it lists them): see {@link PriceSourceHealth}. */
   priceSources: PriceSourceHealth[];
   /**
@@ -146,7 +167,8 @@ export class HealthCheck {
     const softer: string[] = [];
     const wallets = this.sources.hotWallets();
     const webhooks = this.webhooks(now);
-    const [storage, pending, pricing] = await Promise.all([this.storage(), this.pendingPayouts(), this.pricing()]);
+    const priceSources = this.priceSources();
+    const [storage, pending, pricing] = await Promise.all([this.storage(), this.pendingPayouts(), this.pricing(priceSources.statuses)]);
     const chains = oneShot
       ? await Promise.all(this.context.chains.all("live").map((chain) => this.probedChain(chain, pending)))
       : await Promise.all(background.chains.map((entry) => this.chain(entry, now, pending, wallets)));
@@ -155,9 +177,11 @@ export class HealthCheck {
       reasons.push(...chain.unhealthy);
       softer.push(...chain.degraded);
     }
-    for (const price of pricing) if (!price.available) reasons.push(`pricing: no usable price for ${price.coin} in ${price.quote}`);
-    const priceSources = this.priceSources();
-    for (const source of priceSources) if (!source.counts) softer.push(`pricing: source ${source.name} does not count (${source.leftOut})`);
+    // A coin without a price stops only its own invoices: degraded, unless no coin has one.
+    const unpriced = pricing.filter((price) => !price.available);
+    const priceless = unpriced.length > 0 && unpriced.length === pricing.length ? reasons : softer;
+    for (const price of unpriced) priceless.push(`pricing: no usable price for ${price.coin} in ${price.quote}${price.reason ? ` (${price.reason})` : ""}`);
+    for (const source of priceSources.health) if (!source.counts) softer.push(`pricing: source ${source.name} does not count (${source.leftOut})`);
     const backlog = await webhooks;
     if (backlog && backlog.failingEndpoints > 0) softer.push(`webhooks: ${backlog.failingEndpoints} endpoint(s) failing`);
     const status: HealthStatus = reasons.length > 0 ? "unhealthy" : softer.length > 0 ? "degraded" : "ok";
@@ -168,7 +192,7 @@ export class HealthCheck {
       storage,
       chains: chains.map(({ health }) => health),
       pricing,
-      priceSources,
+      priceSources: priceSources.health,
       webhooks: backlog,
       background: {
         running: background.running,
@@ -316,14 +340,14 @@ export class HealthCheck {
   }
 
   /** The pricing adapter's sources, from its memory; none when it does not list them. */
-  private priceSources(): PriceSourceHealth[] {
-    let sources: PriceSourceStatus[];
+  private priceSources(): { statuses: PriceSourceStatus[]; health: PriceSourceHealth[] } {
+    let statuses: PriceSourceStatus[];
     try {
-      sources = this.context.pricing.sources?.() ?? [];
+      statuses = this.context.pricing.sources?.() ?? [];
     } catch {
-      return [];
+      return { statuses: [], health: [] };
     }
-    return sources.map((source) => ({
+    const health = statuses.map((source) => ({
       name: source.name,
       counts: source.counts,
       lastGoodReadAt: source.lastGoodReadAt ? source.lastGoodReadAt.toISOString() : null,
@@ -331,17 +355,34 @@ export class HealthCheck {
       lastFailure: source.lastFailure ? source.lastFailure.message : null,
       leftOut: source.leftOut,
     }));
+    return { statuses, health };
   }
 
-  /** For each coin a live chain serves, whether the pricing port quotes it now (in the first fiat). */
-  private async pricing(): Promise<HealthReport["pricing"]> {
+  /**
+   * For each coin a live chain serves, whether the pricing port quotes it now (in the first
+   * fiat), and which sources its USD price is made with and which not, and why (from `sources`).
+   */
+  private async pricing(sources: readonly PriceSourceStatus[]): Promise<CoinPriceHealth[]> {
     const fiat = this.context.currencies.fiatSymbols();
     const quote = fiat.includes("USD") ? "USD" : (fiat[0] ?? "USD");
     const coins = this.context.chains.currencies("live", this.context.currencies).map((currency) => currency.symbol);
     return Promise.all(
-      coins.map(async (coin) => {
-        const rate = await within(this.timeoutMs, () => this.context.pricing.getRate(coin, quote)).catch(() => null);
-        return { coin, quote, available: rate !== null, at: rate ? rate.at.toISOString() : null };
+      coins.map(async (coin): Promise<CoinPriceHealth> => {
+        let reason: string | null = null;
+        const rate = await within(this.timeoutMs, () => this.context.pricing.getRate(coin, quote)).catch((error: unknown) => {
+          reason = error instanceof PriceUnavailableError ? error.reason : null;
+          return null;
+        });
+        const pairs = sources.flatMap((source) => (source.pairs ?? []).filter((pair) => pair.base === coin).map((pair) => ({ source: source.name, pair })));
+        return {
+          coin,
+          quote,
+          available: rate !== null,
+          at: rate ? rate.at.toISOString() : null,
+          reason,
+          sources: pairs.filter(({ pair }) => pair.counts).map(({ source }) => source),
+          leftOut: pairs.filter(({ pair }) => !pair.counts).map(({ source, pair }) => `${source}: ${pair.leftOut}`),
+        };
       }),
     );
   }

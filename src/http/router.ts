@@ -190,8 +190,11 @@ export function createPaymentRouter(options: PaymentRouterOptions = {}): Payment
   context.telemetry = observability.telemetry;
   // After the telemetry, which counts the sources' reads from the first one on.
   const telemetry = observability.telemetry;
+  // Prices are read for the coins some chain serves (the sandbox serves every listed coin in test
+  // mode) and the fiat currencies, nothing else.
+  const served = new Set((["test", "live"] as Mode[]).flatMap((mode) => chains.currencies(mode, currencies).map((currency) => currency.symbol)));
   pricing.bind?.({
-    assets: [...currencies.currencies.map((currency) => currency.symbol), ...currencies.fiatSymbols()],
+    assets: [...served, ...currencies.fiatSymbols()],
     logger,
     ...(telemetry ? { priceRead: (read: PriceRead) => telemetry.priceRead(read) } : {}),
   });

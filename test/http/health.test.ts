@@ -91,7 +91,7 @@ describe("health with the sandbox only", () => {
       lagSeconds: 1,
       lastScanAt: new Date(h.clock.ms).toISOString(),
     });
-    expect(report.pricing).toEqual([{ coin: "BTC", quote: "USD", available: true, at: expect.any(String) }]);
+    expect(report.pricing).toEqual([{ coin: "BTC", quote: "USD", available: true, at: expect.any(String), reason: null, sources: [], leftOut: [] }]);
     expect(report.status).toBe("ok");
   });
 
@@ -160,13 +160,16 @@ describe("health of prices", () => {
     await pricing.refresh();
     const res = await request(app).get("/health");
     expect(res.status, res.text).toBe(503);
-    // Unhealthy for the coin; each source that no longer counts makes it a degraded reason of its own.
+    // Unhealthy: no served coin has a price; each source that no longer counts makes a degraded reason of its own.
+    const why = "BTC/USD: 0 fresh sources, 2 needed; stale: a (300 s old), b (300 s old); down: a, b";
     expect(res.body.reasons).toEqual([
-      "pricing: no usable price for BTC in USD",
+      `pricing: no usable price for BTC in USD (${why})`,
       "pricing: source a does not count (no fresh prices: its reads fail (a: HTTP 503))",
       "pricing: source b does not count (no fresh prices: its reads fail (b: HTTP 503))",
     ]);
-    expect(res.body.pricing).toEqual([{ coin: "BTC", quote: "USD", available: false, at: null }]);
+    expect(res.body.pricing).toEqual([
+      { coin: "BTC", quote: "USD", available: false, at: null, reason: why, sources: [], leftOut: ["a: stale 300 s, its reads fail", "b: stale 300 s, its reads fail"] },
+    ]);
     for (const source of sources) source.state.fail = null;
     await pricing.refresh();
     const back = await request(app).get("/health");

@@ -84,7 +84,7 @@ export interface PriceSourceStatus {
 
 /** What the router tells a pricing adapter when it takes it into use (`PricingAdapter.bind`). */
 export interface PricingHost {
-  /** Every asset the service may ask a price of: the currency list's coins and the fiat currencies. */
+  /** Every asset the service may ask a price of: the coins a chain serves (the sandbox included) and the fiat currencies. */
   assets: readonly string[];
   /** Where the adapter reports sources it leaves out and sources that fail. */
   logger: { warn(message: string, ...details: unknown[]): void; error(message: string, ...details: unknown[]): void };
