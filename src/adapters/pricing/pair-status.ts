@@ -52,5 +52,5 @@ function whyNot(asset: string, combined: Combined, usdt: () => Combined, view: S
   if (price.quote === "USDT" && asset !== "USDT" && !usdt().ok) return "USDT/USD has no price";
   const outlier = combined.outliers.find((candidate) => candidate.source === view.name);
   if (outlier) return `${formatBps(outlier.bps)} from the median`;
-  return "too few sources for a price";
+  return "fresh, too few sources for a price";
 }

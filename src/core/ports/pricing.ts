@@ -54,8 +54,8 @@ export interface PricePairStatus {
   counts: boolean;
   /**
    * Why it does not count now, or null when it counts: "pair not listed", "stale 40 s", "its
-   * reads fail", "3.1% from the median", "USDT/USD has no price", "not read yet", or "too few
-   * sources for a price" (this one is fine, the asset has no price).
+   * reads fail", "3.1% from the median", "USDT/USD has no price", "not read yet", or "fresh, too
+   * few sources for a price" (this source is fine; the asset has no price).
    */
   leftOut: string | null;
 }
