@@ -9,7 +9,9 @@ import { scripted } from "./scripted-source";
  * The promise of the majority rule, as properties: sources that are half or fewer of those that
  * answered an asset with a fresh price cannot move its quote away from the honest ones, however
  * they collude, on that asset or across pairs (USDT/USD included, which converts the prices of
- * USDT-quoted sources such as Binance). "Away" is measured with the adapter's own setting: a
+ * USDT-quoted sources such as Binance, as long as the liars are half or fewer of the USDT/USD
+ * answers too: USDT-quoted prices are converted at the USDT/USD of the sources that made it, so
+ * liars who make USDT/USD make the conversion). "Away" is measured with the adapter's own setting: a
  * quote, when there is one, agrees (is within maxDeviationPercent) with the USD value of at least
  * one honest source. The liars may also make quoting impossible (a 503): that is allowed, a
  * wrong price is not.
@@ -114,8 +116,11 @@ async function check(world: World): Promise<void> {
       const answering = fresh.filter((source) => !(source.quote === "USDT" && asset === "USDT"));
       const liars = answering.filter((source) => source.liar).length;
       if (answering.length === 0 || liars * 2 > answering.length) continue;
-      // A USDT-quoted price is only as honest as the USDT/USD prices it can be converted at.
-      if (answering.some((source) => source.quote === "USDT") && honestUsdt.length === 0) continue;
+      // A USDT-quoted price is only as honest as the USDT/USD price it is converted at: the
+      // liars must be half or fewer of the USDT/USD answers as well.
+      const usdtAnswers = fresh.filter((source) => source.quote === "USD");
+      const usdtLiars = usdtAnswers.filter((source) => source.liar).length;
+      if (answering.some((source) => source.quote === "USDT") && (honestUsdt.length === 0 || usdtLiars * 2 > usdtAnswers.length)) continue;
       const honest = answering
         .filter((source) => !source.liar)
         .flatMap((source) => {
@@ -153,7 +158,7 @@ describe("half or fewer of the answering sources never move a quote", () => {
     );
   });
 
-  it("holds for the four providers when any two of them lie about anything, USDT/USD included", async () => {
+  it("holds for the four providers when any two of them lie about anything, USDT/USD included (Binance's prices: while the liars do not make USDT/USD)", async () => {
     // Coinbase, Kraken and CoinGecko quote in USD, Binance in USDT; every source answers.
     const quotes = ["USD", "USD", "USDT", "USD"] as const;
     await fc.assert(
