@@ -49,7 +49,8 @@ export function priceSourceGauges(
     registers,
     collect() {
       this.reset();
-      for (const source of read()) for (const pair of source.pairs ?? []) this.set({ pair: `${pair.base}/${pair.quote}`, source: source.name }, pair.counts ? 1 : 0);
+      for (const source of read())
+        for (const pair of source.pairs ?? []) this.set({ pair: `${pair.base}/${pair.quote}`, source: source.name }, pair.counts ? 1 : 0);
     },
   });
   new prom.Gauge<"pair">({

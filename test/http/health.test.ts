@@ -168,7 +168,15 @@ describe("health of prices", () => {
       "pricing: source b does not count (no fresh prices: its reads fail (b: HTTP 503))",
     ]);
     expect(res.body.pricing).toEqual([
-      { coin: "BTC", quote: "USD", available: false, at: null, reason: why, sources: [], leftOut: ["a: stale 300 s, its reads fail", "b: stale 300 s, its reads fail"] },
+      {
+        coin: "BTC",
+        quote: "USD",
+        available: false,
+        at: null,
+        reason: why,
+        sources: [],
+        leftOut: ["a: stale 300 s, its reads fail", "b: stale 300 s, its reads fail"],
+      },
     ]);
     for (const source of sources) source.state.fail = null;
     await pricing.refresh();

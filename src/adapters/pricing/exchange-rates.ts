@@ -8,7 +8,14 @@ import { pairStatuses, type SourceView } from "./pair-status";
 import { scheduleSource } from "./schedule";
 import type { PriceSource, SourcePrice } from "./sources/types";
 import { SourceWatch } from "./source-status";
-import { PriceUnavailableError, type PricePairStatus, type PriceSourceStatus, type PricingAdapter, type PricingHost, type Rate } from "../../core/ports/pricing";
+import {
+  PriceUnavailableError,
+  type PricePairStatus,
+  type PriceSourceStatus,
+  type PricingAdapter,
+  type PricingHost,
+  type Rate,
+} from "../../core/ports/pricing";
 
 /** Options of {@link exchangeRates}. */
 export interface ExchangeRatesOptions {
@@ -218,7 +225,8 @@ export function exchangeRates(options: ExchangeRatesOptions): ExchangeRates {
     const unlisted = new Map<string, string>();
     for (const [source, gaps] of missing) {
       for (const [asset, why] of gaps)
-        if (assets.has(asset)) unlisted.set(`${source} ${asset}`, `price source ${source} has no ${asset}/USD (${why}): ${asset} is priced from the other sources`);
+        if (assets.has(asset))
+          unlisted.set(`${source} ${asset}`, `price source ${source} has no ${asset}/USD (${why}): ${asset} is priced from the other sources`);
     }
     notices.unlisted.update(unlisted, (key) => {
       const [source, asset] = key.split(" ");

@@ -50,7 +50,11 @@ export function scheduleSource(source: PriceSource, everyMs: number, handlers: S
     const seconds = () => (performance.now() - started) / 1000;
     // This read's own: what a read that fails or is abandoned reported is dropped with it.
     const missing = new Map<string, string>();
-    const request: SourceRequest = { ...handlers.request(), signal: controller.signal, missing: (base, reason) => void missing.set(base, String(reason).slice(0, 200)) };
+    const request: SourceRequest = {
+      ...handlers.request(),
+      signal: controller.signal,
+      missing: (base, reason) => void missing.set(base, String(reason).slice(0, 200)),
+    };
     try {
       const prices = await Promise.race([source.fetch(request), rejectOnAbort(controller.signal)]);
       if (abandon === controller) handlers.answered(prices, seconds(), missing);

@@ -67,8 +67,7 @@ async function harness(pricing: ExchangeRates, coins?: string[]): Promise<Harnes
   return h;
 }
 
-const pay = (h: Harness, coin: string) =>
-  h.post("/v1/payments", { amount: "120", amountCurrency: "USD", currency: coin, chain: CHAIN[coin] }, h.liveKey);
+const pay = (h: Harness, coin: string) => h.post("/v1/payments", { amount: "120", amountCurrency: "USD", currency: coin, chain: CHAIN[coin] }, h.liveKey);
 
 /** The names of the sources whose table has `coin`, sorted as rates record them. */
 const covering = (sources: readonly PriceSource[], coin: string) =>
@@ -132,7 +131,11 @@ describe("a pair one provider does not list", () => {
     const h = await harness(pricing);
     delete market.kraken.prices.ETH;
     await pricing.refresh();
-    const krakenEth = () => pricing.sources().find((source) => source.name === "kraken")!.pairs!.find((pair) => pair.base === "ETH")!;
+    const krakenEth = () =>
+      pricing
+        .sources()
+        .find((source) => source.name === "kraken")!
+        .pairs!.find((pair) => pair.base === "ETH")!;
     expect(krakenEth()).toEqual({ base: "ETH", quote: "USD", counts: false, leftOut: "pair not listed" });
     expect((await pay(h, "ETH")).body.rateSources).toEqual(["binance", "coinbase", "coingecko"]);
 
@@ -143,7 +146,10 @@ describe("a pair one provider does not list", () => {
     expect(krakenEth()).toEqual({ base: "ETH", quote: "USD", counts: true, leftOut: null });
     expect((await pay(h, "ETH")).body.rateSources).toEqual(["binance", "coinbase", "coingecko", "kraken"]);
     expect(h.logger.lines).toEqual(
-      expect.arrayContaining(["warn price source kraken has no ETH/USD (pair not listed): ETH is priced from the other sources", "warn price source kraken prices ETH/USD again"]),
+      expect.arrayContaining([
+        "warn price source kraken has no ETH/USD (pair not listed): ETH is priced from the other sources",
+        "warn price source kraken prices ETH/USD again",
+      ]),
     );
   });
 });

@@ -97,7 +97,9 @@ describe("binance", () => {
 
   it("fails with Binance's message on any other 400", async () => {
     server.reply = () => ({ status: 400, body: '{"code":-1100,"msg":"Illegal characters found in parameter."}' });
-    expect((await sourceError(source().fetch(ask(["BTC"])))).message).toMatch(/answered HTTP 400 Bad Request: Illegal characters found in parameter\. \(code -1100\)/);
+    expect((await sourceError(source().fetch(ask(["BTC"])))).message).toMatch(
+      /answered HTTP 400 Bad Request: Illegal characters found in parameter\. \(code -1100\)/,
+    );
   });
 
   it("counts a 418 ban as rate limiting", async () => {

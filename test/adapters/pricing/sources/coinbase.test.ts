@@ -83,7 +83,9 @@ describe("coinbase", () => {
   it("leaves out a fiat currency missing from the exchange rates, reporting it", async () => {
     server.reply = documented({ rates: JSON.stringify({ data: { currency: "USD", rates: { EUR: "0.92" } } }) });
     const missing: Record<string, string> = {};
-    expect(byBase(await source().fetch({ ...ask(["EUR", "JPY"]), missing: (base, reason) => void (missing[base] = reason) }))).toEqual({ EUR: "1.086956521739130434" });
+    expect(byBase(await source().fetch({ ...ask(["EUR", "JPY"]), missing: (base, reason) => void (missing[base] = reason) }))).toEqual({
+      EUR: "1.086956521739130434",
+    });
     expect(missing).toEqual({ JPY: "pair not listed" });
   });
 
@@ -106,7 +108,10 @@ describe("coinbase", () => {
 
   it("leaves out a spot pair Coinbase answers 404 for, reporting it, and prices every other asset", async () => {
     const missing: Record<string, string> = {};
-    const prices = await source({ symbols: { XMR: "XMR" } }).fetch({ ...ask(["BTC", "XMR", "ETH", "EUR", "SEK"]), missing: (base, reason) => void (missing[base] = reason) });
+    const prices = await source({ symbols: { XMR: "XMR" } }).fetch({
+      ...ask(["BTC", "XMR", "ETH", "EUR", "SEK"]),
+      missing: (base, reason) => void (missing[base] = reason),
+    });
     expect(byBase(prices)).toEqual({ BTC: "67187.33", ETH: "3456.789", EUR: "1.086956521739130434" });
     expect(missing).toEqual({ XMR: "pair not listed" });
   });

@@ -92,7 +92,10 @@ describe("coingecko", () => {
 
   it("leaves out bases it has no id for, and ids CoinGecko does not answer or answers without a price, reporting those", async () => {
     const missing: Record<string, string> = {};
-    const prices = await source({ symbols: { XYZ: "no-such-coin" } }).fetch({ ...ask(["BTC", "EUR", "DOGE", "XYZ"]), missing: (base, reason) => void (missing[base] = reason) });
+    const prices = await source({ symbols: { XYZ: "no-such-coin" } }).fetch({
+      ...ask(["BTC", "EUR", "DOGE", "XYZ"]),
+      missing: (base, reason) => void (missing[base] = reason),
+    });
     expect(byBase(prices)).toEqual({ BTC: "67187.33" });
     expect(missing).toEqual({ XYZ: "pair not listed" });
     expect(server.requests[0]!.query.get("ids")).toBe("bitcoin,no-such-coin");
