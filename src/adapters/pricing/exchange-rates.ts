@@ -156,7 +156,7 @@ export function exchangeRates(options: ExchangeRatesOptions): ExchangeRates {
     for (const [source, gaps] of missing) {
       for (const [asset, why] of gaps)
         if (assets.has(asset))
-          unlisted.set(`${source} ${asset}`, `price source ${source} has no ${asset}/USD (${why}): ${asset} is priced from the other sources`);
+          unlisted.set(`${source} ${asset}`, `price source ${source} has no ${asset}/USD (${why}): left out of ${asset} until it has one again`);
     }
     notices.unlisted.update(unlisted, (key) => {
       const [source, asset] = key.split(" ");

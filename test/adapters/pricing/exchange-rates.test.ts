@@ -132,6 +132,21 @@ describe("exchangeRates", () => {
     expect(await adapter.getRate("DOGE", "USD")).toBeNull();
   });
 
+  it("converts USDT-quoted prices at the USDT/USD of the sources that made it: a source off on USDT/USD disqualifies no other", async () => {
+    const liar = scripted("liar", { ETH: "3300", USDT: "1.1" });
+    const b = scripted("b", { ETH: "3000", USDT: "1" });
+    const c = scripted("c", { ETH: "3000", USDT: "1" });
+    const usdt = scripted("usdt-quoted", { ETH: "3000" }, { quote: "USDT" });
+    const { adapter } = rates([liar, b, c, usdt]);
+    expect(await adapter.getRate("USDT", "USD")).toMatchObject({ rate: "1", sources: ["b", "c"] });
+    expect(await adapter.getRate("ETH", "USD")).toMatchObject({ rate: "3000", sources: ["b", "c", "usdt-quoted"] });
+    const pairs = adapter.sources().find((source) => source.name === "liar")!.pairs!;
+    expect(pairs.filter((pair) => pair.base === "ETH" || pair.base === "USDT")).toEqual([
+      { base: "ETH", quote: "USD", counts: false, leftOut: "10% from the median" },
+      { base: "USDT", quote: "USD", counts: false, leftOut: "10% from the median" },
+    ]);
+  });
+
   it("counts a USDT-quoted source (Binance) as USD at the other sources' USDT/USD price", async () => {
     const a = scripted("a", { BTC: "60000", USDT: "0.999" });
     const b = scripted("b", { BTC: "60100", USDT: "0.999" });

@@ -147,7 +147,7 @@ describe("a pair one provider does not list", () => {
     expect((await pay(h, "ETH")).body.rateSources).toEqual(["binance", "coinbase", "coingecko", "kraken"]);
     expect(h.logger.lines).toEqual(
       expect.arrayContaining([
-        "warn price source kraken has no ETH/USD (pair not listed): ETH is priced from the other sources",
+        "warn price source kraken has no ETH/USD (pair not listed): left out of ETH until it has one again",
         "warn price source kraken prices ETH/USD again",
       ]),
     );
