@@ -329,19 +329,19 @@ export function createPaymentRouter(options: PaymentRouterOptions = {}): Payment
       gatedRouter(
         gate,
         dashboardRouter(
-        {
-          context,
-          v1: (merchant, mode, method, path, input, call = {}) =>
-            providerApi.invoke({
-              method,
-              path,
-              input,
-              caller: { scope: { merchantId: merchant.id, mode }, merchant, actor: call.actor ?? null },
-              idempotencyKey: call.idempotencyKey,
-            }),
-          health,
-          operatorReport: (reportOptions) => operatorReport(context, reportOptions),
-        },
+          {
+            context,
+            v1: (merchant, mode, method, path, input, call = {}) =>
+              providerApi.invoke({
+                method,
+                path,
+                input,
+                caller: { scope: { merchantId: merchant.id, mode }, merchant, actor: call.actor ?? null },
+                idempotencyKey: call.idempotencyKey,
+              }),
+            health,
+            operatorReport: (reportOptions) => operatorReport(context, reportOptions),
+          },
           dashboardOptions,
           bodyTimeoutMs,
         ),

@@ -145,7 +145,9 @@ describe("a chain refused by ready()", () => {
   async function pairs(h: Harness, key: string): Promise<string[]> {
     const res = await h.post("/api/v1/exchange/pairs", undefined, key);
     expect(res.status, res.text).toBe(200);
-    return (res.body as Array<{ fromCurrency: { symbol: string }; toCurrency: { symbol: string } }>).map((pair) => `${pair.fromCurrency.symbol}>${pair.toCurrency.symbol}`);
+    return (res.body as Array<{ fromCurrency: { symbol: string }; toCurrency: { symbol: string } }>).map(
+      (pair) => `${pair.fromCurrency.symbol}>${pair.toCurrency.symbol}`,
+    );
   }
 
   /** The coin/network choices of a live hosted invoice's page. */
