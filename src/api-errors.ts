@@ -44,7 +44,7 @@ export class RateLimitError extends PaymentError {
   }
 }
 
-/** 503: a chain or the prices are unavailable right now (50301, 50302); worth retrying later. */
+/** 503: a chain or the prices are unavailable right now (50301, 50302), or the service is shutting down (50321); worth retrying later. */
 export class UnavailableError extends PaymentError {
   override name = "UnavailableError";
 }

@@ -59,6 +59,7 @@ export const ERROR_CODES = {
   dedupe_unavailable: { status: 500, code: 50013 },
   chain_unavailable: { status: 503, code: 50301 },
   pricing_unavailable: { status: 503, code: 50302 },
+  service_closing: { status: 503, code: 50321 },
   connection_failed: { status: 503, code: 50311 },
 } as const satisfies Record<string, ErrorCodeEntry>;
 
@@ -100,6 +101,7 @@ export const ERROR_CATALOGUE = codesOf([
   "internal_error",
   "chain_unavailable",
   "pricing_unavailable",
+  "service_closing",
 ]);
 
 /** The name of one entry of the service's catalogue, e.g. `"insufficient_balance"`. */

@@ -34,9 +34,19 @@ export class ChainSet {
     return this.served[mode].get(pairKey(coin, network));
   }
 
-  /** Whether `mode` serves `coin` on `network`. */
+  /** Whether `mode` serves `coin` on `network` (by configuration, refused or not). */
   serves(mode: Mode, coin: string, network: string): boolean {
     return this.served[mode].has(pairKey(coin, network));
+  }
+
+  /**
+   * Whether `mode` offers `coin` on `network` to payers and merchants now: served, and its chain
+   * not refused. A refused chain stays configured (its payments are still looked after), but
+   * nothing new is offered on it: not on the hosted page, the currency list or the pair list.
+   */
+  offers(mode: Mode, coin: string, network: string): boolean {
+    const adapter = this.forPair(mode, coin, network);
+    return adapter !== undefined && !this.refused.has(adapter);
   }
 
   /**
@@ -45,10 +55,22 @@ export class ChainSet {
    * `minConfirm` is the serving chain's: what the merchant sees is when deposits are credited.
    */
   currencies(mode: Mode, catalog: CurrencyCatalog): Currency[] {
+    return this.listed(mode, catalog, (currency) => this.networks(mode, currency));
+  }
+
+  /**
+   * The currency list as `mode` offers it now (`offers`): as `currencies`, without the networks
+   * of a chain refused at its start-up check. What the currency and pair lists answer.
+   */
+  offered(mode: Mode, catalog: CurrencyCatalog): Currency[] {
+    return this.listed(mode, catalog, (currency) => this.networks(mode, currency).filter(({ network }) => this.offers(mode, currency.symbol, network)));
+  }
+
+  private listed(mode: Mode, catalog: CurrencyCatalog, networks: (currency: Currency) => Network[]): Currency[] {
     return catalog.currencies
       .map((currency) => ({
         ...currency,
-        networks: this.networks(mode, currency).map((network) => ({ ...network, minConfirm: this.confirmations(mode, currency.symbol, network) })),
+        networks: networks(currency).map((network) => ({ ...network, minConfirm: this.confirmations(mode, currency.symbol, network) })),
       }))
       .filter((currency) => currency.networks.length > 0);
   }
@@ -69,8 +91,9 @@ export class ChainSet {
   }
 
   /**
-   * Takes a chain out of service for good: its node serves another network than configured.
-   * Its coins then answer 503 with `reason`, and the background work no longer scans it.
+   * Takes a chain out of service for good (until the process restarts with a fixed
+   * configuration): its node serves another network than configured. Its coins then answer 503
+   * with `reason`, are no longer offered (`offers`), and the background work no longer scans it.
    */
   refuse(adapter: ChainAdapter, reason: string): void {
     this.refused.set(adapter, reason);

@@ -98,9 +98,9 @@ export async function createExchange(
   return exchange;
 }
 
-/** Every ordered pair of distinct crypto currencies `mode` serves, with its current rate. */
+/** Every ordered pair of distinct crypto currencies `mode` offers (no refused chain's), with its current rate. */
 export async function listPairs(context: CoreContext, mode: Mode): Promise<ExchangePair[]> {
-  const currencies = context.chains.currencies(mode, context.currencies);
+  const currencies = context.chains.offered(mode, context.currencies);
   const pairs = currencies.flatMap((from) => currencies.filter((to) => to !== from).map((to) => ({ from, to })));
   const rates = await Promise.all(pairs.map(({ from, to }) => quoteRate(context, from.symbol, to.symbol)));
   return pairs.map((pair, index) => ({ ...pair, rate: rates[index]! }));

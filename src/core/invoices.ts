@@ -282,9 +282,12 @@ function checkAcceptedCoins(context: CoreContext, mode: Mode, coins: string[] | 
     if (!currency) {
       throw new PaymentError("unsupported_currency", `acceptedCoins: "${coin}" is not a supported crypto currency.`);
     }
-    if (context.chains.networks(mode, currency).length === 0) {
+    const served = context.chains.networks(mode, currency);
+    if (served.length === 0) {
       throw new PaymentError("unsupported_currency", `acceptedCoins: ${coin} is not served in ${mode} mode; served: ${context.chains.describe(mode)}.`);
     }
+    // Served, but only by chains refused at their start-up check: the page could offer nothing (503 naming why).
+    if (!served.some(({ network }) => context.chains.offers(mode, coin, network))) context.chains.require(mode, coin, served[0]!.network);
   }
   return [...new Set(coins)];
 }

@@ -3,6 +3,7 @@ import type { CoreContext } from "./context";
 import type { StorageTransaction } from "./ports/storage/index";
 import { PaymentError } from "../errors";
 import { formatDecimal } from "../money";
+import { Deadline, REQUEST_NODE_WAIT_MS } from "./deadline";
 import type { Mode } from "./ports/records";
 
 /** A payout's request as the funding check sees it. */
@@ -29,8 +30,8 @@ export interface FundingReading {
  * never run under the lock): the hot wallet's balances and what the payout spends
  * (`ChainAdapter.payoutNeeds`: its amount, and gas on EVM). Null when there is nothing to check:
  * test mode, a chain that reports no balances, a merchant whose own balance falls short (it
- * hears that, 42201, from the debit), or a node that cannot be read (the payout is then taken
- * unchecked and sent when the node answers, as before).
+ * hears that, 42201, from the debit), or a node that cannot be read or does not answer by
+ * `deadline` (the payout is then taken unchecked and sent when the node answers, as before).
  *
  * The balance is read fresh rather than taken from the background reading: that one may be a
  * minute old, and a payout sent or a sweep made since would count wrongly.
@@ -41,16 +42,22 @@ export async function readHotWalletFunding(
   chain: ChainAdapter,
   request: FundingRequest,
   held = 0n,
+  deadline = new Deadline(REQUEST_NODE_WAIT_MS),
 ): Promise<FundingReading | null> {
   if (mode !== "live" || !chain.hotWalletBalances) return null;
   // `held`: what the payout's own hold (a refund claim link's) took from the balance already.
   if ((await context.storage.getBalance({ merchantId: request.merchantId, mode }, request.coin)) + held < request.amount + request.fee) return null;
   const readAt = context.now();
   try {
-    const [balances, needs] = await Promise.all([
-      chain.hotWalletBalances(),
-      chain.payoutNeeds?.({ coin: request.coin, network: request.network, amount: request.amount }) ?? [{ coin: request.coin, amount: request.amount }],
-    ]);
+    // A node that does not answer by the request's deadline counts as one that cannot be read.
+    const read = await deadline.wait(
+      Promise.all([
+        chain.hotWalletBalances(),
+        chain.payoutNeeds?.({ coin: request.coin, network: request.network, amount: request.amount }) ?? [{ coin: request.coin, amount: request.amount }],
+      ]),
+    );
+    if (!read.done) throw new Error(`the ${request.network} node did not answer within ${deadline.ms / 1000} s`);
+    const [balances, needs] = read.value;
     return balances.length === 0 ? null : { chain, mode, balances, needs, readAt };
   } catch (error) {
     context.logger.warn(`the ${request.network} hot wallet could not be read before a ${request.coin} payout; the payout is taken unchecked`, error);

@@ -7,6 +7,7 @@ import { payoutEvent } from "./events";
 import type { CommitHook } from "./idempotency";
 import { refuseIfInDeficit } from "./deficit";
 import { readHotWalletFunding, refuseIfHotWalletShort } from "./payout-funding";
+import { Deadline, REQUEST_NODE_WAIT_MS } from "./deadline";
 import { newId } from "../ids";
 import { recordEvents, withOutbox } from "./outbox";
 import { payoutDebitReturn } from "./payout-ledger";
@@ -75,13 +76,23 @@ export async function createPayout(
   const chain = context.chains.require(scope.mode, currency.symbol, network.network);
   const unavailable = chain.payoutsUnavailable?.(currency.symbol, network.network);
   if (unavailable) throw new PaymentError("chain_unavailable", unavailable);
-  if (!(await chain.isValidAddress(currency.symbol, network.network, input.address))) {
+  // One deadline for every node call of the request: a hung node never holds the answer for
+  // its adapter's whole timeout (a 503 before anything is stored, or the payout sent later).
+  const deadline = new Deadline(REQUEST_NODE_WAIT_MS);
+  const valid = await deadline.wait(Promise.resolve(chain.isValidAddress(currency.symbol, network.network, input.address)));
+  if (!valid.done) {
+    throw new PaymentError(
+      "chain_unavailable",
+      `The ${network.network} node did not answer within ${REQUEST_NODE_WAIT_MS / 1000} s to check the destination; nothing was debited. Retry later.`,
+    );
+  }
+  if (!valid.value) {
     throw new PaymentError("invalid_address", `"${input.address}" is not a valid ${currency.symbol} address on ${network.network}.`);
   }
   const fee = network.withdrawFee + network.staticFixedFee;
   const funding = { merchantId: scope.merchantId, coin: currency.symbol, network: network.network, amount, fee };
   // The node is read before the transaction; the check against payouts taken meanwhile is in it, under a lock.
-  const reading = await readHotWalletFunding(context, scope.mode, chain, funding);
+  const reading = await readHotWalletFunding(context, scope.mode, chain, funding, 0n, deadline);
   const merchant = options.merchant ?? (await context.storage.getMerchant(scope.merchantId));
   const held = await needsApproval(context, approvalRuleOf(context, merchant), currency.symbol, amount);
   const now = context.now();
@@ -134,7 +145,14 @@ export async function createPayout(
   });
   // A held payout waits for its approval; the background round sends it after.
   if (held) return payout;
-  return (await broadcast(context, payout, onCommit)) ?? payout;
+  // Stored and debited: past the deadline the answer is the payout unsent, and the broadcast
+  // goes on (or the background round's sends it). Once answered, a late broadcast leaves the
+  // stored answer of an Idempotency-Key as it was answered.
+  let answered = false;
+  const stillAnswering: CommitHook<PayoutRecord> | undefined = onCommit && (async (tx, sent) => (answered ? undefined : onCommit(tx, sent)));
+  const sent = await deadline.wait(broadcast(context, payout, stillAnswering));
+  answered = true;
+  return (sent.done ? sent.value : null) ?? payout;
 }
 
 /** The payout with this id in `scope`, or a 404. */

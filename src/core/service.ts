@@ -8,6 +8,7 @@ import { expireRefundClaims } from "./refund-claims";
 import { progressPayouts } from "./payouts";
 import { advanceDueSubscriptions } from "./subscriptions";
 import { ChainReadiness } from "./readiness";
+import { Deadline, ROUND_WAIT_MS } from "./deadline";
 import type { Mode } from "./ports/records";
 import type { Telemetry } from "./ports/telemetry";
 
@@ -55,6 +56,10 @@ export interface BackgroundStatus {
 class Schedule {
   private tail: Promise<unknown> = Promise.resolve();
   private waiting = 0;
+  /** A round asked for and not begun yet: later asks join it instead of queueing more. */
+  private queued: Promise<{ report: Partial<TickReport>; failures: unknown[] }> | null = null;
+  /** Set when the work stops: a round that begins after does nothing, one that ends after logs nothing (the storage is closing). */
+  stopped = false;
   /** When its last round ended, and its last round without a failure (epoch ms), for health. */
   lastRoundAt: number | null = null;
   lastSuccessAt: number | null = null;
@@ -90,17 +95,27 @@ class Schedule {
     return result;
   }
 
-  /** Runs one round; resolves with what it did and what failed (logged as it happens). */
+  /**
+   * Runs one round, after the one in progress; resolves with what it did and what failed
+   * (logged as it happens). Asked again before it begins, it is the same round: behind a hung
+   * one, rounds never pile up.
+   */
   round(): Promise<{ report: Partial<TickReport>; failures: unknown[] }> {
+    if (this.queued) return this.queued;
     const telemetry = this.telemetry;
-    if (!telemetry) return this.exclusive(() => this.run());
-    return this.exclusive(() => telemetry.span("background round", { schedule: this.name }, () => this.run()));
+    const queued = this.exclusive(() => {
+      this.queued = null;
+      return telemetry ? telemetry.span("background round", { schedule: this.name }, () => this.run()) : this.run();
+    });
+    this.queued = queued;
+    return queued;
   }
 
   /** The parts of one round, each after the gate let it through. */
   private async run(): Promise<{ report: Partial<TickReport>; failures: unknown[] }> {
     const report: Partial<TickReport> = {};
     const failures: unknown[] = [];
+    if (this.stopped) return { report, failures };
     let open = false;
     try {
       open = await this.gate();
@@ -114,6 +129,8 @@ class Schedule {
         failures.push(error);
       }
     }
+    // A round left running by close() ends against a closed storage: nothing to report then.
+    if (this.stopped) return { report, failures: [] };
     this.failures.record(this.name, failures);
     const at = this.now();
     this.lastRoundAt = at;
@@ -134,12 +151,16 @@ class Schedule {
  *
  * `tick()` runs one round of every schedule now (each after its round in progress) and resolves
  * when all are done, so a caller sees every effect after it; `tick("test")` leaves live chains
- * out, so it never waits for a live node.
+ * out, so it never waits for a live node. A live chain's round (which calls its node) is waited
+ * for at most `ROUND_WAIT_MS`, by `tick()` and by `stop()`: past that, it goes on in the
+ * background and `tick()` rejects naming it.
  */
 export class BackgroundWork {
   private readonly schedules: Schedule[] = [];
   /** Each chain's schedule, to run one part of it on request (the sandbox endpoints). */
   private readonly chainSchedules = new Map<ChainAdapter, Schedule>();
+  /** The schedules whose rounds call a node (live chains'): those waited for within a deadline. */
+  private readonly nodeSchedules = new Set<Schedule>();
   private readonly readiness = new Map<ChainAdapter, ChainReadiness>();
   private readonly hotWallets: HotWalletMonitor;
   private timer: NodeJS.Timeout | null = null;
@@ -206,6 +227,7 @@ export class BackgroundWork {
         );
         this.schedules.push(schedule);
         this.chainSchedules.set(chain, schedule);
+        if (mode === "live") this.nodeSchedules.add(schedule);
       }
     }
     this.hotWallets = new HotWalletMonitor(context, failures, this.readiness, (chain, work) => this.chainSchedules.get(chain)!.exclusive(work));
@@ -219,15 +241,20 @@ export class BackgroundWork {
   /**
    * Runs one round of every schedule now (of `mode`'s and the cleanup only, when given), each
    * after its round in progress, and resolves when all are done. Rejects with every failure
-   * together once all rounds ended: one failing part never stops the others.
+   * together once all rounds ended: one failing part never stops the others. A live chain's
+   * round not ended within `ROUND_WAIT_MS` (a node that does not answer) is a failure of its own,
+   * "still running", and goes on in the background; so does a hot-wallet read.
    */
   async tick(mode?: Mode): Promise<TickReport> {
+    const deadline = new Deadline(ROUND_WAIT_MS);
     const [rounds] = await Promise.all([
       Promise.all(
-        this.schedules.filter((schedule) => mode === undefined || schedule.mode === null || schedule.mode === mode).map((schedule) => schedule.round()),
+        this.schedules
+          .filter((schedule) => mode === undefined || schedule.mode === null || schedule.mode === mode)
+          .map((schedule) => (this.nodeSchedules.has(schedule) ? this.roundWithin(schedule, deadline) : schedule.round())),
       ),
       // Hot-wallet reads (at most one a minute per chain) log their own failures, never the round's.
-      mode === "test" ? undefined : this.hotWallets.refreshDue(),
+      mode === "test" ? undefined : deadline.wait(this.hotWallets.refreshDue()),
     ]);
     const report: TickReport = {
       depositsApplied: 0,
@@ -245,6 +272,16 @@ export class BackgroundWork {
     }
     if (failures.length > 0) throw new AggregateError(failures, `${failures.length} part(s) of the background round failed`);
     return report;
+  }
+
+  /** One round of `schedule`, waited for until `deadline`; past it, a failure saying the round goes on. */
+  private async roundWithin(schedule: Schedule, deadline: Deadline): Promise<{ report: Partial<TickReport>; failures: unknown[] }> {
+    const waited = await deadline.wait(schedule.round());
+    if (waited.done) return waited.value;
+    const still = new Error(
+      `${schedule.name}: its round is still running after ${deadline.ms / 1000} s (its node does not answer); it goes on in the background, and the other chains' rounds are done`,
+    );
+    return { report: {}, failures: [still] };
   }
 
   /** Syncs the deposits of `mode`'s chains now, each on its own schedule (the sandbox endpoints use it). */
@@ -319,11 +356,20 @@ export class BackgroundWork {
     };
   }
 
-  /** Stops the timer and waits for the rounds in progress. */
-  async stop(): Promise<void> {
+  /**
+   * Stops the timer and waits for the rounds in progress: a live chain's (and a hot-wallet read)
+   * at most until `deadline`, after which it is left to end on its own, quietly (it may fail
+   * against the closed storage; nothing is logged for it). Rounds asked for after do nothing.
+   */
+  async stop(deadline = new Deadline(ROUND_WAIT_MS)): Promise<void> {
     this.closed = true;
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
-    await Promise.all([...this.schedules.map((schedule) => schedule.exclusive(async () => undefined)), this.hotWallets.idle()]);
+    for (const schedule of this.schedules) schedule.stopped = true;
+    const ended = (schedule: Schedule) => schedule.exclusive(async () => undefined);
+    await Promise.all([
+      ...this.schedules.filter((schedule) => !this.nodeSchedules.has(schedule)).map(ended),
+      deadline.wait(Promise.all([...[...this.nodeSchedules].map(ended), this.hotWallets.idle()])),
+    ]);
   }
 }

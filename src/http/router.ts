@@ -51,6 +51,8 @@ import { openObservability } from "../ops/index";
 import { dashboardRouter } from "../dashboard/router";
 import type { DashboardOptions } from "../dashboard/options";
 import { allowlistAdmin, type PaymentAdmin } from "./admin";
+import { RequestGate } from "./request-gate";
+import { Deadline, ROUND_WAIT_MS } from "../core/deadline";
 
 export type { PaymentAdmin } from "./admin";
 
@@ -75,7 +77,9 @@ export interface PaymentRouter extends Router {
    * housekeeping, expiry, then the webhook deliveries that are due (waiting for them to finish),
    * so every effect is visible when it resolves. Reports what it did; rejects with every failure
    * together after the rest ran. With `{ mode: "test" }`, live chains are left out, so a hung
-   * live node never makes it wait.
+   * live node never makes it wait. A live chain's round not ended within a few seconds (its node
+   * does not answer) is not waited for: the rejection names it as still running, and it goes on
+   * in the background. So it settles within 10 s whatever a node does (webhook deliveries aside).
    */
   tick(options?: { mode?: Mode }): Promise<TickReport & { webhooksSent: number }>;
   /**
@@ -132,7 +136,14 @@ export interface PaymentRouter extends Router {
    * (docs/dashboard.md). Each call makes a new router; options are checked here and throw.
    */
   dashboard(options: DashboardOptions): Router;
-  /** Stops the background loops and closes the storage. */
+  /**
+   * Stops cleanly: from the call on, new requests to the router (its API, pages, dashboard and
+   * `forMerchant` calls) are answered 503 (50321) with nothing done; requests in flight finish
+   * and background rounds end, then the webhook sender, the chains, the prices and the storage
+   * close. A live chain whose node hangs is not waited for past a few seconds (its round is
+   * left to end on its own): it resolves within 10 s. Answers sent before it resolved are
+   * stored as they say.
+   */
   close(): Promise<void>;
 }
 
@@ -254,8 +265,11 @@ export function createPaymentRouter(options: PaymentRouterOptions = {}): Payment
   webhookRoutes(providerApi, context, webhookPolicy);
   eventRoutes(providerApi, context);
 
+  // Counts what the router answers, so close() can let it finish and turn new requests away.
+  const gate = new RequestGate();
   const router = express.Router();
   router.use(responseHeaders);
+  router.use(["/api/v1", "/v1", "/pay"], gate.enter);
   router.use("/api/v1", merchantApi.dispatcher(), errorHandler(context.logger));
   router.use("/v1", providerApi.dispatcher(), errorHandler(context.logger));
   router.use(
@@ -277,6 +291,8 @@ export function createPaymentRouter(options: PaymentRouterOptions = {}): Payment
     ],
     { publicUrl: settings.publicUrl, logger: context.logger },
   );
+  // A /pay path none of the pages answered goes on to the host app: no longer in flight here.
+  router.use(gate.passOn, gate.passOnError);
 
   if (settings.backgroundIntervalMs !== false) background.start(settings.backgroundIntervalMs ?? 5000);
   sender.start();
@@ -310,25 +326,28 @@ export function createPaymentRouter(options: PaymentRouterOptions = {}): Payment
     errorHandler: hostBodyErrorHandler(),
     metricsHandler: observability.metricsHandler,
     forMerchant: (merchantId: string, mode: Mode, callOptions: { actor?: string } = {}) =>
-      inProcessApi(providerApi, context, settings, merchantId, mode, callOptions.actor),
+      inProcessApi(providerApi, context, settings, merchantId, mode, callOptions.actor, gate),
     health,
     dashboard: (dashboardOptions: DashboardOptions) =>
-      dashboardRouter(
-        {
-          context,
-          v1: (merchant, mode, method, path, input, call = {}) =>
-            providerApi.invoke({
-              method,
-              path,
-              input,
-              caller: { scope: { merchantId: merchant.id, mode }, merchant, actor: call.actor ?? null },
-              idempotencyKey: call.idempotencyKey,
-            }),
-          health,
-          operatorReport: (reportOptions) => operatorReport(context, reportOptions),
-        },
-        dashboardOptions,
-        bodyTimeoutMs,
+      gatedRouter(
+        gate,
+        dashboardRouter(
+          {
+            context,
+            v1: (merchant, mode, method, path, input, call = {}) =>
+              providerApi.invoke({
+                method,
+                path,
+                input,
+                caller: { scope: { merchantId: merchant.id, mode }, merchant, actor: call.actor ?? null },
+                idempotencyKey: call.idempotencyKey,
+              }),
+            health,
+            operatorReport: (reportOptions) => operatorReport(context, reportOptions),
+          },
+          dashboardOptions,
+          bodyTimeoutMs,
+        ),
       ),
     healthHandler: healthHandler(health),
     livenessHandler: livenessHandler(() => background.status(), { stallMs, startedAt: now(), now }),
@@ -347,7 +366,12 @@ export function createPaymentRouter(options: PaymentRouterOptions = {}): Payment
       return { ...round.report!, webhooksSent };
     },
     close: async () => {
-      await background.stop();
+      // New requests are answered 503 from now on; those in flight finish (a request waits for
+      // a node at most REQUEST_NODE_WAIT_MS), as the background rounds do, within one deadline:
+      // a hung node never holds close() for its adapter's whole timeout.
+      gate.close();
+      const deadline = new Deadline(ROUND_WAIT_MS);
+      await Promise.all([deadline.wait(gate.drained()), background.stop(deadline)]);
       await sender.stop();
       for (const chain of liveChains) await chain.close?.();
       await pricing.close?.();
@@ -379,6 +403,7 @@ function inProcessApi(
   merchantId: string,
   mode: Mode,
   actor: string | undefined,
+  gate: RequestGate,
 ): PaymentResources {
   if (mode !== "test" && mode !== "live") throw new TypeError(`forMerchant: mode must be "test" or "live", not ${JSON.stringify(mode)}`);
   if (actor !== undefined && (typeof actor !== "string" || actor.trim() === "")) throw new TypeError("forMerchant: actor must be a non-empty string");
@@ -387,16 +412,25 @@ function inProcessApi(
       "forMerchant: in-process calls build payment links without a request to take the host from; set createPaymentRouter({ publicUrl }) (and mountPath if the router is not mounted at /)",
     );
   }
-  return paymentResources(async (call) => {
-    // Read per call, as an API key is: the merchant's settings (settleCurrency) may change.
-    const merchant = await context.storage.getMerchant(merchantId);
-    if (!merchant) throw new AuthenticationError("invalid_api_key", `forMerchant: no merchant with id ${JSON.stringify(merchantId)}.`);
-    return api.invoke({
-      method: call.method,
-      path: call.path,
-      input: call.input,
-      caller: { scope: { merchantId, mode }, merchant, actor: actor ?? null },
-      idempotencyKey: call.idempotencyKey,
-    });
-  });
+  return paymentResources((call) =>
+    gate.run(async () => {
+      // Read per call, as an API key is: the merchant's settings (settleCurrency) may change.
+      const merchant = await context.storage.getMerchant(merchantId);
+      if (!merchant) throw new AuthenticationError("invalid_api_key", `forMerchant: no merchant with id ${JSON.stringify(merchantId)}.`);
+      return api.invoke({
+        method: call.method,
+        path: call.path,
+        input: call.input,
+        caller: { scope: { merchantId, mode }, merchant, actor: actor ?? null },
+        idempotencyKey: call.idempotencyKey,
+      });
+    }),
+  );
+}
+
+/** `inner` behind the gate: counted while it answers, 503 once closing, and let go when it passes a request on. */
+function gatedRouter(gate: RequestGate, inner: Router): Router {
+  const outer = express.Router();
+  outer.use(gate.enter, inner, gate.passOn, gate.passOnError);
+  return outer;
 }

@@ -90,7 +90,7 @@ export async function renderInvoicePage(
       page = choosePage(
         t,
         view,
-        payerOptions(context.currencies, loaded.invoice.acceptedCoins, (coin, network) => context.chains.serves(view.mode, coin, network)),
+        payerOptions(context.currencies, loaded.invoice.acceptedCoins, (coin, network) => context.chains.offers(view.mode, coin, network)),
         links,
       );
       break;

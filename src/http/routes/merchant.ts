@@ -173,16 +173,12 @@ export function merchantRoutes(routes: RouteTable, context: CoreContext, present
     },
   );
 
-  // The currency list only changes with the configuration, so it is rendered once per mode.
-  const currencyLists = {
-    test: present.currencyList(context.chains.currencies("test", context.currencies)),
-    live: present.currencyList(context.chains.currencies("live", context.currencies)),
-  };
-  routes.post("/currencies", schemas.emptyRequest, (_body, call) => currencyLists[call.scope.mode], {
+  // Read per request: a live chain refused at its start-up check leaves the list then.
+  routes.post("/currencies", schemas.emptyRequest, (_body, call) => present.currencyList(context.chains.offered(call.scope.mode, context.currencies)), {
     docs: {
       summary: "List currencies",
       description:
-        "Supported crypto currencies with their networks, confirmations and limits (withdrawFee, withdrawMin, depositMin, staticFixedFee). No request body. A live key sees only the coins and networks a configured chain serves.",
+        "Supported crypto currencies with their networks, confirmations and limits (withdrawFee, withdrawMin, depositMin, staticFixedFee). No request body. A live key sees only the coins and networks a configured chain serves, less those of a chain refused by its start-up check (`payments.ready()`).",
       response: resources.currencyList,
       tags: ["Reference"],
     },

@@ -1,4 +1,5 @@
 import { HDKey } from "@scure/bip32";
+import request from "supertest";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { bitcoinChain } from "../../../src/bitcoin";
 import type { Harness } from "../../helpers";
@@ -127,6 +128,66 @@ describe("payments.ready()", () => {
     expect(refused.status).toBe(503);
     expect(refused.body).toMatchObject({ error: 50301, message: "ETH on ETH is out of service: ETH node is on chain 31337, but chainId 1 was configured" });
     await expect(h.router.tick()).resolves.toMatchObject({ depositsApplied: 0 });
+  });
+});
+
+describe("a chain refused by ready()", () => {
+  /** The coin/network pairs a key's currency list offers, as "COIN/NETWORK". */
+  async function listed(h: Harness, key: string): Promise<string[]> {
+    const res = await h.post("/api/v1/currencies", undefined, key);
+    expect(res.status, res.text).toBe(200);
+    return (res.body as Array<{ symbol: string; networks: Array<{ network: string }> }>).flatMap((currency) =>
+      currency.networks.map(({ network }) => `${currency.symbol}/${network}`),
+    );
+  }
+
+  /** The pairs a key's pair list offers, as "FROM>TO". */
+  async function pairs(h: Harness, key: string): Promise<string[]> {
+    const res = await h.post("/api/v1/exchange/pairs", undefined, key);
+    expect(res.status, res.text).toBe(200);
+    return (res.body as Array<{ fromCurrency: { symbol: string }; toCurrency: { symbol: string } }>).map(
+      (pair) => `${pair.fromCurrency.symbol}>${pair.toCurrency.symbol}`,
+    );
+  }
+
+  /** The coin/network choices of a live hosted invoice's page. */
+  async function pageChoices(h: Harness): Promise<string[]> {
+    const created = await h.post("/api/v1/merchants/invoice/create", { amount: 10 }, h.liveKey);
+    expect(created.status, created.text).toBe(200);
+    const page = await request(h.app).get(new URL(created.body.paymentUrl as string).pathname);
+    expect(page.status).toBe(200);
+    return [...page.text.matchAll(/data-option="([^"]+)"/g)].map((match) => match[1]!);
+  }
+
+  it("is no longer offered to live keys (currency list, pair list, hosted page), and stays out when ready() is asked again; test keys keep every coin", async () => {
+    const h = await harness([ethChain(anvil, { chainId: 1 }), ltcChain(litecoind, newAccount())]);
+    // Before its check the chain is offered, as configured.
+    expect(await listed(h, h.liveKey)).toEqual(expect.arrayContaining(["ETH/ETH", "LTC/LTC"]));
+    expect(await pairs(h, h.liveKey)).toContain("ETH>LTC");
+    expect(await pageChoices(h)).toEqual(expect.arrayContaining(["ETH/ETH", "LTC/LTC"]));
+    const testList = await listed(h, h.testKey);
+
+    await expect(h.router.ready()).rejects.toThrow(/^ETH node is on chain 31337, but chainId 1 was configured$/);
+    const live = await listed(h, h.liveKey);
+    expect(live).toContain("LTC/LTC");
+    expect(live.filter((pair) => pair.endsWith("/ETH"))).toEqual([]);
+    expect((await pairs(h, h.liveKey)).filter((pair) => pair.includes("ETH"))).toEqual([]);
+    const choices = await pageChoices(h);
+    expect(choices).toContain("LTC/LTC");
+    expect(choices.filter((pair) => pair.endsWith("/ETH"))).toEqual([]);
+    // A hosted invoice that would accept only the refused chain's coin is refused, naming why.
+    const onlyEth = await h.post("/api/v1/merchants/invoice/create", { amount: 10, acceptedCoins: ["ETH"] }, h.liveKey);
+    expect(onlyEth.status, onlyEth.text).toBe(503);
+    expect(onlyEth.body).toMatchObject({ error: 50301, message: "ETH on ETH is out of service: ETH node is on chain 31337, but chainId 1 was configured" });
+
+    // Test keys see the sandbox's whole list, as before.
+    expect(await listed(h, h.testKey)).toEqual(testList);
+    expect(testList).toContain("ETH/ETH");
+    expect(await pairs(h, h.testKey)).toContain("ETH>LTC");
+
+    // Refused for good: asking again refuses again, and the chain is still not offered.
+    await expect(h.router.ready()).rejects.toThrow(/^ETH node is on chain 31337/);
+    expect((await listed(h, h.liveKey)).filter((pair) => pair.endsWith("/ETH"))).toEqual([]);
   });
 });
 

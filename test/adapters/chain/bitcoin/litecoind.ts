@@ -69,6 +69,10 @@ export interface Litecoind {
   height(): Promise<number>;
   /** The hash of the block at `height` on the active chain. */
   blockHash(height: number): Promise<string>;
+  /** Freezes the process (SIGSTOP): it keeps its port, and every request hangs unanswered, as a hung node's. */
+  pause(): void;
+  /** Lets a paused process run again (SIGCONT); requests that waited are answered. */
+  resume(): void;
   /** invalidateblock: the block and its descendants leave the chain, their transactions go back to the mempool. */
   invalidate(hash: string): Promise<void>;
   /** reconsiderblock: undoes `invalidate`. */
@@ -244,6 +248,8 @@ export async function startLitecoind(options: { extraArgs?: readonly string[] } 
     pay: (address, amountLtc) => wallet<string>("sendtoaddress", address, amountLtc),
     height: () => call<number>("getblockcount"),
     blockHash: (height) => call<string>("getblockhash", height),
+    pause: () => void child.kill("SIGSTOP"),
+    resume: () => void child.kill("SIGCONT"),
     invalidate: async (hash) => {
       await call("invalidateblock", hash);
     },
@@ -261,6 +267,7 @@ export async function startLitecoind(options: { extraArgs?: readonly string[] } 
     },
     stop: async () => {
       if (running()) {
+        child.kill("SIGCONT"); // A paused node would answer no "stop" and see no SIGTERM.
         try {
           await call("stop");
         } catch {
