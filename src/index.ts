@@ -216,6 +216,7 @@ export type {
   ServiceEvent,
   EventData,
   EventStatus,
+  OrOtherStatus,
   ServiceEventHandlers,
   UnknownWebhookEvent,
   WebhookEvent,

@@ -15,6 +15,7 @@ import { parseAmountIn, resolveNetwork } from "./invoices";
 import type { MerchantRecord, Mode, PayoutRecord } from "./ports/records";
 import { approvalRuleOf, needsApproval } from "./payout-approval";
 import { refuseUnlistedDestination } from "./payout-allowlist";
+import { refuseTokenContractDestination } from "./token-contract-destination";
 
 /** A payout request, shape-checked by the caller. */
 export interface CreatePayoutInput {
@@ -40,7 +41,8 @@ export interface PayoutRequester {
  * `payout.processing` (or `refund.processing`) event, then hands it to the chain. A chain failure after the debit leaves the payout PROCESSING for the payout loop to
  * retry; it never loses the debit. A payout above the approval threshold is debited the same
  * way but stored AWAITING_APPROVAL (event `payout.awaiting_approval`) and not sent: see
- * `approvePayout`. While the merchant's payout allowlist is on, an address not usable on it is
+ * `approvePayout`. A token contract as the destination is refused before anything is debited
+ * (`refuseTokenContractDestination`): what is sent there is lost. While the merchant's payout allowlist is on, an address not usable on it is
  * refused before anything is debited (`refuseUnlistedDestination`).
  */
 export async function createPayout(
@@ -89,6 +91,7 @@ export async function createPayout(
   if (!valid.value) {
     throw new PaymentError("invalid_address", `"${input.address}" is not a valid ${currency.symbol} address on ${network.network}.`);
   }
+  refuseTokenContractDestination(context, chain, network.network, input.address);
   const fee = network.withdrawFee + network.staticFixedFee;
   const funding = { merchantId: scope.merchantId, coin: currency.symbol, network: network.network, amount, fee };
   // The node is read before the transaction; the check against payouts taken meanwhile is in it, under a lock.

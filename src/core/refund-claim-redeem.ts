@@ -7,6 +7,7 @@ import { payoutEvent, refundClaimEvent } from "./events";
 import { recordEvents, withOutbox } from "./outbox";
 import { refuseIfInDeficit } from "./deficit";
 import { refuseUnlistedDestination } from "./payout-allowlist";
+import { refuseTokenContractDestination } from "./token-contract-destination";
 import { approvalRuleOf, needsApproval } from "./payout-approval";
 import { readHotWalletFunding, refuseIfHotWalletShort } from "./payout-funding";
 import { broadcast } from "./payouts";
@@ -101,10 +102,17 @@ export async function quoteClaim(context: CoreContext, refund: PayoutRecord, coi
   return { coin, network: chosen.network, amount: fiatToCoin(units, unitDecimals, rate, decimals), fee, rate };
 }
 
-/** Whether `address` is valid for `coin` on `network` (one the claim offers), by the chain adapter's rule. */
+/**
+ * Whether `address` is valid for `coin` on `network` (one the claim offers), by the chain
+ * adapter's rule; a token contract, valid but unable to receive, is refused (400
+ * `token_contract_destination`).
+ */
 export async function claimAddressValid(context: CoreContext, refund: PayoutRecord, coin: string, network: string, address: string): Promise<boolean> {
   const chosen = offeredNetwork(context, refund, coin, network);
-  return context.chains.require(refund.mode, coin, chosen.network).isValidAddress(coin, chosen.network, address);
+  const chain = context.chains.require(refund.mode, coin, chosen.network);
+  if (!(await chain.isValidAddress(coin, chosen.network, address))) return false;
+  refuseTokenContractDestination(context, chain, chosen.network, address);
+  return true;
 }
 
 /** A claim refused because a fiat amount converts to another amount than the payer confirmed; carries the new quote. */
@@ -136,6 +144,7 @@ export async function claimRefund(context: CoreContext, refund: PayoutRecord, re
   if (!(await chain.isValidAddress(coin, quote.network, request.address))) {
     throw new PaymentError("invalid_address", `"${request.address}" is not a valid ${coin} address on ${quote.network}.`);
   }
+  refuseTokenContractDestination(context, chain, quote.network, request.address);
   const scope = { merchantId: refund.merchantId, mode: refund.mode };
   const target = await refundTarget(context, scope, refund.refundOf!, refund.refundDepositId);
   const funding = { merchantId: refund.merchantId, coin, network: quote.network, amount: quote.amount, fee: quote.fee };

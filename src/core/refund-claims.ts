@@ -145,7 +145,7 @@ export async function createRefundClaim(
   };
   await withOutbox(context, async (tx) => {
     await tx.lockInvoice(invoice.id);
-    await refuseOverRefund(tx, target, amount, fee);
+    await refuseOverRefund(tx, target, amount, fee, null, input.amount === null);
     await holdOrRefuse(context, tx, scope, refund);
     await tx.insertPayout(refund);
     await recordEvents(context, tx, [refundClaimEvent(context, refund, "created")]);

@@ -119,21 +119,32 @@ export async function refundTarget(context: CoreContext, scope: Scope, paymentId
   return { invoice, depositId, coin, network, decimals, what: depositId === null ? `payment ${invoice.id}` : `deposit ${depositId}`, left };
 }
 
-/** Refuses (400, naming what is left) a refund of `wanted` over what is left; call it holding the payment's lock. */
+/**
+ * Refuses a refund of `wanted` over what is left; call it holding the payment's lock. An amount
+ * the request named is a 400 naming what is left. A request for everything left (`everything`)
+ * whose amount was read before the lock is a 409 when another refund took part of it
+ * meanwhile: the request was valid, the payment changed under it, and nothing was created.
+ */
 export async function refuseOverRefund(
   reads: RefundReads,
   target: RefundTarget,
   wanted: bigint,
   networkFee: bigint,
   except: string | null = null,
+  everything = false,
 ): Promise<void> {
   const left = await target.left(reads, networkFee, except);
-  if (wanted > left) {
+  if (wanted <= left) return;
+  const shown = `${formatDecimal(left < 0n ? 0n : left, target.decimals)} ${target.coin}`;
+  if (everything) {
     throw new PaymentError(
-      "validation_error",
-      `Invalid request: amount: ${target.what} has ${formatDecimal(left < 0n ? 0n : left, target.decimals)} ${target.coin} left to refund.`,
+      "invalid_state",
+      left <= 0n
+        ? `${capitalise(target.what)} has nothing left to refund: another refund took the rest while this request ran.`
+        : `${capitalise(target.what)} has ${shown} left to refund, not ${formatDecimal(wanted, target.decimals)}: another refund took part while this request ran; ask again for what is left.`,
     );
   }
+  throw new PaymentError("validation_error", `Invalid request: amount: ${target.what} has ${shown} left to refund.`);
 }
 
 const min = (a: bigint, b: bigint): bigint => (a < b ? a : b);

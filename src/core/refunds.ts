@@ -59,7 +59,7 @@ export async function createRefund(
         depositId,
         check: async (tx, wanted) => {
           await tx.lockInvoice(invoice.id);
-          await refuseOverRefund(tx, target, wanted, networkFee);
+          await refuseOverRefund(tx, target, wanted, networkFee, null, input.amount === null);
         },
       },
     },

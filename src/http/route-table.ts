@@ -11,6 +11,7 @@ import { asyncHandler } from "./async-handler";
 import { sendRawJson } from "./send-json";
 import { isPossibleId, UNKNOWN_RECORD, unknownRecordMessage } from "../schemas/fields";
 import { parseBody } from "./validate";
+import { unstorableTextProblem } from "../schemas/storable-text";
 
 /** What a route handler gets besides its parsed input. */
 export interface RouteCall {
@@ -313,7 +314,13 @@ export class RouteTable {
  */
 function parseInput(schema: z.ZodType, input: unknown): unknown {
   const result = schema.safeParse(input ?? {}, { reportInput: true });
-  if (result.success) return result.data;
+  if (result.success) {
+    // One check for every route's free text (metadata keys and values, descriptions, names):
+    // what no storage can keep is a 400 naming the field, on every storage alike.
+    const unstorable = unstorableTextProblem(result.data);
+    if (unstorable !== null) throw new PaymentError("validation_error", `Invalid request: ${unstorable}.`);
+    return result.data;
+  }
   const unknown = result.error.issues.map((issue) => (issue.code === "custom" ? (issue.params?.[UNKNOWN_RECORD] as string | undefined) : undefined));
   const first = result.error.issues[0]!;
   if (unknown.every((what) => what !== undefined)) {

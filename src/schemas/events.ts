@@ -10,7 +10,7 @@ import {
   type PaymentEventType,
 } from "../core/ports/records";
 import { isoTime, paymentDataFields, RESOURCE_FIELDS, string, type Resource } from "./event-data";
-import { EVENT_STATUSES, isServiceEventType, type ServiceEvent, type WebhookEvent } from "./service-event";
+import { isServiceEventType, type ServiceEvent, type WebhookEvent } from "./service-event";
 import { field, isJsonObject, literal, oneOf, optional, shapeOf, testOf, type Field } from "./field-pair";
 
 /**
@@ -20,7 +20,8 @@ import { field, isJsonObject, literal, oneOf, optional, shapeOf, testOf, type Fi
  *
  * And the other way round, a receiver of this version accepts the events of an older sender:
  * only what the service interface names is required. That is `type`, and `data` with its `id`
- * and `status` (what a handler is chosen and narrowed by); `timestamp` and every other field of
+ * and `status` (what a handler is chosen and narrowed by; a status this version does not know
+ * is accepted, so a sender may widen a type's statuses); `timestamp` and every other field of
  * `data` (`metadata` with its `orderId` included) may be missing, and are checked when present,
  * so a field of the wrong type is still a broken event. What the sender writes today, every
  * field present, is `paymentDataSchema` and the /v1 resource schemas (the OpenAPI document's).
@@ -40,17 +41,19 @@ function resourceOf(type: EventType): Resource {
   return RESOURCE_LISTS.find(([, types]) => types.includes(type))![0];
 }
 
-/** The fields of a `T` event's data as a receiver checks them: id and status required, the rest when present. */
+/**
+ * A resource's `status` as a receiver checks it: a string, any string. The statuses a type
+ * carries today (EVENT_STATUSES) are what its handlers are typed with, but a newer sender may
+ * widen them, and an event refused for a status its receiver did not expect would be retried
+ * for days and never handled: so a status this version does not know is accepted, typed as
+ * `string` beside the known ones, for the handler to decide.
+ */
+const anyStatus = field(z.string({ error: "must be a string" }), (value) => typeof value === "string");
+
+/** The fields of a `T` event's data as a receiver checks them: id and status (a string) required, the rest when present. */
 function dataFieldsOf(type: EventType): Record<string, Field<z.ZodType>> {
-  const resource = resourceOf(type);
-  const statuses: readonly string[] = EVENT_STATUSES[type];
-  const allowed: ReadonlySet<unknown> = new Set(statuses);
-  const status = field(
-    z.enum(statuses as [string, ...string[]], { error: `a ${type} event carries a ${resource} whose status is ${statuses.join(" or ")}` }),
-    (value) => allowed.has(value),
-  );
-  const fields = Object.fromEntries(Object.entries(RESOURCE_FIELDS[resource]).map(([name, inner]) => [name, optional(inner)]));
-  return { ...fields, id: string, status };
+  const fields = Object.fromEntries(Object.entries(RESOURCE_FIELDS[resourceOf(type)]).map(([name, inner]) => [name, optional(inner)]));
+  return { ...fields, id: string, status: anyStatus };
 }
 
 /** The fields of an event body: `type`, `data`, and `timestamp` when the sender wrote one. */
@@ -77,10 +80,7 @@ const envelopeFields = {
   timestamp: optional(isoTime),
   data: field(z.unknown(), (value) => value !== undefined),
 };
-const anyPaymentFields = bodyFields(oneOf(PAYMENT_EVENT_TYPES), {
-  ...dataFieldsOf("payment.created"),
-  status: paymentDataFields.status,
-});
+const anyPaymentFields = bodyFields(oneOf(PAYMENT_EVENT_TYPES), dataFieldsOf("payment.created"));
 
 /**
  * The payment of today's events as the sender writes it: a `PaymentView`, every field present,
@@ -100,8 +100,8 @@ export const paymentEventSchema = z.looseObject(shapeOf(anyPaymentFields));
 
 /**
  * The schema of each event body, by type, as verifyWebhook and webhookHandler check it: `data`
- * the type's resource with `status` limited to EVENT_STATUSES[type], `id` and `status`
- * required, every other field checked when present.
+ * the type's resource with `id` and `status` (a string: EVENT_STATUSES[type] or one a newer
+ * sender added) required, every other field checked when present.
  */
 export const eventSchemas = Object.fromEntries(EVENT_TYPES.map((type) => [type, events[type].schema])) as {
   readonly [K in EventType]: z.ZodType<ServiceEvent<K>>;
@@ -130,8 +130,8 @@ function knownEvent(json: unknown): (typeof events)[EventType] | undefined {
 }
 
 /**
- * Checks a parsed body: its type's schema for a known type (`data` its resource, with a status
- * that type carries), the envelope alone for any other, so a known event with broken data is an
+ * Checks a parsed body: its type's schema for a known type (`data` its resource, `status` any
+ * string), the envelope alone for any other, so a known event with broken data is an
  * error and an unknown one passes untouched.
  */
 export function parseWebhookEvent(json: unknown): { success: true; data: WebhookEvent } | { success: false; error: z.ZodError } {

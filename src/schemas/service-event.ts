@@ -108,6 +108,14 @@ export const EVENT_STATUSES = {
 /** The statuses of the resource in a `T` event: `"COMPLETED"` for `payout.completed`. */
 export type EventStatus<T extends EventType = EventType> = (typeof EVENT_STATUSES)[T][number];
 
+/**
+ * A status as a receiver types it: one this version knows (`Known`), or any other string a
+ * newer sender may have added. `(string & {})` keeps editors offering the known ones while
+ * accepting the rest, so a handler compares with the known statuses and decides what to do
+ * with another.
+ */
+export type OrOtherStatus<Known extends string> = Known | (string & {});
+
 /** The statuses of the payment in a `T` event: `"PAID"` for `payment.completed`. */
 export type PaymentEventStatus<T extends PaymentEventType = PaymentEventType> = EventStatus<T>;
 
@@ -135,12 +143,15 @@ type Flat<T> = { [K in keyof T]: T[K] };
 /**
  * The `data` of a `T` event: its resource's /v1 view (a PaymentView for `payment.*`, a
  * WithdrawalView for `payout.*`, a RefundView for `refund.*`, a ConversionView for
- * `conversion.*`), with `status` one that `T` carries. Only `id` and `status` are sure to be
+ * `conversion.*`), with `status` one that `T` carries today or another string (a newer sender
+ * may widen a type's statuses; receivers accept it). Only `id` and `status` are sure to be
  * there: an older sender may have left the other fields out (each is the view's type when
- * present). For a union of types, the union of their data, so a check of `status` narrows.
+ * present). For a union of types, the union of their data.
  */
 export type EventData<T extends EventType = EventType> = {
-  [K in T]: Flat<{ id: string; status: EventStatus<K> } & { [F in Exclude<keyof ViewOf[ResourceOf<K>], "id" | "status">]?: ViewOf[ResourceOf<K>][F] }>;
+  [K in T]: Flat<
+    { id: string; status: OrOtherStatus<EventStatus<K>> } & { [F in Exclude<keyof ViewOf[ResourceOf<K>], "id" | "status">]?: ViewOf[ResourceOf<K>][F] }
+  >;
 }[T];
 
 /** The `data` of a payment event `T`: a PaymentView whose `status` is one `T` carries (see EventData). */
@@ -148,7 +159,7 @@ export type PaymentEventData<T extends PaymentEventType = PaymentEventType> = Ev
 
 /**
  * An event this service sends, narrowed by its type: `ServiceEvent<"payout.completed">` has a
- * WithdrawalView `data` with `status` `"COMPLETED"`. Without an argument, the union of all
+ * WithdrawalView `data` with `status` `"COMPLETED"` (or a status a newer sender added). Without an argument, the union of all
  * types, discriminated by `type`.
  */
 export type ServiceEvent<T extends EventType = EventType> = {
@@ -163,7 +174,7 @@ export type ServiceEvent<T extends EventType = EventType> = {
 
 /**
  * A payment event, narrowed by its type: `PaymentEvent<"payment.completed">` has `data.status`
- * `"PAID"`. Without an argument, the union of all payment event types.
+ * `"PAID"` (or a status a newer sender added). Without an argument, the union of all payment event types.
  */
 export type PaymentEvent<T extends PaymentEventType = PaymentEventType> = ServiceEvent<T>;
 

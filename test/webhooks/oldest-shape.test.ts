@@ -59,14 +59,9 @@ describe("events in the oldest shapes", () => {
     expect(logger.lines).toEqual([]);
   });
 
-  it("still refuse a known event without the id or status its handlers are chosen and narrowed by (40014)", async () => {
+  it("still refuse a known event without the id or the string status its handlers are chosen and narrowed by (40014)", async () => {
     const { app } = receiver({ on: { "payment.completed": () => undefined } });
-    for (const [index, data] of [
-      { status: "PAID" },
-      { id: "inv_1" },
-      { id: "inv_1", status: "PENDING" },
-      { id: "inv_1", status: "PAID", rateAt: 5 },
-    ].entries()) {
+    for (const [index, data] of [{ status: "PAID" }, { id: "inv_1" }, { id: "inv_1", status: 7 }, { id: "inv_1", status: "PAID", rateAt: 5 }].entries()) {
       const body = JSON.stringify({ type: "payment.completed", data });
       const response = await deliver(app, body, signedHeaders(body, { id: `msg_bad_${index}` }));
       expect(response.status).toBe(400);

@@ -161,6 +161,13 @@ export interface ChainAdapter {
   /** Whether `address` is a well-formed destination for `coin` on `network`. */
   isValidAddress(coin: string, network: string, address: string): Promise<boolean>;
   /**
+   * The token contracts this adapter serves on `network` (its `tokens` option, which may differ
+   * from the currency list's on a test chain). Core refuses a payout, refund or claim to any of
+   * them, and to any token contract the currency list names on that network: a token sent to a
+   * token contract is lost. Optional: without it, the currency list's contracts alone are refused.
+   */
+  tokenContracts?(network: string): ReadonlyArray<{ coin: string; contract: string }>;
+  /**
    * Deposits whose state changed after `cursor` (null: from the beginning). Reports every
    * confirmation change and drop of a transfer to an address it issued; may repeat states. A
    * transfer that leaves the chain after it had its confirmations (a reorg deeper than them) is

@@ -216,6 +216,8 @@ function payerMessage(t: Translator, error: PaymentError, values: ClaimValues): 
   switch (error.type) {
     case "invalid_address":
       return t.text("refundBadAddress", { coin: values.coin, network: values.network });
+    case "token_contract_destination":
+      return t.text("refundTokenContract", { coin: values.coin, network: values.network });
     case "destination_not_allowed":
       return t.text("refundRefused");
     case "chain_unavailable":

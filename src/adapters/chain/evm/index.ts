@@ -265,6 +265,11 @@ export function evmChain(options: EvmChainOptions): EvmChain {
       return network === settings.network && isValidAddressOfFamily("evm", address);
     },
 
+    tokenContracts(network) {
+      // Every token contract it serves, listed or not: a token sent to one is lost for good.
+      return network === settings.network ? configured.flatMap((asset) => (asset.token === null ? [] : [{ coin: asset.coin, contract: asset.token }])) : [];
+    },
+
     async pollDeposits(cursor) {
       const { scanner, host } = use();
       try {

@@ -161,6 +161,8 @@ export const de: Messages = {
   refundNotFoundTitle: "Erstattungslink nicht gefunden",
   refundNotFoundText: "Dieser Erstattungslink existiert nicht oder ist unvollständig. Bitte prüfe den erhaltenen Link.",
   refundBadAddress: "Das ist keine gültige {coin}-Adresse im Netzwerk {network}. Bitte prüfe sie und versuche es erneut.",
+  refundTokenContract:
+    "Das ist die Adresse eines Token-Vertrags, keine Wallet: Alles, was dorthin gesendet wird, ist verloren. Bitte gib deine eigene {coin}-Adresse im Netzwerk {network} an.",
   refundBadNetwork: "Bitte wähle ein Netzwerk aus der Liste.",
   refundNoAddress: "Bitte gib deine Adresse ein.",
   refundForeign: "Deine Anfrage wurde nicht von dieser Seite gesendet. Bitte versuche es hier erneut.",

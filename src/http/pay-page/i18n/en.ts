@@ -170,6 +170,7 @@ export const en = {
   refundNotFoundTitle: "Refund link not found",
   refundNotFoundText: "This refund link does not exist or is incomplete. Please check the link you received.",
   refundBadAddress: "This is not a valid {coin} address on {network}. Please check it and try again.",
+  refundTokenContract: "This is the address of a token contract, not a wallet: anything sent there is lost. Please give your own {coin} address on {network}.",
   refundBadNetwork: "Please choose a network from the list.",
   refundNoAddress: "Please enter your address.",
   refundForeign: "Your request was not sent from this page. Please try again here.",

@@ -158,6 +158,8 @@ export const es: Messages = {
   refundNotFoundTitle: "Enlace de reembolso no encontrado",
   refundNotFoundText: "Este enlace de reembolso no existe o está incompleto. Revisa el enlace que recibiste.",
   refundBadAddress: "No es una dirección de {coin} válida en {network}. Revísala e inténtalo de nuevo.",
+  refundTokenContract:
+    "Esa es la dirección de un contrato de token, no una billetera: lo que se envíe allí se pierde. Indica tu propia dirección de {coin} en {network}.",
   refundBadNetwork: "Elige una red de la lista.",
   refundNoAddress: "Introduce tu dirección.",
   refundForeign: "Tu solicitud no se envió desde esta página. Inténtalo de nuevo aquí.",

@@ -160,6 +160,8 @@ export const fr: Messages = {
   refundNotFoundTitle: "Lien de remboursement introuvable",
   refundNotFoundText: "Ce lien de remboursement n’existe pas ou est incomplet. Vérifiez le lien reçu.",
   refundBadAddress: "Ce n’est pas une adresse {coin} valide sur {network}. Vérifiez-la et réessayez.",
+  refundTokenContract:
+    "C’est l’adresse d’un contrat de jeton, pas d’un portefeuille : tout envoi y serait perdu. Indiquez votre propre adresse {coin} sur {network}.",
   refundBadNetwork: "Choisissez un réseau dans la liste.",
   refundNoAddress: "Saisissez votre adresse.",
   refundForeign: "Votre demande n’a pas été envoyée depuis cette page. Réessayez ici.",

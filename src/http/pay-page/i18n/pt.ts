@@ -158,6 +158,8 @@ export const pt: Messages = {
   refundNotFoundTitle: "Link de reembolso não encontrado",
   refundNotFoundText: "Este link de reembolso não existe ou está incompleto. Confira o link que você recebeu.",
   refundBadAddress: "Este não é um endereço {coin} válido na rede {network}. Confira e tente novamente.",
+  refundTokenContract:
+    "Este é o endereço de um contrato de token, não de uma carteira: o que for enviado para lá se perde. Informe o seu próprio endereço {coin} na rede {network}.",
   refundBadNetwork: "Escolha uma rede da lista.",
   refundNoAddress: "Informe seu endereço.",
   refundForeign: "Sua solicitação não foi enviada desta página. Tente novamente aqui.",

@@ -154,6 +154,7 @@ export const zh: Messages = {
   refundNotFoundTitle: "未找到退款链接",
   refundNotFoundText: "此退款链接不存在或不完整。请检查您收到的链接。",
   refundBadAddress: "这不是 {network} 网络上有效的 {coin} 地址。请核对后重试。",
+  refundTokenContract: "这是代币合约地址，不是钱包地址：发送到该地址的资产将永久丢失。请填写您自己在 {network} 网络上的 {coin} 地址。",
   refundBadNetwork: "请从列表中选择网络。",
   refundNoAddress: "请输入您的地址。",
   refundForeign: "您的请求不是从此页面发送的。请在此处重试。",
