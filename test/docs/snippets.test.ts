@@ -73,6 +73,7 @@ const entryPoints: Record<string, string[]> = {
   "express-crypto-pay/postgres": ["src/postgres.ts"],
   "express-crypto-pay/evm": ["src/evm.ts"],
   "express-crypto-pay/bitcoin": ["src/bitcoin.ts"],
+  "express-crypto-pay/monero": ["src/monero.ts"],
   "express-crypto-pay/rates": ["src/rates.ts"],
   "express-crypto-pay/testing": ["src/testing/index.ts"],
 };
