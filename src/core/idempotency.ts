@@ -2,6 +2,7 @@ import { createHash, randomUUID } from "node:crypto";
 import type { Scope, StorageTransaction } from "./ports/storage/index";
 import { PaymentError } from "../errors";
 import type { CoreContext } from "./context";
+import type { IdempotencyRecord } from "./ports/records";
 
 /** How long a key is remembered (Stripe's rule). */
 const KEY_LIFETIME_MS = 24 * 60 * 60 * 1000;
@@ -91,23 +92,7 @@ export async function runIdempotent(
   }
   const now = context.now();
   const leaseToken = randomUUID();
-  const existing = await context.storage.transaction((tx) =>
-    tx.claimIdempotencyKey(
-      {
-        merchantId: scope.merchantId,
-        mode: scope.mode,
-        key,
-        requestHash: hash,
-        state: "started",
-        responseStatus: null,
-        responseBody: null,
-        createdAt: now,
-        expiresAt: now + KEY_LIFETIME_MS,
-        leaseToken,
-      },
-      options.leaseMs,
-    ),
-  );
+  const existing = await context.storage.transaction((tx) => tx.claimIdempotencyKey(startedKey(scope, key, hash, now, leaseToken), options.leaseMs));
   if (existing) {
     if (existing.requestHash !== hash) {
       throw new PaymentError("idempotency_conflict", "This Idempotency-Key was used with a different request; use a new key for a new request.");
@@ -130,8 +115,13 @@ export async function runIdempotent(
     answer = await work(claim);
   } catch (error) {
     // The operation committed (with its answer) and something after it failed: the committed
-    // answer is the request's answer, as a replay would give it.
-    if (committed) return { ...(committed as StoredAnswer), replayed: false };
+    // answer is the request's answer, as a replay would give it. But the answer was stored
+    // inside the operation's transaction, and that transaction may itself have failed at its
+    // end (the commit, or writes sent with it): then nothing exists, and answering what was
+    // stored would be a 200 for a record that is not there. So the stored key is asked.
+    if (committed && (await answerCommitted(context, scope, key, hash, leaseToken, options.leaseMs))) {
+      return { ...(committed as StoredAnswer), replayed: false };
+    }
     await context.storage.transaction((tx) => tx.deleteIdempotencyKey(scope, key, leaseToken));
     throw error;
   }
@@ -144,6 +134,38 @@ export async function runIdempotent(
     }
   }
   return { ...answer, replayed: false };
+}
+
+/**
+ * Whether the answer this request (`leaseToken`) stored for `key` was committed: the key is
+ * claimed again, which returns the stored record unless there is none to return. A claim that
+ * finds nothing (it took the key over, or made a new one) is forgotten again.
+ */
+async function answerCommitted(context: CoreContext, scope: Scope, key: string, hash: string, leaseToken: string, leaseMs: number): Promise<boolean> {
+  const now = context.now();
+  const probe = randomUUID();
+  const found = await context.storage.transaction((tx) => tx.claimIdempotencyKey(startedKey(scope, key, hash, now, probe), leaseMs));
+  if (found === null) {
+    await context.storage.transaction((tx) => tx.deleteIdempotencyKey(scope, key, probe));
+    return false;
+  }
+  return found.state === "completed" && found.leaseToken === leaseToken;
+}
+
+/** The record of a key a request starts on, held by `leaseToken`. */
+function startedKey(scope: Scope, key: string, hash: string, now: number, leaseToken: string): IdempotencyRecord {
+  return {
+    merchantId: scope.merchantId,
+    mode: scope.mode,
+    key,
+    requestHash: hash,
+    state: "started",
+    responseStatus: null,
+    responseBody: null,
+    createdAt: now,
+    expiresAt: now + KEY_LIFETIME_MS,
+    leaseToken,
+  };
 }
 
 /** The error of a request whose key a retry took over while it ran. */

@@ -2,6 +2,8 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { memoryStorage } from "../../../src/adapters/storage/memory/index";
+import type { Storage, StorageTransaction } from "../../../src/core/ports/storage/index";
 import { storageBackends } from "../../adapters/storage/sql-fixtures";
 import { setup, type Harness } from "../../helpers";
 import { describeIf, NO_DATABASE_URL } from "../../support/skips";
@@ -95,4 +97,59 @@ describeIf(server.enabled, NO_DATABASE_URL)("concurrent refunds of everything le
       await raceAndCount(h, body);
     }, 60_000);
   }
+});
+
+/**
+ * A memory storage whose next transaction that stores a payout fails at its end, after every
+ * write of it was made (as a COMMIT, or a write the database checks only then, may fail): the
+ * transaction rolls back whole.
+ */
+function storageFailingOnePayoutCommit(): Storage {
+  const inner = memoryStorage();
+  let armed = true;
+  const watch = (tx: StorageTransaction, seen: { payout: boolean }) =>
+    new Proxy(tx, {
+      get(target, name, receiver) {
+        const value = Reflect.get(target, name, receiver);
+        if (typeof value !== "function") return value;
+        if (name === "insertPayout") seen.payout = true;
+        return value.bind(target);
+      },
+    });
+  return new Proxy(inner, {
+    get(target, name, receiver) {
+      if (name !== "transaction") {
+        const value = Reflect.get(target, name, receiver);
+        return typeof value === "function" ? value.bind(target) : value;
+      }
+      return <T>(work: (tx: StorageTransaction) => Promise<T>) =>
+        target.transaction(async (tx) => {
+          const seen = { payout: false };
+          const result = await work(watch(tx, seen));
+          if (seen.payout && armed) {
+            armed = false;
+            throw new Error("the connection was lost while committing");
+          }
+          return result;
+        });
+    },
+  });
+}
+
+describe("a refund whose transaction fails as it commits", () => {
+  it("answers 500, not the 200 it had stored with the key, and the same key then creates the refund once", async () => {
+    const h = await setup({ storage: storageFailingOnePayoutCommit() });
+    await paidPayment(h, "400");
+    const payment = await paidPayment(h, "100");
+    const body = { paymentId: payment.id, address: REFUND_TO };
+    const failed = await h.post("/v1/refunds", body).set("Idempotency-Key", "commit-fails");
+    expectError(failed, 500, 50001);
+    expect(await h.router.storage.listRefunds(payment.id)).toEqual([]);
+    expect((await balances(h)).USDT!.available).toBe("497.5");
+    // The key was forgotten with the work: the client's retry runs the refund, once.
+    const retried = await h.post("/v1/refunds", body).set("Idempotency-Key", "commit-fails");
+    expect(retried.status, retried.text).toBe(200);
+    expect((await h.router.storage.listRefunds(payment.id)).map((row) => row.id)).toEqual([retried.body.id]);
+    expect((await h.post("/v1/refunds", body).set("Idempotency-Key", "commit-fails")).body).toEqual(retried.body);
+  });
 });
