@@ -1,0 +1,73 @@
+import { PGlite } from "@electric-sql/pglite";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { postgresStorage } from "../../../../src/postgres";
+import type { Harness } from "../../../helpers";
+import { balances, get } from "../../../http/v1/support";
+import { liveHarness, settle } from "../evm/support";
+import { startRpcProxy } from "../rpc-proxy";
+import { startLitecoind, type Litecoind } from "./litecoind";
+import { ltcChain, ltcPayment, newAccount, payment } from "./support";
+
+/**
+ * Blocks read twice on a real Litecoin Core node (regtest): a recovery rescan, or a deposit
+ * scan set back to an older cursor, sends no payment event twice and credits nothing twice; and
+ * a rescan asked for while a poll runs is not lost to that poll.
+ */
+
+let node: Litecoind;
+let pglite: PGlite;
+let schemas = 0;
+const open: Harness[] = [];
+
+beforeAll(async () => {
+  [node, pglite] = await Promise.all([startLitecoind(), PGlite.create()]);
+  await node.fund();
+}, 120_000);
+afterAll(async () => {
+  await node?.stop();
+  await pglite?.close();
+});
+afterEach(async () => {
+  for (const h of open.splice(0)) await h.router.close();
+});
+
+/** The types of the live event log, oldest first, as GET /v1/events lists them. */
+async function eventTypes(h: Harness): Promise<string[]> {
+  const res = await get(h, "/v1/events?limit=100", h.liveKey);
+  expect(res.status, res.text).toBe(200);
+  return (res.body.data as Array<{ type: string }>).map((event) => event.type);
+}
+
+describe("rescan during a poll", () => {
+  it("asked for while a poll applies an earlier one, takes effect at the next poll", async () => {
+    const proxy = await startRpcProxy(`http://127.0.0.1:${new URL(node.rpcUrl).port}`);
+    try {
+      const viaProxy = `http://${node.rpcUser}:${node.rpcPassword}@127.0.0.1:${new URL(proxy.url).port}`;
+      // The scan starts far above the chain: the payment's block is read only by a rescan.
+      const chain = ltcChain(node, newAccount(), { rpcUrl: viaProxy, startHeight: 1_000_000 });
+      const h = await liveHarness([chain], { storage: postgresStorage({ pglite, schema: `ltc_replay_${++schemas}` }) });
+      open.push(h);
+      const height = await node.height();
+      const created = await ltcPayment(h, "0.15");
+      await node.pay(created.address, "0.15");
+      await node.mine(6);
+
+      // A rescan from above the payment's block: the poll that applies it stops at its mempool
+      // read, and the operator, seeing the mistake, asks again from further back meanwhile.
+      await h.router.admin.rescan("LTC", height + 3);
+      const gate = proxy.pause("getrawmempool");
+      const round = h.router.tick();
+      await gate.reached;
+      await h.router.admin.rescan("LTC", height);
+      gate.release();
+      await round;
+      expect((await payment(h, created.id)).status).toBe("PENDING");
+
+      await settle(h);
+      expect((await payment(h, created.id)).status).toBe("PAID");
+      expect((await balances(h, h.liveKey)).LTC?.available).toBe("0.14925");
+    } finally {
+      await proxy.close();
+    }
+  });
+});
