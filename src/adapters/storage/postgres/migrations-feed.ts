@@ -1,5 +1,5 @@
 /**
- * Step 15: the event log in commit order. Each event records the id of the transaction that
+ * Steps of the feed. Step 15: the event log in commit order. Each event records the id of the transaction that
  * wrote it (`pg_current_xact_id()`, a 64-bit xid8 that never wraps), and the log is read in
  * (txid, seq) order only below the oldest transaction still running
  * (`pg_snapshot_xmin(pg_current_snapshot())`): every event under that horizon has committed (or
@@ -17,6 +17,20 @@ export const FEED_MIGRATIONS: ReadonlyArray<{ version: number; name: string; sql
 ALTER TABLE events ADD COLUMN txid xid8 NOT NULL DEFAULT '0';
 ALTER TABLE events ALTER COLUMN txid SET DEFAULT pg_current_xact_id();
 CREATE INDEX events_by_commit ON events (merchant_id, mode, txid, seq);
+`,
+  },
+  {
+    version: 16,
+    name: "webhook endpoints: the outcome of each endpoint's latest attempt, so that one success counts it healthy again",
+    // One row per endpoint, replaced by each attempt recorded later than the one it holds (by
+    // the outcome's time): the backlog counts an endpoint as failing only while its latest
+    // attempt failed, not until its older deliveries' retries have run.
+    sql: `
+CREATE TABLE webhook_endpoint_outcomes (
+  endpoint_id text COLLATE "C" PRIMARY KEY,
+  at bigint NOT NULL,
+  succeeded boolean NOT NULL
+);
 `,
   },
 ];

@@ -97,7 +97,10 @@ export interface WebhookOutboxStore extends WebhookOutboxReads {
    * `heldUntil` still holds it (it is pending with exactly that `leaseUntil`), or, whoever holds
    * it now, when `outcome.status` is "succeeded" (the message arrived). Otherwise (the lease ran
    * out and another worker took the delivery over, or it was settled meanwhile) only the attempt
-   * is appended. Nothing is returned, so an adapter may send it with the commit.
+   * is appended. Either way the outcome becomes its endpoint's latest (whether it succeeded, at
+   * `outcome.updatedAt`) unless one recorded at a later time is noted already: what
+   * `webhookBacklog` counts an endpoint failing or healthy by. Nothing is returned, so an
+   * adapter may send it with the commit.
    */
   recordWebhookAttempt(attempt: WebhookAttemptRecord, heldUntil: number, outcome: WebhookAttemptOutcome): Promise<void>;
   /**
