@@ -25,7 +25,11 @@ function countingReads(storage: Storage): { storage: Storage; reads: () => numbe
   const counted = new Proxy(storage, {
     get(target, property) {
       const value = Reflect.get(target, property, target);
-      if (property === "readEventLog") return (...args: Parameters<Storage["readEventLog"]>) => (reads++, target.readEventLog(...args));
+      if (property === "readEventLog")
+        return (...args: Parameters<Storage["readEventLog"]>) => {
+          reads++;
+          return target.readEventLog(...args);
+        };
       return typeof value === "function" ? value.bind(target) : value;
     },
   });

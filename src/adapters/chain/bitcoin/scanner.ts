@@ -310,6 +310,8 @@ export class BitcoinScanner {
       amount: toLedgerUnits(BigInt(deposit.sats), 8, this.settings.host.decimals(this.settings.coin)),
       confirmations,
       dropped,
+      // Null while in no block (mempool, or back there after a reorg): a drop of it left the mempool.
+      blockHash: deposit.block === null ? null : deposit.blockHash,
     };
   }
 }

@@ -338,6 +338,8 @@ export class EvmScanner {
       amount: BigInt(deposit.amount),
       confirmations,
       dropped,
+      // The block it was found in; for a drop, the orphaned block it left.
+      blockHash: deposit.blockHash,
     };
   }
 }

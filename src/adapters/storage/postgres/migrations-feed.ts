@@ -33,4 +33,13 @@ CREATE TABLE webhook_endpoint_outcomes (
 );
 `,
   },
+  {
+    version: 17,
+    name: "deposits: the block each was last reported in, so that a replayed block range changes nothing",
+    // Null for deposits recorded before, and while a transfer is in no block: a drop report is
+    // then applied as it comes, as before this step.
+    sql: `
+ALTER TABLE deposits ADD COLUMN block_hash text;
+`,
+  },
 ];

@@ -31,12 +31,57 @@ afterEach(async () => {
   for (const h of open.splice(0)) await h.router.close();
 });
 
-/** The types of the live event log, oldest first, as GET /v1/events lists them. */
-async function eventTypes(h: Harness): Promise<string[]> {
+/** The live event log as GET /v1/events lists it: type and payment id of each event, oldest first. */
+async function events(h: Harness): Promise<string[]> {
   const res = await get(h, "/v1/events?limit=100", h.liveKey);
   expect(res.status, res.text).toBe(200);
-  return (res.body.data as Array<{ type: string }>).map((event) => event.type);
+  return (res.body.data as Array<{ type: string; data: { id: string } }>).map((event) => `${event.type} ${event.data.id}`);
 }
+
+describe("replayed block ranges on litecoind", () => {
+  it("a scan set back to a cursor from before a reorg moved the deposit, and a rescan over it, send no second event and credit once; the deposit names its new block", async () => {
+    const chain = ltcChain(node, newAccount());
+    const h = await liveHarness([chain], { storage: postgresStorage({ pglite, schema: `ltc_replay_${++schemas}` }) });
+    open.push(h);
+    const feed = `deposits:live:${chain.feedId}`;
+    const created = await ltcPayment(h, "0.4");
+    const txid = await node.pay(created.address, "0.4");
+    const [first] = await node.mine(1);
+    await settle(h);
+    expect((await payment(h, created.id)).status).toBe("CONFIRMING");
+    expect((await h.router.storage.listDepositsForInvoice(created.id)).map((deposit) => deposit.blockHash)).toEqual([first]);
+    // The cursor as a backup taken now holds it: the deposit in its first block.
+    const older = await h.router.storage.getCursor(feed);
+    const height = await node.height();
+
+    // The block is invalidated; the transaction goes back to the mempool and is mined again.
+    await node.invalidate(first!);
+    const [movedTo] = await node.mine(1);
+    expect((await node.call<{ tx: string[] }>("getblock", movedTo, 1)).tx).toContain(txid);
+    await node.mine(6);
+    await settle(h);
+    expect(await payment(h, created.id)).toMatchObject({ status: "PAID", receivedAmount: 0.4 });
+    expect((await h.router.storage.listDepositsForInvoice(created.id)).map((deposit) => deposit.blockHash)).toEqual([movedTo]);
+    const trail = await events(h);
+    expect(trail.filter((entry) => entry.endsWith(created.id))).toEqual(
+      ["created", "confirming", "confirmed", "completed"].map((step) => `payment.${step} ${created.id}`),
+    );
+
+    // The scan starts again from the older cursor, which still holds the invalidated block.
+    await h.router.storage.transaction((tx) => tx.setCursor(feed, older!));
+    await settle(h);
+    expect(await events(h)).toEqual(trail);
+    // And a rescan reads the same blocks once more.
+    await h.router.admin.rescan("LTC", height - 1);
+    await settle(h);
+    expect(await events(h)).toEqual(trail);
+    const [deposit] = await h.router.storage.listDepositsForInvoice(created.id);
+    expect([deposit!.status, deposit!.blockHash, deposit!.reversals]).toEqual(["CONFIRMED", movedTo, 0]);
+    const scope = { merchantId: h.merchant.id, mode: "live" as const };
+    expect((await h.router.storage.listLedgerEntries(scope, "LTC")).map((entry) => entry.kind)).toEqual(["deposit"]);
+    expect((await balances(h, h.liveKey)).LTC?.available).toBe("0.398");
+  });
+});
 
 describe("rescan during a poll", () => {
   it("asked for while a poll applies an earlier one, takes effect at the next poll", async () => {
