@@ -2,8 +2,8 @@ import { PGlite } from "@electric-sql/pglite";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { postgresStorage } from "../../../../src/postgres";
 import type { Harness } from "../../../helpers";
-import { balances, get } from "../../../http/v1/support";
-import { liveHarness, settle } from "../evm/support";
+import { balances } from "../../../http/v1/support";
+import { liveEvents, liveHarness, settle } from "../evm/support";
 import { startRpcProxy } from "../rpc-proxy";
 import { startLitecoind, type Litecoind } from "./litecoind";
 import { ltcChain, ltcPayment, newAccount, payment } from "./support";
@@ -31,13 +31,6 @@ afterEach(async () => {
   for (const h of open.splice(0)) await h.router.close();
 });
 
-/** The live event log as GET /v1/events lists it: type and payment id of each event, oldest first. */
-async function events(h: Harness): Promise<string[]> {
-  const res = await get(h, "/v1/events?limit=100", h.liveKey);
-  expect(res.status, res.text).toBe(200);
-  return (res.body.data as Array<{ type: string; data: { id: string } }>).map((event) => `${event.type} ${event.data.id}`);
-}
-
 describe("replayed block ranges on litecoind", () => {
   it("a scan set back to a cursor from before a reorg moved the deposit, and a rescan over it, send no second event and credit once; the deposit names its new block", async () => {
     const chain = ltcChain(node, newAccount());
@@ -62,7 +55,7 @@ describe("replayed block ranges on litecoind", () => {
     await settle(h);
     expect(await payment(h, created.id)).toMatchObject({ status: "PAID", receivedAmount: 0.4 });
     expect((await h.router.storage.listDepositsForInvoice(created.id)).map((deposit) => deposit.blockHash)).toEqual([movedTo]);
-    const trail = await events(h);
+    const trail = await liveEvents(h);
     expect(trail.filter((entry) => entry.endsWith(created.id))).toEqual(
       ["created", "confirming", "confirmed", "completed"].map((step) => `payment.${step} ${created.id}`),
     );
@@ -70,11 +63,11 @@ describe("replayed block ranges on litecoind", () => {
     // The scan starts again from the older cursor, which still holds the invalidated block.
     await h.router.storage.transaction((tx) => tx.setCursor(feed, older!));
     await settle(h);
-    expect(await events(h)).toEqual(trail);
+    expect(await liveEvents(h)).toEqual(trail);
     // And a rescan reads the same blocks once more.
     await h.router.admin.rescan("LTC", height - 1);
     await settle(h);
-    expect(await events(h)).toEqual(trail);
+    expect(await liveEvents(h)).toEqual(trail);
     const [deposit] = await h.router.storage.listDepositsForInvoice(created.id);
     expect([deposit!.status, deposit!.blockHash, deposit!.reversals]).toEqual(["CONFIRMED", movedTo, 0]);
     const scope = { merchantId: h.merchant.id, mode: "live" as const };

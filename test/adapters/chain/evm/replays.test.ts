@@ -1,11 +1,11 @@
 import { PGlite } from "@electric-sql/pglite";
-import { parseEther, type Hash, type Hex } from "viem";
+import type { Hash } from "viem";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { postgresStorage } from "../../../../src/postgres";
 import type { Harness } from "../../../helpers";
-import { balances, get } from "../../../http/v1/support";
+import { balances } from "../../../http/v1/support";
 import { startAnvil, type Anvil } from "./anvil";
-import { ethChain, liveHarness, livePayment, payment, PAYER, settle } from "./support";
+import { ethChain, liveEvents, liveHarness, livePayment, payment, settle, signedPayment } from "./support";
 
 /**
  * Blocks read twice on a real node (anvil): a deposit scan set back to an older cursor (a
@@ -37,20 +37,6 @@ async function harness(): Promise<Harness> {
   return h;
 }
 
-/** Signs a payment from the payer without sending it, so that the same transaction can be mined again elsewhere. */
-async function signedPayment(to: string, amount: string): Promise<Hex> {
-  const account = node.account(PAYER);
-  const request = await node.wallet.prepareTransactionRequest({ account, to: to as Hex, value: parseEther(amount), chain: null });
-  return account.signTransaction(request as never);
-}
-
-/** The live event log as GET /v1/events lists it: type and payment id of each event, oldest first. */
-async function events(h: Harness): Promise<string[]> {
-  const res = await get(h, "/v1/events?limit=100", h.liveKey);
-  expect(res.status, res.text).toBe(200);
-  return (res.body.data as Array<{ type: string; data: { id: string } }>).map((event) => `${event.type} ${event.data.id}`);
-}
-
 /** The payment's deposits as the storage holds them. */
 async function deposits(h: Harness, paymentId: string) {
   return h.router.storage.listDepositsForInvoice(paymentId);
@@ -61,7 +47,7 @@ describe("replayed block ranges on anvil", () => {
     const h = await harness();
     await node.mine(5); // deep enough for the 4-block reorg below
     const created = await livePayment(h, { amount: "0.4", currency: "ETH", chain: "ETH" });
-    const raw = await signedPayment(created.address, "0.4");
+    const raw = await signedPayment(node, created.address, "0.4");
     const hash = (await node.public.sendRawTransaction({ serializedTransaction: raw })) as Hash;
     await node.mine(2);
     await settle(h);
@@ -80,14 +66,14 @@ describe("replayed block ranges on anvil", () => {
     await node.mine(12);
     await settle(h);
     expect(await payment(h, created.id)).toMatchObject({ status: "PAID", receivedAmount: "0.4" });
-    const trail = await events(h);
+    const trail = await liveEvents(h);
     // Moved within one read: never reported as dropped, and each step once.
     expect(trail).toEqual(["created", "confirming", "confirmed", "completed"].map((step) => `payment.${step} ${created.id}`));
 
     // The scan starts again from the older cursor: it still holds the orphaned block.
     await h.router.storage.transaction((tx) => tx.setCursor(FEED, older!));
     await settle(h);
-    expect(await events(h)).toEqual(trail);
+    expect(await liveEvents(h)).toEqual(trail);
     expect(await payment(h, created.id)).toMatchObject({ status: "PAID", receivedAmount: "0.4", reversedAmount: "0" });
     expect((await deposits(h, created.id)).map((deposit) => [deposit.status, deposit.blockHash, deposit.reversals])).toEqual([["CONFIRMED", movedTo, 0]]);
     const scope = { merchantId: h.merchant.id, mode: "live" as const };
@@ -98,24 +84,24 @@ describe("replayed block ranges on anvil", () => {
   it("a rescan over a deposit's blocks, while it is confirmed and after it is final, sends no payment event twice and credits once", async () => {
     const h = await harness();
     const created = await livePayment(h, { amount: "0.25", currency: "ETH", chain: "ETH" });
-    const hash = (await node.public.sendRawTransaction({ serializedTransaction: await signedPayment(created.address, "0.25") })) as Hash;
+    const hash = (await node.public.sendRawTransaction({ serializedTransaction: await signedPayment(node, created.address, "0.25") })) as Hash;
     await node.mine(2);
     await settle(h);
     const block = Number((await node.public.getTransactionReceipt({ hash })).blockNumber);
-    const confirming = await events(h);
+    const confirming = await liveEvents(h);
     expect(confirming.slice(-1)).toEqual([`payment.confirming ${created.id}`]);
 
     await h.router.admin.rescan("ETH", block - 1);
     await settle(h);
-    expect(await events(h)).toEqual(confirming);
+    expect(await liveEvents(h)).toEqual(confirming);
 
     await node.mine(12);
     await settle(h);
-    const paid = await events(h);
+    const paid = await liveEvents(h);
     expect(paid.slice(-2)).toEqual([`payment.confirmed ${created.id}`, `payment.completed ${created.id}`]);
     await h.router.admin.rescan("ETH", block - 1);
     await settle(h);
-    expect(await events(h)).toEqual(paid);
+    expect(await liveEvents(h)).toEqual(paid);
     expect((await balances(h, h.liveKey)).ETH?.available).toBe("0.24875");
   });
 });
