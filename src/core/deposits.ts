@@ -56,11 +56,17 @@ export async function applyChainDeposit(context: CoreContext, mode: Mode, report
     const invoice = before.invoice;
 
     const existing = await tx.lockDeposit(mode, report.network, report.txHash, report.outputIndex);
-    const status = nextDepositStatus(existing, report.dropped, final);
+    // A drop from a block the transfer has since left (a replayed scan that still holds the
+    // block a reorg orphaned) is old news: the transfer is in the block last reported.
+    if (existing && staleDrop(existing, report) && before.steps.length === 0) return;
+    const stale = existing !== null && staleDrop(existing, report);
+    const status = stale ? existing.status : nextDepositStatus(existing, report.dropped, final);
+    const blockHash = stale || report.blockHash === undefined ? (existing?.blockHash ?? null) : report.blockHash;
     let deposit: DepositRecord;
     if (existing) {
-      if (status === existing.status && report.confirmations === existing.confirmations && before.steps.length === 0) return;
-      deposit = { ...existing, status, confirmations: report.confirmations, updatedAt: now };
+      const confirmations = stale ? existing.confirmations : report.confirmations;
+      if (status === existing.status && confirmations === existing.confirmations && blockHash === existing.blockHash && before.steps.length === 0) return;
+      deposit = { ...existing, status, confirmations, blockHash, updatedAt: now };
     } else {
       deposit = {
         id: newId("dep"),
@@ -74,6 +80,7 @@ export async function applyChainDeposit(context: CoreContext, mode: Mode, report
         outputIndex: report.outputIndex,
         amount: report.amount,
         confirmations: report.confirmations,
+        blockHash,
         status,
         countsTowardInvoice: !stray && countsToward(context, invoice, now),
         fee: 0n,
@@ -132,6 +139,16 @@ export async function applyChainDeposit(context: CoreContext, mode: Mode, report
       context.telemetry?.depositCredited(deposit.mode, deposit.coin, formatDecimal(deposit.amount, context.currencies.decimalsOf(deposit.coin) ?? 0));
     }
   }
+}
+
+/**
+ * Whether a report is a drop from another block than the one the service last saw the transfer
+ * in: a scan replaying blocks it read before (set back to an older cursor) still holds a block
+ * that a reorg orphaned, while the transfer was found again in its new block since. Only a drop
+ * that names the block the deposit is known in (or one of a transfer known in no block) counts.
+ */
+function staleDrop(existing: DepositRecord, report: ChainDeposit): boolean {
+  return report.dropped && report.blockHash != null && existing.blockHash !== null && report.blockHash !== existing.blockHash;
 }
 
 /**
@@ -296,13 +313,26 @@ export async function syncChainDeposits(context: CoreContext, mode: Mode, chain:
   return pollAllPages(context, mode, chain, pageSize);
 }
 
+/**
+ * The reports of one page, each transfer once: its last state, where that came. Reports are
+ * whole states, so the last one of a transfer is all there is to apply; a reorg that moved a
+ * transfer to another block within one read (dropped from the old block, found in the new one)
+ * is then no drop at all.
+ */
+function newestStates(reports: readonly ChainDeposit[]): ChainDeposit[] {
+  const identity = (report: ChainDeposit) => `${report.network}:${report.txHash}:${report.outputIndex}`;
+  const last = new Map<string, number>();
+  for (const [i, report] of reports.entries()) last.set(identity(report), i);
+  return reports.filter((report, i) => last.get(identity(report)) === i);
+}
+
 /** The deposit feed read to its end, each page applied and the cursor moved after it. */
 async function pollAllPages(context: CoreContext, mode: Mode, chain: ChainAdapter, pageSize: number): Promise<number> {
   const cursorKey = `deposits:${mode}:${chain.feedId ?? chain.name}`;
   let applied = 0;
   for (;;) {
     const page = await chain.pollDeposits(await context.storage.getCursor(cursorKey), pageSize);
-    for (const report of page.deposits) {
+    for (const report of newestStates(page.deposits)) {
       await applyChainDeposit(context, mode, report);
       applied++;
     }

@@ -48,13 +48,14 @@ export const webhookTestRequest = z.strictObject({
 });
 
 /**
- * GET /v1/events: `after`, a position a previous answer returned as `nextCursor` (digits), or
- * `now` for the end of the log as it stands; `limit` 1..100 (default 20).
+ * GET /v1/events: `after`, a position a previous answer returned as `nextCursor` (digits, or two
+ * runs of digits joined by `_`), or `now` for the end of the log as it stands; `limit` 1..100
+ * (default 20).
  */
 export const eventListQuery = z.strictObject({
   after: z
     .string()
-    .regex(/^(now|[0-9]{1,19})$/, { error: "not a cursor this list returned, nor now" })
+    .regex(/^(now|[0-9]{1,20}(_[0-9]{1,19})?)$/, { error: "not a cursor this list returned, nor now" })
     .optional()
     .meta({ description: "A `nextCursor` of a previous answer, or `now`: the end of the log as it stands. Left out: from the oldest event." }),
   limit: pageQuery.limit,

@@ -2,7 +2,7 @@ import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import type { AddressInfo } from "node:net";
 import type { Server } from "node:http";
 import express from "express";
-import { createPaymentRouter, type PaymentRouter } from "../../src/index";
+import { createPaymentRouter, type PaymentRouter, type Storage } from "../../src/index";
 import { ROOT } from "./cli";
 
 /**
@@ -26,9 +26,10 @@ export function listen(app: express.Express): Promise<{ server: Server; base: st
   });
 }
 
-/** Starts the router, mounted at /payments of an app of its own, with a merchant and its keys. */
-export async function startService(): Promise<RunningService> {
+/** Starts the router, mounted at /payments of an app of its own, with a merchant and its keys; in memory unless `storage` is given. */
+export async function startService(options: { storage?: Storage } = {}): Promise<RunningService> {
   const router = createPaymentRouter({
+    ...options,
     publicUrl: "https://shop.example",
     mountPath: "/payments",
     // Slow enough that a payout is still processing when trigger has the sandbox fail it.

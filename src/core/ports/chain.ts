@@ -18,6 +18,15 @@ export interface ChainDeposit {
   confirmations: number;
   /** True when the transaction left the chain (reorg, replaced, reverted). */
   dropped: boolean;
+  /**
+   * The block this state is about, by hash: the block the transfer is in, null while it is in
+   * none (a mempool transaction); for a drop, the block it left (null: it left the mempool
+   * without being mined). Naming it lets the service tell a replayed report (a scan set back
+   * to an older cursor, a rescan) from news: a drop from a block other than the one the
+   * service last saw the transfer in is about a block the transfer has already left (a reorg
+   * moved it), and changes nothing. Optional: without it, every report is applied as it comes.
+   */
+  blockHash?: string | null;
 }
 
 /** One page of the deposit feed. */
@@ -169,7 +178,8 @@ export interface ChainAdapter {
   tokenContracts?(network: string): ReadonlyArray<{ coin: string; contract: string }>;
   /**
    * Deposits whose state changed after `cursor` (null: from the beginning). Reports every
-   * confirmation change and drop of a transfer to an address it issued; may repeat states. A
+   * confirmation change and drop of a transfer to an address it issued; may repeat states (of
+   * one transfer in one page, the last counts: it is its newest state). A
    * transfer that leaves the chain after it had its confirmations (a reorg deeper than them) is
    * reported dropped too, for as long as the adapter can see such a reorg: the service then
    * takes its credit back.

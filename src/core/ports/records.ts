@@ -198,6 +198,12 @@ export interface DepositRecord {
   outputIndex: number;
   amount: bigint;
   confirmations: number;
+  /**
+   * The block the chain last reported the transfer in (its hash), null while it was in none (a
+   * mempool transaction) or when the chain adapter does not name blocks. A report of a drop
+   * from another block than this one is about a block the transfer has left, and changes nothing.
+   */
+  blockHash: string | null;
   status: DepositStatus;
   /**
    * False for deposits that do not move the invoice: a coin other than the invoice's (a stray

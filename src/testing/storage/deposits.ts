@@ -4,7 +4,7 @@ import { type FreshnessCase, freshnessTests } from "./freshness";
 import { deposit, invoice, LIVE, OTHER, payout, seed, T0, TEST } from "./fixtures";
 import { lockTests, missingUpdateTests, uniqueTests } from "./shared";
 
-const confirmed = deposit({ status: "CONFIRMED", confirmations: 6, creditedAt: T0 + 1, updatedAt: T0 + 1 });
+const confirmed = deposit({ status: "CONFIRMED", confirmations: 6, blockHash: "block_6", creditedAt: T0 + 1, updatedAt: T0 + 1 });
 
 const FRESHNESS: FreshnessCase[] = [
   { read: "getDeposit", write: "updateDeposit", look: (r) => r.getDeposit(TEST, "dep_1"), change: (tx) => tx.updateDeposit(confirmed), after: confirmed },

@@ -128,6 +128,7 @@ export const deposit = (over: Partial<DepositRecord> = {}): DepositRecord => ({
   outputIndex: 0,
   amount: 15_385n,
   confirmations: 0,
+  blockHash: null,
   status: "PENDING",
   countsTowardInvoice: true,
   fee: 76n,

@@ -59,6 +59,40 @@ export function webhookBacklogTests(ctx: SuiteContext): void {
       expect(await storage.webhookBacklog(T0 + 7000, 10)).toEqual({ due: 0, oldestDueAt: null, retrying: 0, failingEndpoints: 0 });
     });
 
+    it("counts an endpoint healthy from its first success after a failure, while its older deliveries wait for their retries", async () => {
+      const storage = ctx.storage();
+      await storage.transaction(async (tx) => {
+        await tx.insertWebhookEndpoint(endpoint({ id: "we_a" }));
+        await tx.insertWebhookDeliveries(["a1", "a2", "a3", "a4"].map((id) => delivery({ id, endpointId: "we_a", nextAttemptAt: T0 })));
+      });
+      const claimed = await storage.transaction((tx) => tx.claimWebhookDeliveries(T0, 10, 30_000, 10));
+      const leaseOf = (id: string) => claimed.find((entry) => entry.id === id)!.leaseUntil!;
+      /** Records one attempt of a claimed delivery, answered `code` at `at`. */
+      const answer = (id: string, code: number, at: number, heldUntil = leaseOf(id)) =>
+        storage.transaction((tx) =>
+          tx.recordWebhookAttempt(
+            { id: `att_${id}_${at}`, deliveryId: id, at, statusCode: code, durationMs: 5, error: code < 300 ? null : `HTTP ${code}` },
+            heldUntil,
+            code < 300
+              ? { status: "succeeded", nextAttemptAt: null, leaseUntil: null, lastStatusCode: code, lastError: null, updatedAt: at }
+              : { status: "pending", nextAttemptAt: T0 + 5000, leaseUntil: null, lastStatusCode: code, lastError: `HTTP ${code}`, updatedAt: at },
+          ),
+        );
+      await answer("a1", 500, T0 + 1);
+      await answer("a2", 503, T0 + 2);
+      expect(await storage.webhookBacklog(T0 + 3, 10)).toMatchObject({ retrying: 2, failingEndpoints: 1 });
+      // The receiver is back: its next answer is a 2xx. a1 and a2 still wait for their retry.
+      await answer("a3", 200, T0 + 3);
+      expect(await storage.webhookBacklog(T0 + 4, 10)).toMatchObject({ retrying: 2, failingEndpoints: 0 });
+      // A failure answered before that success, recorded after it, does not count it failing again.
+      await answer("a4", 500, T0 + 2);
+      expect(await storage.webhookBacklog(T0 + 4, 10)).toMatchObject({ retrying: 3, failingEndpoints: 0 });
+      // The next failure does.
+      const retried = await storage.transaction((tx) => tx.claimWebhookDeliveries(T0 + 5000, 1, 30_000, 10));
+      await answer(retried[0]!.id, 500, T0 + 5001, retried[0]!.leaseUntil!);
+      expect(await storage.webhookBacklog(T0 + 5002, 10)).toMatchObject({ retrying: 3, failingEndpoints: 1 });
+    });
+
     it("stops each count at the limit, and still finds the oldest due", async () => {
       const storage = ctx.storage();
       await storage.transaction(async (tx) => {

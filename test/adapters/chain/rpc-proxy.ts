@@ -1,4 +1,4 @@
-import { createServer, request as httpRequest, type Server } from "node:http";
+import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 
 /**
@@ -15,6 +15,12 @@ export interface RpcProxy {
   hang: Set<string>;
   /** Methods answered with JSON-RPC's "method not found" (-32601), as a node without that API answers. */
   unsupported: Set<string>;
+  /**
+   * Holds the next request of `method` until `release()` is called, then passes it on: a node
+   * slow to answer one call, so that a test can act while a poll is in the middle of its work.
+   * `reached` resolves once that request has arrived.
+   */
+  pause(method: string): { reached: Promise<void>; release(): void };
   /** How many requests of each method went through or were refused. */
   seen: Map<string, number>;
   /**
@@ -39,6 +45,7 @@ export async function startRpcProxy(target: string): Promise<RpcProxy> {
   const unsupported = new Set<string>();
   const seen = new Map<string, number>();
   const limits = { logBlocks: Number.POSITIVE_INFINITY };
+  const paused = new Map<string, { arrived: () => void; released: Promise<void> }>();
   /** An eth_getLogs wider than the limit, answered here with the provider's error. */
   const tooWide = (call: RpcCall): boolean => {
     if (call.method !== "eth_getLogs") return false;
@@ -67,35 +74,42 @@ export async function startRpcProxy(target: string): Promise<RpcProxy> {
         return;
       }
       if (methods.some((method) => hang.has(method))) return;
-      if (calls.some(answeredHere)) {
-        void answerEach(JSON.parse(body.toString("utf8")) as RpcCall | RpcCall[]).then((answer) => {
-          res.writeHead(200, { "content-type": "application/json" });
-          res.end(JSON.stringify(answer));
-        });
-        return;
-      }
-      const forward = httpRequest(
-        {
-          host: upstream.hostname,
-          port: upstream.port,
-          path: upstream.pathname,
-          method: "POST",
-          // Bitcoin Core's RPC wants its Basic credentials: they pass through as the client sent them.
-          headers: {
-            "content-type": "application/json",
-            "content-length": body.length,
-            ...(req.headers.authorization ? { authorization: req.headers.authorization } : {}),
-          },
-        },
-        (answer) => {
-          res.writeHead(answer.statusCode ?? 502, { "content-type": "application/json" });
-          answer.pipe(res);
-        },
-      );
-      forward.on("error", () => req.socket.destroy());
-      forward.end(body);
+      const gate = methods.map((method) => paused.get(method)).find((entry) => entry !== undefined);
+      for (const method of methods) paused.delete(method);
+      gate?.arrived();
+      void (gate?.released ?? Promise.resolve()).then(() => passOn(body, calls, req, res));
     });
   });
+  /** Answers a request here (a method made unsupported, a capped eth_getLogs) or forwards it to the node. */
+  const passOn = (body: Buffer, calls: RpcCall[], req: IncomingMessage, res: ServerResponse): void => {
+    if (calls.some(answeredHere)) {
+      void answerEach(JSON.parse(body.toString("utf8")) as RpcCall | RpcCall[]).then((answer) => {
+        res.writeHead(200, { "content-type": "application/json" });
+        res.end(JSON.stringify(answer));
+      });
+      return;
+    }
+    const forward = httpRequest(
+      {
+        host: upstream.hostname,
+        port: upstream.port,
+        path: upstream.pathname,
+        method: "POST",
+        // Bitcoin Core's RPC wants its Basic credentials: they pass through as the client sent them.
+        headers: {
+          "content-type": "application/json",
+          "content-length": body.length,
+          ...(req.headers.authorization ? { authorization: req.headers.authorization } : {}),
+        },
+      },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, { "content-type": "application/json" });
+        answer.pipe(res);
+      },
+    );
+    forward.on("error", () => req.socket.destroy());
+    forward.end(body);
+  };
   // One call at a time, the unsupported ones answered here, the others by the node.
   const answerEach = async (calls: RpcCall | RpcCall[]): Promise<unknown> => {
     if (!Array.isArray(calls)) return ((await answerEach([calls])) as unknown[])[0];
@@ -120,6 +134,13 @@ export async function startRpcProxy(target: string): Promise<RpcProxy> {
     hang,
     unsupported,
     seen,
+    pause(method) {
+      let arrived!: () => void;
+      let release!: () => void;
+      const reached = new Promise<void>((resolve) => (arrived = resolve));
+      paused.set(method, { arrived, released: new Promise<void>((resolve) => (release = resolve)) });
+      return { reached, release };
+    },
     get logBlockLimit() {
       return limits.logBlocks;
     },

@@ -366,8 +366,12 @@ describe("a deposit that leaves and comes back, again and again", () => {
       chain.report({ ...transfer, confirmations: 12 });
       chain.report({ ...transfer, confirmations: 12 });
       expect(await state()).toEqual({ status: "PAID", deposit: "CONFIRMED", reversed: "0", available: "0.995", pending: "0" });
+      // Each state read in a round of its own: of several states of one transfer in one read,
+      // only the newest counts (a transfer moved within one read never left the chain).
       chain.report({ ...transfer, confirmations: 0, dropped: true });
+      await live.router.tick();
       chain.report({ ...transfer, confirmations: 13 });
+      await live.router.tick();
       chain.report({ ...transfer, confirmations: 0, dropped: true });
       expect(await state()).toEqual({ status: "PAID", deposit: "REVERSED", reversed: "1", available: "0", pending: "0" });
       const keys = (await live.router.storage.listLedgerEntries(liveScope, "ETH")).map((entry) => entry.causeKey.replace(/dep_\w+/, "dep"));
@@ -379,9 +383,9 @@ describe("a deposit that leaves and comes back, again and again", () => {
         "deposit:dep:credit:2",
         "deposit:dep:reversal:3",
       ]);
-      // A feed replayed from the start walks the same history again: states carry no block, so
-      // each past return is a return again, but every credit is paired with its reversal and
-      // the balance ends where the chain's latest word puts it.
+      // A feed replayed from the start: its states carry no block, so a replay read over several
+      // rounds would walk past returns again. Whatever it walks, every credit is paired with its
+      // reversal and the balance ends where the chain's latest word puts it.
       await live.router.storage.transaction((tx) => tx.setCursor("deposits:live:scripted", "0"));
       await live.router.tick();
       const entries = await live.router.storage.listLedgerEntries(liveScope, "ETH");

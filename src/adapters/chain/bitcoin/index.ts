@@ -11,6 +11,7 @@ import { BitcoinScanner } from "./scanner";
 import { BitcoinWallet } from "./wallet";
 import { DepositAddresses } from "./deposit-addresses";
 import { readHoldings } from "./holdings";
+import { readRescan, requestRescan } from "../rescan-request";
 
 export type { BitcoinChainOptions } from "./options";
 
@@ -206,10 +207,9 @@ export function bitcoinChain(options: BitcoinChainOptions): BitcoinChain {
 
     async pollDeposits(cursor) {
       const { scanner, host } = use();
-      // A rescan asked for by rescan(): applied to this poll's cursor, then forgotten ("" = none).
-      const rescan = (await host.state.get(`${namespace}:rescan`)) || null;
-      const page = await scanner.poll(cursor, rescan === null ? null : Number(rescan));
-      if (rescan !== null) await host.state.withLock(`${namespace}:rescan`, (state) => state.set(`${namespace}:rescan`, ""));
+      // A rescan asked for by rescan() and not yet in the cursor: the cursor this page returns
+      // names it, so it is done once the service stores that cursor (one asked for meanwhile is not).
+      const page = await scanner.poll(cursor, await readRescan(host.state, `${namespace}:rescan`));
       const height = (JSON.parse(page.cursor) as { height: number }).height;
       scannedHeight = height >= 0 ? height : null;
       return page;
@@ -273,9 +273,7 @@ export function bitcoinChain(options: BitcoinChainOptions): BitcoinChain {
     },
 
     async rescan(fromHeight) {
-      if (!Number.isSafeInteger(fromHeight) || fromHeight < 0) throw new RangeError("rescan: fromHeight must be a block height");
-      const { host } = use();
-      await host.state.withLock(`${namespace}:rescan`, (state) => state.set(`${namespace}:rescan`, String(fromHeight)));
+      await requestRescan(use().host.state, `${namespace}:rescan`, fromHeight);
     },
   };
 }

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { chainedPrefix, decodeStoredCursor, rewindOnReorg } from "../block-cursor";
+import { applyRescan, type RescanRequest } from "../rescan-request";
 import type { ChainDeposit, ChainHost, DepositFeedPage, IssuedAddress } from "../../../core/ports/chain";
 import { toLedgerUnits } from "../units";
 import { toSatoshis } from "./rpc";
@@ -88,6 +89,8 @@ const cursorSchema = z.strictObject({
   height: z.int().min(-1),
   hashes: z.array(z.tuple([z.int().min(0), z.string()])),
   tracked: z.array(trackedSchema),
+  /** The id of the last rescan request applied (see rescan-request.ts). */
+  rescan: z.string().optional(),
 });
 
 type Cursor = z.infer<typeof cursorSchema>;
@@ -121,7 +124,7 @@ export class BitcoinScanner {
   }
 
   /** One page of the deposit feed (see `ChainAdapter.pollDeposits`). */
-  async poll(cursorText: string | null, rescanFrom: number | null = null): Promise<DepositFeedPage> {
+  async poll(cursorText: string | null, rescan: RescanRequest | null = null): Promise<DepositFeedPage> {
     const { node } = this.settings;
     const chain = await this.settings.chain();
     this.addressOf = await this.settings.addressDecoder();
@@ -133,11 +136,8 @@ export class BitcoinScanner {
       throw new Error(
         `the ${this.settings.network} node is on ${chain}, but the stored deposit cursor was made on ${cursor.chain}; point rpcUrl at the right node`,
       );
-    if (rescanFrom !== null && rescanFrom <= cursor.height) {
-      // A recovery rescan: read again from there (what is found again is applied idempotently).
-      cursor.height = rescanFrom - 1;
-      cursor.hashes = cursor.hashes.filter(([height]) => height < rescanFrom);
-    }
+    // A recovery rescan not applied yet: read again from there (what is found again is applied idempotently).
+    applyRescan(cursor, rescan);
     const reports: ChainDeposit[] = [];
     await this.rewindOnReorg(cursor, head);
 
@@ -310,6 +310,8 @@ export class BitcoinScanner {
       amount: toLedgerUnits(BigInt(deposit.sats), 8, this.settings.host.decimals(this.settings.coin)),
       confirmations,
       dropped,
+      // Null while in no block (mempool, or back there after a reorg): a drop of it left the mempool.
+      blockHash: deposit.block === null ? null : deposit.blockHash,
     };
   }
 }

@@ -18,6 +18,8 @@ export interface ScanCursor {
   tracked: TrackedDeposit[];
   /** Transfers of unlisted tokens to issued addresses, held until final, then reported once. Absent when none. */
   unlisted?: TrackedUnlisted[];
+  /** The id of the last rescan request applied (see rescan-request.ts). Absent before the first. */
+  rescan?: string;
 }
 
 /** A Transfer of a token the chain does not list, to an issued address, waiting to be final. */
@@ -84,6 +86,7 @@ const cursorSchema = z.strictObject({
       }),
     )
     .optional(),
+  rescan: z.string().optional(),
 });
 
 /** Reads a stored cursor; throws when it was not written by this adapter (or is damaged). */

@@ -14,6 +14,7 @@ import { payoutNeeds, readHotWalletBalances, type HotWalletBalancesSettings } fr
 import { rescaleDown } from "../../../money";
 import { readHoldings, type HoldingsSettings } from "./holdings";
 import { OutageLog } from "../../../outage-log";
+import { readRescan, requestRescan } from "../rescan-request";
 
 export type { EvmChainOptions } from "./options";
 
@@ -273,14 +274,9 @@ export function evmChain(options: EvmChainOptions): EvmChain {
     async pollDeposits(cursor) {
       const { scanner, host } = use();
       try {
-        // A rescan asked for by rescan(): applied to this poll's cursor, then forgotten ("" =
-        // none) unless another one was asked for meanwhile.
-        const rescan = (await host.state.get(rescanKey)) || null;
-        const page = await scanner.poll(cursor, rescan === null ? null : Number(rescan));
-        if (rescan !== null)
-          await host.state.withLock(rescanKey, async (state) => {
-            if ((await state.get(rescanKey)) === rescan) await state.set(rescanKey, "");
-          });
+        // A rescan asked for by rescan() and not yet in the cursor: the cursor this page returns
+        // names it, so it is done once the service stores that cursor (one asked for meanwhile is not).
+        const page = await scanner.poll(cursor, await readRescan(host.state, rescanKey));
         scannedHeight = scannedOf(page.cursor);
         return page;
       } catch (error) {
@@ -289,9 +285,7 @@ export function evmChain(options: EvmChainOptions): EvmChain {
     },
 
     async rescan(fromHeight) {
-      if (!Number.isSafeInteger(fromHeight) || fromHeight < 0) throw new RangeError("rescan: fromHeight must be a block height");
-      const { host } = use();
-      await host.state.withLock(rescanKey, (state) => state.set(rescanKey, String(fromHeight)));
+      await requestRescan(use().host.state, rescanKey, fromHeight);
     },
 
     cursorHeight: scannedOf,

@@ -1,6 +1,7 @@
 import { getAddress, type Address, type Block, type PublicClient, type Transaction } from "viem";
 import type { ChainDeposit, ChainHost, DepositFeedPage, IssuedAddress } from "../../../core/ports/chain";
 import { chainedPrefix, rewindOnReorg } from "../block-cursor";
+import { applyRescan, type RescanRequest } from "../rescan-request";
 import { decodeCursor, encodeCursor, type ScanCursor, type TrackedDeposit, type TrackedUnlisted } from "./cursor";
 import { InternalTransferReader } from "./internal-transfers";
 import { TransferLogReader, type TransferLog } from "./transfer-logs";
@@ -103,7 +104,7 @@ export class EvmScanner {
   }
 
   /** One page of the deposit feed (see `ChainAdapter.pollDeposits`). */
-  async poll(cursorText: string | null, rescanFrom: number | null = null): Promise<DepositFeedPage> {
+  async poll(cursorText: string | null, rescan: RescanRequest | null = null): Promise<DepositFeedPage> {
     const { client } = this.settings;
     const chainId = await this.settings.chainId();
     const head = Number(await client.getBlockNumber());
@@ -113,12 +114,9 @@ export class EvmScanner {
         `the ${this.settings.network} node is on chain ${chainId}, but the stored deposit cursor was made on chain ${cursor.chainId}; point rpcUrl at the right network`,
       );
     }
-    if (rescanFrom !== null && rescanFrom <= cursor.height) {
-      // A recovery rescan: read again from there (what is found again is followed and reported
-      // once more, and applied idempotently).
-      cursor.height = rescanFrom - 1;
-      cursor.hashes = cursor.hashes.filter(([height]) => height < rescanFrom);
-    }
+    // A recovery rescan not applied yet: read again from there (what is found again is followed
+    // and reported once more, and applied idempotently).
+    applyRescan(cursor, rescan);
     const reports: ChainDeposit[] = [];
     await this.rewindOnReorg(cursor, head, reports);
 
@@ -340,6 +338,8 @@ export class EvmScanner {
       amount: BigInt(deposit.amount),
       confirmations,
       dropped,
+      // The block it was found in; for a drop, the orphaned block it left.
+      blockHash: deposit.blockHash,
     };
   }
 }

@@ -86,6 +86,8 @@ export class Tables {
   /** Pending delivery ids per endpoint (claims order them by due time, then insertion position). */
   readonly pendingByEndpoint = new Map<string, string[]>();
   readonly attemptsByDelivery = new Map<string, WebhookAttemptRecord[]>();
+  /** Per endpoint, its latest attempt's outcome (by the outcome's time): whether it succeeded. */
+  readonly endpointOutcomes = new Map<string, { at: number; succeeded: boolean }>();
   /** The insertion position the next delivery gets. Never rolled back: positions only need to grow. */
   deliveryPosition = 0;
   readonly idempotency = new Map<string, IdempotencyRecord>();

@@ -7,7 +7,7 @@ export function webhookBacklogReads(t: Tables, run: Run): WebhookBacklogReads {
     webhookBacklog: (now, limit) =>
       run("webhookBacklog", () => {
         const backlog: WebhookBacklog = { due: 0, oldestDueAt: null, retrying: 0, failingEndpoints: 0 };
-        for (const [, ids] of t.pendingByEndpoint) {
+        for (const [endpointId, ids] of t.pendingByEndpoint) {
           let failing = false;
           for (const id of ids) {
             const delivery = t.deliveries.get(id)?.record;
@@ -21,7 +21,8 @@ export function webhookBacklogReads(t: Tables, run: Run): WebhookBacklogReads {
             backlog.due++;
             if (backlog.oldestDueAt === null || delivery.nextAttemptAt < backlog.oldestDueAt) backlog.oldestDueAt = delivery.nextAttemptAt;
           }
-          if (failing) backlog.failingEndpoints++;
+          // Failing while its latest attempt did not succeed: one success counts it healthy again.
+          if (failing && t.endpointOutcomes.get(endpointId)?.succeeded !== true) backlog.failingEndpoints++;
         }
         return {
           ...backlog,

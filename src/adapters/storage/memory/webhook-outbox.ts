@@ -59,6 +59,9 @@ export function webhookOutboxWrites(t: Tables, run: Run, undo: Undo[]): Writes<W
         pushIn(t.attemptsByDelivery, attempt.deliveryId, copy(attempt), undo);
         const current = t.deliveries.get(attempt.deliveryId)?.record;
         if (!current) return;
+        const noted = t.endpointOutcomes.get(current.endpointId);
+        if (!noted || noted.at <= outcome.updatedAt)
+          setIn(t.endpointOutcomes, current.endpointId, { at: outcome.updatedAt, succeeded: outcome.status === "succeeded" }, undo);
         const held = current.status === "pending" && current.leaseUntil === heldUntil;
         if (held || outcome.status === "succeeded") updateDelivery(t, { ...current, ...outcome, attempts: current.attempts + 1 }, undo);
       }),

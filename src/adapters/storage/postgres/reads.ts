@@ -8,6 +8,7 @@ import { auditColumns } from "./statements/audit-log";
 import { numeric, type Row } from "./statements/columns";
 import { depositColumns, unlistedTransferColumns } from "./statements/deposits";
 import { eventColumns } from "./statements/events";
+import { eventLogEnd, readEventLog } from "./event-log";
 import type { Statements } from "./statements/index";
 import { addressColumns, invoiceColumns } from "./statements/invoices";
 import { balanceColumns, ledgerColumns } from "./statements/ledger";
@@ -72,11 +73,8 @@ export function sqlReads(db: SqlQueryable, s: Statements): StorageReads {
       options?.invoiceId === undefined
         ? all(db.query(s.listEvents, [scope.merchantId, scope.mode]), eventColumns.read)
         : all(db.query(s.listEventsOfInvoice, [scope.merchantId, scope.mode, options.invoiceId]), eventColumns.read),
-    readEventLog: async (scope, position, limit) => {
-      const rows = (await db.query(s.readEventLog, [scope.merchantId, scope.mode, position ?? "0", Math.max(0, limit)])).rows;
-      return { events: rows.map(eventColumns.read), position: rows.length === 0 ? (position ?? "0") : String(rows.at(-1)!.seq) };
-    },
-    eventLogEnd: async (scope) => String((await db.query(s.eventLogEnd, [scope.merchantId, scope.mode])).rows[0]!.seq),
+    readEventLog: (scope, position, limit) => readEventLog(db, s, scope, position, limit),
+    eventLogEnd: () => eventLogEnd(db, s),
     listExpiringInvoices: (mode, now, limit) => all(db.query(s.listExpiringInvoices, [mode, now, Math.max(0, limit)]), invoiceColumns.read),
     listPayoutsByStatus: (mode, status, limit, after) =>
       after

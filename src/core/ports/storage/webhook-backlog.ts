@@ -10,9 +10,10 @@ export interface WebhookBacklog {
   /** Pending deliveries attempted at least once (their last attempt failed), due now or later, counted up to `limit`. */
   retrying: number;
   /**
-   * Endpoints with at least one such delivery: their receiver failed its last attempt of it
-   * (until that delivery is tried again, whatever the endpoint's other deliveries did since).
-   * Counted up to `limit`.
+   * Endpoints with at least one such delivery whose latest attempt, of any of their deliveries
+   * (the one recorded with the latest outcome time, see `recordWebhookAttempt`), did not
+   * succeed. An endpoint counts as healthy again from its first success after a failure, while
+   * its older deliveries still wait for their retries. Counted up to `limit`.
    */
   failingEndpoints: number;
 }

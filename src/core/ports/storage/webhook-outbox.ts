@@ -30,13 +30,24 @@ export interface WebhookOutboxReads {
   /** Events of `scope`, in the order appended (oldest first), optionally those of one resource only (`invoiceId`: an invoice, payout or exchange id). */
   listEvents(scope: Scope, options?: { invoiceId?: string }): Promise<EventRecord[]>;
   /**
-   * Up to `limit` events of `scope` appended after `position` (null: from the start), in the
-   * order appended, and the position after the last. A position is an opaque string of decimal
-   * digits this adapter returned (from here or `eventLogEnd`); one beyond the end answers no
-   * events and itself.
+   * Up to `limit` events of `scope` after `position` (null: from the start), and the position
+   * after the last. A position is an opaque string this adapter returned (from here or
+   * `eventLogEnd`): decimal digits, or two runs of digits joined by `_`; one beyond the end
+   * answers no events and itself.
+   *
+   * The log is read in commit-safe order: a reader that pages forward from the positions it is
+   * given sees every event exactly once, even when transactions commit in another order than
+   * they appended (one that appended first may commit last). An adapter whose transactions run
+   * one at a time reads in the order appended; one with concurrent transactions answers only
+   * events that no still-running transaction can come before (PostgreSQL: below the oldest
+   * running transaction), so an event may be listed a moment after it committed, never skipped.
    */
   readEventLog(scope: Scope, position: string | null, limit: number): Promise<EventLogPage>;
-  /** The position at the end of `scope`'s event log now: reading after it answers only the events appended later. */
+  /**
+   * The position at the end of `scope`'s event log now: reading after it answers every event
+   * committed later. It may also answer a few that committed just before (those a reader could
+   * not yet be sure of), never miss one.
+   */
   eventLogEnd(scope: Scope): Promise<string>;
   /** The delivery with this id in `scope`, or null. */
   getWebhookDelivery(scope: Scope, id: string): Promise<WebhookDeliveryRecord | null>;
@@ -86,7 +97,10 @@ export interface WebhookOutboxStore extends WebhookOutboxReads {
    * `heldUntil` still holds it (it is pending with exactly that `leaseUntil`), or, whoever holds
    * it now, when `outcome.status` is "succeeded" (the message arrived). Otherwise (the lease ran
    * out and another worker took the delivery over, or it was settled meanwhile) only the attempt
-   * is appended. Nothing is returned, so an adapter may send it with the commit.
+   * is appended. Either way the outcome becomes its endpoint's latest (whether it succeeded, at
+   * `outcome.updatedAt`) unless one recorded at a later time is noted already: what
+   * `webhookBacklog` counts an endpoint failing or healthy by. Nothing is returned, so an
+   * adapter may send it with the commit.
    */
   recordWebhookAttempt(attempt: WebhookAttemptRecord, heldUntil: number, outcome: WebhookAttemptOutcome): Promise<void>;
   /**

@@ -1,12 +1,11 @@
 import { PGlite } from "@electric-sql/pglite";
-import { parseEther, type Hex } from "viem";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { postgresStorage } from "../../../../src/postgres";
 import type { Storage } from "../../../../src/index";
 import type { Harness } from "../../../helpers";
 import { balances } from "../../../http/v1/support";
 import { startAnvil, type Anvil } from "./anvil";
-import { ethChain, liveHarness, livePayment, payment, PAYER, restart, settle } from "./support";
+import { ethChain, liveHarness, livePayment, payment, restart, settle, signedPayment } from "./support";
 
 /**
  * Reorgs and restarts on a real node: a deposit in an orphaned block is dropped and the
@@ -36,18 +35,11 @@ async function harness(storage: Storage = postgresStorage({ pglite, schema: `reo
   return h;
 }
 
-/** Signs a payment from the payer without sending it, so the very same transaction can be mined again. */
-async function signedPayment(to: string, amount: string): Promise<Hex> {
-  const account = node.account(PAYER);
-  const request = await node.wallet.prepareTransactionRequest({ account, to: to as Hex, value: parseEther(amount), chain: null });
-  return account.signTransaction(request as never);
-}
-
 describe("reorgs", () => {
   it("drops a deposit whose block is orphaned (snapshot and revert): the payment goes back to PENDING, and the re-mined transfer is credited once", async () => {
     const h = await harness();
     const created = await livePayment(h, { amount: "0.3", currency: "ETH", chain: "ETH" });
-    const raw = await signedPayment(created.address, "0.3");
+    const raw = await signedPayment(node, created.address, "0.3");
     const before = await node.test.snapshot();
     await node.public.sendRawTransaction({ serializedTransaction: raw });
     await node.mine(2);
@@ -73,7 +65,7 @@ describe("reorgs", () => {
     const h = await harness();
     await node.mine(5); // deep enough for a 4-block reorg when this test runs alone
     const created = await livePayment(h, { amount: "0.4", currency: "ETH", chain: "ETH" });
-    const raw = await signedPayment(created.address, "0.4");
+    const raw = await signedPayment(node, created.address, "0.4");
     await node.public.sendRawTransaction({ serializedTransaction: raw });
     await node.mine(2);
     await settle(h);
@@ -96,7 +88,7 @@ describe("reorgs", () => {
   it("reverses a deposit that a reorg deeper than its confirmations removed (the credit taken back once, even below zero), and credits it again once when it is mined again", async () => {
     const h = await harness();
     const created = await livePayment(h, { amount: "0.2", currency: "ETH", chain: "ETH" });
-    const raw = await signedPayment(created.address, "0.2");
+    const raw = await signedPayment(node, created.address, "0.2");
     const before = await node.test.snapshot();
     await node.public.sendRawTransaction({ serializedTransaction: raw });
     await node.mine(12);
@@ -173,7 +165,7 @@ describe("restarts", () => {
     const first = await harness(dying);
     const a = await livePayment(first, { amount: "0.11", currency: "ETH", chain: "ETH" });
     const b = await livePayment(first, { amount: "0.12", currency: "ETH", chain: "ETH" });
-    await node.public.sendRawTransaction({ serializedTransaction: await signedPayment(a.address, "0.11") });
+    await node.public.sendRawTransaction({ serializedTransaction: await signedPayment(node, a.address, "0.11") });
     await node.mine(3);
     await expect(first.router.tick()).rejects.toThrow();
     expect(crashed).toBe(true);
@@ -182,7 +174,7 @@ describe("restarts", () => {
     open.splice(open.indexOf(first), 1);
 
     // While it is down, the first deposit confirms and a second payment arrives.
-    await node.public.sendRawTransaction({ serializedTransaction: await signedPayment(b.address, "0.12") });
+    await node.public.sendRawTransaction({ serializedTransaction: await signedPayment(node, b.address, "0.12") });
     await node.mine(15);
 
     const second = await restart(first, [ethChain(node)], postgresStorage({ pglite, schema }));
@@ -200,7 +192,7 @@ describe("restarts", () => {
     const second = await restart(first, [ethChain(node)], postgresStorage({ pglite, schema }));
     open.push(second);
     const created = await livePayment(first, { amount: "0.5", currency: "ETH", chain: "ETH" });
-    await node.public.sendRawTransaction({ serializedTransaction: await signedPayment(created.address, "0.5") });
+    await node.public.sendRawTransaction({ serializedTransaction: await signedPayment(node, created.address, "0.5") });
     await node.mine(12);
     await Promise.all([settle(first), settle(second), settle(first), settle(second)]);
     expect(await payment(first, created.id)).toMatchObject({ status: "PAID", receivedAmount: "0.5" });

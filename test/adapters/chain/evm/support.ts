@@ -1,4 +1,4 @@
-import { parseUnits, type Address, type Hash, type Hex } from "viem";
+import { parseEther, parseUnits, type Address, type Hash, type Hex } from "viem";
 import { expect } from "vitest";
 import { evmChain, type EvmChain, type EvmChainOptions } from "../../../../src/evm";
 import { payerAbi, payerBytecode, testTokenAbi, testTokenBytecode } from "../../../fixtures/contracts/artifacts";
@@ -159,4 +159,18 @@ export async function settle(h: Harness, max = 5): Promise<void> {
     const report = await h.router.tick();
     if (report.depositsApplied === 0 && report.payoutsProgressed === 0 && report.chainTasks === 0 && report.webhooksSent === 0) return;
   }
+}
+
+/** Signs a payment from the payer without sending it, so that the very same transaction can be mined again (after a reorg). */
+export async function signedPayment(node: Anvil, to: string, amount: string): Promise<Hex> {
+  const account = node.account(PAYER);
+  const request = await node.wallet.prepareTransactionRequest({ account, to: to as Hex, value: parseEther(amount), chain: null });
+  return account.signTransaction(request as never);
+}
+
+/** The live event log as GET /v1/events lists it: type and payment id of each event, oldest first. */
+export async function liveEvents(h: Harness): Promise<string[]> {
+  const res = await get(h, "/v1/events?limit=100", h.liveKey);
+  expect(res.status, res.text).toBe(200);
+  return (res.body.data as Array<{ type: string; data: { id: string } }>).map((event) => `${event.type} ${event.data.id}`);
 }

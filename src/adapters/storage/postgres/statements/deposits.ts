@@ -25,6 +25,7 @@ export const depositColumns = columns<DepositRecord>({
   creditedAsset: col("credited_asset", textOrNull),
   creditedAmount: col("credited_amount", numeric),
   reversals: col("reversals", int),
+  blockHash: col("block_hash", textOrNull),
 });
 
 /** The columns of `unlisted_transfers`. */

@@ -41,18 +41,27 @@ export function eventStatements(t: Tables) {
       WHERE merchant_id = $1 AND mode = $2
       ORDER BY seq
     `,
-    // A position is the seq of the last event read (0: none yet).
+    // A position is the (txid, seq) of the last event read. Only events below the oldest
+    // running transaction are read: they all committed, and every later one sorts after them
+    // (migration 15). Params: $3 txid, $4 seq, $5 limit.
     readEventLog: sql`
-      SELECT seq, ${eventColumns.list}
-      FROM ${t.events}
-      WHERE merchant_id = $1 AND mode = $2 AND seq > $3
-      ORDER BY seq
-      LIMIT $4
-    `,
-    eventLogEnd: sql`
-      SELECT coalesce(max(seq), 0) AS seq
+      SELECT txid::text AS txid, seq, ${eventColumns.list}
       FROM ${t.events}
       WHERE merchant_id = $1 AND mode = $2
+        AND (txid, seq) > ($3::xid8, $4::bigint)
+        AND txid < pg_snapshot_xmin(pg_current_snapshot())
+      ORDER BY txid, seq
+      LIMIT $5
+    `,
+    // The end as it stands: every event below the horizon counts as read.
+    eventLogEnd: sql`
+      SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS txid
+    `,
+    // A position of an earlier version (a seq alone): where that event now sorts.
+    eventLogLegacyPosition: sql`
+      SELECT txid::text AS txid
+      FROM ${t.events}
+      WHERE seq = $1
     `,
     listEventsOfInvoice: sql`
       SELECT ${eventColumns.list}

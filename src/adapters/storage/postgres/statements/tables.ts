@@ -21,6 +21,7 @@ export function tableNames(schema: string | undefined) {
     endpoints: q("webhook_endpoints"),
     deliveries: q("webhook_deliveries"),
     attempts: q("webhook_attempts"),
+    endpointOutcomes: q("webhook_endpoint_outcomes"),
     paymentLinks: q("payment_links"),
     idempotency: q("idempotency_keys"),
     unlisted: q("unlisted_transfers"),

@@ -12,7 +12,8 @@ import type { Tables } from "./tables";
  * - `retrying` counts pending deliveries attempted before, from `webhook_deliveries_retrying`
  *   (only deliveries that failed an attempt are in it);
  * - `failing` walks that index's distinct endpoints (one probe each, a loose index scan),
- *   stopped at $2 endpoints.
+ *   keeps those whose latest attempt did not succeed (one primary-key probe of
+ *   `webhook_endpoint_outcomes` each; none noted counts as failing), stopped at $2 endpoints.
  */
 export function webhookBacklog(t: Tables): string {
   return sql`
@@ -42,7 +43,10 @@ export function webhookBacklog(t: Tables): string {
         SELECT 1 FROM ${t.deliveries} WHERE status = 'pending' AND attempts > 0 LIMIT $2::int
       ) r) AS retrying,
       (SELECT count(*)::int FROM (
-        SELECT endpoint_id FROM failing WHERE endpoint_id IS NOT NULL LIMIT $2::int
+        SELECT f.endpoint_id FROM failing f
+        WHERE f.endpoint_id IS NOT NULL
+          AND NOT EXISTS (SELECT 1 FROM ${t.endpointOutcomes} o WHERE o.endpoint_id = f.endpoint_id AND o.succeeded)
+        LIMIT $2::int
       ) e) AS failing_endpoints
   `;
 }

@@ -140,10 +140,19 @@ export function webhookDeliveryStatements(t: Tables) {
     `,
     // One statement: the attempt goes in whatever happens; the delivery changes only while the
     // claim holds it (its lease is still the one the claim set, heldUntil), or for a success.
+    // The attempt is logged, its outcome noted as its endpoint's latest unless a later one is
+    // (by the outcome's time), and the delivery settled while the claim holds it.
     recordWebhookAttempt: sql`
       WITH logged AS (
         INSERT INTO ${t.attempts} (${attemptColumns.list})
         VALUES (${attemptColumns.values})
+      ), noted AS (
+        INSERT INTO ${t.endpointOutcomes} AS o (endpoint_id, at, succeeded)
+        SELECT endpoint_id, ${outcome.updatedAt}, ${outcome.status} = 'succeeded'
+        FROM ${t.deliveries}
+        WHERE id = ${a.deliveryId}
+        ON CONFLICT (endpoint_id) DO UPDATE SET at = excluded.at, succeeded = excluded.succeeded
+        WHERE o.at <= excluded.at
       )
       UPDATE ${t.deliveries}
       SET status = ${outcome.status}, next_attempt_at = ${outcome.nextAttemptAt}, lease_until = ${outcome.leaseUntil},
