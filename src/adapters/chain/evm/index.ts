@@ -1,6 +1,7 @@
 import { createPublicClient, encodeFunctionData, erc20Abi, getAddress, http, isAddress, parseUnits, type Address, type PublicClient } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { isValidAddressOfFamily } from "../address-rules";
+import { withBlockTimes } from "../block-times";
 import { ChainMismatchError, type ChainAdapter, type ChainHost, type ChainPayoutStatus, type ChainSyncStatus } from "../../../core/ports/chain";
 import { Consolidator } from "./consolidation";
 import { DETERMINISTIC_DEPLOYER, factoryAddress, factoryDeploymentData, forwarderAddress, forwarderSalt } from "./forwarders";
@@ -291,14 +292,20 @@ export function evmChain(options: EvmChainOptions): EvmChain {
 
     cursorHeight: scannedOf,
 
-    async syncStatus(): Promise<ChainSyncStatus> {
-      let nodeHeight: number;
+    async syncStatus(options): Promise<ChainSyncStatus> {
+      let status: ChainSyncStatus;
       try {
-        nodeHeight = Number(await client.getBlockNumber());
+        // The head block itself (not only its number): its timestamp measures the lag.
+        const head = await client.getBlock({ blockTag: "latest" });
+        const nodeHeight = Number(head.number);
+        const scanned = options?.scannedHeight ?? scannedHeight;
+        const base = { network: settings.network, nodeHeight, scannedHeight: scanned, blockSeconds: settings.blockSeconds };
+        status = await withBlockTimes(base, async (height) =>
+          Number(height === nodeHeight ? head.timestamp : (await client.getBlock({ blockNumber: BigInt(height) })).timestamp),
+        );
       } catch (error) {
         throw fail(error);
       }
-      const status: ChainSyncStatus = { network: settings.network, nodeHeight, scannedHeight, blockSeconds: settings.blockSeconds };
       // Sweeps wait in the adapter's state: one storage read, no node call.
       if (bound?.consolidator && settings.consolidation !== false) status.pendingSweeps = (await bound.consolidator.held()).length;
       return status;

@@ -3,6 +3,7 @@ import { MONEY_CONTROLS_MIGRATIONS } from "./migrations-money-controls";
 import { SEARCH_MIGRATIONS } from "./migrations-search";
 import { REFUND_CLAIM_MIGRATIONS } from "./migrations-refund-claims";
 import { SUBSCRIPTION_MIGRATIONS } from "./migrations-subscriptions";
+import { PAYOUT_PENDING_MIGRATIONS } from "./migrations-payout-pending";
 
 /** One step of the schema: applied once, in order, recorded in `schema_migrations`. */
 export interface Migration {
@@ -375,6 +376,7 @@ CREATE INDEX ledger_entries_by_created ON ledger_entries (created_at, id);
   ...SEARCH_MIGRATIONS,
   ...REFUND_CLAIM_MIGRATIONS,
   ...SUBSCRIPTION_MIGRATIONS,
+  ...PAYOUT_PENDING_MIGRATIONS,
 ];
 
 /** Quotes an identifier for SQL ("my schema" -> "\"my schema\""). */
