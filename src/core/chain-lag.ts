@@ -7,20 +7,22 @@ export interface ScannerLag {
 }
 
 /**
- * The scanner's lag from one sync status, or null before its first scan. The seconds come
- * from the two blocks' own timestamps (the head's less the last scanned block's) when the
- * adapter reports them: six regtest blocks mined in a second are a second behind, and two
- * quick Bitcoin blocks are not twenty minutes. A scanner at the head is 0 s behind, whatever
- * the timestamps (Bitcoin's may even run backwards by a block). Only an adapter that reports
- * no block times has its lag estimated as blocks x `blockSeconds`.
+ * The scanner's lag from one sync status, or null before its first scan. The seconds come from
+ * the blocks' own timestamps when the adapter reports them: the head's less that of the first
+ * block the scanner has not read, i.e. how long (in the chain's time) blocks have waited
+ * unread. Six regtest blocks mined in a second are a second behind, two quick Bitcoin blocks
+ * are not twenty minutes, and a block that came after an hour's gap is not an hour behind (the
+ * gap was before it existed). A scanner at the head is 0 s behind. Only an adapter that
+ * reports no block times has its lag estimated as blocks x `blockSeconds`.
  */
 export function scannerLag(status: ChainSyncStatus, scannedHeight: number | null = status.scannedHeight): ScannerLag | null {
   if (scannedHeight === null) return null;
   const blocks = Math.max(0, status.nodeHeight - scannedHeight);
   if (blocks === 0) return { blocks, seconds: 0 };
-  // A scanned time is of the adapter's own scanned height: an operator's stored cursor (another
-  // height) falls back to the estimate.
-  const timed = scannedHeight === status.scannedHeight && status.nodeBlockTime && status.scannedBlockTime;
-  const seconds = timed ? Math.max(0, Math.round((status.nodeBlockTime!.getTime() - status.scannedBlockTime!.getTime()) / 1000)) : blocks * status.blockSeconds;
+  // The block times are of the adapter's own scanned height: another height (an operator's
+  // stored cursor the adapter was not told of) falls back to the estimate.
+  const head = status.nodeBlockTime;
+  const unscanned = scannedHeight === status.scannedHeight ? status.unscannedBlockTime : undefined;
+  const seconds = head && unscanned ? Math.max(0, Math.round((head.getTime() - unscanned.getTime()) / 1000)) : blocks * status.blockSeconds;
   return { blocks, seconds };
 }

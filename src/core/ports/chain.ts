@@ -269,14 +269,14 @@ export interface ChainSyncStatus {
   /** Typical seconds between blocks on this network: the lag in time when the block times below are not reported. */
   blockSeconds: number;
   /**
-   * The timestamp of the node's head block. With `scannedBlockTime`, the scanner's lag in time
-   * is the difference of the two blocks' own times, so a burst of quick blocks reads as the
-   * seconds it took, not as blocks x `blockSeconds`. Optional: without it, lag is estimated
-   * from `blockSeconds`.
+   * The timestamp of the node's head block. With `unscannedBlockTime`, the scanner's lag in
+   * time is how long, in the chain's own time, blocks have waited unread: a burst of quick
+   * blocks reads as the seconds it took, not as blocks x `blockSeconds`, and a long gap before
+   * a block not read yet is no lag. Optional: without it, lag is estimated from `blockSeconds`.
    */
   nodeBlockTime?: Date;
-  /** The timestamp of the last block the scanner read (null before its first scan). Optional, as `nodeBlockTime`. */
-  scannedBlockTime?: Date | null;
+  /** The timestamp of the first block the scanner has not read (`scannedHeight` + 1); null when it has read the head or not started. Optional, as `nodeBlockTime`. */
+  unscannedBlockTime?: Date | null;
   /**
    * Deposit addresses holding final deposits that wait to be moved into the hot wallet (the
    * sweep list and the sweep in flight), read from the adapter's state. Absent for an adapter

@@ -295,14 +295,11 @@ export function evmChain(options: EvmChainOptions): EvmChain {
     async syncStatus(options): Promise<ChainSyncStatus> {
       let status: ChainSyncStatus;
       try {
-        // The head block itself (not only its number): its timestamp measures the lag.
-        const head = await client.getBlock({ blockTag: "latest" });
-        const nodeHeight = Number(head.number);
+        const nodeHeight = Number(await client.getBlockNumber());
         const scanned = options?.scannedHeight ?? scannedHeight;
         const base = { network: settings.network, nodeHeight, scannedHeight: scanned, blockSeconds: settings.blockSeconds };
-        status = await withBlockTimes(base, async (height) =>
-          Number(height === nodeHeight ? head.timestamp : (await client.getBlock({ blockNumber: BigInt(height) })).timestamp),
-        );
+        // The timestamps of the head and of the first block not scanned measure the lag.
+        status = await withBlockTimes(base, async (height) => Number((await client.getBlock({ blockNumber: BigInt(height) })).timestamp));
       } catch (error) {
         throw fail(error);
       }
