@@ -315,7 +315,7 @@ async function recordPendingReason(context: CoreContext, payoutId: string, reaso
   try {
     await context.storage.transaction(async (tx) => {
       const current = await tx.lockPayout(payoutId);
-      if (!current || current.status !== "PROCESSING" || current.txHash !== null || current.pendingReason === reason) return;
+      if (current?.status !== "PROCESSING" || current.txHash !== null || current.pendingReason === reason) return;
       await tx.updatePayout({ ...current, pendingReason: reason });
     });
   } catch {
