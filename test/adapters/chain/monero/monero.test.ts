@@ -280,7 +280,19 @@ describe("payouts", () => {
 
   it("shows why a payout waits while the hot wallet's coins are locked (as a freshly funded wallet's are), on its view and in health, and sends it once they unlock", async () => {
     const h = await harness();
-    await fund(h, "2");
+    const created = await xmrPayment(h, "2");
+    await node.pay(created.address, xmr("2"));
+    await node.mine(MIN_CONFIRM);
+    // The view-only wallet may take a round or two more to list the transfer on a loaded machine.
+    await expect
+      .poll(
+        async () => {
+          await settle(h);
+          return (await payment(h, created.id)).status;
+        },
+        { timeout: 60_000, interval: 500 },
+      )
+      .toBe("PAID");
     // Held for approval while the hot wallet can fund it, so it is accepted.
     await h.router.admin.setPayoutApproval(h.merchant.id, { above: "0.1", currency: "XMR" });
     const to = await node.destination();
