@@ -26,7 +26,10 @@ export async function probeChain(context: CoreContext, chain: ChainAdapter, time
   const storedHeight = await storedCursorHeight(context, chain, timeoutMs, within);
   try {
     await within(timeoutMs, async () => chain.ready?.());
-    const sync = chain.syncStatus ? await within(timeoutMs, () => chain.syncStatus!()) : null;
+    // The stored cursor's height stands for the scan this process never ran, block time included.
+    const sync = chain.syncStatus
+      ? await within(timeoutMs, () => chain.syncStatus!(storedHeight === null ? undefined : { scannedHeight: storedHeight }))
+      : null;
     return { refused: false, failure: null, sync, storedHeight };
   } catch (error) {
     const refused = error instanceof ChainMismatchError || (error instanceof Error && error.name === "ChainMismatchError");

@@ -5,12 +5,13 @@ import type { CoreContext } from "./context";
 import type { BackgroundStatus } from "./service";
 import { formatDecimal } from "../money";
 import { probeChain } from "./health-one-shot";
+import { scannerLag } from "./chain-lag";
 
 /** Thresholds of the health check (`createPaymentRouter({ health })`). */
 export interface HealthOptions {
   /** How long a live chain's node may not answer before health answers 503, in ms. Default 60000. */
   nodeDownAfterMs?: number;
-  /** How far (in seconds of blocks) a live chain's scanner may lag its node's head before health answers 503. Default 600. */
+  /** How far (in seconds of chain time: the head block's timestamp less the scanned block's) a live chain's scanner may lag its node's head before health answers 503. Default 600. */
   maxLagSeconds?: number;
   /** How long each probe (storage read, node head, price) may take, in ms. Default 2000. */
   timeoutMs?: number;
@@ -36,6 +37,12 @@ export interface ChainHealth {
   lastScanAt: string | null;
   /** Payouts of its coins broadcast or waiting to be (status PROCESSING), counted up to 1000. */
   pendingPayouts: number;
+  /**
+   * Of those, the payouts the chain refused to send so far (no transaction yet, a
+   * `pendingReason` stored: its node down, the hot wallet's coins still locked), and their
+   * distinct reasons (at most 5). They are tried again each background round.
+   */
+  payoutsNotSent: { count: number; reasons: string[] };
   /** Deposit addresses with final deposits waiting to be swept into the hot wallet; null when the chain does not sweep or its node could not be read. */
   pendingSweeps: number | null;
   /** The hot wallet's balances, when the adapter reports them, in coin units. */
@@ -122,6 +129,26 @@ export interface HealthSources {
 }
 
 const iso = (at: number | null) => (at === null ? null : new Date(at).toISOString());
+
+/** A PROCESSING payout as health counts it: its chain, and why the chain has not sent it (null when nothing stands in its way). */
+interface PendingPayout {
+  chain: ChainAdapter;
+  notSentBecause: string | null;
+}
+
+/** How many reasons a chain's `payoutsNotSent` lists: enough to tell a node error from locked coins, bounded for the report. */
+const NOT_SENT_REASONS = 5;
+
+/** The payouts of `chain` that the chain refused to send so far, and their distinct reasons. */
+function notSent(pending: readonly PendingPayout[], chain: ChainAdapter): ChainHealth["payoutsNotSent"] {
+  const refused = pending.filter((entry) => entry.chain === chain && entry.notSentBecause !== null);
+  return { count: refused.length, reasons: [...new Set(refused.map((entry) => entry.notSentBecause!))].slice(0, NOT_SENT_REASONS) };
+}
+
+/** The health reason for payouts waiting on their chain: degraded, since payments still go on. */
+function notSentReason(name: string, waiting: ChainHealth["payoutsNotSent"]): string {
+  return `chain ${name}: ${waiting.count} payout(s) not sent yet (${waiting.reasons.join("; ")})`;
+}
 
 /** How far each count of the webhook backlog goes: enough to tell a pile-up, bounded for the storage. */
 export const WEBHOOK_BACKLOG_LIMIT = 10_000;
@@ -230,7 +257,7 @@ export class HealthCheck {
   private async chain(
     entry: BackgroundStatus["chains"][number],
     now: number,
-    pending: readonly ChainAdapter[],
+    pending: readonly PendingPayout[],
     wallets: readonly HotWalletReading[],
   ): Promise<{ health: ChainHealth; unhealthy: string[]; degraded: string[] }> {
     const { chain, refused, lastScanAt, failingSince } = entry;
@@ -253,9 +280,10 @@ export class HealthCheck {
     }
     const nodeHeight = sync?.nodeHeight ?? null;
     const scannedHeight = sync?.scannedHeight ?? null;
-    const lagBlocks = nodeHeight !== null && scannedHeight !== null ? Math.max(0, nodeHeight - scannedHeight) : null;
-    const lagSeconds = lagBlocks !== null && sync ? lagBlocks * sync.blockSeconds : null;
-    if (lagSeconds !== null && lagSeconds > this.maxLagSeconds) unhealthy.push(`chain ${name}: scanner ${lagBlocks} blocks (${lagSeconds} s) behind the node`);
+    const lag = sync ? scannerLag(sync) : null;
+    const lagBlocks = lag?.blocks ?? null;
+    const lagSeconds = lag?.seconds ?? null;
+    if (lag && lag.seconds > this.maxLagSeconds) unhealthy.push(`chain ${name}: scanner ${lag.blocks} blocks (${lag.seconds} s) behind the node`);
     const health: ChainHealth = {
       chain: name,
       state: refused ? "refused" : lastScanAt !== null ? "ready" : "pending",
@@ -266,9 +294,11 @@ export class HealthCheck {
       lagBlocks,
       lagSeconds,
       lastScanAt: iso(lastScanAt),
-      pendingPayouts: pending.filter((served) => served === chain).length,
+      pendingPayouts: pending.filter((entry) => entry.chain === chain).length,
+      payoutsNotSent: notSent(pending, chain),
       pendingSweeps: sync?.pendingSweeps ?? null,
     };
+    if (health.payoutsNotSent.count > 0) degraded.push(notSentReason(name, health.payoutsNotSent));
     // The background work's latest reading (it reads each hot wallet once a minute at most).
     const wallet = wallets.find((reading) => reading.chain === name && reading.readAt !== null);
     if (wallet) {
@@ -285,7 +315,7 @@ export class HealthCheck {
   }
 
   /** A chain in a one-shot report: its node checked and read now, its scan from the stored cursor. */
-  private async probedChain(chain: ChainAdapter, pending: readonly ChainAdapter[]): Promise<{ health: ChainHealth; unhealthy: string[]; degraded: string[] }> {
+  private async probedChain(chain: ChainAdapter, pending: readonly PendingPayout[]): Promise<{ health: ChainHealth; unhealthy: string[]; degraded: string[] }> {
     const name = chain.feedId ?? chain.name;
     const probe = await probeChain(this.context, chain, this.timeoutMs, within);
     const unhealthy: string[] = [];
@@ -293,9 +323,10 @@ export class HealthCheck {
     if (probe.failure !== null) unhealthy.push(`chain ${name}: node not answering (${probe.failure})`);
     const nodeHeight = probe.sync?.nodeHeight ?? null;
     const scannedHeight = probe.storedHeight ?? probe.sync?.scannedHeight ?? null;
-    const lagBlocks = nodeHeight !== null && scannedHeight !== null ? Math.max(0, nodeHeight - scannedHeight) : null;
-    const lagSeconds = lagBlocks !== null && probe.sync ? lagBlocks * probe.sync.blockSeconds : null;
-    if (lagSeconds !== null && lagSeconds > this.maxLagSeconds) unhealthy.push(`chain ${name}: scanner ${lagBlocks} blocks (${lagSeconds} s) behind the node`);
+    const lag = probe.sync ? scannerLag(probe.sync, scannedHeight) : null;
+    const lagBlocks = lag?.blocks ?? null;
+    const lagSeconds = lag?.seconds ?? null;
+    if (lag && lag.seconds > this.maxLagSeconds) unhealthy.push(`chain ${name}: scanner ${lag.blocks} blocks (${lag.seconds} s) behind the node`);
     const reachable = !probe.refused && probe.failure === null;
     const health: ChainHealth = {
       chain: name,
@@ -307,10 +338,12 @@ export class HealthCheck {
       lagBlocks,
       lagSeconds,
       lastScanAt: null,
-      pendingPayouts: pending.filter((served) => served === chain).length,
+      pendingPayouts: pending.filter((entry) => entry.chain === chain).length,
+      payoutsNotSent: notSent(pending, chain),
       pendingSweeps: probe.sync?.pendingSweeps ?? null,
     };
     const degraded: string[] = [];
+    if (health.payoutsNotSent.count > 0) degraded.push(notSentReason(name, health.payoutsNotSent));
     // No background reading to take it from: the hot wallet is read now.
     const balances = reachable && chain.hotWalletBalances ? await within(this.timeoutMs, () => chain.hotWalletBalances!()).catch(() => null) : null;
     if (balances && balances.length > 0) {
@@ -327,13 +360,16 @@ export class HealthCheck {
   }
 
   /**
-   * The chain serving each PROCESSING live payout (every merchant), up to 1000: one bounded read
-   * for the whole report, counted per chain.
+   * The chain serving each PROCESSING live payout (every merchant), up to 1000, with why it is
+   * not sent when the chain refused it: one bounded read for the whole report, counted per chain.
    */
-  private async pendingPayouts(): Promise<ChainAdapter[]> {
+  private async pendingPayouts(): Promise<PendingPayout[]> {
     try {
       const payouts = await within(this.timeoutMs, () => this.context.storage.listPayoutsByStatus("live", "PROCESSING", 1000));
-      return payouts.flatMap((payout) => this.context.chains.forPair("live", payout.coin, payout.network) ?? []);
+      return payouts.flatMap((payout) => {
+        const chain = this.context.chains.forPair("live", payout.coin, payout.network);
+        return chain ? [{ chain, notSentBecause: payout.txHash === null ? payout.pendingReason : null }] : [];
+      });
     } catch {
       return [];
     }

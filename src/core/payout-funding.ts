@@ -31,7 +31,9 @@ export interface FundingReading {
  * (`ChainAdapter.payoutNeeds`: its amount, and gas on EVM). Null when there is nothing to check:
  * test mode, a chain that reports no balances, a merchant whose own balance falls short (it
  * hears that, 42201, from the debit), or a node that cannot be read or does not answer by
- * `deadline` (the payout is then taken unchecked and sent when the node answers, as before).
+ * `deadline` (the payout is then taken unchecked and sent when the node answers). That last skip
+ * is said once: to `skipped` (why, in a few words, for the caller's one line about the payout),
+ * or else as one warning here.
  *
  * The balance is read fresh rather than taken from the background reading: that one may be a
  * minute old, and a payout sent or a sweep made since would count wrongly.
@@ -43,6 +45,7 @@ export async function readHotWalletFunding(
   request: FundingRequest,
   held = 0n,
   deadline = new Deadline(REQUEST_NODE_WAIT_MS),
+  skipped?: (why: string) => void,
 ): Promise<FundingReading | null> {
   if (mode !== "live" || !chain.hotWalletBalances) return null;
   // `held`: what the payout's own hold (a refund claim link's) took from the balance already.
@@ -60,7 +63,10 @@ export async function readHotWalletFunding(
     const [balances, needs] = read.value;
     return balances.length === 0 ? null : { chain, mode, balances, needs, readAt };
   } catch (error) {
-    context.logger.warn(`the ${request.network} hot wallet could not be read before a ${request.coin} payout; the payout is taken unchecked`, error);
+    // The adapter's message is scrubbed of URLs and keys; its stack says nothing an operator needs.
+    const why = `the ${request.network} hot wallet could not be read: ${error instanceof Error ? error.message : String(error)}`;
+    if (skipped) skipped(why);
+    else context.logger.warn(`a ${request.coin} payout is taken without the hot wallet's funding check (${why})`);
     return null;
   }
 }

@@ -95,7 +95,10 @@ export async function createPayout(
   const fee = network.withdrawFee + network.staticFixedFee;
   const funding = { merchantId: scope.merchantId, coin: currency.symbol, network: network.network, amount, fee };
   // The node is read before the transaction; the check against payouts taken meanwhile is in it, under a lock.
-  const reading = await readHotWalletFunding(context, scope.mode, chain, funding, 0n, deadline);
+  let fundingSkipped: string | null = null;
+  const reading = await readHotWalletFunding(context, scope.mode, chain, funding, 0n, deadline, (why) => {
+    fundingSkipped = why;
+  });
   const merchant = options.merchant ?? (await context.storage.getMerchant(scope.merchantId));
   const held = await needsApproval(context, approvalRuleOf(context, merchant), currency.symbol, amount);
   const now = context.now();
@@ -115,6 +118,7 @@ export async function createPayout(
     failureReason: null,
     requestedBy: options.requestedBy ?? null,
     reviewedBy: null,
+    pendingReason: null,
     claim: null,
     createdAt: now,
     updatedAt: now,
@@ -153,9 +157,12 @@ export async function createPayout(
   // stored answer of an Idempotency-Key as it was answered.
   let answered = false;
   const stillAnswering: CommitHook<PayoutRecord> | undefined = onCommit && (async (tx, sent) => (answered ? undefined : onCommit(tx, sent)));
-  const sent = await deadline.wait(broadcast(context, payout, stillAnswering));
+  const waited = await deadline.wait(broadcast(context, payout, stillAnswering, undefined, fundingSkipped));
   answered = true;
-  return (sent.done ? sent.value : null) ?? payout;
+  const sent = waited.done ? waited.value : null;
+  // The one line the operator gets when the funding check was skipped and the payout went out.
+  if (sent && fundingSkipped !== null) context.logger.warn(`payout ${payout.id} sent without the hot wallet's funding check (${fundingSkipped})`);
+  return sent ?? (await context.storage.getPayout(scope, payout.id)) ?? payout;
 }
 
 /** The payout with this id in `scope`, or a 404. */
@@ -168,13 +175,17 @@ export async function getPayout(context: CoreContext, scope: Scope, id: string):
 /**
  * Sends a payout that has no txHash yet; returns it updated, or null when the chain failed.
  * `onCommit` (the creating request's) runs again with the sent payout, so a replay of the
- * request answers what the request answered.
+ * request answers what the request answered. A chain failure is stored as the payout's
+ * `pendingReason` (shown on its view and in health) and reported once: into `failures` for the
+ * background round, else as one log line (with `fundingSkipped`, why the funding check was
+ * skipped, in the same line), never with the error's stack.
  */
 export async function broadcast(
   context: CoreContext,
   payout: PayoutRecord,
   onCommit?: CommitHook<PayoutRecord>,
   failures?: unknown[],
+  fundingSkipped: string | null = null,
 ): Promise<PayoutRecord | null> {
   const chain = context.chains.forPair(payout.mode, payout.coin, payout.network);
   if (!chain) return null;
@@ -185,16 +196,21 @@ export async function broadcast(
       ? context.telemetry.span("payout broadcast", { coin: payout.coin, network: payout.network, mode: payout.mode }, send)
       : send()));
   } catch (error) {
+    const reason = pendingReasonOf(error);
+    await recordPendingReason(context, payout.id, reason);
     const message = `payout ${payout.id} could not be sent yet; it will be retried`;
     // The background round reports its failures together (logged once, then a line a round).
     if (failures) failures.push(retryLater(message, error));
-    else context.logger.warn(message, error);
+    else {
+      const skipped = fundingSkipped === null ? "" : `; taken without the hot wallet's funding check (${fundingSkipped})`;
+      context.logger.warn(`${message}: ${reason}${skipped}`);
+    }
     return null;
   }
   const recorded = await context.storage.transaction(async (tx) => {
     const current = await tx.lockPayout(payout.id);
     if (!current || current.txHash !== null || current.status !== "PROCESSING") return { payout: current, sent: false };
-    const sent = { ...current, txHash, updatedAt: context.now() };
+    const sent = { ...current, txHash, pendingReason: null, updatedAt: context.now() };
     await tx.updatePayout(sent);
     await onCommit?.(tx, sent);
     return { payout: sent, sent: true };
@@ -301,6 +317,31 @@ function logPayoutFailed(context: CoreContext, payout: PayoutRecord): void {
     `payout ${payout.id} failed on chain (${payout.failureReason}): ${fields.amount} ${payout.coin} and its fee ${fields.fee} returned to the balance`,
     { ...fields, reason: payout.failureReason },
   );
+}
+
+/** Longest `pendingReason` kept: a node's words, cut, never a page of them. */
+const PENDING_REASON_LIMIT = 200;
+
+/** What a chain's refusal to send says, for the payout's `pendingReason`: the adapter's scrubbed message, cut short. */
+function pendingReasonOf(error: unknown): string {
+  const text = (error instanceof Error ? error.message : String(error)).replace(/\s+/g, " ").trim() || "the chain did not say why";
+  return text.length > PENDING_REASON_LIMIT ? `${text.slice(0, PENDING_REASON_LIMIT - 1)}…` : text;
+}
+
+/**
+ * Stores why a payout could not be sent, when that changed (a payout retried each round writes
+ * once per new reason). Its `updatedAt` stays: nothing about the payout itself changed.
+ */
+async function recordPendingReason(context: CoreContext, payoutId: string, reason: string): Promise<void> {
+  try {
+    await context.storage.transaction(async (tx) => {
+      const current = await tx.lockPayout(payoutId);
+      if (current?.status !== "PROCESSING" || current.txHash !== null || current.pendingReason === reason) return;
+      await tx.updatePayout({ ...current, pendingReason: reason });
+    });
+  } catch {
+    // The reason is a report: a storage that fails here fails the round's next steps too, which say so.
+  }
 }
 
 /** A payout failure to report and retry: says which payout, keeps the chain's error as its cause. */

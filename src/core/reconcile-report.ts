@@ -84,8 +84,10 @@ export type ReconcileChain =
 
 /**
  * One asset (a coin symbol across its networks): what the chains hold of it, float taken out,
- * against what is owed to merchants. The surplus is the service's own: payment and payout fees,
- * minus network fees, plus or minus the exchange positions of conversions.
+ * against what is owed to merchants and what the service earned. The service's fees (less the
+ * network fees its transactions paid) are the operator's, so the surplus of a clean run is 0;
+ * what remains are the exchange positions of conversions (positive in the asset converted
+ * from, negative in the one converted into) and coins the records do not explain.
  */
 export interface ReconcileAsset {
   asset: string;
@@ -97,9 +99,13 @@ export interface ReconcileAsset {
   payoutsNotSent: string;
   /** balances + payoutsNotSent. */
   owed: string;
+  /** The service's own fees in the asset: 0.5% of the deposits credited, and the fees debited with payouts that were not given back. */
+  fees: string;
+  /** Network fees the service's own transactions paid in the asset (gas, miner fees), from the chains read; null when held is. */
+  networkFees: string | null;
   /** What the chains serving the asset hold of it, minus the float; null when one of them was not read. */
   held: string | null;
-  /** held - owed; null when held is. */
+  /** held - owed - (fees - networkFees): 0 on a clean run without conversions; null when held is. */
   surplus: string | null;
   /** True when the chains hold less than is owed: the service could not pay every merchant out. */
   shortfall: boolean;

@@ -66,8 +66,9 @@ export async function reconcile(context: CoreContext, options: ReconcileOptions 
   const records = recordSides(deposits, payouts);
   const decimals = (coin: string) => context.currencies.decimalsOf(coin) ?? 18; // 18: a native coin the list lacks (read for gas only)
   const chains: ReconcileChain[] = [];
-  // What each read network holds per coin, float taken out, for the assets below.
+  // What each read network holds per coin, float taken out, and the network fees it paid, for the assets below.
   const held = new Map<string, bigint>();
+  const paid = new Map<string, bigint>();
   const readNetworks = new Set<string>();
   for (const [i, chain] of chosen.entries()) {
     const reading = readings[i]!;
@@ -80,11 +81,14 @@ export async function reconcile(context: CoreContext, options: ReconcileOptions 
       if (reading.network !== network) continue; // An adapter reads the one network it serves.
       readNetworks.add(network);
       const rows = rowsOf(network, reading, records, decimals);
-      for (const coin of reading.coins) held.set(coin.coin, (held.get(coin.coin) ?? 0n) + coin.hotWallet + coin.depositAddresses - coin.float);
+      for (const coin of reading.coins) {
+        held.set(coin.coin, (held.get(coin.coin) ?? 0n) + coin.hotWallet + coin.depositAddresses - coin.float);
+        paid.set(coin.coin, (paid.get(coin.coin) ?? 0n) + coin.networkFees);
+      }
       chains.push({ network, height: reading.height, rows, unlistedTokens: tokens });
     }
   }
-  const assets = assetRows(context, { balances, payouts, held, readNetworks, chosen: wanted, decimals });
+  const assets = assetRows(context, { balances, deposits, payouts, held, paid, readNetworks, chosen: wanted, decimals });
   const differences =
     chains.reduce((count, chain) => count + ("rows" in chain ? chain.rows.filter((row) => row.difference !== "0").length : 0), 0) +
     assets.filter((asset) => asset.shortfall).length;
@@ -200,17 +204,36 @@ function unlistedTokens(totals: readonly UnlistedTotal[], network: string): Reco
   return totals.filter((total) => total.network === network).map((total) => ({ token: total.token, transfers: total.count, amount: total.amount.toString() }));
 }
 
+/** Payout statuses whose debit stands (sent, on its way, or held): their fee is the service's. */
+const FEE_KEPT: ReadonlySet<PayoutTotal["status"]> = new Set(["PROCESSING", "COMPLETED", "AWAITING_APPROVAL", "AWAITING_CLAIM"]);
+
+/**
+ * The service's own fees in `asset`, across every network: 0.5% of each deposit credited (and
+ * not reversed), and the fees debited with payouts whose debit stands (a FAILED, REJECTED,
+ * CANCELLED or EXPIRED payout gave its fee back). They are in the chains' holdings and owed to
+ * no merchant: the operator's.
+ */
+function serviceFees(asset: string, deposits: readonly DepositTotal[], payouts: readonly PayoutTotal[]): bigint {
+  let fees = 0n;
+  for (const total of deposits) if (total.coin === asset && total.status === "CONFIRMED") fees += total.fee;
+  for (const total of payouts) if (total.coin === asset && FEE_KEPT.has(total.status)) fees += total.fee;
+  return fees;
+}
+
 /**
  * One row per asset that has a balance or is held: owed (balances and payouts not yet sent)
- * against held. `held` is known only when every live network serving the asset was read (and
- * none was left out by the `chain` filter).
+ * against held, with the service's fees (less the network fees its transactions paid) counted
+ * as the operator's, so a clean run's surplus is 0. `held` is known only when every live
+ * network serving the asset was read (and none was left out by the `chain` filter).
  */
 function assetRows(
   context: CoreContext,
   input: {
     balances: ReadonlyArray<{ asset: string; amount: bigint; deficits: number; deficit: bigint }>;
+    deposits: readonly DepositTotal[];
     payouts: readonly PayoutTotal[];
     held: ReadonlyMap<string, bigint>;
+    paid: ReadonlyMap<string, bigint>;
     readNetworks: ReadonlySet<string>;
     chosen: string | undefined;
     decimals: (coin: string) => number;
@@ -231,6 +254,8 @@ function assetRows(
     const owed = balance.amount + notSent;
     const complete = networks.every((network) => input.readNetworks.has(network));
     const held = complete ? (input.held.get(asset) ?? 0n) : null;
+    const fees = serviceFees(asset, input.deposits, input.payouts);
+    const networkFees = complete ? (input.paid.get(asset) ?? 0n) : null;
     const text = (units: bigint) => formatDecimal(units, input.decimals(asset));
     return [
       {
@@ -239,8 +264,10 @@ function assetRows(
         deficits: { count: balance.deficits, amount: text(-balance.deficit) },
         payoutsNotSent: text(notSent),
         owed: text(owed),
+        fees: text(fees),
+        networkFees: networkFees === null ? null : text(networkFees),
         held: held === null ? null : text(held),
-        surplus: held === null ? null : text(held - owed),
+        surplus: held === null || networkFees === null ? null : text(held - owed - fees + networkFees),
         shortfall: held !== null && held < owed,
       },
     ];

@@ -130,6 +130,7 @@ export async function createRefundClaim(
     failureReason: null,
     requestedBy: null,
     reviewedBy: null,
+    pendingReason: null,
     claim: {
       tokenHash: claimSecretHash(secret),
       expiresAt: now + days * 86_400_000,

@@ -77,6 +77,7 @@ function samplePayout(scope: Scope, now: number, currencies: CurrencyCatalog, st
     failureReason: status === "FAILED" ? "sample failure" : status === "REJECTED" ? "sample rejection" : null,
     requestedBy: null,
     reviewedBy: null,
+    pendingReason: null,
     claim: null,
     createdAt: now,
     updatedAt: now,

@@ -3,6 +3,7 @@ import type { ChainAdapter, ChainSyncStatus } from "../core/ports/chain";
 import type { HotWalletBalanceReading, HotWalletReading } from "../core/hot-wallets";
 import type { CurrencyCatalog } from "../currencies";
 import { toNumber } from "../money";
+import { scannerLag } from "../core/chain-lag";
 
 /** How long one scrape waits for a node before it shows the chain as down. */
 const READ_TIMEOUT_MS = 2000;
@@ -42,7 +43,7 @@ function withTimeout<T>(work: Promise<T>): Promise<T> {
 
 /**
  * Registers the gauges of the live chains: node reachable and scanner lag (blocks and seconds)
- * per chain, read from the nodes at scrape time; hot-wallet balance per coin (decimal coin
+ * per chain (labelled by its feed, `evm:ETH`), read from the nodes at scrape time; hot-wallet balance per coin (decimal coin
  * units, a float for the metric only) and whether it is below its low-balance threshold, from
  * the background work's latest reading (`hotWallets`), so a scrape never calls a node for them.
  */
@@ -55,7 +56,10 @@ export function chainGauges(
 ): void {
   const sync = chains
     .filter((chain) => chain.syncStatus)
-    .map((chain) => ({ chain: chain.name, read: new CachedRead<ChainSyncStatus>(() => chain.syncStatus!()) }));
+    // Labelled by feed ("evm:ETH", "evm:BSC"), not by family ("evm"): one family often serves
+    // several networks, and one label per family would let a down network hide behind an up one.
+    // One series per configured chain, so the label set stays bounded.
+    .map((chain) => ({ chain: chain.feedId ?? chain.name, read: new CachedRead<ChainSyncStatus>(() => chain.syncStatus!()) }));
   const syncGauge = (name: string, help: string, value: (status: ChainSyncStatus) => number | null) =>
     new prom.Gauge<"chain" | "network">({
       name: prefix + name,
@@ -81,12 +85,12 @@ export function chainGauges(
       for (const { chain, read } of sync) this.set({ chain }, (await read.get()) ? 1 : 0);
     },
   });
-  const lag = (status: ChainSyncStatus) => (status.scannedHeight === null ? null : Math.max(0, status.nodeHeight - status.scannedHeight));
-  syncGauge("scanner_lag_blocks", "Blocks between the node's head and the last block the scanner read.", lag);
-  syncGauge("scanner_lag_seconds", "The scanner's lag in blocks times the network's typical block time.", (status) => {
-    const blocks = lag(status);
-    return blocks === null ? null : blocks * status.blockSeconds;
-  });
+  syncGauge("scanner_lag_blocks", "Blocks between the node's head and the last block the scanner read.", (status) => scannerLag(status)?.blocks ?? null);
+  syncGauge(
+    "scanner_lag_seconds",
+    "Seconds between the node's head block and the last block the scanner read, by their timestamps.",
+    (status) => scannerLag(status)?.seconds ?? null,
+  );
   syncGauge("node_height", "Height of the node's latest block.", (status) => status.nodeHeight);
   const walletGauge = (name: string, help: string, value: (balance: HotWalletBalanceReading, decimals: number) => number | null) =>
     new prom.Gauge<"coin" | "network">({

@@ -110,6 +110,7 @@ const withdrawalDataFields = {
   address: string,
   txHash: nullableString,
   failureReason: nullableString,
+  pendingReason: described(optional(nullableString), "Why a PROCESSING payout has no transaction yet (the chain's last answer); null once sent"),
   createdAt: isoTime,
   updatedAt: isoTime,
 };

@@ -35,6 +35,16 @@ const payoutFields = {
   address: z.string().meta({ description: "Destination address." }),
   txHash: z.string().nullable().meta({ description: "Transaction hash, once the chain has one." }),
   failureReason: z.string().nullable().meta({ description: "Why the chain refused it (FAILED), or the reason it was rejected (REJECTED); null otherwise." }),
+  // Optional for the events of versions before it; this version always sends it.
+  pendingReason: z
+    .string()
+    .nullable()
+    .optional()
+    .meta({
+      description:
+        "Why a PROCESSING payout has no transaction yet: the chain's last answer when it was tried (its node not answering, the hot wallet's coins still locked). It is tried again each background round and sent once it can be; null once sent, and while nothing stands in its way.",
+      examples: ["XMR hot wallet: not enough unlocked money"],
+    }),
   createdAt: dateTime,
   updatedAt: dateTime,
 };

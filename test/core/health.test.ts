@@ -89,18 +89,29 @@ describe("health of an EVM chain (anvil)", () => {
     await expect.poll(async () => (await health()).status, { timeout: 5000, interval: 200 }).toBe(200);
   });
 
-  it("answers 503 when the scanner lags the head past maxLagSeconds (12 s a block on ETH), and 200 once it caught up", async () => {
+  it("measures the scanner's lag by the blocks' own timestamps: a burst of 51 blocks is no lag, blocks unread for 700 s answer 503, and 200 once it caught up", async () => {
     const { h, health } = await harness([ethChain(anvil)], { health: { maxLagSeconds: 600 } });
     await h.router.tick();
+    const time = async (height: bigint) => Number((await anvil.public.getBlock({ blockNumber: height })).timestamp);
+    const scanned = await anvil.public.getBlockNumber();
+    // At ETH's 12 s a block, 51 blocks would read 612 s, past the limit; mined at once, they are seconds.
     await anvil.mine(51);
     let res = await health();
+    const burst = (await time(scanned + 51n)) - (await time(scanned + 1n));
+    expect(burst).toBeLessThan(600);
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.chains[0]).toMatchObject({ lagBlocks: 51, lagSeconds: burst });
+    // The next block comes 700 s after the first one the scanner has not read: those have waited 700 s.
+    await anvil.test.setNextBlockTimestamp({ timestamp: BigInt((await time(scanned + 1n)) + 700) });
+    await anvil.mine(1);
+    res = await health();
     expect(res.status).toBe(503);
-    expect(res.body.chains[0]).toMatchObject({ lagBlocks: 51, lagSeconds: 612 });
-    expect(res.body.reasons).toEqual(["chain evm:ETH: scanner 51 blocks (612 s) behind the node"]);
+    expect(res.body.chains[0]).toMatchObject({ lagBlocks: 52, lagSeconds: 700 });
+    expect(res.body.reasons).toEqual(["chain evm:ETH: scanner 52 blocks (700 s) behind the node"]);
     await h.router.tick();
     res = await health();
     expect(res.status).toBe(200);
-    expect(res.body.chains[0].lagBlocks).toBe(0);
+    expect(res.body.chains[0]).toMatchObject({ lagBlocks: 0, lagSeconds: 0 });
   });
 });
 
@@ -122,7 +133,7 @@ describe("pending sweeps of an EVM chain (anvil)", () => {
 });
 
 describe("health of a Bitcoin-family chain (litecoind)", () => {
-  it("reports the node's getblockcount and the scanner's height, lagging 150 s a block", async () => {
+  it("reports the node's getblockcount and the scanner's height, its lag in the blocks' own times: six blocks mined at once are not 900 s behind", async () => {
     const { h, health } = await harness([ltcChain(litecoind, newAccount())]);
     let res = await health();
     expect(res.body.chains[0]).toMatchObject({ chain: "bitcoin:LTC", state: "pending", nodeHeight: await litecoind.height(), scannedHeight: null });
@@ -131,10 +142,15 @@ describe("health of a Bitcoin-family chain (litecoind)", () => {
     const height = await litecoind.height();
     expect(res.status, res.text).toBe(200);
     expect(res.body.chains[0]).toMatchObject({ state: "ready", nodeReachable: true, nodeHeight: height, scannedHeight: height, lagBlocks: 0 });
-    await litecoind.mine(3);
+    // Six regtest blocks between two scans: at LTC's 150 s a block that would read 900 s, past
+    // the 600 s limit. By the blocks' timestamps it is the seconds they took to mine.
+    await litecoind.mine(6);
     res = await health();
-    expect(res.body.chains[0]).toMatchObject({ nodeHeight: height + 3, scannedHeight: height, lagBlocks: 3, lagSeconds: 450 });
-    expect(res.status).toBe(200);
+    const time = async (at: number) => (await litecoind.call<{ time: number }>("getblockheader", await litecoind.blockHash(at))).time;
+    const waited = (await time(height + 6)) - (await time(height + 1));
+    expect(waited).toBeLessThan(600);
+    expect(res.body.chains[0]).toMatchObject({ nodeHeight: height + 6, scannedHeight: height, lagBlocks: 6, lagSeconds: waited });
+    expect(res.status, res.text).toBe(200);
     expect(res.text).not.toContain(litecoind.rpcPassword);
   });
 });

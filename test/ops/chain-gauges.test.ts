@@ -30,6 +30,7 @@ describe("chain gauges", () => {
     const chain = {
       ...simulatedLiveChain(),
       name: "simulated",
+      feedId: "simulated:TRX",
       syncStatus: async (): Promise<ChainSyncStatus> => {
         statusReads++;
         return { network: "TRX", nodeHeight: 1_000, scannedHeight: 990, blockSeconds: 3 };
@@ -50,10 +51,10 @@ describe("chain gauges", () => {
     expect(walletReads).toBe(1);
     const families = await scrape(h);
     const statusReadsBefore = statusReads;
-    expect(samples(families, `${PREFIX}chain_node_up`)).toEqual([{ labels: { chain: "simulated" }, value: 1 }]);
-    expect(samples(families, `${PREFIX}scanner_lag_blocks`)).toEqual([{ labels: { chain: "simulated", network: "TRX" }, value: 10 }]);
-    expect(samples(families, `${PREFIX}scanner_lag_seconds`)).toEqual([{ labels: { chain: "simulated", network: "TRX" }, value: 30 }]);
-    expect(samples(families, `${PREFIX}node_height`)).toEqual([{ labels: { chain: "simulated", network: "TRX" }, value: 1000 }]);
+    expect(samples(families, `${PREFIX}chain_node_up`)).toEqual([{ labels: { chain: "simulated:TRX" }, value: 1 }]);
+    expect(samples(families, `${PREFIX}scanner_lag_blocks`)).toEqual([{ labels: { chain: "simulated:TRX", network: "TRX" }, value: 10 }]);
+    expect(samples(families, `${PREFIX}scanner_lag_seconds`)).toEqual([{ labels: { chain: "simulated:TRX", network: "TRX" }, value: 30 }]);
+    expect(samples(families, `${PREFIX}node_height`)).toEqual([{ labels: { chain: "simulated:TRX", network: "TRX" }, value: 1000 }]);
     expect(samples(families, `${PREFIX}hot_wallet_balance`)).toEqual([
       { labels: { coin: "USDT", network: "TRX" }, value: 12.5 },
       { labels: { coin: "TRX", network: "TRX" }, value: 50 },
@@ -66,12 +67,12 @@ describe("chain gauges", () => {
   });
 
   it("shows a node that does not answer as down, without holding the scrape past its time limit", async () => {
-    const chain = { ...simulatedLiveChain(), name: "frozen", syncStatus: () => new Promise<ChainSyncStatus>(() => undefined) };
+    const chain = { ...simulatedLiveChain(), name: "frozen", feedId: "frozen:TRX", syncStatus: () => new Promise<ChainSyncStatus>(() => undefined) };
     h = await setup({ liveChain: chain });
     const started = Date.now();
     const families = await scrape(h);
     expect(Date.now() - started).toBeLessThan(4000);
-    expect(samples(families, `${PREFIX}chain_node_up`)).toEqual([{ labels: { chain: "frozen" }, value: 0 }]);
+    expect(samples(families, `${PREFIX}chain_node_up`)).toEqual([{ labels: { chain: "frozen:TRX" }, value: 0 }]);
     expect(samples(families, `${PREFIX}scanner_lag_blocks`)).toEqual([]);
   });
 });

@@ -90,6 +90,7 @@ export function payoutRecord(over: Partial<PayoutRecord> = {}): PayoutRecord {
     refundDepositId: null,
     requestedBy: null,
     reviewedBy: null,
+    pendingReason: null,
     claim: null,
     txHash: "0xbeef",
     failureReason: null,

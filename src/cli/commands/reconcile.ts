@@ -55,8 +55,8 @@ function reconcileText(report: ReconcileReport): string {
     lines.push(
       "",
       table(
-        ["ASSET", "OWED", "HELD", "SURPLUS", ""],
-        report.assets.map((asset) => [asset.asset, asset.owed, asset.held, asset.surplus, asset.shortfall ? "SHORTFALL" : ""]),
+        ["ASSET", "OWED", "FEES", "NETWORK FEES", "HELD", "SURPLUS", ""],
+        report.assets.map((asset) => [asset.asset, asset.owed, asset.fees, asset.networkFees, asset.held, asset.surplus, asset.shortfall ? "SHORTFALL" : ""]),
       ),
     );
   }

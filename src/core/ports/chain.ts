@@ -229,11 +229,14 @@ export interface ChainAdapter {
    */
   ready?(): Promise<void>;
   /**
-   * Where the node and the scan stand, for health checks and metrics: one cheap node call (its
-   * head) and the adapter's own cursor. Rejects when the node cannot be reached. Optional:
-   * without it, health reports the chain by its readiness and last scan only.
+   * Where the node and the scan stand, for health checks and metrics: the node's head and the
+   * adapter's own cursor, with both blocks' timestamps (a few cheap node calls, none when the
+   * scan is at the head). `scannedHeight`, when given, stands for the adapter's own position (a
+   * process that never scanned, such as the operator's command line, passes the stored
+   * cursor's). Rejects when the node cannot be reached. Optional: without it, health reports
+   * the chain by its readiness and last scan only.
    */
-  syncStatus?(): Promise<ChainSyncStatus>;
+  syncStatus?(options?: { scannedHeight?: number }): Promise<ChainSyncStatus>;
   /**
    * The hot wallet's balances, read from the node: the native coin (which pays the fees) and
    * every listed token it pays out, each with the adapter's low-balance threshold. Empty when
@@ -280,8 +283,17 @@ export interface ChainSyncStatus {
   nodeHeight: number;
   /** Height of the last block the scanner has read, or null before its first scan. */
   scannedHeight: number | null;
-  /** Typical seconds between blocks on this network, to express a lag in blocks as time. */
+  /** Typical seconds between blocks on this network: the lag in time when the block times below are not reported. */
   blockSeconds: number;
+  /**
+   * The timestamp of the node's head block. With `unscannedBlockTime`, the scanner's lag in
+   * time is how long, in the chain's own time, blocks have waited unread: a burst of quick
+   * blocks reads as the seconds it took, not as blocks x `blockSeconds`, and a long gap before
+   * a block not read yet is no lag. Optional: without it, lag is estimated from `blockSeconds`.
+   */
+  nodeBlockTime?: Date;
+  /** The timestamp of the first block the scanner has not read (`scannedHeight` + 1); null when it has read the head or not started. Optional, as `nodeBlockTime`. */
+  unscannedBlockTime?: Date | null;
   /**
    * Deposit addresses holding final deposits that wait to be moved into the hot wallet (the
    * sweep list and the sweep in flight), read from the adapter's state. Absent for an adapter

@@ -334,6 +334,12 @@ export interface PayoutRecord {
   reviewedBy: string | null;
   /** For a refund made as a claim link: the link's terms; null for every other payout. */
   claim: RefundClaim | null;
+  /**
+   * Why a PROCESSING payout has no transaction yet: the chain's last refusal to send it (its
+   * node down, the hot wallet's coins still locked), scrubbed of URLs and keys; null once it
+   * is sent, and for every payout the chain never refused.
+   */
+  pendingReason: string | null;
   createdAt: number;
   updatedAt: number;
 }

@@ -21,6 +21,11 @@ export interface WithdrawalView {
   address: string;
   txHash: string | null;
   failureReason: string | null;
+  /**
+   * Why a PROCESSING payout has no transaction yet (the chain's last answer); null once sent.
+   * Always set by this version; optional for events sent by versions before it.
+   */
+  pendingReason?: string | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -86,6 +91,7 @@ export function withdrawalView(payout: PayoutRecord, currencies: CurrencyCatalog
     address: payout.address,
     txHash: payout.txHash,
     failureReason: payout.failureReason,
+    pendingReason: payout.pendingReason,
     createdAt: new Date(payout.createdAt).toISOString(),
     updatedAt: new Date(payout.updatedAt).toISOString(),
   };

@@ -167,6 +167,7 @@ export const payout = (over: Partial<PayoutRecord> = {}): PayoutRecord => ({
   refundDepositId: null,
   requestedBy: null,
   reviewedBy: null,
+  pendingReason: null,
   claim: null,
   txHash: null,
   failureReason: null,

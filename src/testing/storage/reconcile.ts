@@ -18,7 +18,7 @@ export function reconcileTests(ctx: SuiteContext): void {
       expect(await storage.unlistedTotals("live")).toEqual([]);
     });
 
-    it("sums deposits per network, coin, status and stray (a coin other than the invoice's), one mode, every merchant", async () => {
+    it("sums deposits and their fees per network, coin, status and stray (a coin other than the invoice's), one mode, every merchant", async () => {
       const storage = ctx.storage();
       await storage.transaction(async (tx) => {
         await tx.insertMerchant(merchant());
@@ -27,7 +27,7 @@ export function reconcileTests(ctx: SuiteContext): void {
         await tx.insertInvoice(invoice({ id: "inv_2", merchantId: "m_2", mode: "live", coin: "USDT", network: "ETH" }));
         await tx.insertInvoice(invoice({ id: "inv_3", mode: "test", coin: "ETH", network: "ETH" }));
         const live = { mode: "live" as const, network: "ETH", coin: "ETH", status: "CONFIRMED" as const };
-        await tx.insertDeposit(deposit({ ...live, id: "d1", txHash: "t1", amount: HUGE }));
+        await tx.insertDeposit(deposit({ ...live, id: "d1", txHash: "t1", amount: HUGE, fee: HUGE }));
         await tx.insertDeposit(deposit({ ...live, id: "d2", txHash: "t2", amount: 5n }));
         await tx.insertDeposit(deposit({ ...live, id: "d3", txHash: "t3", amount: 7n, status: "PENDING" }));
         await tx.insertDeposit(deposit({ ...live, id: "d4", txHash: "t4", amount: 11n, status: "REVERSED", reversals: 1 }));
@@ -39,21 +39,23 @@ export function reconcileTests(ctx: SuiteContext): void {
         await tx.insertDeposit(deposit({ ...live, id: "d8", txHash: "t8", amount: 23n, mode: "test", invoiceId: "inv_3" }));
       });
       expect(await storage.depositTotals("live")).toEqual([
-        { network: "BSC", coin: "USDT", status: "CONFIRMED", stray: false, count: 1, amount: 19n },
-        { network: "ETH", coin: "ETH", status: "CONFIRMED", stray: false, count: 2, amount: HUGE + 5n },
-        { network: "ETH", coin: "ETH", status: "CONFIRMED", stray: true, count: 1, amount: 13n },
-        { network: "ETH", coin: "ETH", status: "PENDING", stray: false, count: 1, amount: 7n },
-        { network: "ETH", coin: "ETH", status: "REVERSED", stray: false, count: 1, amount: 11n },
-        { network: "ETH", coin: "USDT", status: "CONFIRMED", stray: false, count: 1, amount: 17n },
+        { network: "BSC", coin: "USDT", status: "CONFIRMED", stray: false, count: 1, amount: 19n, fee: 76n },
+        { network: "ETH", coin: "ETH", status: "CONFIRMED", stray: false, count: 2, amount: HUGE + 5n, fee: HUGE + 76n },
+        { network: "ETH", coin: "ETH", status: "CONFIRMED", stray: true, count: 1, amount: 13n, fee: 76n },
+        { network: "ETH", coin: "ETH", status: "PENDING", stray: false, count: 1, amount: 7n, fee: 76n },
+        { network: "ETH", coin: "ETH", status: "REVERSED", stray: false, count: 1, amount: 11n, fee: 76n },
+        { network: "ETH", coin: "USDT", status: "CONFIRMED", stray: false, count: 1, amount: 17n, fee: 76n },
       ]);
-      expect(await storage.depositTotals("test")).toEqual([{ network: "ETH", coin: "ETH", status: "CONFIRMED", stray: false, count: 1, amount: 23n }]);
+      expect(await storage.depositTotals("test")).toEqual([
+        { network: "ETH", coin: "ETH", status: "CONFIRMED", stray: false, count: 1, amount: 23n, fee: 76n },
+      ]);
     });
 
-    it("sums payouts per network, coin, status and whether a transaction was broadcast", async () => {
+    it("sums payouts and their fees per network, coin, status and whether a transaction was broadcast", async () => {
       const storage = ctx.storage();
       await storage.transaction(async (tx) => {
         const live = { mode: "live" as const, network: "ETH", coin: "ETH" };
-        await tx.insertPayout(payout({ ...live, id: "p1", status: "COMPLETED", txHash: "0x1", amount: HUGE }));
+        await tx.insertPayout(payout({ ...live, id: "p1", status: "COMPLETED", txHash: "0x1", amount: HUGE, fee: HUGE }));
         await tx.insertPayout(payout({ ...live, id: "p2", status: "COMPLETED", txHash: "0x2", amount: 3n }));
         await tx.insertPayout(payout({ ...live, id: "p3", status: "PROCESSING", txHash: "0x3", amount: 5n }));
         await tx.insertPayout(payout({ ...live, id: "p4", status: "PROCESSING", amount: 7n }));
@@ -61,12 +63,12 @@ export function reconcileTests(ctx: SuiteContext): void {
         await tx.insertPayout(payout({ ...live, id: "p6", status: "PROCESSING", amount: 13n, mode: "test" }));
       });
       expect(await storage.payoutTotals("live")).toEqual([
-        { network: "ETH", coin: "ETH", status: "COMPLETED", sent: true, count: 2, amount: HUGE + 3n },
-        { network: "ETH", coin: "ETH", status: "FAILED", sent: true, count: 1, amount: 11n },
-        { network: "ETH", coin: "ETH", status: "PROCESSING", sent: false, count: 1, amount: 7n },
-        { network: "ETH", coin: "ETH", status: "PROCESSING", sent: true, count: 1, amount: 5n },
+        { network: "ETH", coin: "ETH", status: "COMPLETED", sent: true, count: 2, amount: HUGE + 3n, fee: HUGE + 5n },
+        { network: "ETH", coin: "ETH", status: "FAILED", sent: true, count: 1, amount: 11n, fee: 5n },
+        { network: "ETH", coin: "ETH", status: "PROCESSING", sent: false, count: 1, amount: 7n, fee: 5n },
+        { network: "ETH", coin: "ETH", status: "PROCESSING", sent: true, count: 1, amount: 5n, fee: 5n },
       ]);
-      expect(await storage.payoutTotals("test")).toEqual([{ network: "ETH", coin: "ETH", status: "PROCESSING", sent: false, count: 1, amount: 13n }]);
+      expect(await storage.payoutTotals("test")).toEqual([{ network: "ETH", coin: "ETH", status: "PROCESSING", sent: false, count: 1, amount: 13n, fee: 5n }]);
     });
 
     it("sums balances per asset across merchants, counting those below zero and their sum", async () => {
@@ -110,13 +112,13 @@ export function reconcileTests(ctx: SuiteContext): void {
       const storage = ctx.storage();
       await storage.transaction(async (tx) => {
         await tx.insertPayout(payout({ mode: "live", network: "ETH", coin: "ETH", amount: 4n }));
-        expect(await tx.payoutTotals("live")).toEqual([{ network: "ETH", coin: "ETH", status: "PROCESSING", sent: false, count: 1, amount: 4n }]);
+        expect(await tx.payoutTotals("live")).toEqual([{ network: "ETH", coin: "ETH", status: "PROCESSING", sent: false, count: 1, amount: 4n, fee: 5n }]);
       });
       await storage.transaction(async (tx) => {
         const stored = await tx.lockPayout("po_1");
         await tx.updatePayout({ ...stored!, txHash: "0xsent" });
       });
-      expect(await storage.payoutTotals("live")).toEqual([{ network: "ETH", coin: "ETH", status: "PROCESSING", sent: true, count: 1, amount: 4n }]);
+      expect(await storage.payoutTotals("live")).toEqual([{ network: "ETH", coin: "ETH", status: "PROCESSING", sent: true, count: 1, amount: 4n, fee: 5n }]);
     });
   });
 }

@@ -1,6 +1,7 @@
 import type { HDKey } from "@scure/bip32";
 import { PaymentError } from "../../../errors";
 import { isValidAddressOfFamily, type ChainKind } from "../address-rules";
+import { withBlockTimes } from "../block-times";
 import { ChainMismatchError, type ChainAdapter, type ChainHoldings, type ChainHost, type ChainSyncStatus } from "../../../core/ports/chain";
 import { toChainUnits, toLedgerUnits } from "../units";
 import { addressOfScript, deriveAddress, parseAccountKey, sameAccount } from "./keys";
@@ -220,9 +221,11 @@ export function bitcoinChain(options: BitcoinChainOptions): BitcoinChain {
       return height >= 0 ? height : null;
     },
 
-    async syncStatus(): Promise<ChainSyncStatus> {
+    async syncStatus(options): Promise<ChainSyncStatus> {
       // The RPC client's errors are scrubbed of the URL and its credentials.
-      return { network: settings.network, nodeHeight: await node.blockCount(), scannedHeight, blockSeconds: settings.blockSeconds };
+      const scanned = options?.scannedHeight ?? scannedHeight;
+      const status = { network: settings.network, nodeHeight: await node.blockCount(), scannedHeight: scanned, blockSeconds: settings.blockSeconds };
+      return withBlockTimes(status, (height) => node.blockTime(height));
     },
 
     payoutsUnavailable() {

@@ -9,6 +9,8 @@ import type { WalletNode } from "./wallet";
 export interface BitcoinNode extends ScannerNode, WalletNode {
   /** The chain the node is on. */
   chain(): Promise<ChainKind>;
+  /** The timestamp (seconds since the epoch) of the block at `height` on the node's best chain. */
+  blockTime(height: number): Promise<number>;
 }
 
 /** The raw shapes as the RPC client gives them: every JSON number as decimal text. */
@@ -48,6 +50,10 @@ export function bitcoinNode(options: { url: string; timeoutMs: number; label: st
     },
     async blockCount() {
       return Number(await rpc.call<string>("getblockcount"));
+    },
+    async blockTime(height) {
+      const hash = await rpc.call<string>("getblockhash", [height]);
+      return Number((await rpc.call<{ time: string }>("getblockheader", [hash, true])).time);
     },
     blockHashes(heights) {
       return rpc.batch<string>(heights.map((height) => ({ method: "getblockhash", params: [height] })));

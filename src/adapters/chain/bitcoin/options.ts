@@ -40,7 +40,7 @@ export interface BitcoinChainOptions {
    * handed out again, or a new payment answers 503. Raise it only with the wallet's own gap limit. Default 20.
    */
   gapLimit?: number;
-  /** Typical seconds between blocks, to express the scanner's lag as time in health checks. Default: 150 for LTC, else 600. */
+  /** Typical seconds between blocks, reported in the sync status (health measures the scanner's lag from the blocks' own timestamps). Default: 150 for LTC, else 600. */
   blockSeconds?: number;
   /**
    * Low-balance threshold of the hot wallet, keyed by the coin (`{ LTC: "0.5" }`), a decimal

@@ -1,6 +1,7 @@
 import { createPublicClient, encodeFunctionData, erc20Abi, getAddress, http, isAddress, parseUnits, type Address, type PublicClient } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { isValidAddressOfFamily } from "../address-rules";
+import { withBlockTimes } from "../block-times";
 import { ChainMismatchError, type ChainAdapter, type ChainHost, type ChainPayoutStatus, type ChainSyncStatus } from "../../../core/ports/chain";
 import { Consolidator } from "./consolidation";
 import { DETERMINISTIC_DEPLOYER, factoryAddress, factoryDeploymentData, forwarderAddress, forwarderSalt } from "./forwarders";
@@ -290,14 +291,17 @@ export function evmChain(options: EvmChainOptions): EvmChain {
 
     cursorHeight: scannedOf,
 
-    async syncStatus(): Promise<ChainSyncStatus> {
-      let nodeHeight: number;
+    async syncStatus(options): Promise<ChainSyncStatus> {
+      let status: ChainSyncStatus;
       try {
-        nodeHeight = Number(await client.getBlockNumber());
+        const nodeHeight = Number(await client.getBlockNumber());
+        const scanned = options?.scannedHeight ?? scannedHeight;
+        const base = { network: settings.network, nodeHeight, scannedHeight: scanned, blockSeconds: settings.blockSeconds };
+        // The timestamps of the head and of the first block not scanned measure the lag.
+        status = await withBlockTimes(base, async (height) => Number((await client.getBlock({ blockNumber: BigInt(height) })).timestamp));
       } catch (error) {
         throw fail(error);
       }
-      const status: ChainSyncStatus = { network: settings.network, nodeHeight, scannedHeight, blockSeconds: settings.blockSeconds };
       // Sweeps wait in the adapter's state: one storage read, no node call.
       if (bound?.consolidator && settings.consolidation !== false) status.pendingSweeps = (await bound.consolidator.held()).length;
       return status;

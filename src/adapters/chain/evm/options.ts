@@ -58,7 +58,7 @@ export interface EvmChainOptions {
   consolidation?: false | { minimum?: Record<string, string> };
   /** Per-request timeout in ms. Default 10000. */
   timeoutMs?: number;
-  /** Typical seconds between blocks, to express the scanner's lag as time in health checks. Default: 12 on ETH, 3 on BSC, else 12. */
+  /** Typical seconds between blocks, reported in the sync status (health measures the scanner's lag from the blocks' own timestamps). Default: 12 on ETH, 3 on BSC, else 12. */
   blockSeconds?: number;
   /**
    * Low-balance thresholds of the hot wallet per coin served (the native coin for gas, and the

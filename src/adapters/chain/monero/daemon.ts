@@ -5,6 +5,8 @@ import type { PayoutDaemon } from "./hot-wallet";
 export interface MoneroDaemon extends PayoutDaemon {
   /** `get_info.nettype`: "mainnet", "stagenet", "testnet" or "fakechain" (regtest). */
   nettype(): Promise<string>;
+  /** The timestamp (seconds since the epoch) of the block at `height`. */
+  blockTime(height: number): Promise<number>;
 }
 
 /** The monerod calls of `moneroChain()` (JSON-RPC and the `/get_transactions` endpoint). */
@@ -12,6 +14,9 @@ export function moneroDaemon(rpc: MoneroRpc): MoneroDaemon {
   return {
     async nettype() {
       return (await rpc.call<{ nettype: string }>("get_info")).nettype;
+    },
+    async blockTime(height) {
+      return Number((await rpc.call<{ block_header: { timestamp: string } }>("get_block_header_by_height", { height })).block_header.timestamp);
     },
     async blockCount() {
       return Number((await rpc.call<{ count: string }>("get_block_count")).count);

@@ -6,6 +6,7 @@ import { moneroDaemon } from "./daemon";
 import { MoneroHotWallet } from "./hot-wallet";
 import { isViewKeyOf } from "./keys";
 import { checkMoneroOptions, type MoneroChainOptions } from "./options";
+import { withBlockTimes } from "../block-times";
 import { createMoneroRpc } from "./rpc";
 import { cursorHeight, MoneroScanner, XMR_DECIMALS } from "./scanner";
 import { Subaddresses } from "./subaddresses";
@@ -168,8 +169,14 @@ export function moneroChain(options: MoneroChainOptions): MoneroChain {
       return cursorHeight(cursor);
     },
 
-    async syncStatus(): Promise<ChainSyncStatus> {
-      return { network: settings.network, nodeHeight: (await daemon.blockCount()) - 1, scannedHeight, blockSeconds: settings.blockSeconds };
+    async syncStatus(options): Promise<ChainSyncStatus> {
+      const status = {
+        network: settings.network,
+        nodeHeight: (await daemon.blockCount()) - 1,
+        scannedHeight: options?.scannedHeight ?? scannedHeight,
+        blockSeconds: settings.blockSeconds,
+      };
+      return withBlockTimes(status, (height) => daemon.blockTime(height));
     },
 
     payoutsUnavailable() {

@@ -35,7 +35,7 @@ export interface MoneroChainOptions {
   confirmations?: number;
   /** Per-request timeout in ms. Default 30000 (a wallet refresh after a long pause can take long). */
   timeoutMs?: number;
-  /** Typical seconds between blocks, to express the scanner's lag as time. Default 120. */
+  /** Typical seconds between blocks, reported in the sync status (health measures the scanner's lag from the blocks' own timestamps). Default 120. */
   blockSeconds?: number;
 }
 

@@ -15,16 +15,21 @@ function byKeys<T>(keys: ReadonlyArray<keyof T>): (a: T, b: T) => number {
 
 /**
  * Sums `records` into one row per key: `key` names the group, `start` makes its row, `amount`
- * is what each record adds.
+ * is what each record adds (and may add other sums of its own to the row).
  */
-function totals<R, T extends RecordTotal>(records: Iterable<R>, key: (record: R) => string, start: (record: R) => T, amount: (record: R) => bigint): T[] {
+function totals<R, T extends RecordTotal>(
+  records: Iterable<R>,
+  key: (record: R) => string,
+  start: (record: R) => T,
+  amount: (record: R, row: T) => bigint,
+): T[] {
   const rows = new Map<string, T>();
   for (const record of records) {
     const k = key(record);
     let row = rows.get(k);
     if (!row) rows.set(k, (row = start(record)));
     row.count += 1;
-    row.amount += amount(record);
+    row.amount += amount(record, row);
   }
   return [...rows.values()];
 }
@@ -39,17 +44,23 @@ export function reconcileReads(t: Tables, run: Run): ReconcileReads {
         return totals<(typeof deposits)[number], DepositTotal>(
           deposits,
           (d) => [d.network, d.coin, d.status, stray(d.coin, d.invoiceId)].join("\u0000"),
-          (d) => ({ network: d.network, coin: d.coin, status: d.status, stray: stray(d.coin, d.invoiceId), count: 0, amount: 0n }),
-          (d) => d.amount,
+          (d) => ({ network: d.network, coin: d.coin, status: d.status, stray: stray(d.coin, d.invoiceId), count: 0, amount: 0n, fee: 0n }),
+          (d, row) => {
+            row.fee += d.fee;
+            return d.amount;
+          },
         ).sort(byKeys<DepositTotal>(["network", "coin", "status", "stray"]));
       }),
     payoutTotals: (mode) =>
       run("payoutTotals", () =>
-        totals<{ network: string; coin: string; status: PayoutTotal["status"]; txHash: string | null; amount: bigint }, PayoutTotal>(
+        totals<{ network: string; coin: string; status: PayoutTotal["status"]; txHash: string | null; amount: bigint; fee: bigint }, PayoutTotal>(
           [...t.payouts.values()].filter((payout) => payout.mode === mode),
           (p) => [p.network, p.coin, p.status, p.txHash !== null].join("\u0000"),
-          (p) => ({ network: p.network, coin: p.coin, status: p.status, sent: p.txHash !== null, count: 0, amount: 0n }),
-          (p) => p.amount,
+          (p) => ({ network: p.network, coin: p.coin, status: p.status, sent: p.txHash !== null, count: 0, amount: 0n, fee: 0n }),
+          (p, row) => {
+            row.fee += p.fee;
+            return p.amount;
+          },
         ).sort(byKeys<PayoutTotal>(["network", "coin", "status", "sent"])),
       ),
     balanceTotals: (mode) =>

@@ -4,6 +4,7 @@ import { SEARCH_MIGRATIONS } from "./migrations-search";
 import { REFUND_CLAIM_MIGRATIONS } from "./migrations-refund-claims";
 import { SUBSCRIPTION_MIGRATIONS } from "./migrations-subscriptions";
 import { FEED_MIGRATIONS } from "./migrations-feed";
+import { PAYOUT_PENDING_MIGRATIONS } from "./migrations-payout-pending";
 
 /** One step of the schema: applied once, in order, recorded in `schema_migrations`. */
 export interface Migration {
@@ -377,6 +378,7 @@ CREATE INDEX ledger_entries_by_created ON ledger_entries (created_at, id);
   ...REFUND_CLAIM_MIGRATIONS,
   ...SUBSCRIPTION_MIGRATIONS,
   ...FEED_MIGRATIONS,
+  ...PAYOUT_PENDING_MIGRATIONS,
 ];
 
 /** Quotes an identifier for SQL ("my schema" -> "\"my schema\""). */

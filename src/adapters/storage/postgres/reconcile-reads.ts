@@ -12,9 +12,13 @@ export function sqlReconcileReads(db: SqlQueryable, s: Statements): ReconcileRea
   const rows = async (text: string, mode: string) => (await db.query(text, [mode])).rows;
   return {
     depositTotals: async (mode) =>
-      (await rows(s.depositTotals, mode)).map((row): DepositTotal => ({ ...byStatus<DepositTotal["status"]>(row), stray: bool.read(row.stray) })),
+      (await rows(s.depositTotals, mode)).map(
+        (row): DepositTotal => ({ ...byStatus<DepositTotal["status"]>(row), stray: bool.read(row.stray), fee: numeric.read(row.fee) }),
+      ),
     payoutTotals: async (mode) =>
-      (await rows(s.payoutTotals, mode)).map((row): PayoutTotal => ({ ...byStatus<PayoutTotal["status"]>(row), sent: bool.read(row.sent) })),
+      (await rows(s.payoutTotals, mode)).map(
+        (row): PayoutTotal => ({ ...byStatus<PayoutTotal["status"]>(row), sent: bool.read(row.sent), fee: numeric.read(row.fee) }),
+      ),
     balanceTotals: async (mode) =>
       (await rows(s.balanceTotals, mode)).map(
         (row): BalanceTotal => ({

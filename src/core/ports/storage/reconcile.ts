@@ -13,6 +13,8 @@ export interface DepositTotal extends RecordTotal {
   status: DepositStatus;
   /** True for deposits of a coin other than their invoice's (credited in the coin received). */
   stray: boolean;
+  /** Sum of their service fees (`DepositRecord.fee`), in the same unit: the operator's share of what was received. */
+  fee: bigint;
 }
 
 /** Payouts of one mode summed per network, coin, status and whether their transaction was broadcast. */
@@ -22,6 +24,8 @@ export interface PayoutTotal extends RecordTotal {
   status: PayoutStatus;
   /** True when the payout has a transaction hash (the chain accepted its transaction). */
   sent: boolean;
+  /** Sum of the fees debited with them (`PayoutRecord.fee`), in the same unit. */
+  fee: bigint;
 }
 
 /** The balances of one mode summed per asset, every merchant together. */

@@ -2,7 +2,7 @@ import { PGlite } from "@electric-sql/pglite";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ReconcileReport, ReconcileRow } from "../../../../src/index";
 import type { BitcoinChain } from "../../../../src/bitcoin";
-import { formatDecimal, parseNumber } from "../../../../src/money";
+import { formatDecimal, parseDecimal, parseNumber } from "../../../../src/money";
 import { postgresStorage } from "../../../../src/postgres";
 import type { Harness } from "../../../helpers";
 import { get } from "../../../http/v1/support";
@@ -96,6 +96,14 @@ describe("payments.admin.reconcile against litecoind", () => {
     });
     expect(held).toBe(190_000_000n - 30_000_000n - fees);
     expect(report.chains[0]).toMatchObject({ network: "LTC", height: await node.height() });
+    // The service's fees (0.5% of 1.4 LTC, and the payout's fee) are the operator's, less the miner fee: no surplus.
+    const payoutFee = parseDecimal((await get(h, `/v1/withdrawals/${payout.id}`, h.liveKey)).body.fee, 8);
+    expect(report.assets.find((asset) => asset.asset === "LTC")).toMatchObject({
+      fees: ltc(700_000n + payoutFee),
+      networkFees: ltc(fees),
+      surplus: "0",
+      shortfall: false,
+    });
   });
 
   it("counts a payout broadcast and not mined as in flight, its fee paid, without a difference", async () => {
@@ -139,6 +147,40 @@ describe("payments.admin.reconcile against litecoind", () => {
     expect(row(report).difference).toBe("0.07654321");
     expect(row(report).hotWallet).toBe(ltc(await scanned()));
     expect(report).toMatchObject({ differences: 1, clean: false });
+  });
+});
+
+describe("payments.admin.reconcile without a declared float", () => {
+  it("reports a clean run after payments and payouts paid from the payments' own coins: no difference, no surplus, the fees the operator's", async () => {
+    const fresh = await liveHarness([ltcChain(node, newAccount())]);
+    try {
+      for (const amount of ["0.8", "0.2"]) await node.pay((await ltcPayment(fresh, amount)).address, amount);
+      await node.mine(6);
+      await settle(fresh);
+      const res = await fresh.post("/v1/withdrawals", { currency: "LTC", amount: "0.25", address: await node.newAddress() }, fresh.liveKey);
+      expect(res.status, res.text).toBe(200);
+      const minerFee = sats((await node.call<{ fees: { base: number } }>("getmempoolentry", res.body.txHash)).fees.base);
+      await node.mine(6);
+      await settle(fresh);
+      await settle(fresh);
+      expect((await get(fresh, `/v1/withdrawals/${res.body.id}`, fresh.liveKey)).body.status).toBe("COMPLETED");
+
+      const report = await fresh.router.admin.reconcile();
+      expect(report).toMatchObject({ differences: 0, errors: 0, clean: true });
+      expect(row(report)).toMatchObject({ received: "1", sent: "0.25", float: "0", networkFees: ltc(minerFee), difference: "0" });
+      const payoutFee = parseDecimal(res.body.fee, 8);
+      // Owed: 0.995 credited, less 0.25 and the payout's fee; the 0.005 LTC and that fee are the service's.
+      expect(report.assets.find((asset) => asset.asset === "LTC")).toMatchObject({
+        owed: ltc(99_500_000n - 25_000_000n - payoutFee),
+        fees: ltc(500_000n + payoutFee),
+        networkFees: ltc(minerFee),
+        held: ltc(75_000_000n - minerFee),
+        surplus: "0",
+        shortfall: false,
+      });
+    } finally {
+      await fresh.router.close();
+    }
   });
 });
 

@@ -85,7 +85,7 @@ function rowDifferences(report: ReconcileReport): Record<string, string> {
 }
 
 describe("payments.admin.reconcile against anvil", () => {
-  it("reports a clean run: deposits swept and payouts completed leave no difference, fees equal the receipts' and the float is the operator's", async () => {
+  it("reports a clean run: deposits swept and payouts completed leave no difference and no surplus, fees equal the receipts' and the float and the service's fees are the operator's", async () => {
     const usdtPayment = await livePayment(h, { amount: "25", currency: "USDT", chain: "ETH" });
     const ethPayment = await livePayment(h, { amount: "0.1", currency: "ETH", chain: "ETH" });
     await payToken(node, usdt, 6, usdtPayment.address, "25");
@@ -113,11 +113,19 @@ describe("payments.admin.reconcile against anvil", () => {
       difference: "0",
     });
     expect(row(report, "USDT")).toMatchObject({ received: "25", sent: "10", networkFees: "0", float: "1000", difference: "0" });
-    // Owed: 0.0995 - 0.021 ETH and 24.875 - 15 USDT; the rest is earnings (fees, less gas for ETH).
+    // Owed: 0.0995 - 0.021 ETH and 24.875 - 15 USDT; the rest is the operator's: the service's
+    // fees (0.5% of each payment, each payout's fee), less the gas for ETH. Nothing is left over.
     const eth = report.assets.find((asset) => asset.asset === "ETH")!;
-    expect(eth).toMatchObject({ owed: "0.0785", shortfall: false });
-    expect(parseEther(eth.surplus!)).toBe(parseEther("0.0015") - gas);
-    expect(report.assets.find((asset) => asset.asset === "USDT")).toMatchObject({ owed: "9.875", held: "15", surplus: "5.125", shortfall: false });
+    expect(eth).toMatchObject({ owed: "0.0785", fees: "0.0015", networkFees: formatEther(gas), surplus: "0", shortfall: false });
+    expect(parseEther(eth.held!)).toBe(parseEther("0.08") - gas);
+    expect(report.assets.find((asset) => asset.asset === "USDT")).toMatchObject({
+      owed: "9.875",
+      held: "15",
+      fees: "5.125",
+      networkFees: "0",
+      surplus: "0",
+      shortfall: false,
+    });
     // A second run reads only new receipts, and finds the same.
     expect(row(await h.router.admin.reconcile({ chain: "ETH" }), "ETH").networkFees).toBe(formatEther(gas));
   });

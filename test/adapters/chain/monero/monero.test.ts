@@ -71,7 +71,7 @@ const xmr = (text: string) => {
 async function withdrawal(h: Harness, id: string) {
   const res = await get(h, `/v1/withdrawals/${id}`, h.liveKey);
   expect(res.status, res.text).toBe(200);
-  return res.body as { status: string; txHash: string | null };
+  return res.body as { status: string; txHash: string | null; pendingReason: string | null };
 }
 
 /** A fresh key pair of another wallet: a private view key and the address of `prefix` it belongs to. */
@@ -276,6 +276,53 @@ describe("payouts", () => {
     await settle(second);
     expect(await withdrawal(second, res.body.id)).toMatchObject({ status: "COMPLETED", txHash: waiting[0] });
     expect(await node.received(to)).toBe(xmr("0.2"));
+  });
+
+  it("shows why a payout waits while the hot wallet's coins are locked (as a freshly funded wallet's are), on its view and in health, and sends it once they unlock", async () => {
+    const h = await harness();
+    const created = await xmrPayment(h, "2");
+    await node.pay(created.address, xmr("2"));
+    await node.mine(MIN_CONFIRM);
+    // The view-only wallet may take a round or two more to list the transfer on a loaded machine.
+    await expect
+      .poll(
+        async () => {
+          await settle(h);
+          return (await payment(h, created.id)).status;
+        },
+        { timeout: 60_000, interval: 500 },
+      )
+      .toBe("PAID");
+    // Held for approval while the hot wallet can fund it, so it is accepted.
+    await h.router.admin.setPayoutApproval(h.merchant.id, { above: "0.1", currency: "XMR" });
+    const to = await node.destination();
+    const res = await h.post("/v1/withdrawals", { currency: "XMR", amount: "0.5", address: to }, h.liveKey);
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.status).toBe("AWAITING_APPROVAL");
+    // Every coin of the hot wallet moves to its own address: new outputs, locked for 10 blocks.
+    await node.hot("sweep_all", { address: node.hotAddress, account_index: 0 });
+    await node.mine(1);
+    await node.hot("refresh");
+    expect((await node.hot<{ unlocked_balance: string }>("get_balance", { account_index: 0 })).unlocked_balance).toBe("0");
+    await h.router.admin.approvePayout(res.body.id, { by: "second-approver" });
+
+    await h.router.tick().catch(() => undefined); // the round reports the payout it could not send
+    const waiting = (await get(h, `/v1/withdrawals/${res.body.id}`, h.liveKey)).body;
+    expect(waiting).toMatchObject({ status: "PROCESSING", txHash: null, pendingReason: expect.stringMatching(/^XMR hot wallet\b.*unlocked/) });
+    expect(waiting.pendingReason).not.toContain(node.hotPassword);
+    const health = await h.router.health();
+    expect(health.chains[0]).toMatchObject({ payoutsNotSent: { count: 1, reasons: [waiting.pendingReason] } });
+    expect(health.reasons).toContain(`chain ${health.chains[0]!.chain}: 1 payout(s) not sent yet (${waiting.pendingReason})`);
+
+    await node.mine(10);
+    await settle(h);
+    const sent = await withdrawal(h, res.body.id);
+    expect(sent).toMatchObject({ status: "PROCESSING", txHash: expect.stringMatching(/^[0-9a-f]{64}$/), pendingReason: null });
+    await node.mine(MIN_CONFIRM);
+    await settle(h);
+    expect(await withdrawal(h, res.body.id)).toMatchObject({ status: "COMPLETED", pendingReason: null });
+    expect(await node.received(to)).toBe(xmr("0.5"));
+    expect((await h.router.health()).chains[0]).toMatchObject({ payoutsNotSent: { count: 0, reasons: [] } });
   });
 
   it("answers 503 that payouts need the hot wallet when none is configured, and debits nothing", async () => {

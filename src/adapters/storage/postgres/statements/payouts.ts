@@ -24,6 +24,7 @@ export const payoutColumns = columns<PayoutRecord>({
   requestedBy: col("requested_by", textOrNull),
   reviewedBy: col("reviewed_by", textOrNull),
   claim: col("claim", refundClaimColumn),
+  pendingReason: col("pending_reason", textOrNull),
 });
 
 /** The columns of `exchanges`. */

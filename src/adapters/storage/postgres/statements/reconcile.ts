@@ -9,7 +9,7 @@ export function reconcileStatements(t: Tables) {
   return {
     // Stray: a coin other than the invoice's (an invoice that has none counts as other).
     depositTotals: sql`
-      SELECT d.network, d.coin, d.status, (i.coin IS DISTINCT FROM d.coin) AS stray, count(*)::int AS count, sum(d.amount) AS amount
+      SELECT d.network, d.coin, d.status, (i.coin IS DISTINCT FROM d.coin) AS stray, count(*)::int AS count, sum(d.amount) AS amount, sum(d.fee) AS fee
       FROM ${t.deposits} d
       LEFT JOIN ${t.invoices} i ON i.id = d.invoice_id
       WHERE d.mode = $1
@@ -17,7 +17,7 @@ export function reconcileStatements(t: Tables) {
       ORDER BY d.network COLLATE "C", d.coin COLLATE "C", d.status COLLATE "C", 4
     `,
     payoutTotals: sql`
-      SELECT network, coin, status, (tx_hash IS NOT NULL) AS sent, count(*)::int AS count, sum(amount) AS amount
+      SELECT network, coin, status, (tx_hash IS NOT NULL) AS sent, count(*)::int AS count, sum(amount) AS amount, sum(fee) AS fee
       FROM ${t.payouts}
       WHERE mode = $1
       GROUP BY 1, 2, 3, 4
