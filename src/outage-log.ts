@@ -1,3 +1,5 @@
+import { scrubUrls } from "./scrub-urls";
+
 /** Where an outage log writes: `console` fits, and so do the router's `logger` and a chain host's. */
 export interface OutageLogger {
   warn(message: string, ...details: unknown[]): void;
@@ -12,8 +14,9 @@ export interface OutageLogger {
  * never a stack per try. Each part is known by its name ("live chain evm:ETH", "price source
  * kraken"): parts never mix their counts.
  *
- * Messages are the errors' own first lines: whoever records a failure scrubs keys, passwords and
- * node URLs out of it before (the chain adapters and price sources do).
+ * Messages are the errors' own first lines: whoever records a failure scrubs keys and passwords
+ * out of it before (the chain adapters and price sources do); URLs are replaced here too, for
+ * the parts of the host's own.
  */
 export class OutageLog {
   /** Failed tries in a row, per part. */
@@ -45,9 +48,9 @@ export class OutageLog {
       return;
     }
     this.streaks.set(name, streak + 1);
-    const summary = failures.map(firstLine).join("; ");
+    const summary = scrubUrls(failures.map(firstLine).join("; "));
     if (streak === 0) {
-      const error = failures.length === 1 ? failures[0] : new AggregateError(failures, summary);
+      const error = failures.length === 1 ? scrubbed(failures[0]) : new AggregateError(failures.map(scrubbed), summary);
       const message = `${name} failed; it is retried every ${one}, and logged once a ${one} until it recovers: ${summary}`;
       // A failure given as a message has no stack to add: the line says it all.
       if (error instanceof Error) this.logger.error(message, error);
@@ -76,6 +79,21 @@ export class OutageLog {
   failing(name: string): number {
     return this.streaks.get(name) ?? 0;
   }
+}
+
+/**
+ * `failure` as it may be logged: an Error whose message or stack names a URL (a node or source
+ * of the host's own may put its endpoint, key and all, in its errors) becomes a copy without it.
+ */
+function scrubbed(failure: unknown): unknown {
+  if (!(failure instanceof Error)) return typeof failure === "string" ? scrubUrls(failure) : failure;
+  const message = scrubUrls(failure.message);
+  const stack = failure.stack === undefined ? undefined : scrubUrls(failure.stack);
+  if (message === failure.message && stack === failure.stack) return failure;
+  const copy = new Error(message);
+  copy.name = failure.name;
+  copy.stack = stack;
+  return copy;
 }
 
 /** The first line of an error's message (an AggregateError's inner messages too). */

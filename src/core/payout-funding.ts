@@ -1,3 +1,4 @@
+import { scrubUrls } from "../scrub-urls";
 import type { ChainAdapter, HotWalletBalance } from "./ports/chain";
 import type { CoreContext } from "./context";
 import type { StorageTransaction } from "./ports/storage/index";
@@ -64,7 +65,7 @@ export async function readHotWalletFunding(
     return balances.length === 0 ? null : { chain, mode, balances, needs, readAt };
   } catch (error) {
     // The adapter's message is scrubbed of URLs and keys; its stack says nothing an operator needs.
-    const why = `the ${request.network} hot wallet could not be read: ${error instanceof Error ? error.message : String(error)}`;
+    const why = `the ${request.network} hot wallet could not be read: ${scrubUrls(error instanceof Error ? error.message : String(error))}`;
     if (skipped) skipped(why);
     else context.logger.warn(`a ${request.coin} payout is taken without the hot wallet's funding check (${why})`);
     return null;

@@ -1,3 +1,4 @@
+import { scrubUrls } from "../scrub-urls";
 import type { ChainAdapter, ChainPayoutStatus } from "./ports/chain";
 import type { Scope, StorageTransaction } from "./ports/storage/index";
 import { notFound, PaymentError } from "../errors";
@@ -81,14 +82,7 @@ export async function createPayout(
   // One deadline for every node call of the request: a hung node never holds the answer for
   // its adapter's whole timeout (a 503 before anything is stored, or the payout sent later).
   const deadline = new Deadline(REQUEST_NODE_WAIT_MS);
-  const valid = await deadline.wait(Promise.resolve(chain.isValidAddress(currency.symbol, network.network, input.address)));
-  if (!valid.done) {
-    throw new PaymentError(
-      "chain_unavailable",
-      `The ${network.network} node did not answer within ${REQUEST_NODE_WAIT_MS / 1000} s to check the destination; nothing was debited. Retry later.`,
-    );
-  }
-  if (!valid.value) {
+  if (!(await destinationIsValid(chain, currency.symbol, network.network, input.address, deadline))) {
     throw new PaymentError("invalid_address", `"${input.address}" is not a valid ${currency.symbol} address on ${network.network}.`);
   }
   refuseTokenContractDestination(context, chain, network.network, input.address);
@@ -159,10 +153,32 @@ export async function createPayout(
   const stillAnswering: CommitHook<PayoutRecord> | undefined = onCommit && (async (tx, sent) => (answered ? undefined : onCommit(tx, sent)));
   const waited = await deadline.wait(broadcast(context, payout, stillAnswering, undefined, fundingSkipped));
   answered = true;
-  const sent = waited.done ? waited.value : null;
+  if (!waited.done) {
+    // The one line the operator gets when the node held the request: the funding check skipped (if so), the send going on.
+    if (fundingSkipped !== null)
+      context.logger.warn(`payout ${payout.id} taken without the hot wallet's funding check (${fundingSkipped}); it is sent when the node answers`);
+    // The payout as committed: what an Idempotency-Key stored for this request, whatever the late broadcast does.
+    return payout;
+  }
+  const sent = waited.value;
   // The one line the operator gets when the funding check was skipped and the payout went out.
   if (sent && fundingSkipped !== null) context.logger.warn(`payout ${payout.id} sent without the hot wallet's funding check (${fundingSkipped})`);
+  // Not sent: read again, for the `pendingReason` the failed broadcast stored.
   return sent ?? (await context.storage.getPayout(scope, payout.id)) ?? payout;
+}
+
+/**
+ * Whether `address` can take `coin` on `network` by the chain adapter's rule, asked within
+ * `deadline`: a node that does not answer by then is a 503 (`chain_unavailable`) before
+ * anything is debited, never a request held for the adapter's whole timeout.
+ */
+export async function destinationIsValid(chain: ChainAdapter, coin: string, network: string, address: string, deadline: Deadline): Promise<boolean> {
+  const valid = await deadline.wait(Promise.resolve(chain.isValidAddress(coin, network, address)));
+  if (valid.done) return valid.value;
+  throw new PaymentError(
+    "chain_unavailable",
+    `The ${network} node did not answer within ${deadline.ms / 1000} s to check the destination; nothing was debited. Retry later.`,
+  );
 }
 
 /** The payout with this id in `scope`, or a 404. */
@@ -324,7 +340,8 @@ const PENDING_REASON_LIMIT = 200;
 
 /** What a chain's refusal to send says, for the payout's `pendingReason`: the adapter's scrubbed message, cut short. */
 function pendingReasonOf(error: unknown): string {
-  const text = (error instanceof Error ? error.message : String(error)).replace(/\s+/g, " ").trim() || "the chain did not say why";
+  // Scrubbed here too: a host's own adapter, or an error that is not the node's, may name a URL with a key in it.
+  const text = scrubUrls(errorMessage(error)).replace(/\s+/g, " ").trim() || "the chain did not say why";
   return text.length > PENDING_REASON_LIMIT ? `${text.slice(0, PENDING_REASON_LIMIT - 1)}…` : text;
 }
 
@@ -346,5 +363,10 @@ async function recordPendingReason(context: CoreContext, payoutId: string, reaso
 
 /** A payout failure to report and retry: says which payout, keeps the chain's error as its cause. */
 function retryLater(message: string, error: unknown): Error {
-  return new Error(`${message}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+  return new Error(`${message}: ${scrubUrls(errorMessage(error))}`, { cause: error });
+}
+
+/** An error's message, or what was thrown when it is not an Error. */
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }

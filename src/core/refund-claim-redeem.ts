@@ -10,7 +10,8 @@ import { refuseUnlistedDestination } from "./payout-allowlist";
 import { refuseTokenContractDestination } from "./token-contract-destination";
 import { approvalRuleOf, needsApproval } from "./payout-approval";
 import { readHotWalletFunding, refuseIfHotWalletShort } from "./payout-funding";
-import { broadcast } from "./payouts";
+import { broadcast, destinationIsValid } from "./payouts";
+import { Deadline, REQUEST_NODE_WAIT_MS } from "./deadline";
 import type { LedgerEntry, PayoutRecord } from "./ports/records";
 import type { StorageTransaction } from "./ports/storage/index";
 import { quoteRate } from "./rates";
@@ -110,7 +111,7 @@ export async function quoteClaim(context: CoreContext, refund: PayoutRecord, coi
 export async function claimAddressValid(context: CoreContext, refund: PayoutRecord, coin: string, network: string, address: string): Promise<boolean> {
   const chosen = offeredNetwork(context, refund, coin, network);
   const chain = context.chains.require(refund.mode, coin, chosen.network);
-  if (!(await chain.isValidAddress(coin, chosen.network, address))) return false;
+  if (!(await destinationIsValid(chain, coin, chosen.network, address, new Deadline(REQUEST_NODE_WAIT_MS)))) return false;
   refuseTokenContractDestination(context, chain, chosen.network, address);
   return true;
 }
@@ -141,7 +142,10 @@ export async function claimRefund(context: CoreContext, refund: PayoutRecord, re
   const chain = context.chains.require(refund.mode, coin, quote.network);
   const unavailable = chain.payoutsUnavailable?.(coin, quote.network);
   if (unavailable) throw new PaymentError("chain_unavailable", unavailable);
-  if (!(await chain.isValidAddress(coin, quote.network, request.address))) {
+  // One deadline for the claim's node calls, as for a payout: a hung node answers 503 before
+  // anything moves, or the claimed refund is sent when the node answers.
+  const deadline = new Deadline(REQUEST_NODE_WAIT_MS);
+  if (!(await destinationIsValid(chain, coin, quote.network, request.address, deadline))) {
     throw new PaymentError("invalid_address", `"${request.address}" is not a valid ${coin} address on ${quote.network}.`);
   }
   refuseTokenContractDestination(context, chain, quote.network, request.address);
@@ -149,7 +153,7 @@ export async function claimRefund(context: CoreContext, refund: PayoutRecord, re
   const target = await refundTarget(context, scope, refund.refundOf!, refund.refundDepositId);
   const funding = { merchantId: refund.merchantId, coin, network: quote.network, amount: quote.amount, fee: quote.fee };
   // In another coin nothing of that coin was held: the whole amount + fee is new to the hot wallet.
-  const reading = await readHotWalletFunding(context, refund.mode, chain, funding, coin === refund.coin ? refund.claim!.held : 0n);
+  const reading = await readHotWalletFunding(context, refund.mode, chain, funding, coin === refund.coin ? refund.claim!.held : 0n, deadline);
   const merchant = await context.storage.getMerchant(refund.merchantId);
   const held = await needsApproval(context, approvalRuleOf(context, merchant), coin, quote.amount);
   const claimed = await withOutbox(context, async (tx) => {
@@ -182,7 +186,8 @@ export async function claimRefund(context: CoreContext, refund: PayoutRecord, re
     return next;
   });
   if (held) return claimed;
-  return (await broadcast(context, claimed)) ?? claimed;
+  const sent = await deadline.wait(broadcast(context, claimed));
+  return (sent.done ? sent.value : null) ?? claimed;
 }
 
 /** Why a link cannot be claimed now: claimed (409 `refund_claimed`), or closed (409 `refund_claim_closed`: cancelled, expired, past its expiry). */

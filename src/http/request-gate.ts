@@ -34,8 +34,16 @@ export class RequestGate {
     }
     this.entered.add(req);
     this.inFlight++;
-    // "close" comes once the answer was sent, or the client went away first: either way the request is over.
-    res.once("close", () => this.leave(req));
+    // Over when its handler ends the answer: not at the socket's "close", which a client that
+    // went away fires while the handler still works (and would let the storage close under it).
+    // A handler that ends the answer has done its work, whether or not the client still listens.
+    const end = res.end;
+    res.end = ((...args: Parameters<Response["end"]>) => {
+      res.end = end;
+      const result = end.apply(res, args);
+      this.leave(req);
+      return result;
+    }) as Response["end"];
     next();
   };
 

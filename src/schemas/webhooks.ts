@@ -47,6 +47,18 @@ export const webhookTestRequest = z.strictObject({
   type: eventType.default("payment.created"),
 });
 
+/** Largest transaction id (PostgreSQL's xid8, 64 bits unsigned) and position (bigint, 63 bits) a cursor can name. */
+const MAX_TXID = 2n ** 64n - 1n;
+const MAX_SEQ = 2n ** 63n - 1n;
+
+/** Whether a cursor's digits fit what the storage compares them as: a txid and a seq, or a seq alone (an earlier version's). */
+function cursorInRange(value: string): boolean {
+  // Not digits (or "now"): the pattern before says so; this check runs all the same.
+  if (!/^[0-9]+(_[0-9]+)?$/.test(value)) return true;
+  const [first, second] = value.split("_");
+  return second === undefined ? BigInt(first!) <= MAX_SEQ : BigInt(first!) <= MAX_TXID && BigInt(second) <= MAX_SEQ;
+}
+
 /**
  * GET /v1/events: `after`, a position a previous answer returned as `nextCursor` (digits, or two
  * runs of digits joined by `_`), or `now` for the end of the log as it stands; `limit` 1..100
@@ -56,6 +68,7 @@ export const eventListQuery = z.strictObject({
   after: z
     .string()
     .regex(/^(now|[0-9]{1,20}(_[0-9]{1,19})?)$/, { error: "not a cursor this list returned, nor now" })
+    .refine(cursorInRange, { error: "not a cursor this list returned, nor now" })
     .optional()
     .meta({ description: "A `nextCursor` of a previous answer, or `now`: the end of the log as it stands. Left out: from the oldest event." }),
   limit: pageQuery.limit,

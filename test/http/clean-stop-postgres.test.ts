@@ -11,7 +11,7 @@ import { describeIf, NO_DATABASE_URL } from "../support/skips";
 /**
  * `close()` under load on a PostgreSQL server: 50 concurrent payment requests, half of them in
  * flight when it is called (held in the price lookup until the test lets them go), half sent
- * after. Every answer is a 2xx whose payment is stored, or a 503 (50321) whose payment is not,
+ * after, and five more in flight whose clients went away before it. Every answer is a 2xx whose payment is stored, or a 503 (50321) whose payment is not,
  * counted in SQL after the router closed; none is a 500 of a closed storage or pool.
  */
 describeIf(DATABASE_URL, NO_DATABASE_URL)("close() with requests in flight on a PostgreSQL server", () => {
@@ -29,11 +29,14 @@ describeIf(DATABASE_URL, NO_DATABASE_URL)("close() with requests in flight on a 
     const prices = staticPricing();
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
+    // The five whose clients go away are held longer: once the others answered, they alone are in flight.
+    let releaseAbandoned!: () => void;
+    const heldLonger = new Promise<void>((resolve) => (releaseAbandoned = resolve));
     let asked = 0;
     const pricing: PricingAdapter = {
       getRate: async (base, quote) => {
         asked++;
-        await held;
+        await (asked > 25 ? heldLonger : held);
         return prices.getRate(base, quote);
       },
     };
@@ -42,16 +45,24 @@ describeIf(DATABASE_URL, NO_DATABASE_URL)("close() with requests in flight on a 
     await new Promise((resolve) => server!.once("listening", resolve));
     const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
-    const create = (n: number) =>
+    const post = (orderId: string, signal?: AbortSignal) =>
       fetch(`${base}/v1/payments`, {
         method: "POST",
         headers: { Authorization: `Bearer ${h.testKey}`, "Content-Type": "application/json" },
-        body: JSON.stringify({ amount: "10", amountCurrency: "USD", currency: "USDT", chain: "TRX", metadata: { orderId: `order-${n}` } }),
-      }).then(async (res) => ({ n, status: res.status, body: (await res.json()) as Record<string, unknown> }));
+        body: JSON.stringify({ amount: "10", amountCurrency: "USD", currency: "USDT", chain: "TRX", metadata: { orderId } }),
+        ...(signal ? { signal } : {}),
+      });
+    const create = (n: number) => post(`order-${n}`).then(async (res) => ({ n, status: res.status, body: (await res.json()) as Record<string, unknown> }));
 
     const early = Array.from({ length: 25 }, (_, n) => create(n));
     for (let i = 0; i < 2000 && asked < 25; i++) await new Promise((resolve) => setTimeout(resolve, 5));
-    expect(asked).toBe(25); // every early request is in flight, waiting for its price
+    // Five more whose clients give up while they are in flight: their handlers go on, and close() waits for them too.
+    const impatient = new AbortController();
+    const abandoned = Array.from({ length: 5 }, (_, n) => post(`abandoned-${n}`, impatient.signal).catch(() => "aborted"));
+    for (let i = 0; i < 2000 && asked < 30; i++) await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(asked).toBe(30); // every early request is in flight, waiting for its price
+    impatient.abort();
+    expect(await Promise.all(abandoned)).toEqual(Array(5).fill("aborted"));
 
     const closed = h.router.close();
     const late = await Promise.all(Array.from({ length: 25 }, (_, n) => create(25 + n)));
@@ -61,6 +72,9 @@ describeIf(DATABASE_URL, NO_DATABASE_URL)("close() with requests in flight on a 
       .catch((error: unknown) => error);
     release();
     const answers = [...(await Promise.all(early)), ...late];
+    // Every answered request is done; the abandoned ones are still at work, and close() waits for them.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    releaseAbandoned();
     await closed;
 
     for (const answer of late) expect(answer, JSON.stringify(answer)).toMatchObject({ status: 503, body: { error: 50321 } });
@@ -73,11 +87,19 @@ describeIf(DATABASE_URL, NO_DATABASE_URL)("close() with requests in flight on a 
     const succeeded = answers.filter((answer) => answer.status === 200);
     expect(succeeded.map((answer) => answer.n).sort((a, b) => a - b)).toEqual(Array.from({ length: 25 }, (_, n) => n));
 
-    // Counted in SQL after the close: exactly the payments answered 2xx, each once.
+    // Counted in SQL after the close: exactly the payments answered 2xx, each once, and those
+    // whose clients went away (their work finished before the storage closed).
     const pool = new pg.Pool({ connectionString: DATABASE_URL });
     try {
       const { rows } = await pool.query<{ id: string; order_id: string }>(`SELECT id, metadata->>'orderId' AS order_id FROM "${schema}".invoices ORDER BY id`);
-      expect(rows.map((row) => row.id).sort()).toEqual(succeeded.map((answer) => answer.body.id as string).sort());
+      const answered = rows.filter((row) => !row.order_id.startsWith("abandoned-"));
+      expect(answered.map((row) => row.id).sort()).toEqual(succeeded.map((answer) => answer.body.id as string).sort());
+      expect(
+        rows
+          .filter((row) => row.order_id.startsWith("abandoned-"))
+          .map((row) => row.order_id)
+          .sort(),
+      ).toEqual(Array.from({ length: 5 }, (_, n) => `abandoned-${n}`));
       expect(new Set(rows.map((row) => row.order_id)).size).toBe(rows.length);
     } finally {
       await pool.end();

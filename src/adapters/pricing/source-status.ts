@@ -1,3 +1,4 @@
+import { scrubUrls } from "../../scrub-urls";
 import { OutageLog, type OutageLogger } from "../../outage-log";
 import type { PriceRead, PriceSourceStatus, PricingHost } from "../../core/ports/pricing";
 import { formatBps, type Combined } from "./combine";
@@ -113,12 +114,4 @@ export class SourceWatch {
       // Metrics never stop prices.
     }
   }
-}
-
-/**
- * `text` with every URL replaced by "[url]": a message thrown by a source of the host's own may
- * hold its endpoint with a key in it, and the health report needs no key to be read.
- */
-export function scrubUrls(text: string): string {
-  return text.replace(/\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>]+/gi, "[url]");
 }

@@ -123,6 +123,12 @@ describe("one hung node", () => {
     const payout = (merchantApi as { value: { status: number; text: string; body: Record<string, unknown> } }).value;
     expect(payout.status, payout.text).toBe(200);
     expect(payout.body).toMatchObject({ status: "PROCESSING" });
+    // The operator hears of each, once: taken without the funding check the hung node could not answer, sent later.
+    for (const id of [withdrawal.body.id, payout.body.id]) {
+      expect(h.logger.lines.filter((line) => line.includes(`payout ${id}`))).toEqual([
+        expect.stringMatching(/^warn payout \S+ taken without the hot wallet's funding check \(.*did not answer.*\); it is sent when the node answers$/),
+      ]);
+    }
 
     // Both stored and debited (amount + fees each), while the node still hangs.
     expect((await get(h, `/v1/withdrawals/${withdrawal.body.id}`, h.liveKey)).body).toMatchObject({ status: "PROCESSING" });

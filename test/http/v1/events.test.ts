@@ -49,6 +49,11 @@ describe("GET /v1/events", () => {
     const h = await setup();
     expectError(await get(h, "/v1/events?after=evt_1"), 400, 40001, /after/);
     expectError(await get(h, "/v1/events?after=-1"), 400, 40001, /after/);
+    // Digits past what the storage compares them as (a 64-bit txid, a 63-bit position): 400, not a failed query.
+    expectError(await get(h, "/v1/events?after=18446744073709551616_1"), 400, 40001, /after/);
+    expectError(await get(h, "/v1/events?after=1_9223372036854775808"), 400, 40001, /after/);
+    expectError(await get(h, "/v1/events?after=9223372036854775808"), 400, 40001, /after/);
+    expect((await get(h, "/v1/events?after=18446744073709551615_9223372036854775807")).status).toBe(200);
     expectError(await get(h, "/v1/events?limit=101"), 400, 40001, /limit/);
     expectError(await get(h, "/v1/events?cursor=1"), 400, 40001);
   });

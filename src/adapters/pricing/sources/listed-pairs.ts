@@ -48,7 +48,10 @@ export class ListedPairs {
       } catch (error) {
         if (!(error instanceof PairNotListedError)) throw error;
         if (group.length === 1) {
+          // Remembered at once: a read cut short by its timeout keeps what it learned, so the
+          // next read does not start the halving over (a slow link would never get through it).
           notListed.push(group[0]!);
+          this.notListed.add(group[0]!);
           return;
         }
         // One after the other: a burst of requests is what providers rate-limit.
@@ -57,15 +60,17 @@ export class ListedPairs {
         await tryGroup(group.slice(half));
       }
     };
+    const remembered = names.filter((name) => this.notListed.has(name));
     await tryGroup(names.filter((name) => !this.notListed.has(name)));
-    for (const name of names.filter((candidate) => this.notListed.has(candidate))) {
+    for (const name of remembered) {
       try {
         await tryGroup([name]);
       } catch {
         notListed.push(name);
       }
     }
-    this.notListed = new Set(notListed);
+    // A remembered name that answered is listed again.
+    for (const name of found.keys()) this.notListed.delete(name);
     return { found, notListed };
   }
 }

@@ -89,6 +89,41 @@ describe("a payout while its node is down", () => {
     expect(await node.public.getBalance({ address: to })).toBe(before + 100_000_000_000_000_000n);
   });
 
+  it("scrubs URLs from the reasons of a chain adapter of the host's own: never a key in pendingReason, health or the log", async () => {
+    // A host's adapter (here the EVM adapter wrapped) whose errors name its endpoint, key and all.
+    const secretUrl = "https://node.example/v3/SECRET-PROJECT-KEY";
+    const chain = ethChain(node, { rpcUrl: proxy.url, consolidation: false });
+    const leaky = new Proxy(chain, {
+      get(target, prop) {
+        if (prop === "sendPayout") return async () => Promise.reject(new Error(`upstream ${secretUrl} refused the transaction`));
+        if (prop === "hotWalletBalances") return async () => Promise.reject(new Error(`balance read from ${secretUrl} failed`));
+        const value = Reflect.get(target, prop, target);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+    const logger = keepingLogger();
+    const h = await liveHarness([leaky], { logger });
+    open.push(h);
+    const paid = await livePayment(h, { amount: "1", currency: "ETH", chain: "ETH" });
+    await payNative(node, paid.address, "1");
+    await node.mine(12);
+    await settle(h);
+
+    const res = await h.post("/v1/withdrawals", { currency: "ETH", chain: "ETH", amount: "0.1", address: node.account(47).address }, h.liveKey);
+    expect(res.status, res.text).toBe(200);
+    expect(res.body).toMatchObject({ status: "PROCESSING", txHash: null, pendingReason: "upstream [url] refused the transaction" });
+    const health = await h.router.health();
+    expect(health.chains[0]).toMatchObject({ payoutsNotSent: { count: 1, reasons: ["upstream [url] refused the transaction"] } });
+    await h.router.tick().catch(() => undefined); // the round retries it, and fails again
+    const logged = logger.calls.map((call) => [
+      call.message,
+      ...call.details.map((detail) => (detail instanceof Error ? detail.stack : JSON.stringify(detail))),
+    ]);
+    const everything = JSON.stringify([logged, health, res.body]);
+    expect(everything).not.toContain("SECRET-PROJECT-KEY");
+    expect(everything).not.toContain("node.example");
+  });
+
   it("says once, in one line, that a payout went out without the funding check when only the hot wallet's balance could not be read", async () => {
     const logger = keepingLogger();
     const h = await funded(logger);

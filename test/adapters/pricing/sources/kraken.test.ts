@@ -145,6 +145,32 @@ describe("kraken", () => {
     }
   });
 
+  it("keeps the unlisted pairs a read found before it was cut short, so the next read does not search again", async () => {
+    const fetch = source({ symbols: { BNB: "BNBUSD" }, timeoutMs: 500 });
+    const read = () => fetch.fetch(ask(["BTC", "ETH", "BNB", "USDT", "LTC"]));
+    // The search in halves finds BNBUSD, then the link stalls: the read fails at its timeout.
+    const answer = documented();
+    let stalled = false;
+    server.reply = (request) => {
+      if (!stalled && request.query.get("pair") === "USDTUSD,LTCUSD") {
+        stalled = true;
+        return { hang: true };
+      }
+      return answer(request);
+    };
+    await expect(read()).rejects.toThrow();
+    expect(server.requests.map((request) => request.query.get("pair"))).toEqual([
+      "XBTUSD,ETHUSD,BNBUSD,USDTUSD,LTCUSD",
+      "XBTUSD,ETHUSD,BNBUSD",
+      "XBTUSD,ETHUSD",
+      "BNBUSD",
+      "USDTUSD,LTCUSD",
+    ]);
+    const before = server.requests.length;
+    expect(byBase(await read())).toEqual({ BTC: "67187.3", ETH: "3456.78", USDT: "1.0001", LTC: "84.12" });
+    expect(server.requests.slice(before).map((request) => request.query.get("pair"))).toEqual(["XBTUSD,ETHUSD,USDTUSD,LTCUSD", "BNBUSD"]);
+  });
+
   it("says rate limited when Kraken's error says too many requests", async () => {
     server.reply = () => ({ body: '{"error":["EGeneral:Too many requests"]}' });
     expect((await sourceError(source().fetch(ask(["BTC"])))).message).toMatch(/was rate limited: EGeneral:Too many requests/);
