@@ -89,9 +89,9 @@ export async function createPayout(
   const fee = network.withdrawFee + network.staticFixedFee;
   const funding = { merchantId: scope.merchantId, coin: currency.symbol, network: network.network, amount, fee };
   // The node is read before the transaction; the check against payouts taken meanwhile is in it, under a lock.
-  let fundingSkipped: string | null = null;
+  let fundingSkipped: FundingSkipped | null = null;
   const reading = await readHotWalletFunding(context, scope.mode, chain, funding, 0n, deadline, (why) => {
-    fundingSkipped = why;
+    fundingSkipped = { why, said: false };
   });
   const merchant = options.merchant ?? (await context.storage.getMerchant(scope.merchantId));
   const held = await needsApproval(context, approvalRuleOf(context, merchant), currency.symbol, amount);
@@ -151,20 +151,21 @@ export async function createPayout(
   // stored answer of an Idempotency-Key as it was answered.
   let answered = false;
   const stillAnswering: CommitHook<PayoutRecord> | undefined = onCommit && (async (tx, sent) => (answered ? undefined : onCommit(tx, sent)));
-  const waited = await deadline.wait(broadcast(context, payout, stillAnswering, undefined, fundingSkipped));
+  const skipped = fundingSkipped as FundingSkipped | null;
+  const waited = await deadline.wait(broadcast(context, payout, stillAnswering, undefined, skipped));
   answered = true;
   if (!waited.done) {
-    // The one line the operator gets when the node held the request: the funding check skipped (if so), the send going on.
-    if (fundingSkipped !== null)
-      context.logger.warn(`payout ${payout.id} taken without the hot wallet's funding check (${fundingSkipped}); it is sent when the node answers`);
-    // The payout as committed: what an Idempotency-Key stored for this request, whatever the late broadcast does.
+    // The node held the request: the skipped funding check is said now, once (the send going on
+    // in the background does not say it again).
+    if (skipped && !skipped.said) {
+      skipped.said = true;
+      context.logger.warn(`payout ${payout.id} taken without the hot wallet's funding check (${skipped.why}); it is sent when the node answers`);
+    }
+    // The payout as committed: what an Idempotency-Key stored for this request.
     return payout;
   }
-  const sent = waited.value;
-  // The one line the operator gets when the funding check was skipped and the payout went out.
-  if (sent && fundingSkipped !== null) context.logger.warn(`payout ${payout.id} sent without the hot wallet's funding check (${fundingSkipped})`);
   // Not sent: read again, for the `pendingReason` the failed broadcast stored.
-  return sent ?? (await context.storage.getPayout(scope, payout.id)) ?? payout;
+  return waited.value ?? (await context.storage.getPayout(scope, payout.id)) ?? payout;
 }
 
 /**
@@ -188,20 +189,33 @@ export async function getPayout(context: CoreContext, scope: Scope, id: string):
   return payout;
 }
 
+/** Why a payout's funding check was skipped, and whether the operator was told yet (told once, by whoever comes first). */
+export interface FundingSkipped {
+  why: string;
+  said: boolean;
+}
+
+/** `text(why)` the first time it is asked for a skipped check, "" after (and when none was skipped). */
+function sayOnce(skipped: FundingSkipped | null, text: (why: string) => string): string {
+  if (!skipped || skipped.said) return "";
+  skipped.said = true;
+  return text(skipped.why);
+}
+
 /**
  * Sends a payout that has no txHash yet; returns it updated, or null when the chain failed.
  * `onCommit` (the creating request's) runs again with the sent payout, so a replay of the
  * request answers what the request answered. A chain failure is stored as the payout's
  * `pendingReason` (shown on its view and in health) and reported once: into `failures` for the
  * background round, else as one log line (with `fundingSkipped`, why the funding check was
- * skipped, in the same line), never with the error's stack.
+ * skipped, in the same line unless said already), never with the error's stack.
  */
 export async function broadcast(
   context: CoreContext,
   payout: PayoutRecord,
   onCommit?: CommitHook<PayoutRecord>,
   failures?: unknown[],
-  fundingSkipped: string | null = null,
+  fundingSkipped: FundingSkipped | null = null,
 ): Promise<PayoutRecord | null> {
   const chain = context.chains.forPair(payout.mode, payout.coin, payout.network);
   if (!chain) return null;
@@ -218,7 +232,7 @@ export async function broadcast(
     // The background round reports its failures together (logged once, then a line a round).
     if (failures) failures.push(retryLater(message, error));
     else {
-      const skipped = fundingSkipped === null ? "" : `; taken without the hot wallet's funding check (${fundingSkipped})`;
+      const skipped = sayOnce(fundingSkipped, (why) => `; taken without the hot wallet's funding check (${why})`);
       context.logger.warn(`${message}: ${reason}${skipped}`);
     }
     return null;
@@ -232,6 +246,10 @@ export async function broadcast(
     return { payout: sent, sent: true };
   });
   if (recorded.sent) logPayoutSent(context, recorded.payout!);
+  // The one line the operator gets when the funding check was skipped and the payout went out
+  // (said here, not by the request: a send that outlives the request's deadline says it too).
+  const skipped = recorded.sent ? sayOnce(fundingSkipped, (why) => `payout ${payout.id} sent without the hot wallet's funding check (${why})`) : "";
+  if (skipped) context.logger.warn(skipped);
   return recorded.payout;
 }
 
