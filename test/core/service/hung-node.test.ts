@@ -146,12 +146,6 @@ describe("one hung node", () => {
     expect((await h.post("/api/v1/merchants/payout/fetch", { payoutId: payout.body.id }, h.liveKey)).body.status).toBe("COMPLETED");
     expect(await anvil.public.getBalance({ address: to })).toBe(before + 200_000_000_000_000_000n);
     expect((await balances(h, h.liveKey)).ETH?.available).toBe(left);
-    // The operator heard once of each payout's skipped funding check, when the hung node held the request.
-    for (const id of [withdrawal.body.id, payout.body.id]) {
-      expect(h.logger.lines.filter((line) => line.includes(`payout ${id}`) && line.includes("funding check"))).toEqual([
-        expect.stringMatching(/^warn payout \S+ taken without the hot wallet's funding check \(.*did not answer.*\); it is sent when the node answers$/),
-      ]);
-    }
   }, 90_000);
 
   it("answers 503 within 10 s, nothing stored or debited, when the destination check needs a node that hangs", async () => {

@@ -263,9 +263,18 @@ export async function startMonerod(options: { hotBlocks?: number; payerBlocks?: 
       },
       height: async () => Number((await daemon<{ count: number }>("get_block_count")).count),
       pay: async (to, piconero) => {
-        await payer("refresh");
-        const sent = await payer<{ tx_hash: string }>("transfer", { destinations: [{ address: to, amount: piconero }], account_index: 0 });
-        return sent.tx_hash;
+        // The payer's wallet RPC answers -38 "no connection to daemon" while monerod is too busy to
+        // answer its own check in time (a loaded machine): nothing was sent, so ask again.
+        for (let attempt = 1; ; attempt++) {
+          try {
+            await payer("refresh");
+            const sent = await payer<{ tx_hash: string }>("transfer", { destinations: [{ address: to, amount: piconero }], account_index: 0 });
+            return sent.tx_hash;
+          } catch (error) {
+            if (!(error instanceof MoneroTestRpcError && error.code === -38) || attempt === 10) throw error;
+            await new Promise((resolve) => setTimeout(resolve, 1000));
+          }
+        }
       },
       destination: async () => (await payer<{ address: string }>("create_address", { account_index: 1 })).address,
       received: async (to) => {
