@@ -6,7 +6,7 @@ import { HotWalletMonitor, type HotWalletReading } from "./hot-wallets";
 import { expireDueInvoices } from "./invoices";
 import { expireRefundClaims } from "./refund-claims";
 import { progressPayouts } from "./payouts";
-import { advanceDueSubscriptions } from "./subscriptions";
+import { advanceDueSubscriptions } from "./subscription-billing";
 import { ChainReadiness } from "./readiness";
 import { Deadline, ROUND_WAIT_MS } from "./deadline";
 import type { Mode } from "./ports/records";

@@ -1,5 +1,5 @@
 import type { CurrencyCatalog } from "../../currencies";
-import type { PayerSubscription } from "../../core/subscriptions";
+import type { PayerSubscription } from "../../core/subscription-payer";
 import type { InvoiceRecord, SubscriptionRecord } from "../../core/ports/records";
 import { padFraction } from "../../core/views/payer";
 import { currentPeriodBounds } from "../../core/views/subscription";

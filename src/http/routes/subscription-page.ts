@@ -2,7 +2,7 @@ import express, { type Request, type Response, type Router } from "express";
 import { DEFAULT_BODY_TIMEOUT_MS } from "../../body-deadline";
 import type { CoreContext } from "../../core/context";
 import type { SubscriptionRecord } from "../../core/ports/records";
-import { cancelByPayer, openPayerSubscription, type PayerSubscription } from "../../core/subscriptions";
+import { cancelByPayer, openPayerSubscription, type PayerSubscription } from "../../core/subscription-payer";
 import { PaymentError } from "../../errors";
 import { asyncHandler } from "../async-handler";
 import { formBodyReader } from "../form-body";

@@ -6,9 +6,9 @@ import {
   createSubscription,
   getSubscription,
   listSubscriptions,
-  rotatePayerLink,
   updateSubscription,
 } from "../../core/subscriptions";
+import { rotatePayerLink } from "../../core/subscription-payer";
 import { page } from "../../core/views/v1";
 import { subscriptionView } from "../../core/views/subscription";
 import * as schemas from "../../schemas/v1-subscriptions";
