@@ -1,69 +1,28 @@
+// The EVM hot wallet: sends each transaction at most once per id (sign, persist, broadcast) and follows it on chain.
 import {
   BaseError,
   Eip1559FeesNotSupportedError,
-  ExecutionRevertedError,
   TransactionNotFoundError,
   TransactionReceiptNotFoundError,
-  isAddress,
   keccak256,
   type Address,
   type Hash,
-  type Hex,
   type LocalAccount,
   type PublicClient,
   type TransactionReceipt,
 } from "viem";
 import type { ChainStateStore } from "../../../core/ports/chain";
-import { nodeError } from "../../rpc-errors";
 import { OutageLog } from "../../../outage-log";
-
-/** What `HotWallet` needs: a node, a key, and the shared state its nonce queue lives in. */
-export interface HotWalletOptions {
-  /** A viem public client created with `cacheTime: 0` (cached block numbers give stale confirmations). */
-  client: PublicClient;
-  /** The hot wallet's signer, e.g. `privateKeyToAccount(hotKey)`. */
-  account: LocalAccount;
-  /** The chain id transactions are signed for; the node must serve the same chain. */
-  chainId: number;
-  /** Durable state shared by every instance using this wallet (the ChainHost's `state`). */
-  state: ChainStateStore;
-  /** Prefix of this wallet's state keys, e.g. `evm:31337:0xabc…`: one nonce queue per prefix. */
-  namespace: string;
-  /** Where failed re-broadcasts are reported. */
-  logger: { warn(message: string, ...details: unknown[]): void; error(message: string, ...details: unknown[]): void };
-  /** Strings no error or log line may show: `rpcSecrets(rpcUrl)` and the hot key. */
-  secrets: readonly string[];
-  /** Names the node in errors, e.g. "ETH node". Default "EVM node". */
-  label?: string;
-}
-
-/** A transaction to send from the hot wallet. Amounts in wei. */
-export interface HotWalletRequest {
-  to: Address;
-  value?: bigint;
-  data?: Hex;
-  /**
-   * Gas limit to use when estimation says the call reverts. Given, the transaction is sent
-   * anyway and fails on chain (a payout to a contract that refuses ETH must be mined to be
-   * known as failed); absent, the estimation error is thrown.
-   */
-  gasFallback?: bigint;
-}
-
-/** A transaction signed and stored under an id: its hash is known before any broadcast. */
-export interface SignedTransaction {
-  hash: Hash;
-  raw: Hex;
-  nonce: number;
-}
-
-/** Where a stored transaction stands on chain. */
-export type HotWalletStatus = { status: "pending" } | { status: "confirmed"; blockNumber: bigint } | { status: "failed"; reason: string };
-
-/** Messages with which nodes say a raw transaction is already in their pool or already mined (geth, anvil, Besu, Nethermind, Erigon). */
-const ALREADY_SENT = /already[ _]?known|known[ _]transaction|already[ _]imported|old[ _]?nonce|nonce[ _]too[ _]low|nonce is too low/i;
-/** A transaction with the same nonce is in the pool: ours (fine) or another one (not). */
-const UNDERPRICED = /replacement[ _]transaction[ _]underpriced|replacement[ _]underpriced/i;
+import { ALREADY_SENT, ScrubbedErrors, UNDERPRICED, nodeSaid, reverts } from "./hot-wallet-node";
+import {
+  type HotWalletOptions,
+  type HotWalletRequest,
+  type HotWalletStatus,
+  type SignedTransaction,
+  checkRequest,
+  parseIds,
+  parseStored,
+} from "./hot-wallet-types";
 
 /** Estimates get this much headroom (in fifths): state may change between estimate and inclusion. */
 const MARGIN_FIFTHS = 1n;
@@ -84,10 +43,9 @@ export class HotWallet {
   private readonly namespace: string;
   /** Failed re-broadcasts, per transaction: logged as an outage (its error once, a line a check, a line when it goes through). */
   private readonly rebroadcasts: OutageLog;
-  private readonly secrets: readonly string[];
   private readonly label: string;
-  /** Errors already scrubbed here, passed on as they are. */
-  private readonly scrubbed = new WeakSet<Error>();
+  /** Keeps secrets out of every error the wallet throws. */
+  private readonly errors: ScrubbedErrors;
   private chainChecked: Promise<void> | undefined;
 
   constructor(options: HotWalletOptions) {
@@ -101,8 +59,8 @@ export class HotWallet {
     this.state = options.state;
     this.namespace = options.namespace;
     this.rebroadcasts = new OutageLog(options.logger, { try: "status check" });
-    this.secrets = options.secrets;
     this.label = options.label ?? "EVM node";
+    this.errors = new ScrubbedErrors(this.label, options.secrets);
   }
 
   /**
@@ -113,7 +71,7 @@ export class HotWallet {
    * hash. A broadcast error is thrown (scrubbed); the transaction stays stored for the next call.
    */
   async send(id: string, request: HotWalletRequest): Promise<Hash> {
-    return this.guard(async () => {
+    return this.errors.guard(async () => {
       const signed = await this.sign(id, request);
       await this.broadcast(signed);
       return signed.hash;
@@ -126,7 +84,7 @@ export class HotWallet {
    */
   async sign(id: string, request: HotWalletRequest): Promise<SignedTransaction> {
     checkRequest(request);
-    return this.guard(async () => {
+    return this.errors.guard(async () => {
       const stored = await this.stored(id);
       if (stored) return stored;
       await this.checkChain();
@@ -136,7 +94,7 @@ export class HotWallet {
       const [gas, fees, pending] = await Promise.all([
         this.gas(id, request),
         this.fees(),
-        this.call("reading the hot wallet's nonce", () => this.client.getTransactionCount({ address: this.address, blockTag: "pending" })),
+        this.errors.call("reading the hot wallet's nonce", () => this.client.getTransactionCount({ address: this.address, blockTag: "pending" })),
       ]);
       return this.state.withLock(this.nonceKey, async (view) => {
         const raced = parseStored(await view.get(this.txKey(id)), id);
@@ -146,7 +104,7 @@ export class HotWallet {
         // anything sent from the key by other means.
         const nonce = Math.max(next, pending);
         const base = { chainId: this.chainId, nonce, gas, to: request.to, value: request.value ?? 0n, ...(request.data ? { data: request.data } : {}) };
-        const raw = await this.call(`signing "${id}"`, () =>
+        const raw = await this.errors.call(`signing "${id}"`, () =>
           fees.type === "eip1559"
             ? this.account.signTransaction({ ...base, type: "eip1559", maxFeePerGas: fees.maxFeePerGas, maxPriorityFeePerGas: fees.maxPriorityFeePerGas })
             : this.account.signTransaction({ ...base, type: "legacy", gasPrice: fees.gasPrice }),
@@ -173,9 +131,9 @@ export class HotWallet {
    * Throws when nothing is stored under `id`.
    */
   async status(id: string, confirmations: number): Promise<HotWalletStatus> {
-    return this.guard(async () => {
+    return this.errors.guard(async () => {
       const stored = await this.stored(id);
-      if (!stored) throw this.own(new Error(`${this.label}: no transaction is stored under "${id}"; send() it first`));
+      if (!stored) throw this.errors.own(new Error(`${this.label}: no transaction is stored under "${id}"; send() it first`));
       const rebroadcast = `${this.label}: re-broadcast of the dropped transaction "${id}" (${stored.hash})`;
       const receipt = await this.receipt(stored.hash);
       if (receipt) {
@@ -184,7 +142,9 @@ export class HotWallet {
         return this.judge(receipt, confirmations);
       }
       if (await this.knows(stored.hash)) return { status: "pending" };
-      const mined = await this.call("reading the hot wallet's nonce", () => this.client.getTransactionCount({ address: this.address, blockTag: "latest" }));
+      const mined = await this.errors.call("reading the hot wallet's nonce", () =>
+        this.client.getTransactionCount({ address: this.address, blockTag: "latest" }),
+      );
       if (mined > stored.nonce) {
         // The nonce is used on chain: by this transaction mined since the receipt was asked
         // for, or by another one, and then this one can never be mined.
@@ -249,7 +209,7 @@ export class HotWallet {
       if (ALREADY_SENT.test(said)) return;
       // Same nonce in the pool: fine when it is this very transaction.
       if (UNDERPRICED.test(said) && (await this.knows(signed.hash))) return;
-      throw this.fail(error, `broadcasting ${signed.hash}`);
+      throw this.errors.fail(error, `broadcasting ${signed.hash}`);
     }
   }
 
@@ -265,7 +225,7 @@ export class HotWallet {
       return estimate + (estimate * MARGIN_FIFTHS + 4n) / 5n;
     } catch (error) {
       if (request.gasFallback !== undefined && reverts(error)) return request.gasFallback;
-      throw this.fail(error, `estimating gas for "${id}"`);
+      throw this.errors.fail(error, `estimating gas for "${id}"`);
     }
   }
 
@@ -275,20 +235,23 @@ export class HotWallet {
       const { maxFeePerGas, maxPriorityFeePerGas } = await this.client.estimateFeesPerGas({ type: "eip1559", chain: this.client.chain ?? null });
       return { type: "eip1559", maxFeePerGas, maxPriorityFeePerGas };
     } catch (error) {
-      if (!(error instanceof BaseError && error.walk((inner) => inner instanceof Eip1559FeesNotSupportedError))) throw this.fail(error, "estimating fees");
-      return { type: "legacy", gasPrice: await this.call("reading the gas price", () => this.client.getGasPrice()) };
+      if (!(error instanceof BaseError && error.walk((inner) => inner instanceof Eip1559FeesNotSupportedError)))
+        throw this.errors.fail(error, "estimating fees");
+      return { type: "legacy", gasPrice: await this.errors.call("reading the gas price", () => this.client.getGasPrice()) };
     }
   }
 
   /** Once per wallet: a node of another chain would reject every transaction, or worse accept none silently. */
   private checkChain(): Promise<void> {
-    this.chainChecked ??= this.call("reading the chain id", () => this.client.getChainId()).then((served) => {
-      if (served !== this.chainId) {
-        throw this.own(
-          new Error(`${this.label}: the node serves chain ${served}, the hot wallet signs for chain ${this.chainId}: check the RPC URL and chainId`),
-        );
-      }
-    });
+    this.chainChecked ??= this.errors
+      .call("reading the chain id", () => this.client.getChainId())
+      .then((served) => {
+        if (served !== this.chainId) {
+          throw this.errors.own(
+            new Error(`${this.label}: the node serves chain ${served}, the hot wallet signs for chain ${this.chainId}: check the RPC URL and chainId`),
+          );
+        }
+      });
     // A failed check (node down) is tried again next time.
     this.chainChecked.catch(() => (this.chainChecked = undefined));
     return this.chainChecked;
@@ -299,7 +262,7 @@ export class HotWallet {
       return await this.client.getTransactionReceipt({ hash });
     } catch (error) {
       if (error instanceof TransactionReceiptNotFoundError) return null;
-      throw this.fail(error, `reading the receipt of ${hash}`);
+      throw this.errors.fail(error, `reading the receipt of ${hash}`);
     }
   }
 
@@ -310,12 +273,12 @@ export class HotWallet {
       return true;
     } catch (error) {
       if (error instanceof TransactionNotFoundError) return false;
-      throw this.fail(error, `reading the transaction ${hash}`);
+      throw this.errors.fail(error, `reading the transaction ${hash}`);
     }
   }
 
   private async judge(receipt: TransactionReceipt, confirmations: number): Promise<HotWalletStatus> {
-    const head = await this.call("reading the block number", () => this.client.getBlockNumber());
+    const head = await this.errors.call("reading the block number", () => this.client.getBlockNumber());
     if (head - receipt.blockNumber + 1n < BigInt(confirmations)) return { status: "pending" };
     return receipt.status === "success" ? { status: "confirmed", blockNumber: receipt.blockNumber } : { status: "failed", reason: "reverted" };
   }
@@ -323,81 +286,10 @@ export class HotWallet {
   /** Whether `nonce` was already used `confirmations` blocks deep (so a reorg will hardly give it back). */
   private async nonceUsedAtDepth(nonce: number, confirmations: number): Promise<boolean> {
     if (confirmations <= 1) return true;
-    const head = await this.call("reading the block number", () => this.client.getBlockNumber());
+    const head = await this.errors.call("reading the block number", () => this.client.getBlockNumber());
     const at = head - BigInt(confirmations) + 1n;
     if (at < 0n) return false;
-    const used = await this.call("reading the hot wallet's nonce", () => this.client.getTransactionCount({ address: this.address, blockNumber: at }));
+    const used = await this.errors.call("reading the hot wallet's nonce", () => this.client.getTransactionCount({ address: this.address, blockNumber: at }));
     return used > nonce;
   }
-
-  private async call<T>(action: string, work: () => Promise<T>): Promise<T> {
-    try {
-      return await work();
-    } catch (error) {
-      throw this.fail(error, action);
-    }
-  }
-
-  /** A scrubbed error for a failed step. */
-  private fail(error: unknown, action: string): Error {
-    if (error instanceof Error && this.scrubbed.has(error)) return error;
-    return this.own(nodeError(error, { label: `${this.label}, ${action}`, secrets: this.secrets }));
-  }
-
-  private own(error: Error): Error {
-    this.scrubbed.add(error);
-    return error;
-  }
-
-  /** Every error leaving a public method is scrubbed (storage errors included: they should not carry a secret, and checking costs nothing). */
-  private async guard<T>(work: () => Promise<T>): Promise<T> {
-    try {
-      return await work();
-    } catch (error) {
-      if (error instanceof Error && this.scrubbed.has(error)) throw error;
-      throw this.own(nodeError(error, { label: "HotWallet", secrets: this.secrets }));
-    }
-  }
-}
-
-function checkRequest(request: HotWalletRequest): void {
-  if (!isAddress(request.to, { strict: false })) throw new TypeError("HotWallet: `to` must be a 0x address");
-  if (request.value !== undefined && (typeof request.value !== "bigint" || request.value < 0n))
-    throw new TypeError("HotWallet: `value` must be a non-negative bigint (wei)");
-  if (request.gasFallback !== undefined && (typeof request.gasFallback !== "bigint" || request.gasFallback < 21_000n)) {
-    throw new TypeError("HotWallet: `gasFallback` must be a bigint of at least 21000");
-  }
-}
-
-function parseIds(value: string | null): string[] {
-  return value === null ? [] : (JSON.parse(value) as string[]);
-}
-
-function parseStored(value: string | null, id: string): SignedTransaction | null {
-  if (value === null) return null;
-  const parsed = JSON.parse(value) as Partial<SignedTransaction>;
-  if (typeof parsed.hash !== "string" || typeof parsed.raw !== "string" || typeof parsed.nonce !== "number") {
-    throw new Error(`the stored transaction "${id}" is malformed`);
-  }
-  return parsed as SignedTransaction;
-}
-
-/** What the node said, from every level of a viem error (never its URL). */
-function nodeSaid(error: unknown): string {
-  const parts: string[] = [];
-  let current: unknown = error;
-  for (let depth = 0; current instanceof Error && depth < 8; depth++) {
-    const { details, shortMessage } = current as { details?: unknown; shortMessage?: unknown };
-    if (typeof details === "string") parts.push(details);
-    if (typeof shortMessage === "string") parts.push(shortMessage);
-    else if (!(current instanceof BaseError)) parts.push(current.message);
-    current = current.cause;
-  }
-  return parts.join(" | ");
-}
-
-/** Whether a gas estimation failed because the call reverts (not because the node is down). */
-function reverts(error: unknown): boolean {
-  if (error instanceof BaseError && error.walk((inner) => inner instanceof ExecutionRevertedError)) return true;
-  return /execution reverted|revert/i.test(nodeSaid(error));
 }
