@@ -57,6 +57,7 @@ describe("a router mounted on a service", () => {
   async function serviceWithKey(): Promise<{ service: PaymentService; merchantId: string; key: string }> {
     const service = createPaymentService({
       storage: memoryStorage(),
+      publicUrl: PUBLIC_URL,
       backgroundIntervalMs: false,
       webhooks: { intervalMs: false },
       logger: recordingLogger(),
@@ -75,8 +76,8 @@ describe("a router mounted on a service", () => {
 
     const created = await request(app).post("/payments/v1/payments").set("Authorization", `Bearer ${key}`).send({ amount: "10", currency: "TRX" });
     expect(created.status, created.text).toBe(200);
-    // Links start where this router is mounted.
-    expect(created.body.checkoutUrl).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:\\d+/payments/pay/${created.body.id}$`));
+    // Links start at publicUrl and where this router is mounted.
+    expect(created.body.checkoutUrl).toBe(`${PUBLIC_URL}/payments/pay/${created.body.id}`);
     const listed = await request(app).get("/payments/v1/payments").set("Authorization", `Bearer ${key}`);
     expect(listed.status).toBe(200);
     expect(listed.body.data.map((row: { id: string }) => row.id)).toEqual([created.body.id]);
@@ -86,7 +87,7 @@ describe("a router mounted on a service", () => {
     await router.close();
     const after = await request(app).get("/payments/v1/payments").set("Authorization", `Bearer ${key}`);
     expect(after.status).toBe(503);
-    expect(after.body).toMatchObject({ code: 50321 });
+    expect(after.body).toMatchObject({ error: 50321 });
   });
 
   it("mounts several routers on one service, sharing its doors: closing one closes all", async () => {
