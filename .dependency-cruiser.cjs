@@ -1,7 +1,9 @@
 /**
- * Import rules of the source tree (`npm run check:imports`). Data flows one way: the HTTP shell
- * (and the entry points) -> core -> ports <- adapters. Type-only imports count: a cycle of
- * types is still a cycle a reader has to untangle.
+ * Import rules of the source tree (`npm run check:imports`). Data flows one way, top down:
+ * entry points -> http, dashboard, cli -> service (the composition root) -> api (the routes,
+ * without a transport) -> core -> ports <- adapters; delivery, ops and adapters sit under the
+ * service, schemas under the api. Type-only imports count: a cycle of types is still a cycle a
+ * reader has to untangle.
  * @type {import('dependency-cruiser').IConfiguration}
  */
 module.exports = {
@@ -18,7 +20,49 @@ module.exports = {
       comment: "The domain never reaches the shell, the sender, an adapter or the metrics and tracing code: it talks to them through its ports.",
       severity: "error",
       from: { path: "^src/core/" },
-      to: { path: "^src/(adapters|http|delivery|webhooks|testing|client|ops)/" },
+      to: { path: "^src/(adapters|http|delivery|webhooks|testing|client|ops|schemas|api|service|dashboard)/" },
+    },
+    {
+      name: "lower-layers-stay-below",
+      comment: "Nothing under the service reaches up to it or to a transport: the service wires them, the HTTP shell and the dashboard mount on it.",
+      severity: "error",
+      from: { path: "^src/(core|api|adapters|delivery|ops|schemas|client|webhooks)/" },
+      to: { path: "^src/(http|dashboard|service|cli)/" },
+    },
+    {
+      name: "observability-stays-aside",
+      comment: "Metrics and tracing are wired in by the service; what they watch never imports them.",
+      severity: "error",
+      from: { path: "^src/(core|api|adapters|delivery|schemas|client|webhooks)/" },
+      to: { path: "^src/ops/" },
+    },
+    {
+      name: "schemas-under-api",
+      comment: "The public schemas describe resources; the routes that use them import them, never the reverse.",
+      severity: "error",
+      from: { path: "^src/schemas/" },
+      to: { path: "^src/api/" },
+    },
+    {
+      name: "api-without-a-transport",
+      comment: "The API's routes run over HTTP and in process alike: they never import Express or the HTTP shell.",
+      severity: "error",
+      from: { path: "^src/api/" },
+      to: { path: "^src/(http|dashboard)/|node_modules/express" },
+    },
+    {
+      name: "service-without-a-transport",
+      comment: "The service runs with no HTTP at all (a worker process): Express, the shell and the dashboard mount on it from above.",
+      severity: "error",
+      from: { path: "^src/service/" },
+      to: { path: "^src/(http|dashboard|cli)/|node_modules/express" },
+    },
+    {
+      name: "http-beside-dashboard",
+      comment: "The HTTP shell never builds the dashboard: both mount on the service, and src/payment-router.ts wires the router's dashboard().",
+      severity: "error",
+      from: { path: "^src/http/" },
+      to: { path: "^src/dashboard/" },
     },
     {
       name: "core-without-express",

@@ -2,13 +2,16 @@
  * express-crypto-pay: a crypto payment service inside an Express app.
  * Named exports only. README.md is the quick start; docs/ has a guide per topic.
  */
-export { createPaymentRouter } from "./http/router";
-export type { PaymentRouter, PaymentAdmin } from "./http/router";
-export type { PaymentRouterOptions } from "./http/options";
+export { createPaymentRouter } from "./payment-router";
+export type { PaymentRouter } from "./payment-router";
+export type { PaymentAdmin } from "./service/admin";
+export type { PaymentRouterOptions } from "./service/options";
+export { createPaymentService } from "./service/create-service";
+export type { PaymentService, PaymentServiceOptions } from "./service/payment-service";
 export type { DashboardOptions, DashboardUser, DashboardRole, ExplorerTemplates } from "./dashboard/options";
 export type { MetricsOptions, MetricsRegistry } from "./ops/metrics";
 export type { HostLookup, ResolvedAddress } from "./delivery/url-guard";
-export type { PayPageBranding } from "./http/pay-page/branding";
+export type { PayPageBranding } from "./service/options";
 export { createPaymentClient } from "./client/http-client";
 export type { PaymentClientOptions } from "./client/http-client";
 export type {

@@ -6,7 +6,6 @@ import { newId } from "../ids";
 import type { CommitHook } from "./idempotency";
 import { newDelivery, withOutbox } from "./outbox";
 import { IN_PROCESS_ENDPOINT } from "./ports/fan-out";
-import { sampleEventData } from "./sample-events";
 import type { AuditAction, AuditEntryRecord, EventType, WebhookDeliveryRecord, WebhookEndpointRecord } from "./ports/records";
 import { auditEntry } from "./audit-log";
 
@@ -155,15 +154,17 @@ export async function rotateWebhookSecret(
 }
 
 /**
- * Sends a test event of `type` to one endpoint (whatever it subscribes to): a sample of the
- * type's resource (a payment, withdrawal, refund or conversion) in the status that type carries,
- * marked `test: true`, through the normal delivery path. It is not in the event log.
+ * Sends a test event of `type` to one endpoint (whatever it subscribes to): `sample(now)` is its
+ * data, a made-up resource of the type (the API layer draws it from the public schemas, which
+ * the domain does not import), marked `test: true`, through the normal delivery path. It is not
+ * in the event log.
  */
 export async function sendTestEvent(
   context: CoreContext,
   scope: Scope,
   id: string,
-  type: EventType = "payment.created",
+  type: EventType,
+  sample: (now: number) => Record<string, unknown>,
   onCommit?: CommitHook<WebhookDeliveryRecord>,
 ): Promise<WebhookDeliveryRecord> {
   return withOutbox(context, async (tx) => {
@@ -171,7 +172,7 @@ export async function sendTestEvent(
     if (!endpoint || endpoint.merchantId !== scope.merchantId || endpoint.mode !== scope.mode) throw notFound("webhook endpoint", id);
     if (endpoint.status !== "enabled") throw new PaymentError("invalid_state", `Webhook endpoint ${id} is disabled (${endpoint.disabledReason}).`);
     const now = context.now();
-    const data = sampleEventData(type, scope, now, context.currencies);
+    const data = sample(now);
     const delivery = newDelivery(endpoint, { id: newId("evt"), type, createdAt: now, data }, now);
     await tx.insertWebhookDeliveries([delivery]);
     await onCommit?.(tx, delivery);

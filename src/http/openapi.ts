@@ -5,7 +5,7 @@ import { ERROR_CATALOGUE } from "../errors";
 import { errorObject, payment } from "../schemas/resources";
 import { conversion, refund, withdrawal } from "../schemas/v1-resources";
 import { subscription } from "../schemas/v1-subscriptions";
-import type { RouteOperation, RouteTable } from "./route-table";
+import type { RouteOperation, RouteTable } from "../api/route-table";
 
 /**
  * The OpenAPI 3.1 document of the service, generated from the route tables: each route's

@@ -1,12 +1,5 @@
 import { isIPv6 } from "node:net";
-
-/** How much a rate limit allows: `limit` actions per `windowSeconds`, refilled evenly. */
-export interface RateLimit {
-  /** Actions allowed at once (the bucket's size), and per window. */
-  limit: number;
-  /** The time over which `limit` actions are refilled, in seconds. */
-  windowSeconds: number;
-}
+import type { RateLimit } from "../service/options";
 
 /** What asking a limiter answers: allowed, or refused with the whole seconds until one action is allowed again. */
 export type RateDecision = { allowed: true } | { allowed: false; retryAfterSeconds: number };

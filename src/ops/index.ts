@@ -1,7 +1,6 @@
 import type * as PromClient from "prom-client";
-import type { RequestHandler } from "express";
 import type { Telemetry } from "../core/ports/telemetry";
-import type { RequestObserver } from "../http/route-table";
+import type { RequestObserver } from "./request-observer";
 import { type GaugeSources, PaymentMetrics, type MetricsOptions } from "./metrics";
 import { loadOptional } from "./optional";
 import { openTracing, type Tracing } from "./tracing";
@@ -12,9 +11,12 @@ export interface Observability {
   telemetry: Telemetry | undefined;
   /** Absent likewise: the API's requests then cost nothing more. */
   observer: RequestObserver | undefined;
-  /** The Prometheus scrape endpoint (501 when metrics are off or prom-client is missing). */
-  metricsHandler: RequestHandler;
+  /** Reads the Prometheus metrics for a scrape, or says why there are none (off, or prom-client missing). */
+  scrape(): Promise<MetricsScrape>;
 }
+
+/** One scrape: the metrics in the exposition format, or why there are none (an HTTP handler answers it 501). */
+export type MetricsScrape = { contentType: string; body: string } | { unavailable: string };
 
 /** The router's settings for metrics and tracing, and what the gauges read at scrape time. */
 export interface ObservabilitySettings extends GaugeSources {
@@ -33,7 +35,7 @@ export function openObservability(settings: ObservabilitySettings, load: (name: 
   return {
     telemetry: metrics || tracing ? telemetryOf(metrics, tracing) : undefined,
     observer: metrics || tracing ? requestObserver(metrics, tracing) : undefined,
-    metricsHandler: metricsHandler(metrics, settings.metrics === false),
+    scrape: scraper(metrics, settings.metrics === false),
   };
 }
 
@@ -69,18 +71,12 @@ function requestObserver(metrics: PaymentMetrics | null, tracing: Tracing | null
   };
 }
 
-function metricsHandler(metrics: PaymentMetrics | null, off: boolean): RequestHandler {
+function scraper(metrics: PaymentMetrics | null, off: boolean): () => Promise<MetricsScrape> {
   if (!metrics) {
-    const message = off
+    const unavailable = off
       ? "Metrics are turned off for this router (createPaymentRouter({ metrics: false }))."
       : "Metrics need the prom-client package: npm install prom-client";
-    return (_req, res) => {
-      res.status(501).type("text/plain").send(`${message}\n`);
-    };
+    return async () => ({ unavailable });
   }
-  return (_req, res, next) => {
-    metrics.registry.metrics().then((text) => {
-      res.set("Content-Type", metrics.registry.contentType).send(text);
-    }, next);
-  };
+  return async () => ({ contentType: metrics.registry.contentType, body: await metrics.registry.metrics() });
 }

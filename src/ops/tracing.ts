@@ -1,6 +1,6 @@
 import type * as OpenTelemetry from "@opentelemetry/api";
 import type { SpanAttributes } from "../core/ports/telemetry";
-import type { RequestObservation } from "../http/route-table";
+import type { RequestObservation } from "./request-observer";
 import { loadOptional } from "./optional";
 
 /** The tracer name spans are recorded under (the instrumentation scope). */

@@ -6,7 +6,7 @@ import request from "supertest";
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from "vitest";
 import type { z } from "zod";
 import type { MerchantApiViews } from "../../src/core/views/merchant-api";
-import type { RouteOperation } from "../../src/http/route-table";
+import type { RouteOperation } from "../../src/api/route-table";
 import type { V1Views } from "../../src/core/views/v1";
 import { apiReferenceOf } from "../../src/http/routes/docs";
 import type { deliveryView, endpointView } from "../../src/core/views/webhook-endpoints";

@@ -6,6 +6,7 @@ import { Registry } from "prom-client";
 import { setup, type Harness } from "../helpers";
 import { closeReceivers, createEndpoint, startReceiver } from "../delivery/receiver";
 import { openObservability } from "../../src/ops/index";
+import { metricsHandler } from "../../src/http/metrics";
 import { CurrencyCatalog, DEFAULT_CURRENCIES, DEFAULT_FIAT } from "../../src/currencies";
 import { memoryStorage } from "../../src/index";
 
@@ -145,7 +146,7 @@ describe("metricsHandler", () => {
     expect(res.text).toMatch(/turned off/);
   });
 
-  it("answers 501 saying to install prom-client when it is missing, and watches nothing", () => {
+  it("answers 501 saying to install prom-client when it is missing, and watches nothing", async () => {
     const currencies = new CurrencyCatalog(DEFAULT_CURRENCIES, DEFAULT_FIAT);
     const storage = memoryStorage();
     const sources = {
@@ -159,23 +160,13 @@ describe("metricsHandler", () => {
     const missing = openObservability(sources, () => null);
     expect(missing.telemetry).toBeUndefined();
     expect(missing.observer).toBeUndefined();
-    let status = 0;
-    let body = "";
-    const res = {
-      status(code: number) {
-        status = code;
-        return this;
-      },
-      type() {
-        return this;
-      },
-      send(text: string) {
-        body = text;
-        return this;
-      },
-    };
-    missing.metricsHandler({} as never, res as never, () => undefined);
-    expect(status).toBe(501);
-    expect(body).toContain("npm install prom-client");
+    const res = await request(
+      express().get(
+        "/metrics",
+        metricsHandler(() => missing.scrape()),
+      ),
+    ).get("/metrics");
+    expect(res.status).toBe(501);
+    expect(res.text).toContain("npm install prom-client");
   });
 });

@@ -11,7 +11,8 @@ import { requestLanguage, translator, type Translator } from "../pay-page/i18n/i
 import { sendPage, setCommonHeaders } from "../pay-page/layout";
 import { paymentLinkPage, paymentLinkRefusalPage } from "../pay-page/link-view";
 import { VisitorCookie } from "../pay-page/visitor-cookie";
-import { clientKey, RateLimiter, type RateLimit } from "../rate-limit";
+import { clientKey, RateLimiter } from "../rate-limit";
+import type { RateLimit } from "../../service/options";
 
 /** How many invoices public links may create, unless the host says otherwise. */
 export const DEFAULT_LINK_LIMITS = {

@@ -6,6 +6,7 @@ import * as schemas from "../../schemas/webhooks";
 import * as resources from "../../schemas/resources";
 import type { RouteTable } from "../route-table";
 import { deliveryView, endpointView } from "../../core/views/webhook-endpoints";
+import { sampleEventData } from "../sample-events";
 
 /** Webhook endpoint management and the delivery log, under /v1. */
 export function webhookRoutes(routes: RouteTable, context: CoreContext, policy: endpoints.WebhookEndpointPolicy): void {
@@ -138,8 +139,10 @@ export function webhookRoutes(routes: RouteTable, context: CoreContext, policy: 
   routes.post(
     "/webhook-endpoints/:id/test",
     schemas.webhookTestRequest,
-    async (body, { scope, params, commitAnswer }) =>
-      withAttempts(await endpoints.sendTestEvent(context, scope, params.id!, body.type, commitAnswer?.(withAttempts))),
+    async (body, { scope, params, commitAnswer }) => {
+      const sample = (now: number) => sampleEventData(body.type, scope, now, context.currencies);
+      return withAttempts(await endpoints.sendTestEvent(context, scope, params.id!, body.type, sample, commitAnswer?.(withAttempts)));
+    },
     {
       idempotent: true,
       docs: {

@@ -2,11 +2,11 @@ import type { CurrencyCatalog } from "../currencies";
 import { newId } from "../ids";
 import { RATE_DECIMALS } from "../money";
 import { EVENT_STATUSES } from "../schemas/service-event";
-import type { Scope } from "./ports/storage/index";
-import { REFUND_CLAIM_EVENT_TYPES, type EventType, type InvoiceRecord, type PayoutRecord, type SubscriptionRecord } from "./ports/records";
-import { conversionView, refundView, withdrawalView } from "./views/funds";
-import { paymentView } from "./views/payment";
-import { subscriptionView } from "./views/subscription";
+import type { Scope } from "../core/ports/storage/index";
+import { REFUND_CLAIM_EVENT_TYPES, type EventType, type InvoiceRecord, type PayoutRecord, type SubscriptionRecord } from "../core/ports/records";
+import { conversionView, refundView, withdrawalView } from "../core/views/funds";
+import { paymentView } from "../core/views/payment";
+import { subscriptionView } from "../core/views/subscription";
 
 /**
  * Made-up resources for test events: the payment, withdrawal, refund or conversion an event of

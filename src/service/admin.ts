@@ -1,15 +1,17 @@
-import type { AuditLogPage } from "../core/audit-log";
+import { listAuditLog, type AuditLogPage } from "../core/audit-log";
 import type { CoreContext } from "../core/context";
 import * as allowlist from "../core/payout-allowlist";
 import type { AllowedAddress, AllowedAddressInput } from "../core/payout-allowlist";
-import type * as merchants from "../core/merchants";
-import type { OperatorReport, OperatorReportOptions } from "../core/operator-report";
+import * as merchants from "../core/merchants";
+import { operatorReport, type OperatorReport, type OperatorReportOptions } from "../core/operator-report";
 import type { HotWalletReading } from "../core/hot-wallets";
 import type { MerchantRecord, Mode, PayoutApprovalRule, PayoutRecord } from "../core/ports/records";
 import type { ReconcileOptions, ReconcileReport } from "../core/reconcile-report";
-import type { OperatorAdmin } from "../core/operator-tools";
-import type { CsvExport } from "../core/exports/csv-export";
+import { operatorAdmin, type OperatorAdmin } from "../core/operator-tools";
+import { createCsvExport, type CsvExport } from "../core/exports/csv-export";
 import type { ExportRequest } from "../core/exports/request";
+import { approvePayout, rejectPayout } from "../core/payout-approval";
+import { reconcile } from "../core/reconcile";
 
 /**
  * Merchant and key management for the host application (there is no HTTP endpoint for it), and
@@ -119,8 +121,30 @@ export interface PaymentAdmin extends OperatorAdmin {
   export(request: ExportRequest): CsvExport;
 }
 
-/** The allowlist methods of {@link PaymentAdmin}, bound to the router's context. */
-export function allowlistAdmin(
+/** The service's {@link PaymentAdmin}: every method bound to its context; hot wallets as the background work last read them. */
+export function paymentAdmin(context: CoreContext, hotWallets: () => HotWalletReading[]): PaymentAdmin {
+  return {
+    createMerchant: (input) => merchants.createMerchant(context, input),
+    getMerchant: (id) => context.storage.getMerchant(id),
+    issueApiKey: (merchantId, keyOptions = {}) => merchants.issueApiKey(context, merchantId, keyOptions),
+    revokeApiKey: (keyId, revokeOptions) => merchants.revokeApiKey(context, keyId, revokeOptions),
+    listApiKeys: (merchantId) => merchants.listApiKeys(context, merchantId),
+    setSettleCurrency: (merchantId, symbol) => merchants.setSettleCurrency(context, merchantId, symbol),
+    setPayoutApproval: (merchantId, rule, ruleOptions) => merchants.setPayoutApproval(context, merchantId, rule, ruleOptions),
+    ...allowlistAdmin(context),
+    approvePayout: (payoutId, review) => approvePayout(context, payoutId, review),
+    rejectPayout: (payoutId, review) => rejectPayout(context, payoutId, review),
+    listAuditLog: (query) => listAuditLog(context, query),
+    operatorReport: (reportOptions) => operatorReport(context, reportOptions),
+    hotWallets,
+    ...operatorAdmin(context),
+    reconcile: (reconcileOptions) => reconcile(context, reconcileOptions),
+    export: (request) => createCsvExport(context, request),
+  };
+}
+
+/** The allowlist methods of {@link PaymentAdmin}, bound to the service's context. */
+function allowlistAdmin(
   context: CoreContext,
 ): Pick<PaymentAdmin, "setAllowlist" | "addAllowedAddress" | "approveAllowedAddress" | "removeAllowedAddress" | "listAllowedAddresses"> {
   return {

@@ -9,11 +9,33 @@ import type { WebhookDeliveryOptions } from "../delivery/sender";
 import type { InProcessEventHandlers } from "../delivery/in-process";
 import { EVENT_TYPES, type PayoutApprovalRule } from "../core/ports/records";
 import { optionsError } from "../options-error";
-import type { RateLimit } from "./rate-limit";
-import { ACCENT_COLOR, type PayPageBranding } from "./pay-page/branding";
 import type { MetricsOptions } from "../ops/metrics";
 
-/** Options of `createPaymentRouter`. Every one has an embedded default. */
+/** How much a rate limit allows: `limit` actions per `windowSeconds`, refilled evenly. */
+export interface RateLimit {
+  /** Actions allowed at once (the bucket's size), and per window. */
+  limit: number;
+  /** The time over which `limit` actions are refilled, in seconds. */
+  windowSeconds: number;
+}
+
+/**
+ * Branding of the hosted payment pages. The options declare it (the service checks every option
+ * once, and sits below the HTTP shell that draws the pages); http/pay-page/branding.ts draws it.
+ */
+export interface PayPageBranding {
+  /** Shown above the card instead of the merchant record's name. */
+  merchantName?: string;
+  /** An https URL of the logo shown beside the name; the page's CSP allows images from its origin only. */
+  logoUrl?: string;
+  /** The colour of buttons and highlights, `#rrggbb`. Text drawn in it is darkened as needed to stay readable. */
+  accentColor?: string;
+}
+
+/** `#rrggbb`, the one colour format accepted: no names, no functions, nothing CSS could read otherwise. */
+const ACCENT_COLOR = /^#[0-9a-fA-F]{6}$/;
+
+/** Options of `createPaymentRouter` and `createPaymentService`. Every one has an embedded default. */
 export interface PaymentRouterOptions {
   /**
    * Where everything is kept. Default: the embedded database (PGlite) in `dataDir`, which
@@ -284,20 +306,18 @@ const optionsSchema = z.strictObject({
 });
 
 /**
- * Checks the options once, at start-up: a misconfigured router throws here with every problem
- * named, instead of failing on some later request.
+ * Checks the options once, at start-up: a misconfigured service throws here with every problem
+ * named, instead of failing on some later request. `caller` starts each message ("createPaymentRouter").
  */
-export function checkOptions(options: unknown): PaymentRouterOptions {
+export function checkOptions(options: unknown, caller: string): PaymentRouterOptions {
   const result = optionsSchema.safeParse(options ?? {});
   // The router's messages read "mountPath: must be ...", the adapters' "rpcUrl must be ...".
-  if (!result.success) throw optionsError("createPaymentRouter", result.error, ": ", optionsSchema);
+  if (!result.success) throw optionsError(caller, result.error, ": ", optionsSchema);
   if (result.data.storage && result.data.dataDir) {
-    throw new TypeError(
-      "createPaymentRouter: dataDir is where the default storage keeps its files; with storage given it would be ignored, so pass one or the other",
-    );
+    throw new TypeError(`${caller}: dataDir is where the default storage keeps its files; with storage given it would be ignored, so pass one or the other`);
   }
   if (result.data.chain && result.data.chains) {
-    throw new TypeError("createPaymentRouter: pass live chains as `chains: [...]` or one as `chain`, not both");
+    throw new TypeError(`${caller}: pass live chains as \`chains: [...]\` or one as \`chain\`, not both`);
   }
   return options as PaymentRouterOptions;
 }
