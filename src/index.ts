@@ -166,8 +166,8 @@ export type {
   ReconcileUnlistedToken,
 } from "./core/reconcile-report";
 export type { ReportedUnlistedTransfer } from "./core/unlisted";
-export { sendExport } from "./http/send-export";
-export type { ExportOutcome } from "./http/send-export";
+export { sendExport } from "./express/send-export";
+export type { ExportOutcome } from "./express/send-export";
 export type { CsvExport } from "./core/exports/csv-export";
 export type { ExportRequest } from "./core/exports/request";
 export { EXPORT_COLUMNS } from "./core/exports/kinds";

@@ -5,7 +5,7 @@ import type { CsrfTokens } from "./csrf";
 import type { DashboardDeps, V1Call } from "./data";
 import { sendDashboardPage, sendProblem, type Chrome, type Section } from "./layout";
 import type { DashboardUser, ExplorerTemplates } from "./options";
-import type { SafeHtml } from "../http/pay-page/escape";
+import type { SafeHtml } from "../html/escape";
 
 /** The answer shown at the top of a page after an action: it worked, or why not. */
 export interface Notice {

@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
 import express, { type Request, type Response, type Router } from "express";
 import type { MerchantRecord } from "../core/ports/records";
-import { asyncHandler } from "../http/async-handler";
-import { formBodyReader } from "../http/form-body";
+import { asyncHandler } from "../express/async-handler";
+import { formBodyReader } from "../express/form-body";
 import { CsrfTokens } from "./csrf";
 import type { DashboardDeps } from "./data";
 import { createKit, NOT_FOUND, type DashboardKit } from "./kit";

@@ -7,7 +7,7 @@ import { classifyApiError } from "../api-errors";
 import { requestHash, type CommitHook, type KeyClaim, type StoredAnswer } from "../core/idempotency";
 import type { Caller } from "../core/merchants";
 import type { MerchantRecord } from "../core/ports/records";
-import { asyncHandler } from "./async-handler";
+import { asyncHandler } from "../express/async-handler";
 import { sendRawJson } from "./send-json";
 import { isPossibleId, UNKNOWN_RECORD, unknownRecordMessage } from "../schemas/fields";
 import { parseBody } from "./validate";

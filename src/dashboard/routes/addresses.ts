@@ -1,6 +1,6 @@
 import type { Request, Response, Router } from "express";
 import * as allowlist from "../../core/payout-allowlist";
-import { asyncHandler } from "../../http/async-handler";
+import { asyncHandler } from "../../express/async-handler";
 import type { DashboardKit, Notice } from "../kit";
 import { addressesBody } from "../pages/addresses";
 import { shortTime } from "../pages/parts";

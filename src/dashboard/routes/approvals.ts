@@ -1,5 +1,5 @@
 import type { Router } from "express";
-import { asyncHandler } from "../../http/async-handler";
+import { asyncHandler } from "../../express/async-handler";
 import type { DashboardKit } from "../kit";
 import { approvalsBody } from "../pages/approvals";
 import { approvalQueueOfAll } from "../payouts-data";

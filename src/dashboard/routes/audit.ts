@@ -1,7 +1,7 @@
 import type { Router } from "express";
 import { listAuditLog } from "../../core/audit-log";
 import { payoutRef } from "../../core/ledger-entries";
-import { asyncHandler } from "../../http/async-handler";
+import { asyncHandler } from "../../express/async-handler";
 import type { DashboardKit } from "../kit";
 import { auditBody } from "../pages/audit";
 

@@ -1,6 +1,6 @@
 import type { Router } from "express";
 import { listLedgerEntries, type LedgerLine } from "../../core/ledger-entries";
-import { asyncHandler } from "../../http/async-handler";
+import { asyncHandler } from "../../express/async-handler";
 import { mergeModes, MODES } from "../data";
 import type { DashboardKit } from "../kit";
 import { balancesBody, type BalanceLine } from "../pages/balances";

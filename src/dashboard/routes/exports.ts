@@ -1,7 +1,7 @@
 import type { Request, Response, Router } from "express";
 import { type CsvExport, createCsvExport } from "../../core/exports/csv-export";
-import { asyncHandler } from "../../http/async-handler";
-import { sendExport } from "../../http/send-export";
+import { asyncHandler } from "../../express/async-handler";
+import { sendExport } from "../../express/send-export";
 import type { DashboardKit } from "../kit";
 import { exportsBody, type ExportForm } from "../pages/exports";
 

@@ -1,7 +1,7 @@
 import type { Request, Response, Router } from "express";
 import * as merchants from "../../core/merchants";
 import type { Mode } from "../../core/ports/records";
-import { asyncHandler } from "../../http/async-handler";
+import { asyncHandler } from "../../express/async-handler";
 import type { DashboardKit, Notice } from "../kit";
 import { keysBody } from "../pages/keys";
 

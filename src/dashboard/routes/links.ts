@@ -1,5 +1,5 @@
 import type { Request, Response, Router } from "express";
-import { asyncHandler } from "../../http/async-handler";
+import { asyncHandler } from "../../express/async-handler";
 import { MODES } from "../data";
 import type { DashboardKit, Notice } from "../kit";
 import { readModeList } from "../mode-lists";

@@ -1,6 +1,6 @@
 import type { Router } from "express";
 import type { ConversionView, RefundView } from "../../core/views/funds";
-import { asyncHandler } from "../../http/async-handler";
+import { asyncHandler } from "../../express/async-handler";
 import type { DashboardKit } from "../kit";
 import { readModeList } from "../mode-lists";
 import { conversionsBody, refundsBody } from "../pages/money-lists";

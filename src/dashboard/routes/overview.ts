@@ -1,5 +1,5 @@
 import type { Router } from "express";
-import { asyncHandler } from "../../http/async-handler";
+import { asyncHandler } from "../../express/async-handler";
 import { listPayments, MODES } from "../data";
 import type { DashboardKit } from "../kit";
 import { overviewBody, type BalanceRow } from "../pages/overview";

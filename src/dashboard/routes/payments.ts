@@ -1,5 +1,5 @@
 import type { Request, Response, Router } from "express";
-import { asyncHandler } from "../../http/async-handler";
+import { asyncHandler } from "../../express/async-handler";
 import { findPayment, findPaymentByAddress, listPayments, paymentTimeline, searchPayments, type PaymentFilters } from "../data";
 import type { DashboardKit, Notice } from "../kit";
 import { paymentBody } from "../pages/payment";

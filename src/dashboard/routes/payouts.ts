@@ -2,7 +2,7 @@ import type { Request, Response, Router } from "express";
 import { approvePayout, rejectPayout } from "../../core/payout-approval";
 import type { PayoutRecord } from "../../core/ports/records";
 import type { WithdrawalView } from "../../core/views/funds";
-import { asyncHandler } from "../../http/async-handler";
+import { asyncHandler } from "../../express/async-handler";
 import { formatDecimal } from "../../money";
 import { paymentTimeline } from "../data";
 import type { DashboardKit, Notice } from "../kit";

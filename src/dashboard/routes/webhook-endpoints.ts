@@ -1,6 +1,6 @@
 import type { Request, Response, Router } from "express";
 import type { Mode } from "../../core/ports/records";
-import { asyncHandler } from "../../http/async-handler";
+import { asyncHandler } from "../../express/async-handler";
 import type { DashboardKit, Notice } from "../kit";
 import { deleteEndpointBody, endpointBody } from "../pages/webhook-endpoint";
 import { endpointHref, type DeliveryRow, type EndpointRow } from "../pages/webhooks";

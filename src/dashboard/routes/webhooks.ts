@@ -1,6 +1,6 @@
 import type { Request, Response, Router } from "express";
 import { IN_PROCESS_ENDPOINT } from "../../core/ports/fan-out";
-import { asyncHandler } from "../../http/async-handler";
+import { asyncHandler } from "../../express/async-handler";
 import { MODES } from "../data";
 import { readModeList } from "../mode-lists";
 import type { DashboardKit, Notice } from "../kit";
