@@ -154,6 +154,8 @@ export type { AllowedAddress, AllowedAddressInput, AllowedAddressState } from ".
 export type { PaymentView, DepositView } from "./core/views/payment";
 export type { OperatorReport, OperatorReportOptions, ReportedDeposit } from "./core/operator-report";
 export type { OperatorAdmin, OperatorPage, OperatorPageOptions, MerchantSummary, DeliverySummary } from "./core/operator-tools";
+export type { RecordLookups, TimelineEntry, HeldPayouts } from "./core/record-lookups";
+export type { LedgerLine, LedgerLinePage, RecordRef } from "./core/ledger-entries";
 export type { HotWalletBalanceReading, HotWalletReading } from "./core/hot-wallets";
 export type {
   ReconcileAsset,

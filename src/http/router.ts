@@ -49,6 +49,7 @@ import { HealthCheck, type HealthReport, type HealthReportOptions, WEBHOOK_BACKL
 import { healthHandler, livenessHandler } from "./health";
 import { openObservability } from "../ops/index";
 import { dashboardRouter } from "../dashboard/router";
+import { dashboardBackend } from "./dashboard-backend";
 import type { DashboardOptions } from "../dashboard/options";
 import { allowlistAdmin, type PaymentAdmin } from "./admin";
 import { RequestGate } from "./request-gate";
@@ -329,26 +330,7 @@ export function createPaymentRouter(options: PaymentRouterOptions = {}): Payment
       inProcessApi(providerApi, context, settings, merchantId, mode, callOptions.actor, gate),
     health,
     dashboard: (dashboardOptions: DashboardOptions) =>
-      gatedRouter(
-        gate,
-        dashboardRouter(
-          {
-            context,
-            v1: (merchant, mode, method, path, input, call = {}) =>
-              providerApi.invoke({
-                method,
-                path,
-                input,
-                caller: { scope: { merchantId: merchant.id, mode }, merchant, actor: call.actor ?? null },
-                idempotencyKey: call.idempotencyKey,
-              }),
-            health,
-            operatorReport: (reportOptions) => operatorReport(context, reportOptions),
-          },
-          dashboardOptions,
-          bodyTimeoutMs,
-        ),
-      ),
+      gatedRouter(gate, dashboardRouter(dashboardBackend({ context, api: providerApi, admin, health }), dashboardOptions, bodyTimeoutMs)),
     healthHandler: healthHandler(health),
     livenessHandler: livenessHandler(() => background.status(), { stallMs, startedAt: now(), now }),
     ready: () => background.ready(typeof settings.backgroundIntervalMs === "number" ? settings.backgroundIntervalMs : 1000),
