@@ -99,6 +99,20 @@ module.exports = {
       from: { path: "^src/webhooks/" },
       to: { path: "^src/(core/(?!ports/)|http/|delivery/|adapters/)" },
     },
+    {
+      name: "dashboard-through-its-backend",
+      comment: "The dashboard reads and acts through its typed backend (the /v1 resources and the admin): never the HTTP shell, the storage or an adapter.",
+      severity: "error",
+      from: { path: "^src/dashboard/" },
+      to: { path: "^src/(http/|adapters/|core/ports/storage/|core/context\\.ts)" },
+    },
+    {
+      name: "html-kit-stands-alone",
+      comment: "The HTML helpers the hosted pages and the dashboard share depend on neither of them, nor on the service.",
+      severity: "error",
+      from: { path: "^src/html/" },
+      to: { path: "^src/(http|dashboard|core|delivery|adapters|client|ops)/" },
+    },
   ],
   options: {
     doNotFollow: { path: "node_modules" },

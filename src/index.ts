@@ -157,6 +157,8 @@ export type { AllowedAddress, AllowedAddressInput, AllowedAddressState } from ".
 export type { PaymentView, DepositView } from "./core/views/payment";
 export type { OperatorReport, OperatorReportOptions, ReportedDeposit } from "./core/operator-report";
 export type { OperatorAdmin, OperatorPage, OperatorPageOptions, MerchantSummary, DeliverySummary } from "./core/operator-tools";
+export type { RecordLookups, TimelineEntry, HeldPayouts } from "./core/record-lookups";
+export type { LedgerLine, LedgerLinePage, RecordRef } from "./core/ledger-entries";
 export type { HotWalletBalanceReading, HotWalletReading } from "./core/hot-wallets";
 export type {
   ReconcileAsset,
@@ -169,8 +171,8 @@ export type {
   ReconcileUnlistedToken,
 } from "./core/reconcile-report";
 export type { ReportedUnlistedTransfer } from "./core/unlisted";
-export { sendExport } from "./http/send-export";
-export type { ExportOutcome } from "./http/send-export";
+export { sendExport } from "./express/send-export";
+export type { ExportOutcome } from "./express/send-export";
 export type { CsvExport } from "./core/exports/csv-export";
 export type { ExportRequest } from "./core/exports/request";
 export { EXPORT_COLUMNS } from "./core/exports/kinds";

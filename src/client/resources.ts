@@ -131,6 +131,8 @@ export interface PaymentResources {
     create(body: PaymentLinkCreateParams, options?: CreateOptions): Promise<PaymentLink>;
     retrieve(id: string): Promise<PaymentLink>;
     list(query?: PlainListParams): ListPromise<PaymentLink, ListPage<PaymentLink>>;
+    /** From now on its `url` answers 410 and creates nothing; payments it made are kept. Deactivating an inactive link answers it as it is. */
+    deactivate(id: string): Promise<PaymentLink>;
   };
   /** Subscriptions (docs/subscriptions.md): each period's payment is made by the service's background work. */
   subscriptions: {
@@ -220,6 +222,10 @@ export function paymentResources(transport: V1Transport): PaymentResources {
   return {
     ...built,
     balances: { retrieve: () => get("/balances") },
+    paymentLinks: {
+      ...(built.paymentLinks as ReturnType<typeof collection>),
+      deactivate: (id: string) => post(at(COLLECTIONS.paymentLinks, id, "/deactivate")),
+    },
     refunds: { ...(built.refunds as ReturnType<typeof collection>), cancel: (id: string) => post(at(COLLECTIONS.refunds, id, "/cancel")) },
     webhookEndpoints: {
       ...collection(endpoints),

@@ -3,6 +3,7 @@ import type { MerchantRecord, Mode, WebhookDeliveryRecord } from "./ports/record
 import type { OperatorDeliveryFilter, StorageMigrationReport } from "./ports/storage/index";
 import { redeliver } from "./webhook-endpoints";
 import { PaymentError } from "../errors";
+import { recordLookups, type RecordLookups } from "./record-lookups";
 
 /** A merchant as the operator's list shows it. */
 export interface MerchantSummary {
@@ -64,8 +65,11 @@ export interface OperatorPageOptions {
   after?: string;
 }
 
-/** Operator tools across every merchant: the command line's, also for the host's own admin code. */
-export interface OperatorAdmin {
+/**
+ * Operator tools across every merchant: the command line's, also for the host's own admin code
+ * (the dashboard's reads across modes and merchants among them).
+ */
+export interface OperatorAdmin extends RecordLookups {
   /** Every merchant, newest first, one page at a time. */
   listMerchants(options?: OperatorPageOptions): Promise<OperatorPage<MerchantSummary>>;
   /**
@@ -147,6 +151,7 @@ function liveChain(context: CoreContext, network: string) {
 /** The operator tools over the router's context. */
 export function operatorAdmin(context: CoreContext): OperatorAdmin {
   return {
+    ...recordLookups(context),
     listMerchants: async (options = {}) =>
       paged(pageLimit(options.limit), (limit) => context.storage.listMerchants({ limit, after: options.after ?? null }), merchantSummary),
     listDeliveries: async (options = {}) => {

@@ -2,10 +2,11 @@ import type { Request, Response } from "express";
 import type { MerchantRecord } from "../core/ports/records";
 import { CodedError } from "../errors";
 import type { CsrfTokens } from "./csrf";
-import type { DashboardDeps, V1Call } from "./data";
+import type { DashboardBackend } from "../service/dashboard-backend";
+import type { FormCall } from "./data";
 import { sendDashboardPage, sendProblem, type Chrome, type Section } from "./layout";
 import type { DashboardUser, ExplorerTemplates } from "./options";
-import type { SafeHtml } from "../http/pay-page/escape";
+import type { SafeHtml } from "../html/escape";
 
 /** The answer shown at the top of a page after an action: it worked, or why not. */
 export interface Notice {
@@ -15,7 +16,8 @@ export interface Notice {
 
 /** What every section's routes share: who is visiting, how pages are framed, the form tokens. */
 export interface DashboardKit {
-  deps: DashboardDeps;
+  /** What every read and action goes through. */
+  backend: DashboardBackend;
   explorers: Readonly<Record<string, ExplorerTemplates>>;
   /** The signed-in user of this request. */
   user(req: Request): DashboardUser;
@@ -30,7 +32,7 @@ export interface DashboardKit {
    * one-time key (see `onceField`) as the idempotency key, so a double click or a form sent
    * again after a lost answer replays the first answer instead of paying twice.
    */
-  creating(req: Request): V1Call;
+  creating(req: Request): FormCall;
   /** A CSRF token for this request's user when they may act (admins), else null (no forms shown). */
   formToken(req: Request): string | null;
   /** A query-string value, or undefined when absent, empty or repeated. */
@@ -56,7 +58,7 @@ const ONCE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /** Builds the kit of one dashboard router. */
 export function createKit(
-  deps: DashboardDeps,
+  backend: DashboardBackend,
   csrf: CsrfTokens,
   explorers: Readonly<Record<string, ExplorerTemplates>>,
   visitOf: (req: Request) => { user: DashboardUser; merchant: MerchantRecord | null },
@@ -64,7 +66,7 @@ export function createKit(
 ): DashboardKit {
   const chromeOrNull = (req: Request, section?: Section) => chromeOf(req, section).catch(() => null);
   const kit: DashboardKit = {
-    deps,
+    backend,
     explorers,
     user: (req) => visitOf(req).user,
     merchant: (req) => visitOf(req).merchant!,

@@ -1,6 +1,6 @@
 import type { Response } from "express";
-import { html, trustedHtml, type SafeHtml } from "../http/pay-page/escape";
-import { newNonce } from "../http/pay-page/layout";
+import { html, trustedHtml, type SafeHtml } from "../html/escape";
+import { newNonce, setCommonHeaders } from "../html/headers";
 import type { DashboardUser } from "./options";
 import { DASHBOARD_CSS } from "./styles";
 
@@ -23,10 +23,7 @@ export function setDashboardHeaders(res: Response, nonce: string): void {
       "frame-ancestors 'none'",
     ].join("; "),
   );
-  res.setHeader("X-Frame-Options", "DENY");
-  res.setHeader("Referrer-Policy", "same-origin");
-  res.setHeader("Cache-Control", "no-store");
-  res.setHeader("X-Content-Type-Options", "nosniff");
+  setCommonHeaders(res);
 }
 
 /** The header's context: who is signed in, which merchant is shown and which ones they may switch to. */

@@ -1,4 +1,5 @@
 import type { Request } from "express";
+import type { PaymentResources } from "../client/resources";
 import type { Mode } from "../core/ports/records";
 import { mergeModes } from "./data";
 import type { DashboardKit, Notice } from "./kit";
@@ -15,16 +16,19 @@ export interface ModeListPage<T> {
   nextHref: string | null;
 }
 
+/** One /v1 list of the resources (`api.withdrawals.list`, …), called with the page's query. */
+export type ModeListRead<T> = (api: PaymentResources, query: Record<string, string>) => PromiseLike<{ data: T[]; hasMore: boolean }>;
+
 /**
- * Reads one page of a /v1 list route (`/withdrawals`, `/refunds`, …) for the opened merchant,
- * both modes merged newest first unless the query's `mode` names one. `filters` are passed to
- * the route as they are (the route validates them: a bad value is a refusal, shown as a 400
- * page); `pagePath` is the dashboard page the next-page link points at.
+ * Reads one page of a /v1 list (withdrawals, refunds, …) for the opened merchant, both modes
+ * merged newest first unless the query's `mode` names one. `filters` are passed to the list as
+ * they are (the /v1 route validates them: a bad value is a refusal, shown as a 400 page);
+ * `pagePath` is the dashboard page the next-page link points at.
  */
 export async function readModeList<T extends { id: string; livemode: boolean; createdAt: string | null }>(
   kit: DashboardKit,
   req: Request,
-  route: string,
+  list: ModeListRead<T>,
   filters: Record<string, string | undefined>,
   pagePath: string,
 ): Promise<{ ok: true; page: ModeListPage<T> } | { ok: false; status: number; notice: Notice }> {
@@ -33,8 +37,11 @@ export async function readModeList<T extends { id: string; livemode: boolean; cr
   const mode = modeText === "live" || modeText === "test" ? modeText : undefined;
   const read = await kit.attempt(() =>
     mergeModes<T>(mode, kit.text(req, "cursor"), LIST_PAGE_SIZE, async (each, after) => {
-      const input = Object.fromEntries(Object.entries({ ...filters, limit: String(LIST_PAGE_SIZE), cursor: after }).filter(([, value]) => value));
-      return (await kit.deps.v1(merchant, each, "GET", route, input)) as { data: T[]; hasMore: boolean };
+      const input = Object.fromEntries(Object.entries({ ...filters, limit: String(LIST_PAGE_SIZE), cursor: after }).filter(([, value]) => value)) as Record<
+        string,
+        string
+      >;
+      return list(kit.backend.forMerchant(merchant.id, each), input);
     }),
   );
   if (!read.ok) return read;

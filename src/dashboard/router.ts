@@ -1,10 +1,10 @@
 import { randomBytes } from "node:crypto";
 import express, { type Request, type Response, type Router } from "express";
 import type { MerchantRecord } from "../core/ports/records";
-import { asyncHandler } from "../http/async-handler";
-import { formBodyReader } from "../http/form-body";
+import { asyncHandler } from "../express/async-handler";
+import { formBodyReader } from "../express/form-body";
 import { CsrfTokens } from "./csrf";
-import type { DashboardDeps } from "./data";
+import type { DashboardBackend } from "../service/dashboard-backend";
 import { createKit, NOT_FOUND, type DashboardKit } from "./kit";
 import { sendDashboardPage, sendProblem, type Chrome, type Section } from "./layout";
 import { checkDashboardOptions, checkUser, type DashboardOptions, type DashboardUser } from "./options";
@@ -53,10 +53,10 @@ const SECTION_ROUTES: ReadonlyArray<(router: Router, kit: DashboardKit) => void>
  * every form post checks the role and the CSRF token before anything changes. The sections'
  * own routes live in routes/, one file each.
  */
-export function dashboardRouter(deps: DashboardDeps, options: DashboardOptions, bodyTimeoutMs: number): Router {
+export function dashboardRouter(backend: DashboardBackend, options: DashboardOptions, bodyTimeoutMs: number): Router {
   checkDashboardOptions(options);
-  const { context } = deps;
-  const csrf = new CsrfTokens(options.csrfSecret ?? randomBytes(32), context.now);
+  const { admin } = backend;
+  const csrf = new CsrfTokens(options.csrfSecret ?? randomBytes(32), backend.now);
   const visits = new WeakMap<Request, Visit>();
   const visitOf = (req: Request) => visits.get(req)!;
   const router = express.Router();
@@ -66,15 +66,15 @@ export function dashboardRouter(deps: DashboardDeps, options: DashboardOptions, 
 
   // A user who may see every merchant picks from a list while it is short; past that, by id.
   const allMerchants = async () => {
-    const page = await context.storage.listMerchants({ limit: SWITCHER_LIMIT + 1 });
-    return page.length > SWITCHER_LIMIT ? undefined : page.sort((a, b) => a.name.localeCompare(b.name));
+    const page = await admin.listMerchants({ limit: SWITCHER_LIMIT });
+    return page.hasMore ? undefined : page.data.sort((a, b) => a.name.localeCompare(b.name));
   };
   const chromeOf = async (req: Request, current?: Section): Promise<Chrome> => {
     const { user, merchant } = visitOf(req);
     const list =
       user.merchants === "all"
         ? await allMerchants()
-        : (await Promise.all(user.merchants.map((id) => context.storage.getMerchant(id)))).filter((entry) => entry !== null);
+        : (await Promise.all(user.merchants.map((id) => admin.getMerchant(id)))).filter((entry) => entry !== null);
     return {
       base: req.baseUrl,
       user,
@@ -83,7 +83,7 @@ export function dashboardRouter(deps: DashboardDeps, options: DashboardOptions, 
       current,
     };
   };
-  const kit = createKit(deps, csrf, options.explorers ?? {}, visitOf, chromeOf);
+  const kit = createKit(backend, csrf, options.explorers ?? {}, visitOf, chromeOf);
 
   router.use(
     asyncHandler(async (req, res, next) => {
@@ -113,7 +113,7 @@ export function dashboardRouter(deps: DashboardDeps, options: DashboardOptions, 
     asyncHandler(async (req, res, next) => {
       const visit = visitOf(req);
       const id = String(req.params.merchantId);
-      const merchant = may(visit.user, id) ? await context.storage.getMerchant(id) : null;
+      const merchant = may(visit.user, id) ? await admin.getMerchant(id) : null;
       if (!merchant) return sendProblem(res, 404, NOT_FOUND, await chromeOf(req));
       visit.merchant = merchant;
       if (req.method !== "POST") return next();
@@ -138,7 +138,7 @@ export function dashboardRouter(deps: DashboardDeps, options: DashboardOptions, 
   router.use((error: unknown, _req: Request, res: Response, _next: express.NextFunction) => {
     const status = (error as { status?: number }).status;
     if (status === 408 || status === 413 || status === 400) return sendProblem(res, status === 408 ? 400 : status, "The form could not be read.", null);
-    context.logger.error(`dashboard: ${error instanceof Error ? error.message : String(error)}`);
+    backend.logger.error(`dashboard: ${error instanceof Error ? error.message : String(error)}`);
     sendProblem(res, 500, "Something went wrong. Try again in a moment.", null);
   });
   return router;

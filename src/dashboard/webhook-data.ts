@@ -1,4 +1,5 @@
 import type { Request } from "express";
+import type { PaymentResources } from "../client/resources";
 import type { Mode } from "../core/ports/records";
 import { MODES } from "./data";
 import type { DashboardKit, Notice } from "./kit";
@@ -17,20 +18,20 @@ export function modesOf(req: Request): readonly Mode[] {
 }
 
 /**
- * A webhook endpoint or delivery of the opened merchant, read through its /v1 route in the
+ * A webhook endpoint or delivery of the opened merchant, read by `retrieve` (its /v1 resource) in the
  * modes `modesOf` allows, with the mode that found it; null when none does (another merchant's
  * record, the other mode's, or none at all: the same 404 for each).
  */
 export async function findWebhookRecord<T>(
   kit: DashboardKit,
   req: Request,
-  collection: "webhook-endpoints" | "webhook-deliveries",
+  retrieve: (api: PaymentResources, id: string) => Promise<T>,
   id: string,
 ): Promise<{ mode: Mode; record: T } | null> {
   const merchant = kit.merchant(req);
   for (const mode of modesOf(req)) {
-    const found = await kit.attempt(() => kit.deps.v1(merchant, mode, "GET", `/${collection}/${encodeURIComponent(id)}`, {}));
-    if (found.ok) return { mode, record: found.value as T };
+    const found = await kit.attempt(() => retrieve(kit.backend.forMerchant(merchant.id, mode), id));
+    if (found.ok) return { mode, record: found.value };
   }
   return null;
 }

@@ -1,7 +1,7 @@
 import type { RequestHandler } from "express";
 import type { HealthReport } from "../core/health";
 import type { BackgroundStatus } from "../core/service";
-import { asyncHandler } from "./async-handler";
+import { asyncHandler } from "../express/async-handler";
 import { sendJson } from "./send-json";
 
 /**

@@ -4,11 +4,10 @@ import type { Method, RouteTable } from "../api/route-table";
 import type { Caller } from "../core/merchants";
 import { PaymentError } from "../errors";
 import type { RequestObservation, RequestObserver } from "../ops/request-observer";
-import { asyncHandler } from "./async-handler";
+import { asyncHandler } from "../express/async-handler";
 import { sendRawJson } from "./send-json";
 
 // The dashboard names the method type from here (src/dashboard is another helper's, left as is).
-export type { Method } from "../api/route-table";
 
 /** The HTTP steps in front of every route of a table, in order: read the JSON body, then authenticate. */
 export interface HttpSteps {

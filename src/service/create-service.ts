@@ -8,7 +8,6 @@ import type { CoreContext } from "../core/context";
 import { Deadline, ROUND_WAIT_MS } from "../core/deadline";
 import { HealthCheck, type HealthReportOptions, WEBHOOK_BACKLOG_LIMIT } from "../core/health";
 import { DEFAULT_KEY_LEASE_MS, runIdempotent } from "../core/idempotency";
-import { operatorReport } from "../core/operator-report";
 import { checkApprovalRule } from "../core/payout-approval";
 import type { PriceRead, PricingAdapter } from "../core/ports/pricing";
 import type { Mode } from "../core/ports/records";
@@ -18,6 +17,7 @@ import { WebhookSender } from "../delivery/sender";
 import { screenWebhookUrl } from "../delivery/url-guard";
 import { openObservability } from "../ops/index";
 import { paymentAdmin } from "./admin";
+import { dashboardBackend } from "./dashboard-backend";
 import { Doors } from "./doors";
 import { inProcessApi } from "./in-process";
 import { checkOptions } from "./options";
@@ -164,19 +164,7 @@ export function openPaymentService(options: PaymentServiceOptions, caller: strin
     doors,
     observer: observability.observer,
     liveness: { status: () => background.status(), stallMs, startedAt, now },
-    dashboard: {
-      context,
-      v1: (merchant, mode, method, path, input, call = {}) =>
-        tables.providerApi.invoke({
-          method,
-          path,
-          input,
-          caller: { scope: { merchantId: merchant.id, mode }, merchant, actor: call.actor ?? null },
-          idempotencyKey: call.idempotencyKey,
-        }),
-      health,
-      operatorReport: (reportOptions) => operatorReport(context, reportOptions),
-    },
+    dashboard: dashboardBackend({ context, api: tables.providerApi, admin: service.admin, health }),
   });
   return service;
 }

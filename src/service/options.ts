@@ -33,7 +33,7 @@ export interface PayPageBranding {
 }
 
 /** `#rrggbb`, the one colour format accepted: no names, no functions, nothing CSS could read otherwise. */
-const ACCENT_COLOR = /^#[0-9a-fA-F]{6}$/;
+export const ACCENT_COLOR = /^#[0-9a-fA-F]{6}$/;
 
 /** Options of `createPaymentRouter` and `createPaymentService`. Every one has an embedded default. */
 export interface PaymentRouterOptions {

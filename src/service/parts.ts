@@ -1,11 +1,8 @@
-import type { Method } from "../api/route-table";
 import type { ApiTables } from "../api/tables";
 import type { CoreContext } from "../core/context";
-import type { HealthReport } from "../core/health";
-import type { OperatorReport, OperatorReportOptions } from "../core/operator-report";
-import type { MerchantRecord, Mode } from "../core/ports/records";
 import type { BackgroundStatus } from "../core/service";
 import type { RequestObserver } from "../ops/request-observer";
+import type { DashboardBackend } from "./dashboard-backend";
 import type { Doors } from "./doors";
 import type { PaymentRouterOptions } from "./options";
 import type { PaymentService } from "./payment-service";
@@ -25,20 +22,8 @@ export interface ServiceParts {
   observer: RequestObserver | undefined;
   /** Read by the liveness check: the loops' state, how long they may go without a round, and since when. */
   liveness: { status: () => BackgroundStatus; stallMs: number; startedAt: number; now: () => number };
-  /** What the dashboard reads and acts through: the /v1 routes in process, and the service's reports. */
-  dashboard: {
-    context: CoreContext;
-    v1(
-      merchant: MerchantRecord,
-      mode: Mode,
-      method: Method,
-      path: string,
-      input: unknown,
-      call?: { actor?: string; idempotencyKey?: string },
-    ): Promise<unknown>;
-    health(): Promise<HealthReport>;
-    operatorReport(options: OperatorReportOptions): Promise<OperatorReport>;
-  };
+  /** What the dashboard reads and acts through: the /v1 resources in process, the admin and the health report. */
+  dashboard: DashboardBackend;
 }
 
 const registry = new WeakMap<object, ServiceParts>();

@@ -2,7 +2,7 @@ import express from "express";
 import request from "supertest";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { httpUrlOrNull } from "../../src/core/views/payer";
-import { escapeHtml, html, trustedHtml } from "../../src/http/pay-page/escape";
+import { escapeHtml, html, trustedHtml } from "../../src/html/escape";
 import { createPaymentRouter } from "../../src/index";
 import { setup, type Harness, simulatedLiveChain } from "../helpers";
 

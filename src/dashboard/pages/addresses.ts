@@ -1,5 +1,5 @@
 import type { AllowedAddress } from "../../core/payout-allowlist";
-import { html, type SafeHtml } from "../../http/pay-page/escape";
+import { html, type SafeHtml } from "../../html/escape";
 import type { Notice } from "../kit";
 import { csrfField, modeTag, shortTime } from "./parts";
 

@@ -1,4 +1,4 @@
-import { html, type SafeHtml } from "../../http/pay-page/escape";
+import { html, type SafeHtml } from "../../html/escape";
 import type { HeldRow } from "../payouts-data";
 import { modeTag, shortTime } from "./parts";
 

@@ -1,6 +1,6 @@
 import type { LedgerLine } from "../../core/ledger-entries";
 import type { Mode } from "../../core/ports/records";
-import { html, type SafeHtml } from "../../http/pay-page/escape";
+import { html, type SafeHtml } from "../../html/escape";
 import { modeTag, shortTime } from "./parts";
 import { pager, recordLink } from "./records";
 

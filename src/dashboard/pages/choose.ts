@@ -1,4 +1,4 @@
-import { html, type SafeHtml } from "../../http/pay-page/escape";
+import { html, type SafeHtml } from "../../html/escape";
 import type { DashboardUser } from "../options";
 
 /** The start page of a user who may see every merchant (or none): open one by its id. */

@@ -1,5 +1,5 @@
 import { EXPORT_MAX_DAYS } from "../../core/exports/request";
-import { html, type SafeHtml } from "../../http/pay-page/escape";
+import { html, type SafeHtml } from "../../html/escape";
 
 /** The export form's values, as asked (or the defaults). */
 export interface ExportForm {

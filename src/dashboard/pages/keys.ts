@@ -1,5 +1,5 @@
 import type { ApiKeySummary } from "../../core/merchants";
-import { html, type SafeHtml } from "../../http/pay-page/escape";
+import { html, type SafeHtml } from "../../html/escape";
 import { csrfField, modeTag } from "./parts";
 
 /** What the keys page shows; `issued` is a new key's plaintext, shown this once. */

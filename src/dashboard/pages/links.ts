@@ -1,4 +1,4 @@
-import { html, type SafeHtml } from "../../http/pay-page/escape";
+import { html, type SafeHtml } from "../../html/escape";
 import type { Notice } from "../kit";
 import { modeFilter, pager, type ListPage } from "./money-lists";
 import { csrfField, modeTag, shortTime } from "./parts";

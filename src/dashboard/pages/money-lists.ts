@@ -1,6 +1,6 @@
 import type { Mode } from "../../core/ports/records";
 import type { ConversionView, RefundView } from "../../core/views/funds";
-import { html, type SafeHtml } from "../../http/pay-page/escape";
+import { html, type SafeHtml } from "../../html/escape";
 import { payoutLink } from "./payouts";
 import { modeTag, shortTime } from "./parts";
 

@@ -2,7 +2,7 @@ import type { HealthReport } from "../../core/health";
 import type { OperatorReport } from "../../core/operator-report";
 import type { Mode } from "../../core/ports/records";
 import type { PaymentView } from "../../core/views/payment";
-import { html, type SafeHtml } from "../../http/pay-page/escape";
+import { html, type SafeHtml } from "../../html/escape";
 import { modeTag, paymentsTable } from "./parts";
 
 /** A balance row as GET /v1/balances answers it (decimal strings). */

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { PaymentView } from "../../core/views/payment";
-import { html, type SafeHtml } from "../../http/pay-page/escape";
+import { html, type SafeHtml } from "../../html/escape";
 import type { Mode } from "../../core/ports/records";
 
 /** A "live" or "test" mark. */

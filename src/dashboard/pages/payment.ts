@@ -1,6 +1,6 @@
 import type { Mode } from "../../core/ports/records";
 import type { PaymentView } from "../../core/views/payment";
-import { html, type SafeHtml } from "../../http/pay-page/escape";
+import { html, type SafeHtml } from "../../html/escape";
 import type { TimelineEntry } from "../data";
 import type { ExplorerTemplates } from "../options";
 import { csrfField, onceField, modeTag, shortTime } from "./parts";

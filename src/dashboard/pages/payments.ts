@@ -1,6 +1,6 @@
 import type { PaymentView } from "../../core/views/payment";
 import { INVOICE_STATUSES } from "../../core/ports/records";
-import { html, type SafeHtml } from "../../http/pay-page/escape";
+import { html, type SafeHtml } from "../../html/escape";
 import type { PaymentFilters } from "../data";
 import { paymentsTable } from "./parts";
 

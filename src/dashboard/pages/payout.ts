@@ -1,4 +1,4 @@
-import { html, type SafeHtml } from "../../http/pay-page/escape";
+import { html, type SafeHtml } from "../../html/escape";
 import type { TimelineEntry } from "../data";
 import type { Notice } from "../kit";
 import type { ExplorerTemplates } from "../options";

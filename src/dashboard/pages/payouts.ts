@@ -1,6 +1,6 @@
 import { PAYOUT_STATUSES, type Mode } from "../../core/ports/records";
 import type { WithdrawalView } from "../../core/views/funds";
-import { html, type SafeHtml } from "../../http/pay-page/escape";
+import { html, type SafeHtml } from "../../html/escape";
 import type { Notice } from "../kit";
 import type { PayoutRow } from "../payouts-data";
 import { csrfField, onceField, modeTag, shortTime } from "./parts";

@@ -1,5 +1,5 @@
 import type { RecordRef } from "../../core/ledger-entries";
-import { html, type SafeHtml } from "../../http/pay-page/escape";
+import { html, type SafeHtml } from "../../html/escape";
 
 /**
  * A link to the page of the record a ledger or audit entry is about. A refund and an

@@ -1,4 +1,4 @@
-import { html, type SafeHtml } from "../../http/pay-page/escape";
+import { html, type SafeHtml } from "../../html/escape";
 import { csrfField, modeTag, shortTime } from "./parts";
 import { deliveriesTable, EVENT_GROUPS, endpointHref, eventsText, noticeOf, secretCard, type DeliveryRow, type EndpointRow } from "./webhooks";
 

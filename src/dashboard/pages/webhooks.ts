@@ -6,7 +6,7 @@ import {
   SUBSCRIPTION_EVENT_TYPES,
   type Mode,
 } from "../../core/ports/records";
-import { html, type SafeHtml } from "../../http/pay-page/escape";
+import { html, type SafeHtml } from "../../html/escape";
 import { csrfField, onceField, modeTag, shortTime } from "./parts";
 
 /** A webhook endpoint as GET /v1/webhook-endpoints answers it (never with its secret). */

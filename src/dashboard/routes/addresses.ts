@@ -1,6 +1,5 @@
 import type { Request, Response, Router } from "express";
-import * as allowlist from "../../core/payout-allowlist";
-import { asyncHandler } from "../../http/async-handler";
+import { asyncHandler } from "../../express/async-handler";
 import type { DashboardKit, Notice } from "../kit";
 import { addressesBody } from "../pages/addresses";
 import { shortTime } from "../pages/parts";
@@ -11,16 +10,17 @@ import { shortTime } from "../pages/parts";
  * the dashboard user's name (so the one who proposed an address cannot approve it).
  */
 export function addressRoutes(router: Router, kit: DashboardKit): void {
-  const { context } = kit.deps;
-  const networks = [...new Set(context.currencies.currencies.flatMap((currency) => currency.networks.map((network) => network.network)))];
+  const { backend } = kit;
+  const { admin } = backend;
+  const networks = [...new Set(backend.currencies.currencies.flatMap((currency) => currency.networks.map((network) => network.network)))];
 
   const showAddresses = async (req: Request, res: Response, status: number, message: Notice | null = null) => {
-    const merchant = (await context.storage.getMerchant(kit.merchant(req).id)) ?? kit.merchant(req);
+    const merchant = (await admin.getMerchant(kit.merchant(req).id)) ?? kit.merchant(req);
     const body = addressesBody({
       base: kit.merchantBase(req),
       enabled: merchant.payoutAllowlist,
-      coolingOffHours: context.allowlistCoolingOffHours ?? allowlist.DEFAULT_COOLING_OFF_HOURS,
-      addresses: await allowlist.listAllowedAddresses(context, merchant.id),
+      coolingOffHours: backend.allowlistCoolingOffHours,
+      addresses: await admin.listAllowedAddresses(merchant.id),
       networks,
       csrf: kit.formToken(req),
       message,
@@ -36,8 +36,8 @@ export function addressRoutes(router: Router, kit: DashboardKit): void {
 
   /** The entry with the route's id when it is this merchant's; another merchant's answers 404 like a missing one. */
   const entryOf = async (req: Request) => {
-    const entry = await context.storage.getAllowedAddress(String(req.params.addressId));
-    return entry && entry.merchantId === kit.merchant(req).id ? entry : null;
+    const id = String(req.params.addressId);
+    return (await admin.listAllowedAddresses(kit.merchant(req).id)).find((entry) => entry.id === id) ?? null;
   };
 
   router.get(
@@ -51,7 +51,7 @@ export function addressRoutes(router: Router, kit: DashboardKit): void {
       const enabled = (req.body as Record<string, unknown>).enabled;
       if (enabled !== "on" && enabled !== "off") return showAddresses(req, res, 400, { tone: "error", text: 'enabled must be "on" or "off".' });
       await act(req, res, async () => {
-        await allowlist.setAllowlist(context, kit.merchant(req).id, { enabled: enabled === "on", by: kit.actor(req) });
+        await admin.setAllowlist(kit.merchant(req).id, { enabled: enabled === "on", by: kit.actor(req) });
         return enabled === "on" ? "The allowlist is on." : "The allowlist is off.";
       });
     }),
@@ -65,7 +65,7 @@ export function addressRoutes(router: Router, kit: DashboardKit): void {
       const mode = field("mode");
       if (mode !== "test" && mode !== "live") return showAddresses(req, res, 400, { tone: "error", text: 'Mode must be "test" or "live".' });
       await act(req, res, async () => {
-        const added = await allowlist.addAllowedAddress(context, {
+        const added = await admin.addAllowedAddress({
           merchantId: kit.merchant(req).id,
           mode,
           network: field("network"),
@@ -88,7 +88,7 @@ export function addressRoutes(router: Router, kit: DashboardKit): void {
         return showAddresses(req, res, 403, { tone: "error", text: `You proposed ${entry.address}: another admin must approve it.` });
       }
       await act(req, res, async () => {
-        const approved = await allowlist.approveAllowedAddress(context, entry.id, { by: kit.actor(req) });
+        const approved = await admin.approveAllowedAddress(entry.id, { by: kit.actor(req) });
         return `${approved.address} (${approved.network}, ${approved.mode}) was approved; it becomes usable at ${shortTime(approved.usableAt!)}.`;
       });
     }),
@@ -100,7 +100,7 @@ export function addressRoutes(router: Router, kit: DashboardKit): void {
       const entry = await entryOf(req);
       if (!entry) return kit.notFound(req, res, "addresses");
       await act(req, res, async () => {
-        const removed = await allowlist.removeAllowedAddress(context, entry.id, { by: kit.actor(req) });
+        const removed = await admin.removeAllowedAddress(entry.id, { by: kit.actor(req) });
         return `${removed.address} (${removed.network}, ${removed.mode}) was removed.`;
       });
     }),

@@ -1,5 +1,5 @@
 import type { Router } from "express";
-import { asyncHandler } from "../../http/async-handler";
+import { asyncHandler } from "../../express/async-handler";
 import type { DashboardKit } from "../kit";
 import { approvalsBody } from "../pages/approvals";
 import { approvalQueueOfAll } from "../payouts-data";
@@ -13,7 +13,7 @@ export function approvalRoutes(router: Router, kit: DashboardKit): void {
   router.get(
     "/approvals",
     asyncHandler(async (req, res) => {
-      const queue = await approvalQueueOfAll(kit.deps, kit.user(req));
+      const queue = await approvalQueueOfAll(kit.backend, kit.user(req));
       await kit.send(req, res, 200, { title: "Approval queue", body: approvalsBody(req.baseUrl, queue.rows, queue.more) });
     }),
   );

@@ -1,7 +1,7 @@
 import type { Router } from "express";
-import { listAuditLog } from "../../core/audit-log";
-import { payoutRef } from "../../core/ledger-entries";
-import { asyncHandler } from "../../http/async-handler";
+import type { RecordRef } from "../../core/ledger-entries";
+import type { Mode } from "../../core/ports/records";
+import { asyncHandler } from "../../express/async-handler";
 import type { DashboardKit } from "../kit";
 import { auditBody } from "../pages/audit";
 
@@ -9,18 +9,23 @@ const PAGE_SIZE = 25;
 
 /** The merchant's audit log, read-only (viewers see it too). */
 export function auditRoutes(router: Router, kit: DashboardKit): void {
-  const { context } = kit.deps;
+  const { admin } = kit.backend;
+  /** The payout an entry names, in the entry's mode of the merchant; null when it is not there. */
+  const payoutRef = async (merchantId: string, mode: Mode, id: string): Promise<RecordRef | null> => {
+    const payout = await admin.findPayout(merchantId, id);
+    if (!payout || payout.mode !== mode) return null;
+    return payout.refundOf === null ? { type: "payout", id } : { type: "refund", id, paymentId: payout.refundOf };
+  };
   router.get(
     "/m/:merchantId/audit",
     asyncHandler(async (req, res) => {
       const merchant = kit.merchant(req);
       // This merchant's entries only, whatever the cursor names: a cursor only says where to start.
-      const page = await listAuditLog(context, { merchantId: merchant.id, limit: PAGE_SIZE, cursor: kit.text(req, "cursor") ?? null });
+      const page = await admin.listAuditLog({ merchantId: merchant.id, limit: PAGE_SIZE, cursor: kit.text(req, "cursor") ?? null });
       const entries = await Promise.all(
         page.entries.map(async (entry) => ({
           ...entry,
-          record:
-            entry.action.startsWith("payout.") && entry.mode ? await payoutRef(context, { merchantId: merchant.id, mode: entry.mode }, entry.recordId) : null,
+          record: entry.action.startsWith("payout.") && entry.mode ? await payoutRef(merchant.id, entry.mode, entry.recordId) : null,
         })),
       );
       const base = kit.merchantBase(req);

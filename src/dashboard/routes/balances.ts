@@ -1,15 +1,15 @@
 import type { Router } from "express";
-import { listLedgerEntries, type LedgerLine } from "../../core/ledger-entries";
-import { asyncHandler } from "../../http/async-handler";
+import type { LedgerLine } from "../../core/ledger-entries";
+import { asyncHandler } from "../../express/async-handler";
 import { mergeModes, MODES } from "../data";
 import type { DashboardKit } from "../kit";
-import { balancesBody, type BalanceLine } from "../pages/balances";
+import { balancesBody } from "../pages/balances";
 
 const PAGE_SIZE = 25;
 
 /** Balances per coin and mode, and the ledger entries behind them, newest first. */
 export function balanceRoutes(router: Router, kit: DashboardKit): void {
-  const { deps } = kit;
+  const { backend } = kit;
   router.get(
     "/m/:merchantId/balances",
     asyncHandler(async (req, res) => {
@@ -18,11 +18,11 @@ export function balanceRoutes(router: Router, kit: DashboardKit): void {
       const mode = asked === "live" || asked === "test" ? asked : undefined;
       const currency = kit.text(req, "currency")?.toUpperCase();
       const balances = await Promise.all(
-        MODES.map(async (each) => ({ mode: each, rows: ((await deps.v1(merchant, each, "GET", "/balances", {})) as { data: BalanceLine[] }).data })),
+        MODES.map(async (each) => ({ mode: each, rows: (await backend.forMerchant(merchant.id, each).balances.retrieve()).data })),
       );
       // Read through core in this merchant's scope only: no id in the query can reach another merchant's ledger.
       const page = await mergeModes<LedgerLine>(mode, kit.text(req, "cursor"), PAGE_SIZE, (each, after) =>
-        listLedgerEntries(deps.context, { merchantId: merchant.id, mode: each }, { after, limit: PAGE_SIZE, currency }),
+        backend.admin.listLedgerEntries(merchant.id, each, { after, limit: PAGE_SIZE, currency }),
       );
       const base = kit.merchantBase(req);
       const nextQuery = new URLSearchParams({ ...(mode ? { mode } : {}), ...(currency ? { currency } : {}) });

@@ -1,5 +1,5 @@
 import type { Request, Response, Router } from "express";
-import { asyncHandler } from "../../http/async-handler";
+import { asyncHandler } from "../../express/async-handler";
 import { MODES } from "../data";
 import type { DashboardKit, Notice } from "../kit";
 import { readModeList } from "../mode-lists";
@@ -7,11 +7,11 @@ import { linksBody, type LinkRow } from "../pages/links";
 
 /** The payment links of both modes; admins deactivate one. */
 export function linkRoutes(router: Router, kit: DashboardKit): void {
-  const { deps } = kit;
+  const { backend } = kit;
 
   const showLinks = async (req: Request, res: Response, status: number, message: Notice | null) => {
     const base = kit.merchantBase(req);
-    const list = await readModeList<LinkRow>(kit, req, "/payment-links", {}, `${base}/links`);
+    const list = await readModeList<LinkRow>(kit, req, (api, query) => api.paymentLinks.list(query), {}, `${base}/links`);
     if (!list.ok) return kit.problem(req, res, list.status, list.notice.text, "links");
     await kit.send(req, res, status, { title: "Payment links", body: linksBody({ base, ...list.page, csrf: kit.formToken(req), message }), section: "links" });
   };
@@ -25,12 +25,13 @@ export function linkRoutes(router: Router, kit: DashboardKit): void {
     "/m/:merchantId/links/:linkId/deactivate",
     asyncHandler(async (req, res) => {
       const merchant = kit.merchant(req);
-      const id = encodeURIComponent(String(req.params.linkId));
+      const id = String(req.params.linkId);
       // The link's mode is the one whose scope finds it; another merchant's id is found in neither.
       for (const mode of MODES) {
-        const found = await kit.attempt(() => deps.v1(merchant, mode, "GET", `/payment-links/${id}`, {}));
+        const links = backend.forMerchant(merchant.id, mode).paymentLinks;
+        const found = await kit.attempt(() => links.retrieve(id));
         if (!found.ok) continue;
-        const done = await kit.attempt(() => deps.v1(merchant, mode, "POST", `/payment-links/${id}/deactivate`, {}));
+        const done = await kit.attempt(() => links.deactivate(id));
         return showLinks(
           req,
           res,

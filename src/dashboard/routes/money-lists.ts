@@ -1,6 +1,6 @@
 import type { Router } from "express";
 import type { ConversionView, RefundView } from "../../core/views/funds";
-import { asyncHandler } from "../../http/async-handler";
+import { asyncHandler } from "../../express/async-handler";
 import type { DashboardKit } from "../kit";
 import { readModeList } from "../mode-lists";
 import { conversionsBody, refundsBody } from "../pages/money-lists";
@@ -12,7 +12,7 @@ export function moneyListRoutes(router: Router, kit: DashboardKit): void {
     asyncHandler(async (req, res) => {
       const base = kit.merchantBase(req);
       const paymentId = kit.text(req, "paymentId")?.trim() || undefined;
-      const list = await readModeList<RefundView>(kit, req, "/refunds", { paymentId }, `${base}/refunds`);
+      const list = await readModeList<RefundView>(kit, req, (api, query) => api.refunds.list(query), { paymentId }, `${base}/refunds`);
       if (!list.ok) return kit.problem(req, res, list.status, list.notice.text, "refunds");
       await kit.send(req, res, 200, { title: "Refunds", body: refundsBody({ base, ...list.page, paymentId }), section: "refunds" });
     }),
@@ -22,7 +22,7 @@ export function moneyListRoutes(router: Router, kit: DashboardKit): void {
     "/m/:merchantId/conversions",
     asyncHandler(async (req, res) => {
       const base = kit.merchantBase(req);
-      const list = await readModeList<ConversionView>(kit, req, "/conversions", {}, `${base}/conversions`);
+      const list = await readModeList<ConversionView>(kit, req, (api, query) => api.conversions.list(query), {}, `${base}/conversions`);
       if (!list.ok) return kit.problem(req, res, list.status, list.notice.text, "conversions");
       await kit.send(req, res, 200, { title: "Conversions", body: conversionsBody({ base, ...list.page }), section: "conversions" });
     }),

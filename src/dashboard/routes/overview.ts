@@ -1,34 +1,30 @@
 import type { Router } from "express";
-import { asyncHandler } from "../../http/async-handler";
+import { asyncHandler } from "../../express/async-handler";
 import { listPayments, MODES } from "../data";
 import type { DashboardKit } from "../kit";
-import { overviewBody, type BalanceRow } from "../pages/overview";
+import { overviewBody } from "../pages/overview";
 import { approvalQueue } from "../payouts-data";
 
 /** The merchant's front page: balances, what needs attention, the latest payments. */
 export function overviewRoutes(router: Router, kit: DashboardKit): void {
-  const { deps } = kit;
+  const { backend } = kit;
   router.get(
     "/m/:merchantId",
     asyncHandler(async (req, res) => {
       const merchant = kit.merchant(req);
       const [balances, recent, endpoints, reports, health, held] = await Promise.all([
-        Promise.all(MODES.map(async (mode) => ({ mode, rows: ((await deps.v1(merchant, mode, "GET", "/balances", {})) as { data: BalanceRow[] }).data }))),
-        listPayments(deps, merchant, {}, undefined, 10),
+        Promise.all(MODES.map(async (mode) => ({ mode, rows: (await backend.forMerchant(merchant.id, mode).balances.retrieve()).data }))),
+        listPayments(backend, merchant, {}, undefined, 10),
         Promise.all(
           MODES.map(async (mode) =>
-            (
-              (await deps.v1(merchant, mode, "GET", "/webhook-endpoints", {})) as {
-                data: Array<{ id: string; url: string; status: string; disabledReason: string | null }>;
-              }
-            ).data
+            (await backend.forMerchant(merchant.id, mode).webhookEndpoints.list()).data
               .filter((endpoint) => endpoint.status !== "enabled")
               .map((endpoint) => ({ mode, id: endpoint.id, url: endpoint.url, reason: endpoint.disabledReason })),
           ),
         ),
-        Promise.all(MODES.map((mode) => deps.operatorReport({ mode }))),
-        deps.health().catch(() => null),
-        approvalQueue(deps, merchant),
+        Promise.all(MODES.map((mode) => backend.admin.operatorReport({ mode }))),
+        backend.health().catch(() => null),
+        approvalQueue(backend, merchant.id),
       ]);
       // The operator report spans every merchant: keep this merchant's entries only.
       const own = reports.map((report) => ({

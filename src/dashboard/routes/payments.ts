@@ -1,6 +1,6 @@
 import type { Request, Response, Router } from "express";
-import { asyncHandler } from "../../http/async-handler";
-import { findPayment, findPaymentByAddress, listPayments, paymentTimeline, searchPayments, type PaymentFilters } from "../data";
+import { asyncHandler } from "../../express/async-handler";
+import { findPayment, listPayments, SEARCH_LIMIT, type PaymentFilters } from "../data";
 import type { DashboardKit, Notice } from "../kit";
 import { paymentBody } from "../pages/payment";
 import { paymentsBody } from "../pages/payments";
@@ -9,7 +9,8 @@ const PAGE_SIZE = 25;
 
 /** The payments list with its filters and search, a payment's page, and its refund action. */
 export function paymentRoutes(router: Router, kit: DashboardKit): void {
-  const { deps } = kit;
+  const { backend } = kit;
+  const { admin } = backend;
 
   router.get(
     "/m/:merchantId/payments",
@@ -19,8 +20,8 @@ export function paymentRoutes(router: Router, kit: DashboardKit): void {
       const q = kit.text(req, "q")?.trim();
       if (q) {
         // A payment id, then a deposit address, then an order id or a transaction hash.
-        const id = (await findPayment(deps, merchant, q)) ? q : await findPaymentByAddress(deps, merchant, q);
-        const matches = id ? [] : await searchPayments(deps, merchant, q);
+        const id = (await findPayment(backend, merchant, q)) ? q : ((await admin.findPaymentByAddress(merchant.id, q))?.paymentId ?? null);
+        const matches = id ? [] : await admin.searchPayments(merchant.id, q, { limit: SEARCH_LIMIT });
         const only = id ?? (matches.length === 1 ? matches[0]!.id : null);
         if (only) return res.redirect(303, `${base}/payments/${encodeURIComponent(only)}`);
         const body = paymentsBody(base, { q }, matches, null);
@@ -36,7 +37,7 @@ export function paymentRoutes(router: Router, kit: DashboardKit): void {
         createdFrom: from && `${from}T00:00:00Z`,
         createdTo: to && `${to}T00:00:00Z`,
       };
-      const read = await kit.attempt(() => listPayments(deps, merchant, filters, kit.text(req, "cursor"), PAGE_SIZE));
+      const read = await kit.attempt(() => listPayments(backend, merchant, filters, kit.text(req, "cursor"), PAGE_SIZE));
       if (!read.ok) return kit.problem(req, res, read.status, read.notice.text, "payments");
       const page = read.value;
       const nextQuery = new URLSearchParams(
@@ -50,9 +51,9 @@ export function paymentRoutes(router: Router, kit: DashboardKit): void {
 
   const showPayment = async (req: Request, res: Response, status: number, message: Notice | null) => {
     const merchant = kit.merchant(req);
-    const found = await findPayment(deps, merchant, String(req.params.paymentId));
+    const found = await findPayment(backend, merchant, String(req.params.paymentId));
     if (!found) return kit.notFound(req, res, "payments");
-    const timeline = await paymentTimeline(deps, merchant, found.mode, found.payment.id);
+    const timeline = await admin.recordTimeline(merchant.id, found.mode, found.payment.id);
     const body = paymentBody({ base: kit.merchantBase(req), ...found, timeline, explorers: kit.explorers, csrf: kit.formToken(req), message });
     await kit.send(req, res, status, { title: `Payment ${found.payment.id}`, body, section: "payments" });
   };
@@ -66,14 +67,13 @@ export function paymentRoutes(router: Router, kit: DashboardKit): void {
     "/m/:merchantId/payments/:paymentId/refund",
     asyncHandler(async (req, res) => {
       const merchant = kit.merchant(req);
-      const found = await findPayment(deps, merchant, String(req.params.paymentId));
+      const found = await findPayment(backend, merchant, String(req.params.paymentId));
       if (!found) return kit.notFound(req, res, "payments");
       const form = req.body as Record<string, string | undefined>;
       // The dashboard user is the refund's requester: another user must approve it if it is held.
       const input = { paymentId: found.payment.id, address: form.address ?? "", ...(form.amount ? { amount: form.amount } : {}) };
-      const done = await kit.attempt(
-        async () => (await deps.v1(merchant, found.mode, "POST", "/refunds", input, kit.creating(req))) as { id: string; amount: string; currency: string },
-      );
+      const { actor, idempotencyKey } = kit.creating(req);
+      const done = await kit.attempt(() => backend.forMerchant(merchant.id, found.mode, { actor }).refunds.create(input, { idempotencyKey }));
       if (!done.ok) return showPayment(req, res, done.status, done.notice);
       await showPayment(req, res, 200, { tone: "ok", text: `Refund ${done.value.id} of ${done.value.amount} ${done.value.currency} started.` });
     }),

@@ -1,15 +1,13 @@
 import type { Request, Response, Router } from "express";
-import { approvePayout, rejectPayout } from "../../core/payout-approval";
 import type { PayoutRecord } from "../../core/ports/records";
 import type { WithdrawalView } from "../../core/views/funds";
-import { asyncHandler } from "../../http/async-handler";
+import { asyncHandler } from "../../express/async-handler";
 import { formatDecimal } from "../../money";
-import { paymentTimeline } from "../data";
 import type { DashboardKit, Notice } from "../kit";
 import { readModeList } from "../mode-lists";
 import { payoutBody } from "../pages/payout";
 import { payoutsBody, type CoinNetwork } from "../pages/payouts";
-import { approvalQueue, findPayout, payoutRow } from "../payouts-data";
+import { approvalQueue, payoutRow } from "../payouts-data";
 
 /** Longest rejection reason kept: it becomes the payout's failureReason, which the API shows. */
 const REASON_MAX = 200;
@@ -20,9 +18,9 @@ const REASON_MAX = 200;
  * withdrawal or refund.
  */
 export function payoutRoutes(router: Router, kit: DashboardKit): void {
-  const { deps } = kit;
-  const { context } = deps;
-  const coins: CoinNetwork[] = context.currencies.currencies.flatMap((currency) =>
+  const { backend } = kit;
+  const { admin } = backend;
+  const coins: CoinNetwork[] = backend.currencies.currencies.flatMap((currency) =>
     currency.networks.map((network) => ({ currency: currency.symbol, network: network.network, name: network.name })),
   );
 
@@ -31,8 +29,8 @@ export function payoutRoutes(router: Router, kit: DashboardKit): void {
     const base = kit.merchantBase(req);
     const statusFilter = kit.text(req, "status");
     const [queue, list] = await Promise.all([
-      approvalQueue(deps, merchant),
-      readModeList<WithdrawalView>(kit, req, "/withdrawals", { status: statusFilter }, `${base}/payouts`),
+      approvalQueue(backend, merchant.id),
+      readModeList<WithdrawalView>(kit, req, (api, query) => api.withdrawals.list(query), { status: statusFilter }, `${base}/payouts`),
     ]);
     if (!list.ok) return kit.problem(req, res, list.status, list.notice.text, "payouts");
     const { merchants } = kit.user(req);
@@ -54,11 +52,11 @@ export function payoutRoutes(router: Router, kit: DashboardKit): void {
   };
 
   const showPayout = async (req: Request, res: Response, status: number, payout: PayoutRecord, message: Notice | null) => {
-    const decimals = context.currencies.decimalsOf(payout.coin) ?? 0;
-    const timeline = await paymentTimeline(deps, kit.merchant(req), payout.mode, payout.id);
+    const decimals = backend.currencies.decimalsOf(payout.coin) ?? 0;
+    const timeline = await admin.recordTimeline(kit.merchant(req).id, payout.mode, payout.id);
     const body = payoutBody({
       base: kit.merchantBase(req),
-      payout: payoutRow(deps, payout),
+      payout: payoutRow(backend, payout),
       debited: formatDecimal(payout.amount + payout.fee, decimals),
       timeline,
       explorers: kit.explorers,
@@ -85,7 +83,8 @@ export function payoutRoutes(router: Router, kit: DashboardKit): void {
       }
       const input = { currency: coin.currency, chain: coin.network, amount: fields.amount ?? "", address: fields.address ?? "" };
       // The dashboard user is the requester: another user must approve it if it is held.
-      const done = await kit.attempt(async () => (await deps.v1(kit.merchant(req), mode, "POST", "/withdrawals", input, kit.creating(req))) as WithdrawalView);
+      const { actor, idempotencyKey } = kit.creating(req);
+      const done = await kit.attempt(() => backend.forMerchant(kit.merchant(req).id, mode, { actor }).withdrawals.create(input, { idempotencyKey }));
       if (!done.ok) return showPayouts(req, res, done.status, { form: fields, message: done.notice });
       // See the new payout on its own page (a reload there reads, never asks for a second payout).
       res.redirect(303, `${kit.merchantBase(req)}/payouts/${encodeURIComponent(done.value.id)}?requested=1`);
@@ -95,7 +94,7 @@ export function payoutRoutes(router: Router, kit: DashboardKit): void {
   router.get(
     "/m/:merchantId/payouts/:payoutId",
     asyncHandler(async (req, res) => {
-      const payout = await findPayout(deps, kit.merchant(req), String(req.params.payoutId));
+      const payout = await admin.findPayout(kit.merchant(req).id, String(req.params.payoutId));
       if (!payout) return kit.notFound(req, res, "payouts");
       const requested: Notice | null =
         kit.text(req, "requested") === "1"
@@ -108,17 +107,17 @@ export function payoutRoutes(router: Router, kit: DashboardKit): void {
   /** Approve or reject: the payout must be this merchant's (else 404, as a missing one), and the decision is the core's. */
   const review = (decide: (payout: PayoutRecord, req: Request) => Promise<PayoutRecord>, done: (payout: PayoutRecord) => string) =>
     asyncHandler(async (req, res) => {
-      const payout = await findPayout(deps, kit.merchant(req), String(req.params.payoutId));
+      const payout = await admin.findPayout(kit.merchant(req).id, String(req.params.payoutId));
       if (!payout) return kit.notFound(req, res, "payouts");
       const decided = await kit.attempt(() => decide(payout, req));
-      if (!decided.ok) return showPayout(req, res, decided.status, (await findPayout(deps, kit.merchant(req), payout.id)) ?? payout, decided.notice);
+      if (!decided.ok) return showPayout(req, res, decided.status, (await admin.findPayout(kit.merchant(req).id, payout.id)) ?? payout, decided.notice);
       await showPayout(req, res, 200, decided.value, { tone: "ok", text: done(decided.value) });
     });
 
   router.post(
     "/m/:merchantId/payouts/:payoutId/approve",
     review(
-      (payout, req) => approvePayout(context, payout.id, { by: kit.actor(req) }),
+      (payout, req) => admin.approvePayout(payout.id, { by: kit.actor(req) }),
       () => "Approved: the payout is sent in the next round.",
     ),
   );
@@ -128,16 +127,16 @@ export function payoutRoutes(router: Router, kit: DashboardKit): void {
     asyncHandler(async (req, res, next) => {
       const reason = (req.body as Record<string, unknown>).reason;
       if (reason !== undefined && (typeof reason !== "string" || reason.length > REASON_MAX)) {
-        const payout = await findPayout(deps, kit.merchant(req), String(req.params.payoutId));
+        const payout = await admin.findPayout(kit.merchant(req).id, String(req.params.payoutId));
         if (!payout) return kit.notFound(req, res, "payouts");
         return showPayout(req, res, 400, payout, { tone: "error", text: `The reason must be text of at most ${REASON_MAX} characters.` });
       }
       next();
     }),
     review(
-      (payout, req) => rejectPayout(context, payout.id, { by: kit.actor(req), reason: (req.body as { reason?: string }).reason }),
+      (payout, req) => admin.rejectPayout(payout.id, { by: kit.actor(req), reason: (req.body as { reason?: string }).reason }),
       (payout) =>
-        `Rejected: ${formatDecimal(payout.amount + payout.fee, context.currencies.decimalsOf(payout.coin) ?? 0)} ${payout.coin} went back to the balance.`,
+        `Rejected: ${formatDecimal(payout.amount + payout.fee, backend.currencies.decimalsOf(payout.coin) ?? 0)} ${payout.coin} went back to the balance.`,
     ),
   );
 }

@@ -1,9 +1,11 @@
 import type { Request, Response, Router } from "express";
+import { IdempotencyError } from "../../api-errors";
+import type { WebhookEndpointCreateParams, WebhookTestParams } from "../../client/resources";
 import type { Mode } from "../../core/ports/records";
-import { asyncHandler } from "../../http/async-handler";
+import { asyncHandler } from "../../express/async-handler";
 import type { DashboardKit, Notice } from "../kit";
 import { deleteEndpointBody, endpointBody } from "../pages/webhook-endpoint";
-import { endpointHref, type DeliveryRow, type EndpointRow } from "../pages/webhooks";
+import { endpointHref, type EndpointRow } from "../pages/webhooks";
 import { findWebhookRecord, type WebhooksExtra } from "../webhook-data";
 
 const PAGE_SIZE = 20;
@@ -16,10 +18,16 @@ interface EndpointExtra {
 }
 
 /** An endpoint as an answer that creates a secret gives it: the secret apart from the rest. */
-function withoutSecret(answer: unknown): { endpoint: EndpointRow; secret: string | undefined } {
-  const { secret, ...endpoint } = answer as EndpointRow & { secret?: string };
+function withoutSecret(answer: EndpointRow & { secret?: string }): { endpoint: EndpointRow; secret: string | undefined } {
+  const { secret, ...endpoint } = answer;
   return { endpoint, secret };
 }
+
+/**
+ * How the resources refuse a replayed create (the same form sent twice): the first answer's
+ * secret is not shown again, and the message names the endpoint that answer made.
+ */
+const REPLAYED_CREATE = /^Webhook endpoint (\S+) was created by an earlier request with this Idempotency-Key/;
 
 /**
  * An endpoint's page and its actions (register, send a test event, rotate the secret, disable,
@@ -31,16 +39,13 @@ export function webhookEndpointRoutes(
   kit: DashboardKit,
   showWebhooks: (req: Request, res: Response, status: number, extra?: WebhooksExtra) => Promise<void>,
 ): void {
-  const { deps } = kit;
-  const v1 = (req: Request, mode: Mode, method: "GET" | "POST" | "DELETE", path: string, input: unknown = {}) =>
-    deps.v1(kit.merchant(req), mode, method, path, input, kit.creating(req));
+  /** The endpoints and deliveries of the opened merchant in `mode`, the dashboard user as the actor. */
+  const api = (req: Request, mode: Mode) => kit.backend.forMerchant(kit.merchant(req).id, mode, { actor: kit.actor(req) });
 
   const showEndpoint = async (req: Request, res: Response, status: number, mode: Mode, endpoint: EndpointRow, extra: EndpointExtra = {}) => {
     const cursor = req.method === "GET" ? kit.text(req, "cursor") : undefined;
     const input = { endpointId: endpoint.id, limit: String(PAGE_SIZE), ...(cursor ? { cursor } : {}) };
-    const read = await kit.attempt(
-      async () => (await v1(req, mode, "GET", "/webhook-deliveries", input)) as { data: DeliveryRow[]; nextCursor: string | null },
-    );
+    const read = await kit.attempt(async () => await api(req, mode).webhookDeliveries.list(input));
     if (!read.ok) return kit.problem(req, res, read.status, read.notice.text, "webhooks");
     const base = kit.merchantBase(req);
     const next = read.value.nextCursor;
@@ -58,7 +63,7 @@ export function webhookEndpointRoutes(
 
   /** Finds the endpoint of the URL (in the form's mode for an action); null after answering 404. */
   const found = async (req: Request, res: Response) => {
-    const endpoint = await findWebhookRecord<EndpointRow>(kit, req, "webhook-endpoints", String(req.params.endpointId));
+    const endpoint = await findWebhookRecord<EndpointRow>(kit, req, (resources, id) => resources.webhookEndpoints.retrieve(id), String(req.params.endpointId));
     if (!endpoint) await kit.notFound(req, res, "webhooks");
     return endpoint;
   };
@@ -73,11 +78,21 @@ export function webhookEndpointRoutes(
         return showWebhooks(req, res, 400, { message: { tone: "error", text: 'Mode must be "test" or "live".' }, draft });
       }
       // No box ticked: every event type, including ones added later (the API's `events` left out).
-      const input = { url: draft.url, ...(draft.events.length ? { events: draft.events } : {}) };
-      const done = await kit.attempt(async () => withoutSecret(await v1(req, mode, "POST", "/webhook-endpoints", input)));
+      // The event types as ticked: the /v1 route checks each (an unknown one is refused with its message).
+      const input = { url: draft.url, ...(draft.events.length ? { events: draft.events } : {}) } as WebhookEndpointCreateParams;
+      const { idempotencyKey } = kit.creating(req);
+      const done = await kit.attempt(async () => {
+        try {
+          return withoutSecret(await api(req, mode).webhookEndpoints.create(input, { idempotencyKey }));
+        } catch (error) {
+          // The same form sent again (a double click) replays the first answer, without its secret.
+          const replayed = error instanceof IdempotencyError ? REPLAYED_CREATE.exec(error.message)?.[1] : undefined;
+          if (replayed === undefined) throw error;
+          return { endpoint: await api(req, mode).webhookEndpoints.retrieve(replayed), secret: undefined };
+        }
+      });
       if (!done.ok) return showWebhooks(req, res, done.status, { message: done.notice, draft });
       const { endpoint, secret } = done.value;
-      // The same form sent again (a double click) replays the first answer without its secret.
       if (secret === undefined) {
         return showEndpoint(req, res, 200, mode, endpoint, {
           message: {
@@ -106,9 +121,7 @@ export function webhookEndpointRoutes(
     asyncHandler(async (req, res) => {
       const endpoint = await found(req, res);
       if (!endpoint) return;
-      const done = await kit.attempt(async () =>
-        withoutSecret(await v1(req, endpoint.mode, "POST", `/webhook-endpoints/${encodeURIComponent(endpoint.record.id)}/rotate-secret`)),
-      );
+      const done = await kit.attempt(async () => withoutSecret(await api(req, endpoint.mode).webhookEndpoints.rotateSecret(endpoint.record.id)));
       if (!done.ok) return showEndpoint(req, res, done.status, endpoint.mode, endpoint.record, { message: done.notice });
       await showEndpoint(req, res, 200, endpoint.mode, done.value.endpoint, {
         message: {
@@ -130,9 +143,9 @@ export function webhookEndpointRoutes(
       asyncHandler(async (req, res) => {
         const endpoint = await found(req, res);
         if (!endpoint) return;
-        const done = await kit.attempt(() => v1(req, endpoint.mode, "POST", `/webhook-endpoints/${encodeURIComponent(endpoint.record.id)}/${action}`));
+        const done = await kit.attempt(() => api(req, endpoint.mode).webhookEndpoints[action](endpoint.record.id));
         if (!done.ok) return showEndpoint(req, res, done.status, endpoint.mode, endpoint.record, { message: done.notice });
-        await showEndpoint(req, res, 200, endpoint.mode, done.value as EndpointRow, { message: { tone: "ok", text } });
+        await showEndpoint(req, res, 200, endpoint.mode, done.value, { message: { tone: "ok", text } });
       }),
     );
   }
@@ -144,10 +157,9 @@ export function webhookEndpointRoutes(
       if (!endpoint) return;
       // The type is checked by the /v1 route: an unknown one is refused with its message.
       const type = (req.body as Record<string, unknown>).type;
-      const input = typeof type === "string" && type !== "" ? { type } : {};
-      const done = await kit.attempt(
-        async () => (await v1(req, endpoint.mode, "POST", `/webhook-endpoints/${encodeURIComponent(endpoint.record.id)}/test`, input)) as DeliveryRow,
-      );
+      const input = (typeof type === "string" && type !== "" ? { type } : {}) as WebhookTestParams;
+      const { idempotencyKey } = kit.creating(req);
+      const done = await kit.attempt(() => api(req, endpoint.mode).webhookEndpoints.sendTest(endpoint.record.id, input, { idempotencyKey }));
       const message: Notice = done.ok ? { tone: "ok", text: `Test event queued as delivery ${done.value.id}, listed below.` } : done.notice;
       await showEndpoint(req, res, done.ok ? 200 : done.status, endpoint.mode, endpoint.record, { message });
     }),
@@ -171,7 +183,7 @@ export function webhookEndpointRoutes(
       const endpoint = await found(req, res);
       if (!endpoint) return;
       const { id, url } = endpoint.record;
-      const done = await kit.attempt(() => v1(req, endpoint.mode, "DELETE", `/webhook-endpoints/${encodeURIComponent(id)}`));
+      const done = await kit.attempt(() => api(req, endpoint.mode).webhookEndpoints.delete(id));
       if (!done.ok) return showEndpoint(req, res, done.status, endpoint.mode, endpoint.record, { message: done.notice });
       await showWebhooks(req, res, 200, { message: { tone: "ok", text: `Endpoint ${url} deleted.` } });
     }),

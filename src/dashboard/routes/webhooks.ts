@@ -1,6 +1,6 @@
 import type { Request, Response, Router } from "express";
 import { IN_PROCESS_ENDPOINT } from "../../core/ports/fan-out";
-import { asyncHandler } from "../../http/async-handler";
+import { asyncHandler } from "../../express/async-handler";
 import { MODES } from "../data";
 import { readModeList } from "../mode-lists";
 import type { DashboardKit, Notice } from "../kit";
@@ -14,17 +14,17 @@ import { webhookEndpointRoutes } from "./webhook-endpoints";
  * every attempt, and redelivery; the endpoints' own pages and actions are in webhook-endpoints.
  */
 export function webhookRoutes(router: Router, kit: DashboardKit): void {
-  const { deps } = kit;
+  const { backend } = kit;
 
   const showWebhooks = async (req: Request, res: Response, status: number, extra: WebhooksExtra = {}) => {
     const merchant = kit.merchant(req);
     const deliveryStatus = kit.text(req, "status");
     const base = kit.merchantBase(req);
     const endpoints = await Promise.all(
-      MODES.map(async (mode) => ((await deps.v1(merchant, mode, "GET", "/webhook-endpoints", {})) as { data: EndpointRow[] }).data),
+      MODES.map(async (mode): Promise<EndpointRow[]> => (await backend.forMerchant(merchant.id, mode).webhookEndpoints.list()).data),
     );
     // The deliveries of both modes, newest first, as every list of the dashboard reads them.
-    const list = await readModeList<DeliveryRow>(kit, req, "/webhook-deliveries", { status: deliveryStatus }, `${base}/webhooks`);
+    const list = await readModeList<DeliveryRow>(kit, req, (api, query) => api.webhookDeliveries.list(query), { status: deliveryStatus }, `${base}/webhooks`);
     if (!list.ok) return kit.problem(req, res, list.status, list.notice.text, "webhooks");
     const body = webhooksBody({
       base,
@@ -40,18 +40,16 @@ export function webhookRoutes(router: Router, kit: DashboardKit): void {
   };
 
   const showDelivery = async (req: Request, res: Response, status: number, message: Notice | null) => {
-    const found = await findWebhookRecord<DeliveryRow>(kit, req, "webhook-deliveries", String(req.params.deliveryId));
+    const found = await findWebhookRecord<DeliveryRow>(kit, req, (api, id) => api.webhookDeliveries.retrieve(id), String(req.params.deliveryId));
     if (!found) return kit.notFound(req, res, "webhooks");
     const { mode, record: delivery } = found;
     const inProcess = delivery.endpointId === IN_PROCESS_ENDPOINT;
     // A deleted endpoint reads 404: the delivery's page then names it by id only.
-    const endpoint = inProcess
-      ? null
-      : await kit.attempt(() => deps.v1(kit.merchant(req), mode, "GET", `/webhook-endpoints/${encodeURIComponent(delivery.endpointId)}`, {}));
+    const endpoint = inProcess ? null : await kit.attempt(() => backend.forMerchant(kit.merchant(req).id, mode).webhookEndpoints.retrieve(delivery.endpointId));
     const body = deliveryBody({
       base: kit.merchantBase(req),
       delivery,
-      endpoint: endpoint?.ok ? (endpoint.value as EndpointRow) : null,
+      endpoint: endpoint?.ok ? endpoint.value : null,
       inProcess,
       csrf: kit.formToken(req),
       message,
@@ -72,10 +70,9 @@ export function webhookRoutes(router: Router, kit: DashboardKit): void {
   router.post(
     "/m/:merchantId/webhooks/deliveries/:deliveryId/redeliver",
     asyncHandler(async (req, res) => {
-      const found = await findWebhookRecord<DeliveryRow>(kit, req, "webhook-deliveries", String(req.params.deliveryId));
+      const found = await findWebhookRecord<DeliveryRow>(kit, req, (api, id) => api.webhookDeliveries.retrieve(id), String(req.params.deliveryId));
       if (!found) return kit.notFound(req, res, "webhooks");
-      const id = encodeURIComponent(found.record.id);
-      const done = await kit.attempt(() => deps.v1(kit.merchant(req), found.mode, "POST", `/webhook-deliveries/${id}/redeliver`, {}));
+      const done = await kit.attempt(() => backend.forMerchant(kit.merchant(req).id, found.mode).webhookDeliveries.redeliver(found.record.id));
       const message: Notice = done.ok ? { tone: "ok", text: "The delivery was queued again." } : done.notice;
       // The delivery's own page sends its redeliver form back there; the list's, to the list.
       if ((req.body as Record<string, unknown>).back === "delivery") return showDelivery(req, res, done.ok ? 200 : done.status, message);

@@ -4,18 +4,9 @@
  * the page is an https URL and a `#rrggbb` colour, never free text in CSS or a header.
  */
 
-/** Branding of the hosted payment pages. */
-export interface PayPageBranding {
-  /** Shown above the card instead of the merchant record's name. */
-  merchantName?: string;
-  /** An https URL of the logo shown beside the name; the page's CSP allows images from its origin only. */
-  logoUrl?: string;
-  /** The colour of buttons and highlights, `#rrggbb`. Text drawn in it is darkened as needed to stay readable. */
-  accentColor?: string;
-}
+import { ACCENT_COLOR, type PayPageBranding } from "../../service/options";
 
-/** `#rrggbb`, the one colour format accepted: no names, no functions, nothing CSS could read otherwise. */
-export const ACCENT_COLOR = /^#[0-9a-fA-F]{6}$/;
+export type { PayPageBranding } from "../../service/options";
 
 type Rgb = readonly [number, number, number];
 

@@ -1,14 +1,9 @@
-import { randomBytes } from "node:crypto";
 import type { Response } from "express";
 import { PAGE_CSS, PAGE_SCRIPT } from "./assets";
 import { brandingCss, logoOrigin, type PayPageBranding } from "./branding";
-import { html, trustedHtml, type SafeHtml } from "./escape";
+import { html, trustedHtml, type SafeHtml } from "../../html/escape";
+import { newNonce, setCommonHeaders } from "../../html/headers";
 import { LANGUAGE_NAMES, LANGUAGES, type Translator } from "./i18n/index";
-
-/** A fresh CSP nonce for one response. */
-export function newNonce(): string {
-  return randomBytes(16).toString("base64");
-}
 
 /**
  * Headers of every hosted-page response: a CSP that allows only our own nonce'd inline style
@@ -34,14 +29,6 @@ export function setPageHeaders(res: Response, nonce: string, logoOrigin: string 
   );
   res.setHeader("Vary", "Accept-Language");
   setCommonHeaders(res);
-}
-
-/** The headers the public status JSON shares with the page. */
-export function setCommonHeaders(res: Response): void {
-  res.setHeader("X-Frame-Options", "DENY");
-  res.setHeader("Referrer-Policy", "same-origin");
-  res.setHeader("Cache-Control", "no-store");
-  res.setHeader("X-Content-Type-Options", "nosniff");
 }
 
 /** What one page is made of. */

@@ -2,7 +2,7 @@ import type { CurrencyCatalog } from "../../currencies";
 import { padFraction } from "../../core/views/payer";
 import type { PaymentLinkRecord } from "../../core/ports/records";
 import { formatDecimal } from "../../money";
-import { html } from "./escape";
+import { html } from "../../html/escape";
 import type { Translator } from "./i18n/index";
 import type { Page } from "./layout";
 

@@ -1,5 +1,5 @@
 import type { PayerView } from "../../core/views/payer";
-import { html } from "./escape";
+import { html } from "../../html/escape";
 import type { Translator } from "./i18n/index";
 import type { Page } from "./layout";
 import { coinAmount, notice, statusPill } from "./parts";

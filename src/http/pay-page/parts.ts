@@ -1,5 +1,5 @@
 import type { InvoiceStatus } from "../../core/ports/records";
-import { html, type SafeHtml } from "./escape";
+import { html, type SafeHtml } from "../../html/escape";
 import type { MessageKey, Translator } from "./i18n/index";
 
 /**

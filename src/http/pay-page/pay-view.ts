@@ -1,5 +1,5 @@
 import type { PayerView } from "../../core/views/payer";
-import { html, type SafeHtml } from "./escape";
+import { html, type SafeHtml } from "../../html/escape";
 import type { Translator } from "./i18n/index";
 import type { Page } from "./layout";
 import { coinAmount, expiryTimer, formatUtc, notice, refreshHint, statusPill, type PageLinks } from "./parts";

@@ -1,7 +1,7 @@
 import QRCode from "qrcode";
 import type { NetworkConfig } from "../../currencies";
 import { formatDecimal } from "../../money";
-import { trustedHtml, type SafeHtml } from "./escape";
+import { trustedHtml, type SafeHtml } from "../../html/escape";
 
 /** BIP21 and its Litecoin twin: the coin, on its own network, and the URI scheme its wallets register. */
 const BIP21_SCHEMES: Readonly<Record<string, string>> = { BTC: "bitcoin", LTC: "litecoin" };

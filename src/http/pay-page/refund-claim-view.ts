@@ -1,7 +1,7 @@
 import type { CurrencyCatalog } from "../../currencies";
 import type { PayoutRecord } from "../../core/ports/records";
 import { formatDecimal, RATE_DECIMALS } from "../../money";
-import { html, type SafeHtml } from "./escape";
+import { html, type SafeHtml } from "../../html/escape";
 import type { Translator } from "./i18n/index";
 import type { Page } from "./layout";
 import { formatUtc, notice } from "./parts";

@@ -4,7 +4,7 @@ import { payerOptions, payerView, type PayerView } from "../../core/views/payer"
 import type { DepositRecord, InvoiceRecord, Mode } from "../../core/ports/records";
 import type { PayPageBranding } from "./branding";
 import { choosePage } from "./choose-view";
-import { html } from "./escape";
+import { html } from "../../html/escape";
 import type { Translator } from "./i18n/index";
 import { sendPage, type Page } from "./layout";
 import { errorPage, expiredPage, failedPage, notFoundPage, paidPage } from "./outcome-views";

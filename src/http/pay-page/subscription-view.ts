@@ -4,7 +4,7 @@ import type { InvoiceRecord, SubscriptionRecord } from "../../core/ports/records
 import { padFraction } from "../../core/views/payer";
 import { currentPeriodBounds } from "../../core/views/subscription";
 import { formatDecimal } from "../../money";
-import { html, type SafeHtml } from "./escape";
+import { html, type SafeHtml } from "../../html/escape";
 import type { MessageKey, Translator } from "./i18n/index";
 import type { Page } from "./layout";
 

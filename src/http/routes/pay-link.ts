@@ -1,14 +1,15 @@
 import { DEFAULT_BODY_TIMEOUT_MS } from "../../body-deadline";
-import { formBodyReader } from "../form-body";
+import { formBodyReader } from "../../express/form-body";
 import express, { type Request, type RequestHandler, type Response, type Router } from "express";
 import type { CoreContext } from "../../core/context";
 import { openInvoiceOfLink, openPaymentLink, payThroughPaymentLink } from "../../core/payment-links";
 import { PaymentError } from "../../errors";
 import { isPossibleId } from "../../schemas/fields";
-import { asyncHandler } from "../async-handler";
+import { asyncHandler } from "../../express/async-handler";
 import type { PayPageBranding } from "../pay-page/branding";
 import { requestLanguage, translator, type Translator } from "../pay-page/i18n/index";
-import { sendPage, setCommonHeaders } from "../pay-page/layout";
+import { setCommonHeaders } from "../../html/headers";
+import { sendPage } from "../pay-page/layout";
 import { paymentLinkPage, paymentLinkRefusalPage } from "../pay-page/link-view";
 import { VisitorCookie } from "../pay-page/visitor-cookie";
 import { clientKey, RateLimiter } from "../rate-limit";

@@ -2,14 +2,14 @@ import express, { type ErrorRequestHandler, type Request, type RequestHandler, t
 import type { CoreContext } from "../../core/context";
 import { selectPaymentMethod } from "../../core/invoices";
 import { PaymentError } from "../../errors";
-import { asyncErrorHandler, asyncHandler } from "../async-handler";
+import { asyncErrorHandler, asyncHandler } from "../../express/async-handler";
 import type { PayPageBranding } from "../pay-page/branding";
 import { requestLanguage, translator, type Translator } from "../pay-page/i18n/index";
-import { setCommonHeaders } from "../pay-page/layout";
+import { setCommonHeaders } from "../../html/headers";
 import type { PageLinks } from "../pay-page/parts";
 import { loadInvoice, publicStatus, renderError, renderInvoicePage, renderNotFound, viewOf, type PageLook } from "../pay-page/render";
 import { sendJson } from "../send-json";
-import { formBodyReader } from "../form-body";
+import { formBodyReader } from "../../express/form-body";
 
 /** Invoice ids only: anything else under /pay (such as /pay/link/:id) is left to other routes. */
 const INVOICE_ID = /^inv_[A-Za-z0-9]{1,64}$/;

@@ -14,12 +14,13 @@ import {
 import { PaymentError } from "../../errors";
 import { AmountFormatError, formatDecimal, parseDecimal } from "../../money";
 import { isPlainText, isPossibleId } from "../../schemas/fields";
-import { asyncHandler } from "../async-handler";
-import { formBodyReader } from "../form-body";
+import { asyncHandler } from "../../express/async-handler";
+import { formBodyReader } from "../../express/form-body";
 import { formToken, formTokenValid } from "../form-token";
 import type { PayPageBranding } from "../pay-page/branding";
 import { requestLanguage, translator, type Translator } from "../pay-page/i18n/index";
-import { sendPage, setCommonHeaders, type Page } from "../pay-page/layout";
+import { setCommonHeaders } from "../../html/headers";
+import { sendPage, type Page } from "../pay-page/layout";
 import { claimFormPage, claimNotFoundPage, claimReviewPage, claimStatusPage, rateText, type ClaimValues, type ShownQuote } from "../pay-page/refund-claim-view";
 import { fromSameOrigin } from "./pay-page";
 

@@ -4,12 +4,13 @@ import type { CoreContext } from "../../core/context";
 import type { SubscriptionRecord } from "../../core/ports/records";
 import { cancelByPayer, openPayerSubscription, type PayerSubscription } from "../../core/subscription-payer";
 import { PaymentError } from "../../errors";
-import { asyncHandler } from "../async-handler";
-import { formBodyReader } from "../form-body";
+import { asyncHandler } from "../../express/async-handler";
+import { formBodyReader } from "../../express/form-body";
 import { formToken, formTokenValid } from "../form-token";
 import type { PayPageBranding } from "../pay-page/branding";
 import { requestLanguage, translator } from "../pay-page/i18n/index";
-import { sendPage, setCommonHeaders } from "../pay-page/layout";
+import { setCommonHeaders } from "../../html/headers";
+import { sendPage } from "../pay-page/layout";
 import { subscriptionNotFoundPage, subscriptionPage } from "../pay-page/subscription-view";
 
 /** What the payer's subscription page is configured with. */

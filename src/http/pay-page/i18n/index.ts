@@ -1,5 +1,5 @@
 import type { Request } from "express";
-import { html, SafeHtml, type HtmlValue } from "../escape";
+import { html, SafeHtml, type HtmlValue } from "../../../html/escape";
 import { de } from "./de";
 import { en } from "./en";
 import { es } from "./es";

@@ -1,0 +1,111 @@
+import { paymentResources } from "../client/resources";
+import type { CoreContext } from "../core/context";
+import { DEFAULT_COOLING_OFF_HOURS } from "../core/payout-allowlist";
+import { notFound } from "../errors";
+import type { RouteTable } from "../api/route-table";
+import type { PaymentAdmin } from "./admin";
+import type { PaymentResources } from "../client/resources";
+import type { AuditLogPage } from "../core/audit-log";
+import type { CsvExport } from "../core/exports/csv-export";
+import type { ExportRequest } from "../core/exports/request";
+import type { HealthReport } from "../core/health";
+import type { ApiKeySummary, IssuedApiKey } from "../core/merchants";
+import type { OperatorAdmin } from "../core/operator-tools";
+import type { OperatorReport, OperatorReportOptions } from "../core/operator-report";
+import type { AllowedAddress, AllowedAddressInput } from "../core/payout-allowlist";
+import type { Logger } from "../core/ports/logger";
+import type { MerchantRecord, Mode, PayoutRecord } from "../core/ports/records";
+import type { CurrencyCatalog } from "../currencies";
+
+/**
+ * The admin methods the dashboard uses: a subset of the router's `PaymentAdmin` (documented
+ * there), so the router's own admin object is one.
+ */
+export interface DashboardAdmin
+  extends Pick<
+    OperatorAdmin,
+    | "listMerchants"
+    | "findPaymentByAddress"
+    | "searchPayments"
+    | "recordTimeline"
+    | "findPayout"
+    | "listHeldPayouts"
+    | "listAllHeldPayouts"
+    | "listLedgerEntries"
+  > {
+  getMerchant(id: string): Promise<MerchantRecord | null>;
+  listApiKeys(merchantId: string): Promise<ApiKeySummary[]>;
+  issueApiKey(merchantId: string, options?: { mode?: Mode; by?: string }): Promise<IssuedApiKey>;
+  revokeApiKey(keyId: string, options?: { by?: string }): Promise<boolean>;
+  setAllowlist(merchantId: string, setting: { enabled: boolean; by?: string }): Promise<MerchantRecord>;
+  addAllowedAddress(input: AllowedAddressInput): Promise<AllowedAddress>;
+  approveAllowedAddress(id: string, review: { by: string }): Promise<AllowedAddress>;
+  removeAllowedAddress(id: string, review: { by: string }): Promise<AllowedAddress>;
+  listAllowedAddresses(merchantId: string, options?: { mode?: Mode }): Promise<AllowedAddress[]>;
+  approvePayout(payoutId: string, review: { by: string }): Promise<PayoutRecord>;
+  rejectPayout(payoutId: string, review: { by: string; reason?: string }): Promise<PayoutRecord>;
+  listAuditLog(options?: { merchantId?: string; limit?: number; cursor?: string | null }): Promise<AuditLogPage>;
+  operatorReport(options?: OperatorReportOptions): Promise<OperatorReport>;
+  export(request: ExportRequest): CsvExport;
+}
+
+/**
+ * Everything the dashboard reads and acts through: the /v1 API in process for one merchant and
+ * mode (validation, scoping and idempotency as an API key gets them), the admin methods for
+ * what no key may do (keys, approvals, the allowlist, the audit log, exports) and for the reads
+ * across modes and merchants, and the router's health. No storage and no core context: what the
+ * pages show is what the API and the admin answer.
+ */
+export interface DashboardBackend {
+  /**
+   * The /v1 resources of one merchant in one mode. `actor` (`dashboard:<user>`) is the
+   * requester of what the calls create, kept on it and in the audit log. Works without the
+   * router's `publicUrl`: links are built as the API builds them for an in-process call.
+   */
+  forMerchant(merchantId: string, mode: Mode, options?: { actor?: string }): PaymentResources;
+  /** The admin methods the dashboard uses. */
+  admin: DashboardAdmin;
+  /** The router's health report (`router.health()`). */
+  health(): Promise<HealthReport>;
+  /** The coins and networks the router serves: for forms, amounts and explorer links. */
+  currencies: CurrencyCatalog;
+  /** The router's clock (ms): today's date of the exports form. */
+  now(): number;
+  /** Where the dashboard logs what went wrong after a page began. */
+  logger: Logger;
+  /** Hours between an allowlist address's approval and its first use, as the router applies them. */
+  allowlistCoolingOffHours: number;
+}
+
+/**
+ * The dashboard's backend over the service's parts: the /v1 route table called in process, the
+ * router's admin object and its health report.
+ *
+ * Unlike the public `router.forMerchant`, the resources here need no `publicUrl` (links are built
+ * as for any in-process call) and do not pass the request gate: the dashboard's own router is
+ * behind the gate already, so a page that began before `close()` finishes its reads.
+ */
+export function dashboardBackend(parts: { context: CoreContext; api: RouteTable; admin: PaymentAdmin; health: () => Promise<HealthReport> }): DashboardBackend {
+  const { context, api, admin } = parts;
+  return {
+    forMerchant: (merchantId, mode, options = {}) =>
+      paymentResources(async (call) => {
+        // Read per call, as an API key is: the merchant's settings (settleCurrency) may change.
+        const merchant = await context.storage.getMerchant(merchantId);
+        if (!merchant) throw notFound("merchant", merchantId);
+        return api.invoke({
+          method: call.method,
+          path: call.path,
+          input: call.input,
+          caller: { scope: { merchantId, mode }, merchant, actor: options.actor ?? null },
+          idempotencyKey: call.idempotencyKey,
+        });
+      }),
+    admin,
+    health: () => parts.health(),
+    currencies: context.currencies,
+    now: context.now,
+    logger: context.logger,
+    allowlistCoolingOffHours: context.allowlistCoolingOffHours ?? DEFAULT_COOLING_OFF_HOURS,
+  };
+}
