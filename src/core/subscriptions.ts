@@ -1,5 +1,13 @@
 import { createHash, timingSafeEqual } from "node:crypto";
-import type { PageQuery, Scope, StorageTransaction, SubscriptionFilter } from "./ports/storage/index";
+import {
+  hasStoragePart,
+  type PageQuery,
+  requireStoragePart,
+  type Scope,
+  type Storage,
+  type StorageTransaction,
+  type SubscriptionFilter,
+} from "./ports/storage/index";
 import { notFound, PaymentError } from "../errors";
 import { formatDecimal } from "../money";
 import type { CoreContext } from "./context";
@@ -91,6 +99,7 @@ export async function createSubscription(
   input: CreateSubscriptionInput,
   onCommit?: CommitHook<CreatedSubscription>,
 ): Promise<CreatedSubscription> {
+  subscriptionStorage(context.storage);
   const amount = parseAmountIn(context, input.amount, input.amountCurrency);
   if (amount <= 0n) throw new PaymentError("validation_error", "Invalid request: amount: must be greater than 0.");
   checkSchedule(input);
@@ -135,8 +144,8 @@ export async function createSubscription(
   const store = async (tx: StorageTransaction, first: SubscriptionPeriodRecord | null) => {
     if (first) Object.assign(subscription, { invoicedThrough: 0, openInvoiceId: first.invoiceId });
     subscription.nextRunAt = nextRunAt(subscription, now);
-    await tx.insertSubscription(subscription);
-    if (first) await tx.insertSubscriptionPeriod(first);
+    await subscriptionTx(tx).insertSubscription(subscription);
+    if (first) await subscriptionTx(tx).insertSubscriptionPeriod(first);
     await recordEvents(context, tx, [subscriptionEvent(context, subscription, "subscription.created")]);
     await onCommit?.(tx, created);
   };
@@ -186,14 +195,14 @@ function periodRecord(subscription: SubscriptionRecord, index: number, invoice: 
 
 /** The subscription with this id in `scope`, or a 404. */
 export async function getSubscription(context: CoreContext, scope: Scope, id: string): Promise<SubscriptionRecord> {
-  const subscription = await context.storage.getSubscription(scope, id);
+  const subscription = await subscriptionStorage(context.storage).getSubscription(scope, id);
   if (!subscription) throw notFound("subscription", id);
   return subscription;
 }
 
 /** One page of subscriptions, newest first. */
 export function listSubscriptions(context: CoreContext, scope: Scope, filter: SubscriptionFilter, page: PageQuery): Promise<SubscriptionRecord[]> {
-  return context.storage.listSubscriptions(scope, filter, page);
+  return subscriptionStorage(context.storage).listSubscriptions(scope, filter, page);
 }
 
 /** What an update may change; left out, unchanged. */
@@ -208,7 +217,7 @@ export interface UpdateSubscriptionInput {
 
 /** Locks a subscription of `scope` in `tx`: a 404 for another scope's, a 409 (40931) for a cancelled one. */
 async function lockOpen(tx: StorageTransaction, scope: Scope, id: string): Promise<SubscriptionRecord> {
-  const subscription = await tx.lockSubscription(id);
+  const subscription = await subscriptionTx(tx).lockSubscription(id);
   if (!subscription || subscription.merchantId !== scope.merchantId || subscription.mode !== scope.mode) throw notFound("subscription", id);
   if (subscription.status === "cancelled") throw new PaymentError("subscription_cancelled", `Subscription ${id} is cancelled; it cannot change any more.`);
   return subscription;
@@ -234,7 +243,7 @@ export async function updateSubscription(context: CoreContext, scope: Scope, id:
       updated.cancellationReason = null;
     }
     updated.nextRunAt = Math.min(updated.nextRunAt, nextRunAt(updated, now));
-    await tx.updateSubscription(updated);
+    await subscriptionTx(tx).updateSubscription(updated);
     return updated;
   });
 }
@@ -259,7 +268,7 @@ export async function cancelSubscription(
       ? { ...subscription, cancelAtPeriodEnd: true, cancellationReason: reason, updatedAt: now }
       : { ...subscription, status: "cancelled", cancelledAt: now, cancellationReason: reason, updatedAt: now };
     updated.nextRunAt = options.atPeriodEnd ? Math.min(subscription.nextRunAt, nextRunAt(updated, now)) : nextRunAt(updated, now);
-    await tx.updateSubscription(updated);
+    await subscriptionTx(tx).updateSubscription(updated);
     if (!options.atPeriodEnd) await recordEvents(context, tx, [subscriptionEvent(context, updated, "subscription.cancelled")]);
     return updated;
   });
@@ -293,17 +302,17 @@ async function invoicePeriod(context: CoreContext, snapshot: SubscriptionRecord,
   const scope = { merchantId: snapshot.merchantId, mode: snapshot.mode };
   try {
     await createInvoice(context, scope, periodInvoiceInput(context, snapshot, index), async (tx, invoice) => {
-      const subscription = await tx.lockSubscription(snapshot.id);
+      const subscription = await subscriptionTx(tx).lockSubscription(snapshot.id);
       if (!subscription || subscription.status === "cancelled" || subscription.invoicedThrough !== index - 1 || subscription.openInvoiceId !== null) {
         throw new PeriodTaken();
       }
       // The amount is the subscription's as locked now (an update may have come since the snapshot).
       if (subscription.amount !== snapshot.amount) throw new PeriodTaken();
       const now = context.now();
-      if (!(await tx.insertSubscriptionPeriod(periodRecord(subscription, index, invoice, now)))) throw new PeriodTaken();
+      if (!(await subscriptionTx(tx).insertSubscriptionPeriod(periodRecord(subscription, index, invoice, now)))) throw new PeriodTaken();
       const updated = { ...subscription, invoicedThrough: index, openInvoiceId: invoice.id, updatedAt: now };
       updated.nextRunAt = nextRunAt(updated, now);
-      await tx.updateSubscription(updated);
+      await subscriptionTx(tx).updateSubscription(updated);
     });
     return true;
   } catch (error) {
@@ -322,14 +331,14 @@ async function stepOnce(
   id: string,
 ): Promise<{ kind: "idle" | "moved" } | { kind: "invoice"; snapshot: SubscriptionRecord; index: number }> {
   return withOutbox(context, async (tx) => {
-    const subscription = await tx.lockSubscription(id);
+    const subscription = await subscriptionTx(tx).lockSubscription(id);
     if (!subscription || subscription.status === "cancelled") return { kind: "idle" as const };
     const now = context.now();
     const invoice = subscription.openInvoiceId === null ? null : await tx.findInvoice(subscription.openInvoiceId);
     const step = nextStep(subscription, now, invoice?.status ?? null);
     if (step === null) {
       const at = nextRunAt(subscription, now);
-      if (at !== subscription.nextRunAt) await tx.updateSubscription({ ...subscription, nextRunAt: at });
+      if (at !== subscription.nextRunAt) await subscriptionTx(tx).updateSubscription({ ...subscription, nextRunAt: at });
       return { kind: "idle" as const };
     }
     if (step.kind === "invoice") return { kind: "invoice" as const, snapshot: subscription, index: step.index };
@@ -337,8 +346,8 @@ async function stepOnce(
     const events: SubscriptionEventType[] = [];
     if (step.kind === "paid") {
       const paidIndex = subscription.invoicedThrough;
-      const [period] = await tx.listSubscriptionPeriods(id, 1);
-      if (period && period.index === paidIndex) await tx.updateSubscriptionPeriod({ ...period, paidAt: now });
+      const [period] = await subscriptionTx(tx).listSubscriptionPeriods(id, 1);
+      if (period && period.index === paidIndex) await subscriptionTx(tx).updateSubscriptionPeriod({ ...period, paidAt: now });
       updated.paidThrough = paidIndex;
       updated.openInvoiceId = null;
       const wasPastDue = subscription.status === "past_due";
@@ -357,7 +366,7 @@ async function stepOnce(
       events.push("subscription.cancelled");
     }
     updated.nextRunAt = nextRunAt(updated, now);
-    await tx.updateSubscription(updated);
+    await subscriptionTx(tx).updateSubscription(updated);
     await recordEvents(
       context,
       tx,
@@ -380,7 +389,7 @@ export async function advanceSubscription(context: CoreContext, id: string): Pro
     steps++;
   }
   if (steps > 0) {
-    const subscription = await context.storage.transaction((tx) => tx.lockSubscription(id));
+    const subscription = await context.storage.transaction((tx) => subscriptionTx(tx).lockSubscription(id));
     if (subscription) await expireUnservedInvoice(context, subscription);
   }
   return steps;
@@ -392,6 +401,8 @@ export async function advanceSubscription(context: CoreContext, id: string): Pro
  * each step is decided under the subscription's lock, and each period's invoice is made once.
  */
 export async function advanceDueSubscriptions(context: CoreContext, mode: Scope["mode"], limit = 100): Promise<number> {
+  // A storage without subscriptions has none to bill: the round does nothing.
+  if (!hasStoragePart(context.storage, "subscriptions")) return 0;
   const due = await context.storage.listDueSubscriptions(mode, context.now(), limit);
   let steps = 0;
   for (const subscription of due) steps += await advanceSubscription(context, subscription.id);
@@ -410,9 +421,9 @@ export interface PayerSubscription {
  */
 export async function openPayerSubscription(context: CoreContext, token: string): Promise<PayerSubscription> {
   const hash = hashToken(token);
-  const subscription = await context.storage.findSubscriptionByPayerToken(hash);
+  const subscription = await subscriptionStorage(context.storage).findSubscriptionByPayerToken(hash);
   if (!subscription || !timingSafeEqual(Buffer.from(subscription.payerTokenHash), Buffer.from(hash))) throw notFound("subscription", "(payer link)");
-  const periods = await context.storage.listSubscriptionPeriods(subscription.id, PAGE_PERIODS);
+  const periods = await subscriptionStorage(context.storage).listSubscriptionPeriods(subscription.id, PAGE_PERIODS);
   const invoices = await Promise.all(periods.map((period) => context.storage.findInvoice(period.invoiceId)));
   return { subscription, periods: periods.map((period, i) => ({ period, invoice: invoices[i] ?? null })) };
 }
@@ -436,10 +447,10 @@ export async function cancelByPayer(context: CoreContext, token: string): Promis
 export async function rotatePayerLink(context: CoreContext, scope: Scope, id: string): Promise<CreatedSubscription> {
   const payerToken = randomToken(40);
   const subscription = await context.storage.transaction(async (tx) => {
-    const locked = await tx.lockSubscription(id);
+    const locked = await subscriptionTx(tx).lockSubscription(id);
     if (!locked || locked.merchantId !== scope.merchantId || locked.mode !== scope.mode) throw notFound("subscription", id);
     const updated = { ...locked, payerTokenHash: hashToken(payerToken), updatedAt: context.now() };
-    await tx.updateSubscription(updated);
+    await subscriptionTx(tx).updateSubscription(updated);
     return updated;
   });
   return { subscription, payerToken };
@@ -458,7 +469,7 @@ export async function sandboxAdvanceSubscription(context: CoreContext, scope: Sc
     const now = context.now();
     const shift = Math.max(0, nextMoment(subscription) - now);
     const moved = (at: number) => at - shift;
-    await tx.updateSubscription({
+    await subscriptionTx(tx).updateSubscription({
       ...subscription,
       startAt: moved(subscription.startAt),
       anchorAt: moved(subscription.anchorAt),
@@ -469,4 +480,14 @@ export async function sandboxAdvanceSubscription(context: CoreContext, scope: Sc
   });
   await advanceSubscription(context, id);
   return getSubscription(context, scope, id);
+}
+
+/** The storage's subscriptions part, or the 501 of a storage without it (docs/storage.md, "Optional parts"). */
+function subscriptionStorage(storage: Storage) {
+  return requireStoragePart(storage, "subscriptions", "Subscriptions");
+}
+
+/** The same, on a transaction: its writes too. */
+function subscriptionTx(tx: StorageTransaction) {
+  return requireStoragePart(tx, "subscriptions", "Subscriptions", true);
 }

@@ -66,6 +66,8 @@ export function dashboardRouter(deps: DashboardDeps, options: DashboardOptions, 
 
   // A user who may see every merchant picks from a list while it is short; past that, by id.
   const allMerchants = async () => {
+    // A storage without the operator lists: no list, each merchant is reached by id (as past the limit).
+    if (!context.storage.listMerchants) return undefined;
     const page = await context.storage.listMerchants({ limit: SWITCHER_LIMIT + 1 });
     return page.length > SWITCHER_LIMIT ? undefined : page.sort((a, b) => a.name.localeCompare(b.name));
   };

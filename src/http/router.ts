@@ -7,7 +7,7 @@ import { sandboxChain, type SandboxChain } from "../adapters/chain/sandbox";
 import { STATIC_PRICING, staticPricing } from "../adapters/pricing/static";
 import type { PriceRead, PricingAdapter } from "../core/ports/pricing";
 import { embeddedStorage } from "../adapters/storage/embedded";
-import type { Storage } from "../core/ports/storage/index";
+import { requireStoragePart, type Storage } from "../core/ports/storage/index";
 import { chainHost, ChainSet } from "../core/chains";
 import type { CoreContext } from "../core/context";
 import { CurrencyCatalog, DEFAULT_CURRENCIES, DEFAULT_FIAT } from "../currencies";
@@ -195,7 +195,11 @@ export function createPaymentRouter(options: PaymentRouterOptions = {}): Payment
     currencies,
     priceSources: () => pricing.sources?.() ?? [],
     hotWallets: () => background.hotWalletReadings(),
-    webhookBacklog: { read: () => storage.webhookBacklog(now(), WEBHOOK_BACKLOG_LIMIT), now },
+    // Without the storage's backlog read the read fails, and the gauges are left out of every scrape (unknown).
+    webhookBacklog: {
+      read: async () => requireStoragePart(storage, "webhookBacklog", "The webhook backlog").webhookBacklog(now(), WEBHOOK_BACKLOG_LIMIT),
+      now,
+    },
     now,
   });
   context.telemetry = observability.telemetry;
