@@ -118,7 +118,17 @@ export type {
   SubscriptionReads,
   SubscriptionStore,
   SubscriptionFilter,
+  // The required part, and the optional parts (docs/storage.md, "Optional parts").
+  RequiredStorageReads,
+  OptionalStorageReads,
+  NotableDepositReads,
+  CompleteStorage,
+  CompleteStorageTransaction,
+  StoragePart,
+  StoragePartMember,
+  WithStoragePart,
 } from "./core/ports/storage/index";
+export { OPTIONAL_STORAGE_PARTS, STORAGE_PARTS, hasStoragePart, storageParts } from "./core/ports/storage/index";
 export { webhookDeliveryId, webhookPayload, fanOut, IN_PROCESS_ENDPOINT } from "./core/ports/fan-out";
 export type { InProcessEventContext, InProcessEventHandlers } from "./delivery/in-process";
 export { sandboxChain } from "./adapters/chain/sandbox";

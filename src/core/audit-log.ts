@@ -1,4 +1,5 @@
 import { newId } from "../ids";
+import { requireStoragePart } from "./ports/storage/index";
 import type { CoreContext } from "./context";
 import type { AuditEntryRecord } from "./ports/records";
 
@@ -35,7 +36,11 @@ export async function listAuditLog(context: CoreContext, options: { merchantId?:
   if (options.merchantId !== undefined && typeof options.merchantId !== "string") throw new TypeError("listAuditLog: merchantId must be a string");
   if (options.cursor != null && typeof options.cursor !== "string") throw new TypeError("listAuditLog: cursor must be the nextCursor of a page");
   // One more than asked tells whether a next page exists without a second read.
-  const rows = await context.storage.listAuditLog({ merchantId: options.merchantId, limit: limit + 1, after: options.cursor ?? null });
+  const rows = await requireStoragePart(context.storage, "auditLog", "Listing the audit log").listAuditLog({
+    merchantId: options.merchantId,
+    limit: limit + 1,
+    after: options.cursor ?? null,
+  });
   const entries = rows.slice(0, limit).map((row) => ({ ...row, at: new Date(row.at).toISOString() }));
   return { entries, nextCursor: rows.length > limit ? entries.at(-1)!.id : null };
 }

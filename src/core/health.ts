@@ -1,4 +1,5 @@
 import type { ChainAdapter } from "./ports/chain";
+import { hasStoragePart } from "./ports/storage/index";
 import { PriceUnavailableError, type PriceSourceStatus } from "./ports/pricing";
 import type { HotWalletReading } from "./hot-wallets";
 import type { CoreContext } from "./context";
@@ -245,8 +246,11 @@ export class HealthCheck {
 
   /** The outbox's backlog across every instance, from the storage (null when it cannot be read in time). */
   private async webhooks(now: number): Promise<HealthReport["webhooks"]> {
+    // A storage without the backlog read: unknown, as a read that failed (health is not degraded by it).
+    const storage = this.context.storage;
+    if (!hasStoragePart(storage, "webhookBacklog")) return null;
     try {
-      const backlog = await within(this.timeoutMs, () => this.context.storage.webhookBacklog(now, WEBHOOK_BACKLOG_LIMIT));
+      const backlog = await within(this.timeoutMs, () => storage.webhookBacklog(now, WEBHOOK_BACKLOG_LIMIT));
       const oldestDueSeconds = backlog.oldestDueAt === null ? 0 : Math.max(0, Math.round((now - backlog.oldestDueAt) / 1000));
       return { retrying: backlog.retrying, due: backlog.due, oldestDueSeconds, failingEndpoints: backlog.failingEndpoints };
     } catch {

@@ -1,5 +1,6 @@
 import { formatDecimal } from "../money";
 import type { CoreContext } from "./context";
+import { requireStoragePart } from "./ports/storage/index";
 import { reportedUnlistedTransfers, type ReportedUnlistedTransfer } from "./unlisted";
 import type { DepositRecord, Mode } from "./ports/records";
 
@@ -58,9 +59,10 @@ const PAGE = 500;
 /** Builds the operator report of one mode, across every merchant. */
 export async function operatorReport(context: CoreContext, options: OperatorReportOptions = {}): Promise<OperatorReport> {
   const mode = options.mode ?? "live";
+  const storage = requireStoragePart(context.storage, "operatorReport", "The operator report");
   const notable: DepositRecord[] = [];
   for (let after: string | null = null; ; ) {
-    const page = await context.storage.listNotableDeposits(mode, { limit: PAGE, after });
+    const page = await storage.listNotableDeposits(mode, { limit: PAGE, after });
     notable.push(...page);
     if (page.length < PAGE) break;
     after = page.at(-1)!.id;

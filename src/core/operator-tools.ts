@@ -1,6 +1,6 @@
 import type { CoreContext } from "./context";
 import type { MerchantRecord, Mode, WebhookDeliveryRecord } from "./ports/records";
-import type { OperatorDeliveryFilter, StorageMigrationReport } from "./ports/storage/index";
+import { type OperatorDeliveryFilter, requireStoragePart, type StorageMigrationReport } from "./ports/storage/index";
 import { redeliver } from "./webhook-endpoints";
 import { PaymentError } from "../errors";
 import { recordLookups, type RecordLookups } from "./record-lookups";
@@ -153,11 +153,16 @@ export function operatorAdmin(context: CoreContext): OperatorAdmin {
   return {
     ...recordLookups(context),
     listMerchants: async (options = {}) =>
-      paged(pageLimit(options.limit), (limit) => context.storage.listMerchants({ limit, after: options.after ?? null }), merchantSummary),
+      paged(
+        pageLimit(options.limit),
+        (limit) => requireStoragePart(context.storage, "operatorLists", "Listing merchants").listMerchants({ limit, after: options.after ?? null }),
+        merchantSummary,
+      ),
     listDeliveries: async (options = {}) => {
       const { limit, after, ...filter } = options;
+      const storage = requireStoragePart(context.storage, "operatorLists", "Listing webhook deliveries across merchants");
       if (filter.mode !== undefined && filter.mode !== "test" && filter.mode !== "live") throw new TypeError('mode must be "test" or "live"');
-      return paged(pageLimit(limit), (rows) => context.storage.listAllWebhookDeliveries(filter, { limit: rows, after: after ?? null }), deliverySummary);
+      return paged(pageLimit(limit), (rows) => storage.listAllWebhookDeliveries(filter, { limit: rows, after: after ?? null }), deliverySummary);
     },
     redeliver: async (deliveryId) => {
       // The delivery's scope never changes: read it, then redeliver as its merchant would.

@@ -1,4 +1,4 @@
-import type { PageQuery, Scope } from "./ports/storage/index";
+import { type PageQuery, requireStoragePart, type Scope, type Storage, type StorageTransaction } from "./ports/storage/index";
 import { notFound, PaymentError } from "../errors";
 import { formatDecimal } from "../money";
 import type { CoreContext } from "./context";
@@ -7,6 +7,10 @@ import { newId } from "../ids";
 import { createInvoice, parseAmountIn } from "./invoices";
 import type { InvoiceRecord, PaymentLinkRecord } from "./ports/records";
 
+/** The storage's payment links part, or the 501 of a storage without it (docs/storage.md, "Optional parts"). */
+const linkStorage = (storage: Storage) => requireStoragePart(storage, "paymentLinks", "Payment links");
+/** The same, on a transaction: its writes too. */
+const linkTransaction = (tx: StorageTransaction) => requireStoragePart(tx, "paymentLinks", "Payment links", true);
 /** A payment link's settings, shape-checked by the caller: the record's, with `amount` a decimal string in `amountCurrency`. */
 export type CreatePaymentLinkInput = Omit<PaymentLinkRecord, "id" | "merchantId" | "mode" | "amount" | "active" | "createdAt" | "updatedAt"> & {
   amount: string;
@@ -36,8 +40,9 @@ export async function createPaymentLink(
     createdAt: now,
     updatedAt: now,
   };
+  linkStorage(context.storage);
   await context.storage.transaction(async (tx) => {
-    await tx.insertPaymentLink(link);
+    await linkTransaction(tx).insertPaymentLink(link);
     await onCommit?.(tx, link);
   });
   return link;
@@ -45,19 +50,21 @@ export async function createPaymentLink(
 
 /** The payment link with this id in `scope`, or a 404. */
 export async function getPaymentLink(context: CoreContext, scope: Scope, id: string): Promise<PaymentLinkRecord> {
-  const link = await context.storage.getPaymentLink(scope, id);
+  const link = await linkStorage(context.storage).getPaymentLink(scope, id);
   if (!link) throw notFound("payment link", id);
   return link;
 }
 
 /** One page of payment links, newest first. */
 export async function listPaymentLinks(context: CoreContext, scope: Scope, page: PageQuery): Promise<PaymentLinkRecord[]> {
-  return context.storage.listPaymentLinks(scope, page);
+  return linkStorage(context.storage).listPaymentLinks(scope, page);
 }
 
 /** Stops a link from creating invoices; invoices it created already are unaffected. Idempotent. */
 export async function deactivatePaymentLink(context: CoreContext, scope: Scope, id: string): Promise<PaymentLinkRecord> {
-  return context.storage.transaction(async (tx) => {
+  linkStorage(context.storage);
+  return context.storage.transaction(async (transaction) => {
+    const tx = linkTransaction(transaction);
     const link = await tx.lockPaymentLink(id);
     if (!link || link.merchantId !== scope.merchantId || link.mode !== scope.mode) throw notFound("payment link", id);
     if (!link.active) return link;
@@ -72,7 +79,7 @@ export async function deactivatePaymentLink(context: CoreContext, scope: Scope, 
  * link is a 404, a deactivated one `invalid_state`.
  */
 export async function openPaymentLink(context: CoreContext, id: string): Promise<PaymentLinkRecord> {
-  const link = await context.storage.findPaymentLink(id);
+  const link = await linkStorage(context.storage).findPaymentLink(id);
   if (!link) throw notFound("payment link", id);
   if (!link.active) throw new PaymentError("invalid_state", "This payment link is no longer active.");
   return link;

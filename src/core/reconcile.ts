@@ -1,7 +1,7 @@
 import { formatDecimal } from "../money";
 import type { CoreContext } from "./context";
 import type { ChainAdapter, ChainHoldings, CoinHoldings } from "./ports/chain";
-import type { DepositTotal, PayoutTotal, UnlistedTotal } from "./ports/storage/index";
+import { type DepositTotal, type PayoutTotal, requireStoragePart, type UnlistedTotal } from "./ports/storage/index";
 import type {
   ReconcileAsset,
   ReconcileChain,
@@ -55,7 +55,7 @@ export async function reconcile(context: CoreContext, options: ReconcileOptions 
     throw new TypeError(`reconcile: chain must be the network of a live chain (${known.join(", ") || "none is configured"}), not ${JSON.stringify(wanted)}`);
   }
   const chosen = wanted === undefined ? live : live.filter((chain) => chain.networks.includes(wanted));
-  const storage = context.storage;
+  const storage = requireStoragePart(context.storage, "reconcile", "The reconcile report");
   const [deposits, payouts, balances, unlisted, readings] = await Promise.all([
     storage.depositTotals("live"),
     storage.payoutTotals("live"),

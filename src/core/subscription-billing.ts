@@ -1,5 +1,5 @@
 // The background billing of subscriptions: each step the clock makes due (a period's invoice, its payment, grace, cancellation), and the test-mode fast-forward.
-import type { Scope } from "./ports/storage/index";
+import { hasStoragePart, type Scope } from "./ports/storage/index";
 import { notFound } from "../errors";
 import type { CoreContext } from "./context";
 import { createInvoice } from "./invoices";
@@ -7,7 +7,7 @@ import { recordEvents, withOutbox } from "./outbox";
 import type { SubscriptionEventType, SubscriptionRecord } from "./ports/records";
 import { periodStart } from "./subscription-calendar";
 import { nextMoment, nextRunAt, nextStep } from "./subscription-machine";
-import { expireUnservedInvoice, lockOpen, periodInvoiceInput, periodRecord, subscriptionEvent } from "./subscription-shared";
+import { expireUnservedInvoice, lockOpen, periodInvoiceInput, periodRecord, subscriptionEvent, subscriptionTx } from "./subscription-shared";
 import { getSubscription } from "./subscriptions";
 
 /** Thrown inside an invoice's transaction when another instance made that period's invoice first: rolls it back. */
@@ -23,17 +23,17 @@ async function invoicePeriod(context: CoreContext, snapshot: SubscriptionRecord,
   const scope = { merchantId: snapshot.merchantId, mode: snapshot.mode };
   try {
     await createInvoice(context, scope, periodInvoiceInput(context, snapshot, index), async (tx, invoice) => {
-      const subscription = await tx.lockSubscription(snapshot.id);
+      const subscription = await subscriptionTx(tx).lockSubscription(snapshot.id);
       if (!subscription || subscription.status === "cancelled" || subscription.invoicedThrough !== index - 1 || subscription.openInvoiceId !== null) {
         throw new PeriodTaken();
       }
       // The amount is the subscription's as locked now (an update may have come since the snapshot).
       if (subscription.amount !== snapshot.amount) throw new PeriodTaken();
       const now = context.now();
-      if (!(await tx.insertSubscriptionPeriod(periodRecord(subscription, index, invoice, now)))) throw new PeriodTaken();
+      if (!(await subscriptionTx(tx).insertSubscriptionPeriod(periodRecord(subscription, index, invoice, now)))) throw new PeriodTaken();
       const updated = { ...subscription, invoicedThrough: index, openInvoiceId: invoice.id, updatedAt: now };
       updated.nextRunAt = nextRunAt(updated, now);
-      await tx.updateSubscription(updated);
+      await subscriptionTx(tx).updateSubscription(updated);
     });
     return true;
   } catch (error) {
@@ -52,14 +52,14 @@ async function stepOnce(
   id: string,
 ): Promise<{ kind: "idle" | "moved" } | { kind: "invoice"; snapshot: SubscriptionRecord; index: number }> {
   return withOutbox(context, async (tx) => {
-    const subscription = await tx.lockSubscription(id);
+    const subscription = await subscriptionTx(tx).lockSubscription(id);
     if (!subscription || subscription.status === "cancelled") return { kind: "idle" as const };
     const now = context.now();
     const invoice = subscription.openInvoiceId === null ? null : await tx.findInvoice(subscription.openInvoiceId);
     const step = nextStep(subscription, now, invoice?.status ?? null);
     if (step === null) {
       const at = nextRunAt(subscription, now);
-      if (at !== subscription.nextRunAt) await tx.updateSubscription({ ...subscription, nextRunAt: at });
+      if (at !== subscription.nextRunAt) await subscriptionTx(tx).updateSubscription({ ...subscription, nextRunAt: at });
       return { kind: "idle" as const };
     }
     if (step.kind === "invoice") return { kind: "invoice" as const, snapshot: subscription, index: step.index };
@@ -67,8 +67,8 @@ async function stepOnce(
     const events: SubscriptionEventType[] = [];
     if (step.kind === "paid") {
       const paidIndex = subscription.invoicedThrough;
-      const [period] = await tx.listSubscriptionPeriods(id, 1);
-      if (period && period.index === paidIndex) await tx.updateSubscriptionPeriod({ ...period, paidAt: now });
+      const [period] = await subscriptionTx(tx).listSubscriptionPeriods(id, 1);
+      if (period && period.index === paidIndex) await subscriptionTx(tx).updateSubscriptionPeriod({ ...period, paidAt: now });
       updated.paidThrough = paidIndex;
       updated.openInvoiceId = null;
       const wasPastDue = subscription.status === "past_due";
@@ -87,7 +87,7 @@ async function stepOnce(
       events.push("subscription.cancelled");
     }
     updated.nextRunAt = nextRunAt(updated, now);
-    await tx.updateSubscription(updated);
+    await subscriptionTx(tx).updateSubscription(updated);
     await recordEvents(
       context,
       tx,
@@ -110,7 +110,7 @@ export async function advanceSubscription(context: CoreContext, id: string): Pro
     steps++;
   }
   if (steps > 0) {
-    const subscription = await context.storage.transaction((tx) => tx.lockSubscription(id));
+    const subscription = await context.storage.transaction((tx) => subscriptionTx(tx).lockSubscription(id));
     if (subscription) await expireUnservedInvoice(context, subscription);
   }
   return steps;
@@ -122,6 +122,8 @@ export async function advanceSubscription(context: CoreContext, id: string): Pro
  * each step is decided under the subscription's lock, and each period's invoice is made once.
  */
 export async function advanceDueSubscriptions(context: CoreContext, mode: Scope["mode"], limit = 100): Promise<number> {
+  // A storage without subscriptions has none to bill: the round does nothing.
+  if (!hasStoragePart(context.storage, "subscriptions")) return 0;
   const due = await context.storage.listDueSubscriptions(mode, context.now(), limit);
   let steps = 0;
   for (const subscription of due) steps += await advanceSubscription(context, subscription.id);
@@ -141,7 +143,7 @@ export async function sandboxAdvanceSubscription(context: CoreContext, scope: Sc
     const now = context.now();
     const shift = Math.max(0, nextMoment(subscription) - now);
     const moved = (at: number) => at - shift;
-    await tx.updateSubscription({
+    await subscriptionTx(tx).updateSubscription({
       ...subscription,
       startAt: moved(subscription.startAt),
       anchorAt: moved(subscription.anchorAt),

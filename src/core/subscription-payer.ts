@@ -5,7 +5,7 @@ import { notFound, PaymentError } from "../errors";
 import type { CoreContext } from "./context";
 import { randomToken } from "../ids";
 import type { InvoiceRecord, SubscriptionPeriodRecord, SubscriptionRecord } from "./ports/records";
-import { hashToken } from "./subscription-shared";
+import { hashToken, subscriptionStorage, subscriptionTx } from "./subscription-shared";
 import { type CreatedSubscription, cancelSubscription } from "./subscriptions";
 
 /** The most periods a payer page lists. */
@@ -23,9 +23,9 @@ export interface PayerSubscription {
  */
 export async function openPayerSubscription(context: CoreContext, token: string): Promise<PayerSubscription> {
   const hash = hashToken(token);
-  const subscription = await context.storage.findSubscriptionByPayerToken(hash);
+  const subscription = await subscriptionStorage(context.storage).findSubscriptionByPayerToken(hash);
   if (!subscription || !timingSafeEqual(Buffer.from(subscription.payerTokenHash), Buffer.from(hash))) throw notFound("subscription", "(payer link)");
-  const periods = await context.storage.listSubscriptionPeriods(subscription.id, PAGE_PERIODS);
+  const periods = await subscriptionStorage(context.storage).listSubscriptionPeriods(subscription.id, PAGE_PERIODS);
   const invoices = await Promise.all(periods.map((period) => context.storage.findInvoice(period.invoiceId)));
   return { subscription, periods: periods.map((period, i) => ({ period, invoice: invoices[i] ?? null })) };
 }
@@ -49,10 +49,10 @@ export async function cancelByPayer(context: CoreContext, token: string): Promis
 export async function rotatePayerLink(context: CoreContext, scope: Scope, id: string): Promise<CreatedSubscription> {
   const payerToken = randomToken(40);
   const subscription = await context.storage.transaction(async (tx) => {
-    const locked = await tx.lockSubscription(id);
+    const locked = await subscriptionTx(tx).lockSubscription(id);
     if (!locked || locked.merchantId !== scope.merchantId || locked.mode !== scope.mode) throw notFound("subscription", id);
     const updated = { ...locked, payerTokenHash: hashToken(payerToken), updatedAt: context.now() };
-    await tx.updateSubscription(updated);
+    await subscriptionTx(tx).updateSubscription(updated);
     return updated;
   });
   return { subscription, payerToken };

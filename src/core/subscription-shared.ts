@@ -1,6 +1,6 @@
 // Pieces the subscription operations, its billing steps and its payer link share: kept apart so none of those files imports another in a loop.
 import { createHash } from "node:crypto";
-import type { Scope, StorageTransaction } from "./ports/storage/index";
+import { requireStoragePart, type Scope, type Storage, type StorageTransaction } from "./ports/storage/index";
 import { notFound, PaymentError } from "../errors";
 import { formatDecimal } from "../money";
 import type { CoreContext } from "./context";
@@ -30,7 +30,7 @@ export function subscriptionEvent(context: CoreContext, subscription: Subscripti
 
 /** Locks a subscription of `scope` in `tx`: a 404 for another scope's, a 409 (40931) for a cancelled one. */
 export async function lockOpen(tx: StorageTransaction, scope: Scope, id: string): Promise<SubscriptionRecord> {
-  const subscription = await tx.lockSubscription(id);
+  const subscription = await subscriptionTx(tx).lockSubscription(id);
   if (!subscription || subscription.merchantId !== scope.merchantId || subscription.mode !== scope.mode) throw notFound("subscription", id);
   if (subscription.status === "cancelled") throw new PaymentError("subscription_cancelled", `Subscription ${id} is cancelled; it cannot change any more.`);
   return subscription;
@@ -82,4 +82,14 @@ export async function expireUnservedInvoice(context: CoreContext, subscription: 
   const invoice = await context.storage.findInvoice(subscription.openInvoiceId);
   if (invoice?.status !== "PENDING" || invoice.receivedAmount > 0n) return;
   await forceExpire(context, subscription, invoice.id);
+}
+
+/** The storage's subscriptions part, or the 501 of a storage without it (docs/storage.md, "Optional parts"). */
+export function subscriptionStorage(storage: Storage) {
+  return requireStoragePart(storage, "subscriptions", "Subscriptions");
+}
+
+/** The same, on a transaction: its writes too. */
+export function subscriptionTx(tx: StorageTransaction) {
+  return requireStoragePart(tx, "subscriptions", "Subscriptions", true);
 }

@@ -9,7 +9,16 @@ import { recordEvents, withOutbox } from "./outbox";
 import type { BillingInterval, SubscriptionPeriodRecord, SubscriptionRecord } from "./ports/records";
 import { days, shortestPeriodDays } from "./subscription-calendar";
 import { nextRunAt } from "./subscription-machine";
-import { expireUnservedInvoice, hashToken, lockOpen, periodInvoiceInput, periodRecord, subscriptionEvent } from "./subscription-shared";
+import {
+  expireUnservedInvoice,
+  hashToken,
+  lockOpen,
+  periodInvoiceInput,
+  periodRecord,
+  subscriptionEvent,
+  subscriptionStorage,
+  subscriptionTx,
+} from "./subscription-shared";
 
 /** What creating a subscription needs, shape-checked by the caller's schema. */
 export interface CreateSubscriptionInput {
@@ -69,6 +78,7 @@ export async function createSubscription(
   input: CreateSubscriptionInput,
   onCommit?: CommitHook<CreatedSubscription>,
 ): Promise<CreatedSubscription> {
+  subscriptionStorage(context.storage);
   const amount = parseAmountIn(context, input.amount, input.amountCurrency);
   if (amount <= 0n) throw new PaymentError("validation_error", "Invalid request: amount: must be greater than 0.");
   checkSchedule(input);
@@ -113,8 +123,8 @@ export async function createSubscription(
   const store = async (tx: StorageTransaction, first: SubscriptionPeriodRecord | null) => {
     if (first) Object.assign(subscription, { invoicedThrough: 0, openInvoiceId: first.invoiceId });
     subscription.nextRunAt = nextRunAt(subscription, now);
-    await tx.insertSubscription(subscription);
-    if (first) await tx.insertSubscriptionPeriod(first);
+    await subscriptionTx(tx).insertSubscription(subscription);
+    if (first) await subscriptionTx(tx).insertSubscriptionPeriod(first);
     await recordEvents(context, tx, [subscriptionEvent(context, subscription, "subscription.created")]);
     await onCommit?.(tx, created);
   };
@@ -130,14 +140,14 @@ export async function createSubscription(
 
 /** The subscription with this id in `scope`, or a 404. */
 export async function getSubscription(context: CoreContext, scope: Scope, id: string): Promise<SubscriptionRecord> {
-  const subscription = await context.storage.getSubscription(scope, id);
+  const subscription = await subscriptionStorage(context.storage).getSubscription(scope, id);
   if (!subscription) throw notFound("subscription", id);
   return subscription;
 }
 
 /** One page of subscriptions, newest first. */
 export function listSubscriptions(context: CoreContext, scope: Scope, filter: SubscriptionFilter, page: PageQuery): Promise<SubscriptionRecord[]> {
-  return context.storage.listSubscriptions(scope, filter, page);
+  return subscriptionStorage(context.storage).listSubscriptions(scope, filter, page);
 }
 
 /** What an update may change; left out, unchanged. */
@@ -170,7 +180,7 @@ export async function updateSubscription(context: CoreContext, scope: Scope, id:
       updated.cancellationReason = null;
     }
     updated.nextRunAt = Math.min(updated.nextRunAt, nextRunAt(updated, now));
-    await tx.updateSubscription(updated);
+    await subscriptionTx(tx).updateSubscription(updated);
     return updated;
   });
 }
@@ -195,7 +205,7 @@ export async function cancelSubscription(
       ? { ...subscription, cancelAtPeriodEnd: true, cancellationReason: reason, updatedAt: now }
       : { ...subscription, status: "cancelled", cancelledAt: now, cancellationReason: reason, updatedAt: now };
     updated.nextRunAt = options.atPeriodEnd ? Math.min(subscription.nextRunAt, nextRunAt(updated, now)) : nextRunAt(updated, now);
-    await tx.updateSubscription(updated);
+    await subscriptionTx(tx).updateSubscription(updated);
     if (!options.atPeriodEnd) await recordEvents(context, tx, [subscriptionEvent(context, updated, "subscription.cancelled")]);
     return updated;
   });

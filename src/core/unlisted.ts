@@ -1,5 +1,5 @@
 import type { UnlistedTransfer } from "./ports/chain";
-import type { Storage } from "./ports/storage/index";
+import { requireStoragePart, type Storage } from "./ports/storage/index";
 import type { Logger } from "./ports/logger";
 import { newId } from "../ids";
 import type { Mode, UnlistedTransferRecord } from "./ports/records";
@@ -68,7 +68,7 @@ export async function recordUnlistedTransfer(
  * operator report lists to explain holdings at deposit addresses that no balance accounts for.
  */
 export function listUnlistedTransfers(context: { storage: Storage }, mode: Mode): Promise<UnlistedTransferRecord[]> {
-  return context.storage.listUnlistedTransfers(mode);
+  return requireStoragePart(context.storage, "operatorReport", "The operator report").listUnlistedTransfers(mode);
 }
 
 /** One transfer of a token outside the currency list to an issued address, as the operator report lists it. */

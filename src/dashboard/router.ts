@@ -1,3 +1,4 @@
+import { PaymentError } from "../errors";
 import { randomBytes } from "node:crypto";
 import express, { type Request, type Response, type Router } from "express";
 import type { MerchantRecord } from "../core/ports/records";
@@ -66,8 +67,12 @@ export function dashboardRouter(backend: DashboardBackend, options: DashboardOpt
 
   // A user who may see every merchant picks from a list while it is short; past that, by id.
   const allMerchants = async () => {
-    const page = await admin.listMerchants({ limit: SWITCHER_LIMIT });
-    return page.hasMore ? undefined : page.data.sort((a, b) => a.name.localeCompare(b.name));
+    // A storage without the operator lists (501): no list, each merchant is reached by id, as past the limit.
+    const page = await admin.listMerchants({ limit: SWITCHER_LIMIT }).catch((error: unknown) => {
+      if (error instanceof PaymentError && error.type === "storage_feature_unavailable") return null;
+      throw error;
+    });
+    return !page || page.hasMore ? undefined : page.data.sort((a, b) => a.name.localeCompare(b.name));
   };
   const chromeOf = async (req: Request, current?: Section): Promise<Chrome> => {
     const { user, merchant } = visitOf(req);

@@ -5,6 +5,7 @@ import { apiTables } from "../api/tables";
 import { DEFAULT_BODY_TIMEOUT_MS } from "../body-deadline";
 import { chainHost, ChainSet } from "../core/chains";
 import type { CoreContext } from "../core/context";
+import { requireStoragePart } from "../core/ports/storage/index";
 import { Deadline, ROUND_WAIT_MS } from "../core/deadline";
 import { HealthCheck, type HealthReportOptions, WEBHOOK_BACKLOG_LIMIT } from "../core/health";
 import { DEFAULT_KEY_LEASE_MS, runIdempotent } from "../core/idempotency";
@@ -68,7 +69,11 @@ export function openPaymentService(options: PaymentServiceOptions, caller: strin
     currencies,
     priceSources: () => pricing.sources?.() ?? [],
     hotWallets: () => background.hotWalletReadings(),
-    webhookBacklog: { read: () => storage.webhookBacklog(now(), WEBHOOK_BACKLOG_LIMIT), now },
+    // Without the storage's backlog read the read fails, and the gauges are left out of every scrape (unknown).
+    webhookBacklog: {
+      read: async () => requireStoragePart(storage, "webhookBacklog", "The webhook backlog").webhookBacklog(now(), WEBHOOK_BACKLOG_LIMIT),
+      now,
+    },
     now,
   });
   context.telemetry = observability.telemetry;

@@ -1,5 +1,13 @@
-import { afterEach, beforeEach, describe } from "vitest";
-import type { Storage } from "../core/ports/storage/index";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import {
+  type CompleteStorage,
+  hasStoragePart,
+  OPTIONAL_STORAGE_PARTS,
+  STORAGE_PARTS,
+  type Storage,
+  type StoragePart,
+  storageParts,
+} from "../core/ports/storage/index";
 import { addressTests } from "./storage/addresses";
 import { allowlistTests } from "./storage/allowlist";
 import { auditLogTests } from "./storage/audit-log";
@@ -39,6 +47,14 @@ export interface StorageAdapterTestOptions {
    * claims...). Default 24; more than a pool's connections is fine, they queue.
    */
   parallelism?: number;
+  /**
+   * The optional parts of `Storage` the adapter implements (docs/storage.md, "Optional parts"):
+   * their tests are registered, the others' are not (a storage without a part is not tested
+   * for it, nor skipped). Default: every part. A test checks that the adapter has exactly these
+   * parts, each whole, so a part left out here or implemented by half fails rather than going
+   * untested.
+   */
+  parts?: readonly StoragePart[];
 }
 
 /**
@@ -62,12 +78,21 @@ export interface StorageAdapterTestOptions {
  */
 export function runStorageAdapterTests(options: StorageAdapterTestOptions): void {
   let current: Storage | null = null;
+  const storage = () => {
+    if (!current) throw new Error("runStorageAdapterTests: no storage; createAdapter has not run for this test");
+    return current;
+  };
+  const parts = new Set<StoragePart>(options.parts ?? STORAGE_PARTS);
   const context: SuiteContext = {
-    storage: () => {
-      if (!current) throw new Error("runStorageAdapterTests: no storage; createAdapter has not run for this test");
-      return current;
-    },
+    storage,
+    // Used only by the tests of parts in `parts`, which the test below proves the storage has.
+    full: () => storage() as CompleteStorage,
+    parts,
     parallelism: options.parallelism ?? 24,
+  };
+  /** Registers the tests of an optional part when the adapter has it. */
+  const ifPart = (part: StoragePart, register: (ctx: SuiteContext) => void) => {
+    if (parts.has(part)) register(context);
   };
 
   describe(`${options.name ?? "storage adapter"} conforms to the Storage contract`, () => {
@@ -80,8 +105,21 @@ export function runStorageAdapterTests(options: StorageAdapterTestOptions): void
       if (storage) await (options.destroyAdapter ? options.destroyAdapter(storage) : storage.close());
     });
 
+    it("has exactly the optional parts it declares, each whole (reads on the storage, writes on its transactions)", async () => {
+      const storage = context.storage();
+      expect(storageParts(storage)).toEqual(STORAGE_PARTS.filter((part) => parts.has(part)));
+      const partial = STORAGE_PARTS.filter((part) => {
+        const { reads } = OPTIONAL_STORAGE_PARTS[part];
+        const present = reads.filter((name) => typeof (storage as unknown as Record<string, unknown>)[name] === "function");
+        return present.length > 0 && present.length < reads.length;
+      });
+      expect(partial).toEqual([]);
+      const txParts = await storage.transaction(async (tx) => STORAGE_PARTS.filter((part) => hasStoragePart(tx, part, true)));
+      expect(txParts).toEqual(STORAGE_PARTS.filter((part) => parts.has(part)));
+    });
+
     // One describe per part of the Storage port, in the order of its files, then the
-    // transaction over all of them.
+    // transaction over all of them. An optional part's tests only when the adapter has it.
     merchantTests(context);
     invoiceTests(context);
     addressTests(context);
@@ -89,19 +127,19 @@ export function runStorageAdapterTests(options: StorageAdapterTestOptions): void
     ledgerTests(context);
     payoutTests(context);
     exchangeTests(context);
-    paymentLinkTests(context);
+    ifPart("paymentLinks", paymentLinkTests);
     webhookEndpointTests(context);
     webhookOutboxTests(context);
-    webhookBacklogTests(context);
+    ifPart("webhookBacklog", webhookBacklogTests);
     idempotencyTests(context);
     cursorTests(context);
-    unlistedTransferTests(context);
-    operatorListTests(context);
-    reconcileTests(context);
-    exportTests(context);
-    auditLogTests(context);
+    ifPart("operatorReport", unlistedTransferTests);
+    ifPart("operatorLists", operatorListTests);
+    ifPart("reconcile", reconcileTests);
+    ifPart("exports", exportTests);
+    ifPart("auditLog", auditLogTests);
     allowlistTests(context);
-    subscriptionTests(context);
+    ifPart("subscriptions", subscriptionTests);
     transactionTests(context);
   });
 }

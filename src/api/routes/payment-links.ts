@@ -1,6 +1,7 @@
 import type { CoreContext } from "../../core/context";
 import { createPaymentLink, deactivatePaymentLink, getPaymentLink } from "../../core/payment-links";
 import type { PaymentLinkRecord } from "../../core/ports/records";
+import { requireStoragePart } from "../../core/ports/storage/index";
 import * as schemas from "../../schemas/v1";
 import * as v1 from "../../schemas/v1-resources";
 import { emptyBody, emptyQuery } from "../../schemas/webhooks";
@@ -62,8 +63,9 @@ export function paymentLinkRoutes(routes: RouteTable, context: CoreContext, view
     "/payment-links",
     schemas.plainListQuery,
     async (query, call) => {
-      const after = await checkCursor(query.cursor, (id) => context.storage.getPaymentLink(call.scope, id));
-      const rows = await context.storage.listPaymentLinks(call.scope, { limit: query.limit + 1, after });
+      const storage = requireStoragePart(context.storage, "paymentLinks", "Payment links");
+      const after = await checkCursor(query.cursor, (id) => storage.getPaymentLink(call.scope, id));
+      const rows = await storage.listPaymentLinks(call.scope, { limit: query.limit + 1, after });
       return page(rows, query.limit, view(call));
     },
     {

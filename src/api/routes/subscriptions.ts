@@ -1,5 +1,6 @@
 import type { CoreContext } from "../../core/context";
 import type { SubscriptionRecord } from "../../core/ports/records";
+import { requireStoragePart } from "../../core/ports/storage/index";
 import {
   type CreatedSubscription,
   cancelSubscription,
@@ -76,7 +77,8 @@ export function subscriptionRoutes(routes: RouteTable, context: CoreContext, pub
     "/subscriptions",
     schemas.subscriptionListQuery,
     async (query, call) => {
-      const after = await checkCursor(query.cursor, (id) => context.storage.getSubscription(call.scope, id));
+      const storage = requireStoragePart(context.storage, "subscriptions", "Subscriptions");
+      const after = await checkCursor(query.cursor, (id) => storage.getSubscription(call.scope, id));
       const filter = { ...(query.status ? { status: query.status } : {}), ...(query.customer ? { customer: query.customer } : {}) };
       const rows = await listSubscriptions(context, call.scope, filter, { limit: query.limit + 1, after });
       return page(rows, query.limit, view);

@@ -1,7 +1,7 @@
 import { Readable } from "node:stream";
 import { stringify } from "csv-stringify/sync";
 import type { CurrencyCatalog } from "../../currencies";
-import type { ExportCursor, ExportQuery, ExportReads } from "../ports/storage/index";
+import { type ExportCursor, type ExportQuery, type ExportReads, requireStoragePart } from "../ports/storage/index";
 import { EXPORT_KINDS, type ExportKind, type ExportKindSpec } from "./kinds";
 import { type CheckedExportRequest, checkExportRequest } from "./request";
 
@@ -43,9 +43,12 @@ export interface CsvExport {
   readonly rows: number;
 }
 
-/** What an export reads: the storage and the currency list (for decimals). */
+/**
+ * What an export reads: the storage and the currency list (for decimals). A storage without the
+ * `exports` part (`ExportReads`) is refused with `storage_feature_unavailable` before anything is read.
+ */
 export interface ExportContext {
-  storage: ExportReads;
+  storage: Partial<ExportReads>;
   currencies: CurrencyCatalog;
 }
 
@@ -58,11 +61,12 @@ const SAFE_NAME = /^[A-Za-z0-9_-]{1,64}$/;
  * storage read.
  */
 export function createCsvExport(context: ExportContext, request: unknown, pageSize: number = EXPORT_PAGE_SIZE): CsvExport {
+  const storage = requireStoragePart(context.storage, "exports", "Exports");
   const checked = checkExportRequest(request);
   if (!Number.isInteger(pageSize) || pageSize < 1) throw new TypeError(`export: pageSize must be a whole number >= 1, not ${pageSize}`);
   const spec = EXPORT_KINDS[checked.kind];
   const counter = { rows: 0 };
-  const stream = Readable.from(chunks(context, spec, checked, pageSize, counter), { objectMode: false });
+  const stream = Readable.from(chunks({ storage, currencies: context.currencies }, spec, checked, pageSize, counter), { objectMode: false });
   const parts = [checked.kind, checked.fromDay, checked.toDay];
   if (checked.merchantId !== undefined && SAFE_NAME.test(checked.merchantId)) parts.push(checked.merchantId);
   if (checked.mode !== undefined) parts.push(checked.mode);
@@ -84,7 +88,13 @@ export function createCsvExport(context: ExportContext, request: unknown, pageSi
  * the download exists. A page is read only when the stream wants data, and a page's chunk
  * outgrows the stream's buffer, so at most one page waits in it.
  */
-async function* chunks(context: ExportContext, spec: ExportKindSpec, request: CheckedExportRequest, pageSize: number, counter: { rows: number }) {
+async function* chunks(
+  context: { storage: ExportReads; currencies: CurrencyCatalog },
+  spec: ExportKindSpec,
+  request: CheckedExportRequest,
+  pageSize: number,
+  counter: { rows: number },
+) {
   const query: ExportQuery = { from: request.from, to: request.to, merchantId: request.merchantId, mode: request.mode, limit: pageSize };
   let header = stringify([spec.columns as string[]], DIALECT);
   let after: ExportCursor | null = null;

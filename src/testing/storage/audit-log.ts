@@ -18,13 +18,13 @@ const FRESHNESS: FreshnessCase[] = [
 export function auditLogTests(ctx: SuiteContext): void {
   describe("AuditLogStore: the audit log", () => {
     it("lists nothing before anything is recorded", async () => {
-      const storage = ctx.storage();
+      const storage = ctx.full();
       expect(await storage.listAuditLog({ limit: 10 })).toEqual([]);
       expect(await storage.listAuditLog({ merchantId: "m_1", limit: 10 })).toEqual([]);
     });
 
     it("returns entries as stored, newest first by (at, id), one merchant's or all, paged after an id", async () => {
-      const storage = ctx.storage();
+      const storage = ctx.full();
       const entries = [
         auditEntryOf({ id: "aud_a", at: T0 + 1 }),
         auditEntryOf({ id: "aud_c", at: T0 + 2, action: "api_key.issued", recordId: "key_1", mode: "live", actor: "host" }),
@@ -45,7 +45,7 @@ export function auditLogTests(ctx: SuiteContext): void {
     });
 
     it("keeps no entry of a transaction that threw", async () => {
-      const storage = ctx.storage();
+      const storage = ctx.full();
       await expect(
         storage.transaction(async (tx) => {
           await tx.insertAuditEntry(auditEntryOf());
@@ -57,7 +57,7 @@ export function auditLogTests(ctx: SuiteContext): void {
     });
 
     it("hands out copies: changing a returned entry changes nothing stored", async () => {
-      const storage = ctx.storage();
+      const storage = ctx.full();
       await storage.transaction((tx) => tx.insertAuditEntry(auditEntryOf()));
       const [read] = await storage.listAuditLog({ limit: 1 });
       read!.actor = "someone else";

@@ -19,7 +19,7 @@ interface Place {
 interface ExportCase {
   name: string;
   insert(tx: StorageTransaction, place: Place): Promise<void>;
-  read(storage: StorageReads, query: ExportQuery): Promise<Array<{ id: string; merchantId: string; mode: Mode | null }>>;
+  read(storage: Required<StorageReads>, query: ExportQuery): Promise<Array<{ id: string; merchantId: string; mode: Mode | null }>>;
   /** What a record stored at a place holds besides its place; records with an amount store HUGE. */
   stored?: Record<string, unknown>;
 }
@@ -97,17 +97,17 @@ export function exportTests(ctx: SuiteContext): void {
     for (const kind of CASES) {
       describe(kind.name, () => {
         const seed = async () => {
-          const storage = ctx.storage();
+          const storage = ctx.full();
           await storage.transaction(async (tx) => {
             for (const place of PLACES) await kind.insert(tx, place);
           });
           return storage;
         };
-        const ids = async (storage: StorageReads, query: Partial<ExportQuery>) =>
+        const ids = async (storage: Required<StorageReads>, query: Partial<ExportQuery>) =>
           (await kind.read(storage, { from: FROM, to: TO, limit: 100, ...query })).map((record) => record.id);
 
         it("returns nothing when nothing is stored", async () => {
-          expect(await ids(ctx.storage(), {})).toEqual([]);
+          expect(await ids(ctx.full(), {})).toEqual([]);
         });
 
         it("answers the range with `from` included and `to` excluded, oldest first, ties by id, every merchant and mode", async () => {
@@ -144,7 +144,7 @@ export function exportTests(ctx: SuiteContext): void {
 
         it("answers whole records, amounts beyond 2^64 exact, and sees a transaction's own writes inside it", async () => {
           const stored = kind.stored ?? { amount: HUGE };
-          const storage = ctx.storage();
+          const storage = ctx.full();
           await storage.transaction(async (tx) => {
             await kind.insert(tx, { id: "r_one", at: FROM + 1, merchantId: "m_1", mode: "live" });
             const [record] = await kind.read(tx, { from: FROM, to: TO, limit: 10 });
@@ -156,14 +156,14 @@ export function exportTests(ctx: SuiteContext): void {
     }
 
     it("answers an invoice as it was stored, metadata included", async () => {
-      const storage = ctx.storage();
+      const storage = ctx.full();
       const stored = invoice({ createdAt: FROM, metadata: { orderId: "=1+1", nested: { list: [1, "two"] } }, returnUrl: "https://shop.example/back" });
       await storage.transaction((tx) => tx.insertInvoice(stored));
       expect(await storage.exportInvoices({ from: FROM, to: TO, limit: 10 })).toEqual([stored]);
     });
 
     it("answers a deposit, a payout, an exchange, a ledger entry and an audit entry as they were stored", async () => {
-      const storage = ctx.storage();
+      const storage = ctx.full();
       const stored = {
         deposit: deposit({ seenAt: FROM, status: "CONFIRMED", creditedAt: FROM + 9, creditedAsset: "USDT", creditedAmount: 123n, reversals: 1 }),
         refund: payout({ createdAt: FROM, refundOf: "inv_1", refundDepositId: "dep_1", txHash: "0xabc", failureReason: "boom" }),

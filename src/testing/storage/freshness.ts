@@ -10,7 +10,7 @@ export interface FreshnessCase {
   /** The write, as the test title names it. */
   write: string;
   /** Reads the answer (reduced to what the write changes, where the rest is checked elsewhere). */
-  look: (reads: StorageReads) => Promise<unknown>;
+  look: (reads: Required<StorageReads>) => Promise<unknown>;
   /** The write, committed in a transaction of its own. */
   change: (tx: Tx) => Promise<unknown>;
   /** The answer once the write committed. */
@@ -29,7 +29,7 @@ export interface FreshnessCase {
 export function freshnessTests(ctx: SuiteContext, cases: FreshnessCase[]): void {
   describe("reads see the latest commit", () => {
     it.each(cases.map((c) => [`${c.read} after ${c.write}`, c] as const))("%s, read before the commit, answers as committed", async (_title, c) => {
-      const storage = ctx.storage();
+      const storage = ctx.full();
       await seed(storage);
       // Read twice: a cache that fills on the first read answers the second from itself.
       const before = await c.look(storage);

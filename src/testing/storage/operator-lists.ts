@@ -28,7 +28,7 @@ const FRESHNESS: FreshnessCase[] = [
 export function operatorListTests(ctx: SuiteContext): void {
   describe("OperatorListReads: merchants and deliveries across merchants", () => {
     it("returns empty pages for an empty store and for a cursor naming nothing", async () => {
-      const storage = ctx.storage();
+      const storage = ctx.full();
       expect(await storage.listMerchants({ limit: 10 })).toEqual([]);
       expect(await storage.listAllWebhookDeliveries({}, { limit: 10 })).toEqual([]);
       await seed(storage);
@@ -37,7 +37,7 @@ export function operatorListTests(ctx: SuiteContext): void {
     });
 
     it("lists merchants newest first by (createdAt, id), every one once across pages", async () => {
-      const storage = ctx.storage();
+      const storage = ctx.full();
       await storage.transaction(async (tx) => {
         await tx.insertMerchant(merchant({ id: "m_b", createdAt: T0 }));
         await tx.insertMerchant(merchant({ id: "m_d", createdAt: T0 + 5 }));
@@ -53,7 +53,7 @@ export function operatorListTests(ctx: SuiteContext): void {
     });
 
     it("lists every merchant's deliveries newest first by insertion, filtered by merchant, mode and failing", async () => {
-      const storage = ctx.storage();
+      const storage = ctx.full();
       const failed = { status: "failed", attempts: 8, nextAttemptAt: null, lastStatusCode: 500, lastError: "the endpoint answered 500" } as const;
       await storage.transaction(async (tx) => {
         await tx.insertWebhookDeliveries([
@@ -76,7 +76,7 @@ export function operatorListTests(ctx: SuiteContext): void {
     });
 
     it("keeps a delivery's place after it is updated", async () => {
-      const storage = ctx.storage();
+      const storage = ctx.full();
       await storage.transaction((tx) => tx.insertWebhookDeliveries([delivery({ id: "msg_1" }), delivery({ id: "msg_2", merchantId: "m_2" })]));
       await storage.transaction((tx) => tx.updateWebhookDelivery(delivery({ id: "msg_1", attempts: 1, lastStatusCode: 500, updatedAt: T0 + 9 })));
       expect(ids(await storage.listAllWebhookDeliveries({}, { limit: 10 }))).toEqual(["msg_2", "msg_1"]);

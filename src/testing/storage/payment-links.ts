@@ -34,7 +34,7 @@ const FRESHNESS: FreshnessCase[] = [
 export function paymentLinkTests(ctx: SuiteContext): void {
   describe("PaymentLinkStore: payment links", () => {
     it("returns null, empty lists or 0n for anything never stored", async () => {
-      const storage = ctx.storage();
+      const storage = ctx.full();
       expect(await storage.getPaymentLink(TEST, "pl_x")).toBeNull();
       expect(await storage.findPaymentLink("pl_x")).toBeNull();
       expect(await storage.listPaymentLinks(TEST, { limit: 10 })).toEqual([]);
@@ -44,21 +44,21 @@ export function paymentLinkTests(ctx: SuiteContext): void {
     });
 
     it("answers another merchant's records as not found", async () => {
-      const storage = ctx.storage();
+      const storage = ctx.full();
       await seed(storage);
       expect(await storage.getPaymentLink(OTHER, "pl_1")).toBeNull();
       expect(await storage.listPaymentLinks(OTHER, { limit: 10 })).toEqual([]);
     });
 
     it("answers the other mode's records as not found", async () => {
-      const storage = ctx.storage();
+      const storage = ctx.full();
       await seed(storage);
       expect(await storage.getPaymentLink(LIVE, "pl_1")).toBeNull();
       expect(await storage.listPaymentLinks(LIVE, { limit: 10 })).toEqual([]);
     });
 
     it("lets lockPaymentLink and findPaymentLink reach a link whatever its merchant", async () => {
-      const storage = ctx.storage();
+      const storage = ctx.full();
       await seed(storage);
       expect((await storage.findPaymentLink("pl_1"))?.merchantId).toBe("m_1");
       await storage.transaction(async (tx) => {
@@ -67,13 +67,13 @@ export function paymentLinkTests(ctx: SuiteContext): void {
     });
 
     it("returns records as they were stored, bigints, nulls and nested data included", async () => {
-      const storage = ctx.storage();
+      const storage = ctx.full();
       await seed(storage);
       expect(await storage.getPaymentLink(TEST, "pl_1")).toEqual(paymentLink());
     });
 
     it("keeps amounts exact far beyond 2^53 and 2^64, and every optional field either way", async () => {
-      const storage = ctx.storage();
+      const storage = ctx.full();
       const huge = 10n ** 40n + 7n; // 134 bits: no double or int64 survives this
       await storage.transaction(async (tx) => {
         await tx.insertPaymentLink(paymentLink({ amount: huge, acceptedCoins: null, metadata: null, returnUrl: null, settleCurrency: null, active: false }));
@@ -83,7 +83,7 @@ export function paymentLinkTests(ctx: SuiteContext): void {
     });
 
     it("stores a copy: mutating the record passed in changes nothing stored", async () => {
-      const storage = ctx.storage();
+      const storage = ctx.full();
       const link = paymentLink();
       await storage.transaction((tx) => tx.insertPaymentLink(link));
       link.acceptedCoins?.push("ETH");
@@ -91,7 +91,7 @@ export function paymentLinkTests(ctx: SuiteContext): void {
     });
 
     it("returns a copy: mutating a record read back changes nothing stored", async () => {
-      const storage = ctx.storage();
+      const storage = ctx.full();
       await seed(storage);
       const link = await storage.findPaymentLink("pl_1");
       if (link?.metadata) link.metadata.sku = "changed";
@@ -103,14 +103,14 @@ export function paymentLinkTests(ctx: SuiteContext): void {
     missingUpdateTests(ctx, [["payment link", (tx) => tx.updatePaymentLink(paymentLink())]]);
 
     it("replaces a record on update and keeps every lookup pointing at it", async () => {
-      const storage = ctx.storage();
+      const storage = ctx.full();
       await seed(storage);
       await storage.transaction((tx) => tx.updatePaymentLink(paymentLink({ active: false, updatedAt: T0 + 2 })));
       expect((await storage.findPaymentLink("pl_1"))?.active).toBe(false);
     });
 
     it("keeps payment links: scoped get, find by id alone, newest-first pages, lock and update", async () => {
-      const storage = ctx.storage();
+      const storage = ctx.full();
       await storage.transaction(async (tx) => {
         await tx.insertPaymentLink(paymentLink({ id: "pl_a", createdAt: T0 + 1 }));
         await tx.insertPaymentLink(paymentLink({ id: "pl_b", createdAt: T0 + 2 }));

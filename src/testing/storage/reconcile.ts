@@ -11,7 +11,7 @@ const HUGE = 2n ** 200n + 7n;
 export function reconcileTests(ctx: SuiteContext): void {
   describe("ReconcileReads: aggregate reads for reconciliation", () => {
     it("returns empty lists when nothing is stored", async () => {
-      const storage = ctx.storage();
+      const storage = ctx.full();
       expect(await storage.depositTotals("live")).toEqual([]);
       expect(await storage.payoutTotals("live")).toEqual([]);
       expect(await storage.balanceTotals("live")).toEqual([]);
@@ -19,7 +19,7 @@ export function reconcileTests(ctx: SuiteContext): void {
     });
 
     it("sums deposits and their fees per network, coin, status and stray (a coin other than the invoice's), one mode, every merchant", async () => {
-      const storage = ctx.storage();
+      const storage = ctx.full();
       await storage.transaction(async (tx) => {
         await tx.insertMerchant(merchant());
         await tx.insertMerchant(merchant({ id: "m_2" }));
@@ -52,7 +52,7 @@ export function reconcileTests(ctx: SuiteContext): void {
     });
 
     it("sums payouts and their fees per network, coin, status and whether a transaction was broadcast", async () => {
-      const storage = ctx.storage();
+      const storage = ctx.full();
       await storage.transaction(async (tx) => {
         const live = { mode: "live" as const, network: "ETH", coin: "ETH" };
         await tx.insertPayout(payout({ ...live, id: "p1", status: "COMPLETED", txHash: "0x1", amount: HUGE, fee: HUGE }));
@@ -72,7 +72,7 @@ export function reconcileTests(ctx: SuiteContext): void {
     });
 
     it("sums balances per asset across merchants, counting those below zero and their sum", async () => {
-      const storage = ctx.storage();
+      const storage = ctx.full();
       const live = { mode: "live" as const };
       await storage.transaction(async (tx) => {
         await tx.postLedgerEntries([
@@ -93,7 +93,7 @@ export function reconcileTests(ctx: SuiteContext): void {
     });
 
     it("sums unlisted-token transfers per network and token, in raw units", async () => {
-      const storage = ctx.storage();
+      const storage = ctx.full();
       const token = "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed";
       await storage.transaction(async (tx) => {
         await tx.insertUnlistedTransfer(unlistedTransfer({ id: "u1", mode: "live" }));
@@ -109,7 +109,7 @@ export function reconcileTests(ctx: SuiteContext): void {
     });
 
     it("sees a transaction's own writes inside it, and every committed write after it", async () => {
-      const storage = ctx.storage();
+      const storage = ctx.full();
       await storage.transaction(async (tx) => {
         await tx.insertPayout(payout({ mode: "live", network: "ETH", coin: "ETH", amount: 4n }));
         expect(await tx.payoutTotals("live")).toEqual([{ network: "ETH", coin: "ETH", status: "PROCESSING", sent: false, count: 1, amount: 4n, fee: 5n }]);

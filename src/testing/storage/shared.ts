@@ -18,7 +18,7 @@ export type LockCase = [method: string, lock: (tx: Tx) => Promise<unknown>, writ
 /** Each insert of `cases` is refused, and the transaction it was part of writes nothing at all. */
 export function uniqueTests(ctx: SuiteContext, cases: UniqueCase[]): void {
   it.each(cases)("refuses a second record with the same %s, and the transaction writes nothing", async (_name, insert) => {
-    const storage = ctx.storage();
+    const storage = ctx.full();
     await seed(storage);
     const before = await snapshot(storage);
     await expect(
@@ -34,7 +34,7 @@ export function uniqueTests(ctx: SuiteContext, cases: UniqueCase[]): void {
 /** Each update of `cases` throws: an update never creates its record. */
 export function missingUpdateTests(ctx: SuiteContext, cases: MissingCase[]): void {
   it.each(cases)("refuses to update a %s that does not exist", async (_name, update) => {
-    const storage = ctx.storage();
+    const storage = ctx.full();
     await expect(storage.transaction(update)).rejects.toThrow();
   });
 }
@@ -42,7 +42,7 @@ export function missingUpdateTests(ctx: SuiteContext, cases: MissingCase[]): voi
 /** Each `lock*` of `cases` holds its record: a second transaction locking it waits for the first to end, then sees its write. */
 export function lockTests(ctx: SuiteContext, cases: LockCase[]): void {
   it.each(cases)("%s holds the record: a second transaction locking it waits, then sees the first one's write", async (_name, lock, write, lockAndRead) => {
-    const storage = ctx.storage();
+    const storage = ctx.full();
     await seed(storage);
     const before = await storage.transaction(lockAndRead);
     const hold = gate();

@@ -56,7 +56,7 @@ export const period = (index: number, over: Partial<SubscriptionPeriodRecord> = 
 export function subscriptionTests(ctx: SuiteContext): void {
   describe("SubscriptionStore: subscriptions and their periods", () => {
     it("returns null or empty lists for anything never stored", async () => {
-      const storage = ctx.storage();
+      const storage = ctx.full();
       expect(await storage.getSubscription(TEST, "sub_x")).toBeNull();
       expect(await storage.findSubscriptionByPayerToken("b".repeat(64))).toBeNull();
       expect(await storage.listSubscriptions(TEST, {}, { limit: 10 })).toEqual([]);
@@ -66,7 +66,7 @@ export function subscriptionTests(ctx: SuiteContext): void {
     });
 
     it("keeps a subscription as given, in its scope only, and finds it by its token hash from any scope", async () => {
-      const storage = ctx.storage();
+      const storage = ctx.full();
       await storage.transaction((tx) => tx.insertSubscription(subscription()));
       expect(await storage.getSubscription(TEST, "sub_1")).toEqual(subscription());
       expect(await storage.getSubscription(OTHER, "sub_1")).toBeNull();
@@ -80,7 +80,7 @@ export function subscriptionTests(ctx: SuiteContext): void {
     });
 
     it("refuses a second subscription with the same id or token hash, and an update of one never stored", async () => {
-      const storage = ctx.storage();
+      const storage = ctx.full();
       await storage.transaction((tx) => tx.insertSubscription(subscription()));
       await expect(storage.transaction((tx) => tx.insertSubscription(subscription({ payerTokenHash: "c".repeat(64) })))).rejects.toThrow();
       await expect(storage.transaction((tx) => tx.insertSubscription(subscription({ id: "sub_2" })))).rejects.toThrow();
@@ -90,7 +90,7 @@ export function subscriptionTests(ctx: SuiteContext): void {
     });
 
     it("pages newest first by (createdAt, id), filtered by status and customer", async () => {
-      const storage = ctx.storage();
+      const storage = ctx.full();
       const rows = [
         subscription({ id: "sub_a", customer: "alice", payerTokenHash: "1".repeat(64), createdAt: T0 }),
         subscription({ id: "sub_b", customer: "bob", status: "cancelled", payerTokenHash: "2".repeat(64), createdAt: T0 + 1 }),
@@ -111,7 +111,7 @@ export function subscriptionTests(ctx: SuiteContext): void {
     });
 
     it("lists the due subscriptions of a mode, not cancelled, the longest due first, at most limit", async () => {
-      const storage = ctx.storage();
+      const storage = ctx.full();
       await storage.transaction(async (tx) => {
         await tx.insertSubscription(subscription({ id: "sub_late", nextRunAt: T0 + 5, payerTokenHash: "1".repeat(64) }));
         await tx.insertSubscription(subscription({ id: "sub_early", nextRunAt: T0 + 1, payerTokenHash: "2".repeat(64) }));
@@ -125,7 +125,7 @@ export function subscriptionTests(ctx: SuiteContext): void {
     });
 
     it("stores a period once: a second insert of its (subscription, index) says false and changes nothing", async () => {
-      const storage = ctx.storage();
+      const storage = ctx.full();
       await storage.transaction(async (tx) => {
         expect(await tx.insertSubscriptionPeriod(period(0))).toBe(true);
         expect(await tx.insertSubscriptionPeriod(period(1))).toBe(true);
@@ -139,7 +139,7 @@ export function subscriptionTests(ctx: SuiteContext): void {
     });
 
     it("lets exactly one of many simultaneous transactions store the same period", async () => {
-      const storage = ctx.storage();
+      const storage = ctx.full();
       const outcomes = await Promise.all(
         Array.from({ length: Math.min(ctx.parallelism, 8) }, (_, n) =>
           storage.transaction((tx) => tx.insertSubscriptionPeriod(period(3, { invoiceId: `inv_race_${n}` }))),
@@ -152,7 +152,7 @@ export function subscriptionTests(ctx: SuiteContext): void {
     });
 
     it("rolls a period back with its transaction", async () => {
-      const storage = ctx.storage();
+      const storage = ctx.full();
       await expect(
         storage.transaction(async (tx) => {
           await tx.insertSubscriptionPeriod(period(0));
@@ -164,7 +164,7 @@ export function subscriptionTests(ctx: SuiteContext): void {
     });
 
     it("lockSubscription holds it: a second transaction locking it waits, then sees the first one's write", async () => {
-      const storage = ctx.storage();
+      const storage = ctx.full();
       await storage.transaction((tx) => tx.insertSubscription(subscription()));
       let release!: () => void;
       const hold = new Promise<void>((resolve) => (release = resolve));

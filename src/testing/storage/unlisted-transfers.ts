@@ -6,12 +6,12 @@ import { ids, T0, unlistedTransfer } from "./fixtures";
 export function unlistedTransferTests(ctx: SuiteContext): void {
   describe("UnlistedTransferStore: unlisted-token transfers", () => {
     it("returns null, empty lists or 0n for anything never stored", async () => {
-      const storage = ctx.storage();
+      const storage = ctx.full();
       expect(await storage.listUnlistedTransfers("test")).toEqual([]);
     });
 
     it("stores a transfer exactly (a 200-bit amount included) and lists it in its mode only", async () => {
-      const storage = ctx.storage();
+      const storage = ctx.full();
       const stored = await storage.transaction((tx) => tx.insertUnlistedTransfer(unlistedTransfer()));
       expect(stored).toBe(true);
       expect(await storage.listUnlistedTransfers("test")).toEqual([unlistedTransfer()]);
@@ -19,7 +19,7 @@ export function unlistedTransferTests(ctx: SuiteContext): void {
     });
 
     it("stores a repeat of the same (mode, network, txHash, logIndex) once, keeping the first as it was", async () => {
-      const storage = ctx.storage();
+      const storage = ctx.full();
       expect(await storage.transaction((tx) => tx.insertUnlistedTransfer(unlistedTransfer()))).toBe(true);
       const repeat = unlistedTransfer({ id: "unl_2", amount: 1n, seenAt: T0 + 5_000 });
       expect(await storage.transaction((tx) => tx.insertUnlistedTransfer(repeat))).toBe(false);
@@ -27,7 +27,7 @@ export function unlistedTransferTests(ctx: SuiteContext): void {
     });
 
     it("tells transfers apart by log index, network, transaction and mode, and lists them in the order stored", async () => {
-      const storage = ctx.storage();
+      const storage = ctx.full();
       const records = [
         unlistedTransfer({ id: "unl_c" }),
         unlistedTransfer({ id: "unl_a", logIndex: 4 }),
@@ -41,7 +41,7 @@ export function unlistedTransferTests(ctx: SuiteContext): void {
     });
 
     it("sees its own insert inside the transaction, and stores nothing when the transaction throws", async () => {
-      const storage = ctx.storage();
+      const storage = ctx.full();
       await expect(
         storage.transaction(async (tx) => {
           expect(await tx.insertUnlistedTransfer(unlistedTransfer())).toBe(true);
@@ -55,7 +55,7 @@ export function unlistedTransferTests(ctx: SuiteContext): void {
     });
 
     it("stores one of many concurrent reports of the same transfer", async () => {
-      const storage = ctx.storage();
+      const storage = ctx.full();
       const results = await Promise.all(
         Array.from({ length: ctx.parallelism }, (_, i) => storage.transaction((tx) => tx.insertUnlistedTransfer(unlistedTransfer({ id: `unl_${i}` })))),
       );

@@ -6,11 +6,11 @@ import { delivery, endpoint, T0 } from "./fixtures";
 export function webhookBacklogTests(ctx: SuiteContext): void {
   describe("WebhookBacklogReads: the outbox's backlog across merchants", () => {
     it("is empty for an empty outbox", async () => {
-      expect(await ctx.storage().webhookBacklog(T0, 1000)).toEqual({ due: 0, oldestDueAt: null, retrying: 0, failingEndpoints: 0 });
+      expect(await ctx.full().webhookBacklog(T0, 1000)).toEqual({ due: 0, oldestDueAt: null, retrying: 0, failingEndpoints: 0 });
     });
 
     it("counts due unleased deliveries of every merchant and mode, the oldest due, and the endpoints whose deliveries wait for a retry", async () => {
-      const storage = ctx.storage();
+      const storage = ctx.full();
       await storage.transaction(async (tx) => {
         await tx.insertWebhookEndpoint(endpoint({ id: "we_a" }));
         await tx.insertWebhookEndpoint(endpoint({ id: "we_b", merchantId: "m_2" }));
@@ -35,7 +35,7 @@ export function webhookBacklogTests(ctx: SuiteContext): void {
     });
 
     it("follows the deliveries as they are attempted, claimed and settled", async () => {
-      const storage = ctx.storage();
+      const storage = ctx.full();
       await storage.transaction(async (tx) => {
         await tx.insertWebhookEndpoint(endpoint({ id: "we_a" }));
         await tx.insertWebhookDeliveries([delivery({ id: "a1", endpointId: "we_a", nextAttemptAt: T0 })]);
@@ -60,7 +60,7 @@ export function webhookBacklogTests(ctx: SuiteContext): void {
     });
 
     it("counts an endpoint healthy from its first success after a failure, while its older deliveries wait for their retries", async () => {
-      const storage = ctx.storage();
+      const storage = ctx.full();
       await storage.transaction(async (tx) => {
         await tx.insertWebhookEndpoint(endpoint({ id: "we_a" }));
         await tx.insertWebhookDeliveries(["a1", "a2", "a3", "a4"].map((id) => delivery({ id, endpointId: "we_a", nextAttemptAt: T0 })));
@@ -94,7 +94,7 @@ export function webhookBacklogTests(ctx: SuiteContext): void {
     });
 
     it("stops each count at the limit, and still finds the oldest due", async () => {
-      const storage = ctx.storage();
+      const storage = ctx.full();
       await storage.transaction(async (tx) => {
         for (const id of ["we_a", "we_b", "we_c"]) await tx.insertWebhookEndpoint(endpoint({ id }));
         await tx.insertWebhookDeliveries(
@@ -108,7 +108,7 @@ export function webhookBacklogTests(ctx: SuiteContext): void {
     });
 
     it("sees a transaction's own deliveries inside it, and only committed ones outside", async () => {
-      const storage = ctx.storage();
+      const storage = ctx.full();
       await storage.transaction(async (tx) => {
         await tx.insertWebhookEndpoint(endpoint({ id: "we_a" }));
         await tx.insertWebhookDeliveries([delivery({ id: "a1", endpointId: "we_a", attempts: 1, nextAttemptAt: T0 })]);

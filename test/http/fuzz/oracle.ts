@@ -37,7 +37,7 @@ export async function storageSnapshot(storage: Storage, scopes: Scope[]): Promis
       await storage.listBalances(scope),
       await storage.listLedgerEntries(scope),
       await storage.listEvents(scope),
-      await storage.listPaymentLinks(scope, page),
+      await storage.listPaymentLinks!(scope, page),
       await storage.listWebhookEndpoints(scope),
       await storage.listWebhookDeliveries(scope, {}, page),
     );

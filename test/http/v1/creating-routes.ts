@@ -17,7 +17,7 @@ export const invoices = async (h: Harness) => (await h.router.storage.listInvoic
 export const payouts = async (h: Harness) => (await h.router.storage.listPayouts(scopeOf(h), { kind: "payout" }, { limit: 100 })).length;
 const refunds = async (h: Harness) => (await h.router.storage.listPayouts(scopeOf(h), { kind: "refund" }, { limit: 100 })).length;
 const exchanges = async (h: Harness) => (await h.router.storage.listExchanges(scopeOf(h), { limit: 100 })).length;
-const links = async (h: Harness) => (await h.router.storage.listPaymentLinks(scopeOf(h), { limit: 100 })).length;
+const links = async (h: Harness) => (await h.router.storage.listPaymentLinks!(scopeOf(h), { limit: 100 })).length;
 const endpoints = async (h: Harness) => (await h.router.storage.listWebhookEndpoints(scopeOf(h))).length;
 
 /** The creating POSTs of both prefixes, for the idempotency tests. */

@@ -1,11 +1,11 @@
 import type { DepositRecord } from "../../../core/ports/records";
-import type { DepositReads, DepositStore } from "../../../core/ports/storage/index";
+import type { DepositReads, DepositStore, NotableDepositReads } from "../../../core/ports/storage/index";
 import { copy } from "./copy";
 import { inScope, pick, scoped } from "./query";
 import { chainKey, conflict, deleteIn, missing, pushIn, type Run, setIn, type Tables, type Undo, type Writes } from "./tables";
 
 /** Deposits: reads. */
-export function depositReads(t: Tables, run: Run): DepositReads {
+export function depositReads(t: Tables, run: Run): DepositReads & NotableDepositReads {
   return {
     getDeposit: (scope, id) => run("getDeposit", () => scoped(t.deposits.get(id), scope, copy)),
     listDepositsForInvoice: (invoiceId) =>

@@ -1,4 +1,4 @@
-import type { Storage, StorageReads, StorageTransaction } from "../../../core/ports/storage/index";
+import type { CompleteStorage, CompleteStorageTransaction, StorageReads } from "../../../core/ports/storage/index";
 import { Mutex } from "../mutex";
 import { addressReads, addressWrites } from "./addresses";
 import { allowlistReads, allowlistWrites } from "./allowlist";
@@ -94,7 +94,7 @@ function writes(t: Tables, run: Run, undo: Undo[]) {
  * (`transaction` or a read) from inside it would wait for that very transaction. No async
  * context tracks this, because tracking one costs every promise in the process on Node 20.
  */
-export function memoryStorage(): Storage {
+export function memoryStorage(): CompleteStorage {
   const tables = new Tables();
   const mutex = new Mutex();
 
@@ -107,12 +107,12 @@ export function memoryStorage(): Storage {
       mutex.release();
     }
   };
-  const storageReads: StorageReads = assemble(...reads(tables, outsideRead));
+  const storageReads: Required<StorageReads> = assemble(...reads(tables, outsideRead));
 
   return {
     ...storageReads,
 
-    async transaction<T>(work: (tx: StorageTransaction) => Promise<T>): Promise<T> {
+    async transaction<T>(work: (tx: CompleteStorageTransaction) => Promise<T>): Promise<T> {
       await mutex.acquire();
       const state = { active: true };
       const undo: Undo[] = [];
@@ -122,7 +122,7 @@ export function memoryStorage(): Storage {
         }
         return operation();
       };
-      const tx: StorageTransaction = assemble(...reads(tables, inTransaction), ...writes(tables, inTransaction, undo));
+      const tx: CompleteStorageTransaction = assemble(...reads(tables, inTransaction), ...writes(tables, inTransaction, undo));
       try {
         return await work(tx);
       } catch (error) {

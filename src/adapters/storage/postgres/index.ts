@@ -1,7 +1,7 @@
 import { refuseUnknownOptions } from "../../../options-error";
 import type { EventRecord, WebhookEndpointRecord } from "../../../core/ports/records";
 import { fanOut } from "../../../core/ports/fan-out";
-import type { Scope, Storage, StorageMigrationReport, StorageTransaction } from "../../../core/ports/storage/index";
+import type { CompleteStorage, CompleteStorageTransaction, Scope, StorageMigrationReport } from "../../../core/ports/storage/index";
 import { cacheFor, type CachedTable, type CommittedCache } from "./cache";
 import { pgClient, type PgPoolLike } from "./pg-client";
 import { pgliteClient, type PGliteLike } from "./pglite-client";
@@ -47,8 +47,8 @@ export interface PostgresStorageOptions {
   cache?: boolean;
 }
 
-/** The storage `postgresStorage` returns. */
-export interface PostgresStorage extends Storage {
+/** The storage `postgresStorage` returns: every optional part included. */
+export interface PostgresStorage extends CompleteStorage {
   /**
    * Settles once the database is open and migrated; rejects with the reason it could not be.
    * Every method waits for it, so awaiting it is optional: do it at boot to fail fast.
@@ -184,10 +184,10 @@ export function postgresStorage(options: PostgresStorageOptions): PostgresStorag
       return report;
     },
 
-    async transaction<T>(work: (tx: StorageTransaction) => Promise<T>): Promise<T> {
+    async transaction<T>(work: (tx: CompleteStorageTransaction) => Promise<T>): Promise<T> {
       const db = await connection();
       const result = await db.transaction((sql) => {
-        const tx: StorageTransaction = Object.assign(sqlReads(sql, statements), sqlWrites(sql, statements));
+        const tx: CompleteStorageTransaction = Object.assign(sqlReads(sql, statements), sqlWrites(sql, statements));
         return work(cache ? cachedTransaction(tx, cache) : tx);
       });
       if (db.engine === "pglite" && ++transactions % ANALYZE_EVERY === 0) {
@@ -212,7 +212,7 @@ export function postgresStorage(options: PostgresStorageOptions): PostgresStorag
  * them; each such write empties that table's cache first, so nobody reads the old rows from it
  * meanwhile (and a rollback only costs a reload).
  */
-function cachedTransaction(tx: StorageTransaction, cache: CommittedCache): StorageTransaction {
+function cachedTransaction(tx: CompleteStorageTransaction, cache: CommittedCache): CompleteStorageTransaction {
   const dirty = new Set<CachedTable>();
   const writing =
     <A extends unknown[], R>(table: CachedTable, write: (...args: A) => Promise<R>) =>

@@ -41,7 +41,7 @@ async function all<T>(result: Promise<{ rows: Row[] }>, map: (row: Row) => T): P
  * The reads of the contract, over a connection: the pool outside a transaction (committed data),
  * or the transaction's own connection inside one (its own writes included).
  */
-export function sqlReads(db: SqlQueryable, s: Statements): StorageReads {
+export function sqlReads(db: SqlQueryable, s: Statements): Required<StorageReads> {
   return {
     getMerchant: (id) => one(db.query(s.getMerchant, [id]), merchantColumns.read),
     listAuditLog: (query) => all(db.query(s.listAuditLog, [query.merchantId ?? null, Math.max(0, query.limit), query.after ?? null]), auditColumns.read),

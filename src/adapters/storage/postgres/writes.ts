@@ -1,6 +1,6 @@
 import { webhookPayload } from "../../../core/ports/fan-out";
 import type { EventRecord } from "../../../core/ports/records";
-import type { StorageReads, StorageTransaction } from "../../../core/ports/storage/index";
+import type { CompleteStorageTransaction, StorageReads } from "../../../core/ports/storage/index";
 import { sqlAllowlistWrites } from "./allowlist";
 import { postLedgerEntries } from "./ledger";
 import type { SqlQueryable } from "./sql-client";
@@ -50,7 +50,7 @@ function deferRows(db: SqlQueryable, single: string, multiple: string, rows: unk
 }
 
 /** The writes of the contract over one transaction's connection. */
-export function sqlWrites(db: SqlQueryable, s: Statements): Omit<StorageTransaction, keyof StorageReads> {
+export function sqlWrites(db: SqlQueryable, s: Statements): Omit<CompleteStorageTransaction, keyof StorageReads> {
   return {
     insertMerchant: (m) => insert(db, s.insertMerchant, merchantColumns.params(m), () => `merchant ${m.id}`),
     updateMerchant: (m) => update(db, s.updateMerchant, merchantColumns.params(m), () => `merchant ${m.id}`),

@@ -12,7 +12,8 @@ export interface AuditLogQuery {
 
 /**
  * Reads of the audit log: who did what to which record, when. Entries are only ever appended,
- * never changed nor deleted.
+ * never changed nor deleted. Optional (the `auditLog` part): only the operator's audit screens
+ * read it; entries are written through `AuditLogStore`, which every adapter implements.
  */
 export interface AuditLogReads {
   /**
@@ -24,9 +25,10 @@ export interface AuditLogReads {
 
 /**
  * The audit log as a transaction sees it: an entry is appended in the same transaction as the
- * change it records, so there is never one without the other.
+ * change it records, so there is never one without the other. Required: money actions are
+ * audited whether or not the storage can list the log back (`AuditLogReads`).
  */
-export interface AuditLogStore extends AuditLogReads {
+export interface AuditLogStore {
   /** Appends an entry. Throws if its id exists. */
   insertAuditEntry(entry: AuditEntryRecord): Promise<void>;
 }

@@ -22,16 +22,23 @@ export interface DepositReads {
   /** Deposits of an invoice, in the order they were first seen; empty for an unknown invoice. */
   listDepositsForInvoice(invoiceId: string): Promise<DepositRecord[]>;
   /**
+   * Per asset, the sum of `scope`'s deposits that are seen but not yet confirmed (status
+   * PENDING), ordered by asset symbol; assets without one are left out.
+   */
+  sumPendingDeposits(scope: Scope): Promise<Array<{ asset: string; amount: bigint }>>;
+}
+
+/**
+ * The operator report's read of deposits (part of the optional `operatorReport` part, with
+ * `UnlistedTransferReads`): across every merchant, never reachable from the merchant API.
+ */
+export interface NotableDepositReads {
+  /**
    * Deposits in `mode` (every merchant) that were reversed at least once (`reversals > 0`) or
    * do not count toward their invoice (`countsTowardInvoice` false), in the order stored; with
    * `query.after`, those stored after that deposit. Feeds the operator report.
    */
   listNotableDeposits(mode: Mode, query: NotableDepositQuery): Promise<DepositRecord[]>;
-  /**
-   * Per asset, the sum of `scope`'s deposits that are seen but not yet confirmed (status
-   * PENDING), ordered by asset symbol; assets without one are left out.
-   */
-  sumPendingDeposits(scope: Scope): Promise<Array<{ asset: string; amount: bigint }>>;
 }
 
 /**

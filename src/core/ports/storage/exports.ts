@@ -33,7 +33,8 @@ export interface ExportQuery {
  * Reads for exports: keyset-paged walks over a time range across merchants, each page a bounded
  * read, so an export of millions of records holds one page at a time. No lock is taken; each page
  * sees what was committed when it was read. Records are ordered by (time, id), ids compared by
- * code unit.
+ * code unit. Optional (the `exports` part): without it the exports answer
+ * `storage_feature_unavailable`.
  */
 export interface ExportReads {
   /** Invoices (payments) by `createdAt`. */

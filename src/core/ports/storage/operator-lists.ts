@@ -17,6 +17,7 @@ export interface OperatorDeliveryFilter {
 /**
  * Reads for the operator (the command line, admin tools), across every merchant and mode: not
  * scoped, never reachable from the merchant API. Paged newest first like every other list.
+ * Optional (the `operatorLists` part): without it those lists answer `storage_feature_unavailable`.
  */
 export interface OperatorListReads {
   /** One newest-first page of every merchant, in (createdAt, id) order; an `after` naming no merchant gives an empty page. */

@@ -14,7 +14,11 @@ export interface PaymentLinkReads {
   listPaymentLinks(scope: Scope, page: PageQuery): Promise<PaymentLinkRecord[]>;
 }
 
-/** Payment links, as a transaction sees them: the id is unique, and a link changes under `lockPaymentLink`. */
+/**
+ * Payment links, as a transaction sees them: the id is unique, and a link changes under
+ * `lockPaymentLink`. Optional with its reads (the `paymentLinks` part): without it payment links
+ * answer `storage_feature_unavailable`.
+ */
 export interface PaymentLinkStore extends PaymentLinkReads {
   /** Stores a new payment link. Throws if the id exists. */
   insertPaymentLink(link: PaymentLinkRecord): Promise<void>;

@@ -49,6 +49,7 @@ export interface UnlistedTotal extends RecordTotal {
  * Aggregate reads for reconciling the records with the chains, across every merchant of one
  * mode: sums computed where the records are (GROUP BY in SQL), so a report over millions of
  * records costs a few rows, and no lock is taken. Each list is ordered by its key columns.
+ * Optional (the `reconcile` part): without it the reconcile report answers `storage_feature_unavailable`.
  */
 export interface ReconcileReads {
   /** Deposits per (network, coin, status, stray), ordered by those. */

@@ -32,7 +32,8 @@ export interface SubscriptionReads {
  * Subscriptions, as a transaction sees them: the id and the payer token hash are unique, a
  * subscription changes under `lockSubscription`, and a (subscription, index) period is stored at
  * most once: the insert of a second one does nothing and says so, which is what makes one
- * invoice per period hold across instances sharing a database.
+ * invoice per period hold across instances sharing a database. Optional with its reads (the
+ * `subscriptions` part): without it subscriptions answer `storage_feature_unavailable`.
  */
 export interface SubscriptionStore extends SubscriptionReads {
   /** Stores a new subscription. Throws if the id or the token hash exists. */

@@ -1,6 +1,10 @@
 import type { Mode, UnlistedTransferRecord } from "../records";
 
-/** Reads of unlisted-token transfers (tokens sent to an issued address that the service does not list). */
+/**
+ * Reads of unlisted-token transfers (tokens sent to an issued address that the service does not
+ * list). Optional: part of the `operatorReport` part (with `NotableDepositReads`), which only the
+ * operator report reads; the chain scan stores them through `UnlistedTransferStore` either way.
+ */
 export interface UnlistedTransferReads {
   /** Every unlisted-token transfer stored in `mode`, whatever the merchant, in the order stored. */
   listUnlistedTransfers(mode: Mode): Promise<UnlistedTransferRecord[]>;
@@ -10,7 +14,7 @@ export interface UnlistedTransferReads {
  * Unlisted-token transfers, as a transaction sees them: stored once per chain identity
  * (mode, network, txHash, logIndex), never credited, kept for the operator report.
  */
-export interface UnlistedTransferStore extends UnlistedTransferReads {
+export interface UnlistedTransferStore {
   /**
    * Stores an unlisted-token transfer unless one with the same (mode, network, txHash,
    * logIndex) is stored already. Returns true when it stored it, false for a repeat (the stored

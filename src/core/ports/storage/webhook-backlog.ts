@@ -21,7 +21,8 @@ export interface WebhookBacklog {
 /**
  * The backlog read. Not scoped: it answers counts only, never a merchant's ids. Cheap on a large
  * outbox (an adapter answers it from indexes over pending deliveries, never by scanning the
- * delivery log), and bounded by `limit`.
+ * delivery log), and bounded by `limit`. Optional (the `webhookBacklog` part): without it health
+ * reports the backlog unknown (`webhooks: null`) and the metrics leave its gauges out.
  */
 export interface WebhookBacklogReads {
   /** The backlog as of `now` (epoch ms), each count stopping at `limit`. */
