@@ -15,6 +15,8 @@ const reporters = reportersFor(process.env);
 export default defineConfig({
   resolve: express4 ? { alias: [{ find: /^express(?=\/|$)/, replacement: "express4" }] } : {},
   test: {
+    // Without DATABASE_URL, a throwaway PostgreSQL server for the run: test/support/postgres-server.ts.
+    globalSetup: ["test/support/postgres-server.ts"],
     include: ["test/**/*.test.ts", "examples/**/*.test.ts"],
     testTimeout: 20_000,
     ...(reporters ? { reporters } : {}),
