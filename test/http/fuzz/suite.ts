@@ -9,20 +9,21 @@
  * `__proto__` keys; 2,000 levels of nesting; corrupt Content-Encoding; wrong types; unknown
  * fields) and schema-shaped ones, and each property of fuzz/oracle.ts is checked on its own.
  *
- * Runs on the memory adapter, on PGlite, and on a PostgreSQL server when DATABASE_URL is set.
- * Fixed seed, few runs per route and property, so the file stays under a minute:
+ * Runs on the memory adapter, on PGlite, and on a PostgreSQL server, one test file each
+ * (test/http/fuzz-memory, fuzz-pglite, fuzz-postgres.test.ts), so that they run side by side.
+ * Fixed seed, few runs per route and property, so each file stays under a minute:
  *   FUZZ_RUNS=<n>   runs per route and property on every storage (nightly: FUZZ_RUNS=200)
  *   FUZZ_SEED=<n>   another seed (a failure prints the seed and path to replay it)
  */
 import fc from "fast-check";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { apiReferenceOf } from "../../src/http/routes/docs";
-import { storageBackends, type StorageBackend } from "../adapters/storage/sql-fixtures";
-import { check, PROPERTIES, storageSnapshot, type Property } from "./fuzz/oracle";
-import { describeRequest, requestArbitrary, send } from "./fuzz/requests";
-import { apiRoutes, PAGE_ROUTES, type FuzzRoute } from "./fuzz/routes";
-import { fuzzWorld, type FuzzApp } from "./fuzz/world";
-import { describeIf, NO_DATABASE_URL } from "../support/skips";
+import { apiReferenceOf } from "../../../src/http/routes/docs";
+import { storageBackends, type StorageBackend } from "../../adapters/storage/sql-fixtures";
+import { check, PROPERTIES, storageSnapshot, type Property } from "./oracle";
+import { describeRequest, requestArbitrary, send } from "./requests";
+import { apiRoutes, PAGE_ROUTES, type FuzzRoute } from "./routes";
+import { fuzzWorld, type FuzzApp } from "./world";
+import { describeIf, NO_DATABASE_URL } from "../../support/skips";
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20260301);
 const RUNS_OVERRIDE = Number(process.env.FUZZ_RUNS ?? "") || undefined;
@@ -77,7 +78,14 @@ function report(failures: Failure[]): string {
   return failures.map((f) => `\n● ${f.route}\n  request: ${f.counterexample}\n  failure: ${f.error}\n  replay:  ${f.replay}`).join("\n");
 }
 
-for (const backend of BACKENDS) {
+/**
+ * Registers the fuzzing of every route on one storage. Each storage's run has a test file of its
+ * own (test/http/fuzz-*.test.ts), so that the three, the slowest HTTP tests, run side by side in
+ * the test workers rather than one after the other.
+ */
+export function fuzzEveryRoute(name: StorageBackend["name"]): void {
+  const backend = BACKENDS.find((entry) => entry.name === name);
+  if (backend === undefined) throw new Error(`no storage backend named ${name}`);
   describeIf(backend.enabled, NO_DATABASE_URL)(`fuzzing every route on ${backend.name}`, () => {
     let app: FuzzApp;
     let routes: FuzzRoute[];
