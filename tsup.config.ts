@@ -29,7 +29,19 @@ async function copyReferenceAssets(): Promise<void> {
 
 export default defineConfig([
   {
-    entry: { index: "src/index.ts", postgres: "src/postgres.ts", evm: "src/evm.ts", rates: "src/rates.ts", bitcoin: "src/bitcoin.ts", monero: "src/monero.ts" },
+    entry: {
+      index: "src/index.ts",
+      client: "src/client/index.ts",
+      webhooks: "src/webhooks/index.ts",
+      operator: "src/operator.ts",
+      storage: "src/storage.ts",
+      chains: "src/chains.ts",
+      postgres: "src/postgres.ts",
+      evm: "src/evm.ts",
+      rates: "src/rates.ts",
+      bitcoin: "src/bitcoin.ts",
+      monero: "src/monero.ts",
+    },
     format: ["esm", "cjs"],
     dts,
     sourcemap: true,

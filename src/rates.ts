@@ -9,3 +9,5 @@ export type { ExchangeRates, ExchangeRatesOptions } from "./adapters/pricing/exc
 export * from "./adapters/pricing/sources/index";
 export { PriceUnavailableError } from "./core/ports/pricing";
 export type { PricingAdapter, PricingHost, Rate, PriceRead, PriceReadOutcome, PricePairStatus, PriceSourceStatus } from "./core/ports/pricing";
+export { staticPricing, DEFAULT_USD_PRICES } from "./adapters/pricing/static";
+export type { StaticPricing, StaticPricingOptions } from "./adapters/pricing/static";

@@ -1,14 +1,6 @@
 import { describe, expect, it } from "vitest";
-import {
-  CLIENT_CODES,
-  CodedError,
-  ERROR_CATALOGUE,
-  ERROR_CODES,
-  PaymentError,
-  WEBHOOK_HANDLER_CODES,
-  WEBHOOK_VERIFICATION_CODES,
-  WebhookVerificationError,
-} from "../src/index";
+import { CLIENT_CODES, CodedError, ERROR_CATALOGUE, ERROR_CODES, PaymentError, WebhookVerificationError } from "../src/index";
+import { WEBHOOK_HANDLER_CODES, WEBHOOK_VERIFICATION_CODES } from "../src/webhooks/index";
 
 describe("the error table", () => {
   it("gives every code to one name only, and every code is its HTTP status x 100 + n", () => {

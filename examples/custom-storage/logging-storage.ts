@@ -7,7 +7,8 @@
  * In an app: `createPaymentRouter({ storage: loggingStorage(postgresStorage({ ... }), { ... }) })`.
  * (Inside this repository the imports point at src/; an app imports "express-crypto-pay".)
  */
-import type { Storage, StorageTransaction } from "../../src/index";
+import type { Storage } from "../../src/index";
+import type { StorageTransaction } from "../../src/storage";
 
 /** One storage call as the log sees it. */
 export interface StorageCall {

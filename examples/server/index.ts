@@ -26,7 +26,8 @@
  */
 import { randomBytes } from "node:crypto";
 import express from "express";
-import { createPaymentRouter, type MerchantRecord, type PaymentRouter } from "../../src/index";
+import { createPaymentRouter, type PaymentRouter } from "../../src/index";
+import type { MerchantRecord } from "../../src/storage";
 import { bitcoinChain } from "../../src/bitcoin";
 import { evmChain } from "../../src/evm";
 import { moneroChain } from "../../src/monero";

@@ -1,6 +1,6 @@
 import { createServer, type AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
-import { EVENT_TYPES } from "../../src/index";
+import { EVENT_TYPES } from "../../src/storage";
 import express from "express";
 import { cli } from "./cli";
 import { listen, startCli } from "./service";

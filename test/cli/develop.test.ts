@@ -1,6 +1,7 @@
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { EVENT_TYPES, type EventType, type WebhookEvent, webhookHandler } from "../../src/index";
+import { EVENT_TYPES } from "../../src/storage";
+import { type EventType, type WebhookEvent, webhookHandler } from "../../src/index";
 import { cli, json } from "./cli";
 import { listen, type RunningService, startCli, startService } from "./service";
 

@@ -1,5 +1,6 @@
 import { describe, expect, expectTypeOf, it } from "vitest";
-import { AUTO_PAGING_MAX, type ListPage, type Payment, type PaymentResources } from "../../src/index";
+import { AUTO_PAGING_MAX } from "../../src/client/index";
+import type { ListPage, Payment, PaymentResources } from "../../src/index";
 import { deposit } from "../http/v1/support";
 import type { Harness } from "../helpers";
 import { CARRIER_NAMES, CARRIERS } from "./carriers";

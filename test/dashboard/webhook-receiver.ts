@@ -1,6 +1,7 @@
 import type { Server } from "node:http";
 import express from "express";
-import { webhookHandler, type WebhookEvent, type WebhookMiddleware } from "../../src/index";
+import { webhookHandler, type WebhookEvent } from "../../src/index";
+import type { WebhookMiddleware } from "../../src/webhooks/index";
 import type { Harness } from "../helpers";
 
 /**

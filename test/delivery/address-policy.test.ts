@@ -1,7 +1,8 @@
 import { BlockList } from "node:net";
 import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
-import { createPaymentRouter, memoryStorage, type StorageTransaction } from "../../src/index";
+import { createPaymentRouter, memoryStorage } from "../../src/index";
+import type { StorageTransaction } from "../../src/storage";
 import { generateWebhookSecret } from "../../src/webhook-secret";
 import { ipv6Groups, isPrivateAddress } from "../../src/delivery/url-guard";
 import { expectErrorObject, type Harness } from "../helpers";

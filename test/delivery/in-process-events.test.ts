@@ -1,6 +1,9 @@
 import { describe, expect, expectTypeOf, it } from "vitest";
 import { memoryStorage } from "../../src/adapters/storage/memory/index";
-import { IN_PROCESS_ENDPOINT, type InProcessEventContext, type OrOtherStatus, type PaymentEvent } from "../../src/index";
+import { IN_PROCESS_ENDPOINT } from "../../src/storage";
+import type { InProcessEventContext } from "../../src/operator";
+import type { OrOtherStatus } from "../../src/webhooks/index";
+import type { PaymentEvent } from "../../src/index";
 import { setup } from "../helpers";
 import { deposit, get, paidPayment } from "../http/v1/support";
 

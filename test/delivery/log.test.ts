@@ -1,6 +1,8 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, describe, expect, it } from "vitest";
-import { EVENT_STATUSES, EVENT_TYPES, type EventType, verifyWebhook } from "../../src/index";
+import { EVENT_STATUSES } from "../../src/webhooks/index";
+import { EVENT_TYPES } from "../../src/storage";
+import { type EventType, verifyWebhook } from "../../src/index";
 import type { Harness } from "../helpers";
 import {
   closeDeliveryTests,

@@ -1,5 +1,7 @@
 import { afterEach, describe, expect, expectTypeOf, it } from "vitest";
-import { IN_PROCESS_ENDPOINT, verifyWebhook, type OrOtherStatus, type ServiceEvent } from "../../src/index";
+import { IN_PROCESS_ENDPOINT } from "../../src/storage";
+import { verifyWebhook, type ServiceEvent } from "../../src/index";
+import type { OrOtherStatus } from "../../src/webhooks/index";
 import { ADDRESS, get as getV1, paidPayment } from "../http/v1/support";
 import { closeDeliveryTests, createEndpoint, drain, FAST, get, harness, listDeliveries, startReceiver } from "./receiver";
 

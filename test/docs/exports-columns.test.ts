@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { EXPORT_COLUMNS } from "../../src/index";
+import { EXPORT_COLUMNS } from "../../src/operator";
 
 /**
  * docs/exports.md documents every column of every kind of export, in the order of the file:

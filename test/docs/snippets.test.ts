@@ -76,6 +76,11 @@ const entryPoints: Record<string, string[]> = {
   "express-crypto-pay/monero": ["src/monero.ts"],
   "express-crypto-pay/rates": ["src/rates.ts"],
   "express-crypto-pay/testing": ["src/testing/index.ts"],
+  "express-crypto-pay/client": ["src/client/index.ts"],
+  "express-crypto-pay/webhooks": ["src/webhooks/index.ts"],
+  "express-crypto-pay/operator": ["src/operator.ts"],
+  "express-crypto-pay/storage": ["src/storage.ts"],
+  "express-crypto-pay/chains": ["src/chains.ts"],
 };
 
 /** A reader's strict settings: `tsc --strict`, ES modules, Node's types. */

@@ -1,6 +1,7 @@
 import pg from "pg";
 import { afterEach, expect, it } from "vitest";
-import type { EventRecord, Storage } from "../../src/index";
+import type { EventRecord } from "../../src/storage";
+import type { Storage } from "../../src/index";
 import { postgresStorage } from "../../src/postgres";
 import { DATABASE_URL, uniqueSchema } from "../adapters/storage/sql-fixtures";
 import { setup, type Harness } from "../helpers";

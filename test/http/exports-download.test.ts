@@ -11,7 +11,8 @@ import express from "express";
 import request from "supertest";
 import { afterEach, describe, expect, it } from "vitest";
 import { memoryStorage } from "../../src/adapters/storage/memory/index";
-import { createPaymentRouter, type ExportOutcome, type ExportRequest, type PaymentRouter, sendExport, type Storage } from "../../src/index";
+import { createPaymentRouter, type PaymentRouter, type Storage } from "../../src/index";
+import { type ExportOutcome, type ExportRequest, sendExport } from "../../src/operator";
 import { storageFixtures } from "../../src/testing/index";
 
 const { payout } = storageFixtures;

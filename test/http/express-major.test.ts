@@ -3,7 +3,8 @@ import request from "supertest";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { memoryStorage } from "../../src/adapters/storage/memory/index";
 import type { Storage } from "../../src/core/ports/storage/index";
-import { webhookHandler, webhookHeaders } from "../../src/index";
+import { webhookHandler } from "../../src/index";
+import { webhookHeaders } from "../../src/webhooks/index";
 import { expectErrorObject, setup } from "../helpers";
 
 /**

@@ -4,7 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { memoryStorage } from "../../src/adapters/storage/memory/index";
-import { createPaymentRouter, DEFAULT_CURRENCIES, staticPricing, type CurrencyConfig } from "../../src/index";
+import { createPaymentRouter, staticPricing, type CurrencyConfig } from "../../src/index";
+import { DEFAULT_CURRENCIES } from "../../src/chains";
 import { setup } from "../helpers";
 
 describe("createPaymentRouter options", () => {

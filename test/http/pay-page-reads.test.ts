@@ -1,7 +1,8 @@
 import pg from "pg";
 import request from "supertest";
 import { afterEach, describe, expect, it } from "vitest";
-import { memoryStorage, type Storage, type StorageTransaction } from "../../src/index";
+import { memoryStorage, type Storage } from "../../src/index";
+import type { StorageTransaction } from "../../src/storage";
 import { postgresStorage } from "../../src/postgres";
 import { DATABASE_URL, uniqueSchema } from "../adapters/storage/sql-fixtures";
 import { setup, type Harness } from "../helpers";

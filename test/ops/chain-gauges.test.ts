@@ -3,7 +3,7 @@ import request from "supertest";
 import express from "express";
 import parsePrometheusTextFormat, { type ParsedFamily } from "parse-prometheus-text-format";
 import { setup, simulatedLiveChain, type Harness } from "../helpers";
-import type { ChainSyncStatus, HotWalletBalance } from "../../src/index";
+import type { ChainSyncStatus, HotWalletBalance } from "../../src/chains";
 
 const PREFIX = "express_crypto_pay_";
 let h: Harness | undefined;

@@ -1,4 +1,5 @@
-import type { Storage, StorageTransaction } from "../../src/index";
+import type { Storage } from "../../src/index";
+import type { StorageTransaction } from "../../src/storage";
 
 /**
  * A transaction on `storage` that runs `work`, then stays open until `release` is called: on a

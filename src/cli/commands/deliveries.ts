@@ -1,4 +1,5 @@
-import type { DeliverySummary, PaymentAdmin } from "../../index";
+import type { DeliverySummary } from "../../operator";
+import type { PaymentAdmin } from "../../index";
 import type { Command, CommandInput } from "../command";
 import { stringFlag } from "../command";
 import { UsageError } from "../errors";

@@ -1,5 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import { generateWebhookSecret, webhookHeaders, webhookPayload } from "../../index";
+import { generateWebhookSecret } from "../../index";
+import { webhookHeaders } from "../../webhooks/index";
+import { webhookPayload } from "../../storage";
 import { stringFlag } from "../command";
 import { UsageError } from "../errors";
 import { type Json, RemoteError, UnreachableError } from "../remote/api";

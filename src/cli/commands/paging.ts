@@ -1,4 +1,4 @@
-import type { OperatorPageOptions } from "../../index";
+import type { OperatorPageOptions } from "../../operator";
 import type { CommandInput, Flags } from "../command";
 import { stringFlag } from "../command";
 import { UsageError } from "../errors";

@@ -1,4 +1,4 @@
-import type { ReconcileCount, ReconcileReport, ReconcileRow } from "../../index";
+import type { ReconcileCount, ReconcileReport, ReconcileRow } from "../../operator";
 import type { Command } from "../command";
 import { stringFlag } from "../command";
 import { table } from "../output";

@@ -1,4 +1,5 @@
-import { addressFamily, type AddressFamily, type EventType } from "../../index";
+import { addressFamily, type AddressFamily } from "../../chains";
+import type { EventType } from "../../index";
 import { type Json, RemoteError } from "../remote/api";
 import { decimal, halfOf, type Sandbox } from "../remote/sandbox";
 import { refundClaimRecipes } from "./trigger-claims";

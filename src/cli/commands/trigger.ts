@@ -1,4 +1,5 @@
-import { EVENT_TYPES, type EventType } from "../../index";
+import { EVENT_TYPES } from "../../storage";
+import type { EventType } from "../../index";
 import { stringFlag } from "../command";
 import { UsageError } from "../errors";
 import type { Json, RemoteApi } from "../remote/api";

@@ -3,7 +3,8 @@ import express from "express";
 import request from "supertest";
 import parsePrometheusTextFormat, { type ParsedFamily } from "parse-prometheus-text-format";
 import { coinbase, coingecko, exchangeRates, kraken, type ExchangeRates, type PriceSource } from "../../../src/rates";
-import type { HealthReport, PriceSourceHealth } from "../../../src/index";
+import type { HealthReport } from "../../../src/index";
+import type { PriceSourceHealth } from "../../../src/operator";
 import { setup, simulatedLiveChain, TestClock, type Harness } from "../../helpers";
 import { startMarket, USD_PRICES, type Market } from "./market";
 

@@ -7,7 +7,8 @@ import { text } from "node:stream/consumers";
 import { parse } from "csv-parse/sync";
 import { afterEach, describe, expect, it } from "vitest";
 import { memoryStorage } from "../../../src/adapters/storage/memory/index";
-import { createPaymentRouter, EXPORT_COLUMNS, type ExportRequest, type PaymentRouter } from "../../../src/index";
+import { createPaymentRouter, type PaymentRouter } from "../../../src/index";
+import { EXPORT_COLUMNS, type ExportRequest } from "../../../src/operator";
 import { storageFixtures } from "../../../src/testing/index";
 
 const { auditEntryOf, deposit, entry, exchange, invoice, payout } = storageFixtures;

@@ -1,6 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { randomBytes } from "node:crypto";
-import { isPaymentEvent, verifyWebhook, webhookHeaders, type ChainAdapter, type ChainDeposit, type Scope } from "../../../src/index";
+import { isPaymentEvent, webhookHeaders } from "../../../src/webhooks/index";
+import { verifyWebhook, type ChainAdapter } from "../../../src/index";
+import type { ChainDeposit } from "../../../src/chains";
+import type { Scope } from "../../../src/storage";
 import { webhookPayload } from "../../../src/core/ports/fan-out";
 import { setup, type Harness } from "../../helpers";
 import { balances, createPayment, deposit, expectError, get, paidPayment, scopeOf } from "./support";

@@ -1,6 +1,6 @@
 import { PGlite } from "@electric-sql/pglite";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ReconcileReport, ReconcileRow } from "../../../../src/index";
+import type { ReconcileReport, ReconcileRow } from "../../../../src/operator";
 import type { BitcoinChain } from "../../../../src/bitcoin";
 import { formatDecimal, parseDecimal, parseNumber } from "../../../../src/money";
 import { postgresStorage } from "../../../../src/postgres";

@@ -1,7 +1,8 @@
 import { getAddress, parseUnits, type Address } from "viem";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { evmChain } from "../../../../src/evm";
-import { DEFAULT_CURRENCIES, type CurrencyConfig } from "../../../../src/index";
+import { DEFAULT_CURRENCIES } from "../../../../src/chains";
+import type { CurrencyConfig } from "../../../../src/index";
 import { testTokenAbi } from "../../../fixtures/contracts/artifacts";
 import type { Harness } from "../../../helpers";
 import { startAnvil, type Anvil } from "./anvil";

@@ -1,7 +1,7 @@
 import { formatEther, getAddress, parseEther, parseUnits, type Address } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { postgresStorage } from "../../../../src/postgres";
-import type { ReconcileReport, ReconcileRow } from "../../../../src/index";
+import type { ReconcileReport, ReconcileRow } from "../../../../src/operator";
 import type { Harness } from "../../../helpers";
 import { get } from "../../../http/v1/support";
 import { describeIf, NO_DATABASE_URL } from "../../../support/skips";

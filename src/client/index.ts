@@ -1,0 +1,45 @@
+/**
+ * express-crypto-pay/client: the typed /v1 API's every request and answer type, for the HTTP
+ * client (`createPaymentClient`) and the in-process API (`payments.forMerchant`), which share
+ * them. The error classes are in the main entry (one copy of each, so `instanceof` holds). docs/in-process.md.
+ */
+export { createPaymentClient } from "./http-client";
+export type { PaymentClientOptions } from "./http-client";
+export type {
+  PaymentResources,
+  CreateOptions,
+  ListPage,
+  Payment,
+  Withdrawal,
+  Conversion,
+  Refund,
+  CreatedRefund,
+  Balance,
+  PaymentLink,
+  PaymentCreateParams,
+  PaymentListParams,
+  WithdrawalCreateParams,
+  WithdrawalListParams,
+  ConversionCreateParams,
+  RefundCreateParams,
+  RefundListParams,
+  PaymentLinkCreateParams,
+  PlainListParams,
+  Subscription,
+  CreatedSubscription,
+  SubscriptionCreateParams,
+  SubscriptionUpdateParams,
+  SubscriptionCancelParams,
+  SubscriptionListParams,
+  ListPromise,
+  WebhookEndpoint,
+  DeletedWebhookEndpoint,
+  WebhookDelivery,
+  WebhookEndpointList,
+  WebhookEndpointCreateParams,
+  WebhookTestParams,
+  WebhookDeliveryListParams,
+} from "./resources";
+export type { PageLike } from "./pagination";
+export { AUTO_PAGING_MAX } from "./pagination";
+export type { ClientErrorType, ErrorCodeEntry } from "../errors";

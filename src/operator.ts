@@ -1,0 +1,41 @@
+/**
+ * express-crypto-pay/operator: what the operator's calls answer. The types of `payments.admin`
+ * (keys, approvals, the allowlist, the audit log, operator lists, reconcile, exports), of
+ * `health()` and `tick()`, of the dashboard's options, and `sendExport` to stream an export
+ * from a host route. docs/operations.md and docs/money-controls.md describe each.
+ */
+export type { PaymentAdmin } from "./service/admin";
+export type { TickReport } from "./core/service";
+export type { HealthReport, HealthOptions, HealthReportOptions, HealthStatus, ChainHealth, CoinPriceHealth, PriceSourceHealth } from "./core/health";
+export type { IssuedApiKey, ApiKeySummary } from "./core/merchants";
+export type { AuditEntry, AuditLogPage } from "./core/audit-log";
+export type { AllowedAddress, AllowedAddressInput, AllowedAddressState } from "./core/payout-allowlist";
+export type { OperatorReport, OperatorReportOptions, ReportedDeposit } from "./core/operator-report";
+export type { OperatorAdmin, OperatorPage, OperatorPageOptions, MerchantSummary, DeliverySummary } from "./core/operator-tools";
+export type { HotWalletBalanceReading, HotWalletReading } from "./core/hot-wallets";
+export type {
+  ReconcileAsset,
+  ReconcileChain,
+  ReconcileCount,
+  ReconcileExplained,
+  ReconcileOptions,
+  ReconcileReport,
+  ReconcileRow,
+  ReconcileUnlistedToken,
+} from "./core/reconcile-report";
+export type { ReportedUnlistedTransfer } from "./core/unlisted";
+export { sendExport } from "./express/send-export";
+export type { ExportOutcome } from "./express/send-export";
+export type { CsvExport } from "./core/exports/csv-export";
+export type { ExportRequest } from "./core/exports/request";
+export { EXPORT_COLUMNS } from "./core/exports/kinds";
+export type { ExportKind } from "./core/exports/kinds";
+export type { DashboardOptions, DashboardUser, DashboardRole, ExplorerTemplates } from "./dashboard/options";
+export type { MetricsOptions, MetricsRegistry } from "./ops/metrics";
+export type { HostLookup, ResolvedAddress } from "./delivery/url-guard";
+export type { InProcessEventContext, InProcessEventHandlers } from "./delivery/in-process";
+export type { PaymentView, DepositView } from "./core/views/payment";
+export type { SubscriptionView } from "./core/views/subscription";
+export type { WithdrawalView, RefundView, ConversionView } from "./core/views/funds";
+export type { RecordLookups, TimelineEntry, HeldPayouts } from "./core/record-lookups";
+export type { LedgerLine, LedgerLinePage, RecordRef } from "./core/ledger-entries";
