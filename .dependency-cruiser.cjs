@@ -76,14 +76,21 @@ module.exports = {
       comment: "The ports are the domain's contracts: they use other ports and the shared helpers only.",
       severity: "error",
       from: { path: "^src/core/ports/" },
-      to: { path: "^src/", pathNot: "^src/(core/ports/|errors\\.ts|money\\.ts|ids\\.ts|currencies\\.ts)" },
+      to: { path: "^src/", pathNot: "^src/(core/ports/|core/[^/]+/records\\.ts$|errors\\.ts|money\\.ts|ids\\.ts|currencies\\.ts)" },
+    },
+    {
+      name: "records-are-plain",
+      comment: "The records (core/<aggregate>/records.ts) are the shapes storage keeps: like the ports, they use other records only.",
+      severity: "error",
+      from: { path: "^src/core/[^/]+/records\\.ts$" },
+      to: { path: "^src/", pathNot: "^src/core/[^/]+/records\\.ts$" },
     },
     {
       name: "adapters-use-ports",
       comment: "Adapters implement ports: they import the ports and shared helpers, never core's services, the shell or the sender.",
       severity: "error",
       from: { path: "^src/adapters/" },
-      to: { path: "^src/(core/(?!ports/)|http/|delivery/|webhooks/|testing/|client/)" },
+      to: { path: "^src/(core/(?!ports/|[^/]+/records\\.ts$)|http/|delivery/|webhooks/|testing/|client/)" },
     },
     {
       name: "cli-uses-the-public-api",
@@ -97,7 +104,7 @@ module.exports = {
       comment: "The receiver toolkit (what users import to consume webhooks) never needs the service.",
       severity: "error",
       from: { path: "^src/webhooks/" },
-      to: { path: "^src/(core/(?!ports/)|http/|delivery/|adapters/)" },
+      to: { path: "^src/(core/(?!ports/|[^/]+/records\\.ts$)|http/|delivery/|adapters/)" },
     },
     {
       name: "dashboard-through-its-backend",

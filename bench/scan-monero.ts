@@ -13,7 +13,7 @@
 import { PGlite } from "@electric-sql/pglite";
 import pg from "pg";
 import type { Storage } from "../src/core/ports/storage/index";
-import { chainHost } from "../src/core/chains";
+import { chainHost } from "../src/core/chains/chains";
 import { CurrencyCatalog, DEFAULT_CURRENCIES, DEFAULT_FIAT } from "../src/currencies";
 import { memoryStorage } from "../src/index";
 import { moneroChain } from "../src/monero";

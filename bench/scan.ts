@@ -17,7 +17,7 @@ import { PGlite } from "@electric-sql/pglite";
 import pg from "pg";
 import { encodeFunctionData, parseUnits, type Address, type Hex } from "viem";
 import type { Storage } from "../src/core/ports/storage/index";
-import { chainHost } from "../src/core/chains";
+import { chainHost } from "../src/core/chains/chains";
 import { CurrencyCatalog, DEFAULT_CURRENCIES, DEFAULT_FIAT } from "../src/currencies";
 import { evmChain } from "../src/evm";
 import { postgresStorage } from "../src/postgres";

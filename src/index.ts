@@ -18,9 +18,9 @@ export type { PaymentAdmin } from "./service/admin";
 export type { DashboardOptions, DashboardUser, DashboardRole } from "./dashboard/options";
 export type { PayPageBranding } from "./service/options";
 export type { MetricsOptions } from "./ops/metrics";
-export type { TickReport } from "./core/service";
-export type { HealthReport } from "./core/health";
-export type { Mode } from "./core/ports/records";
+export type { TickReport } from "./core/background";
+export type { HealthReport } from "./core/health/report";
+export type { Mode } from "./core/merchants/records";
 // The adapters' contracts and the embedded defaults.
 export type { Storage } from "./core/ports/storage/index";
 export type { ChainAdapter } from "./core/ports/chain";
@@ -65,4 +65,4 @@ export { signWebhook } from "./webhooks/sign";
 export { generateWebhookSecret } from "./webhook-secret";
 export { parseWebhookEvent } from "./schemas/events";
 export type { PaymentEvent, ServiceEvent, WebhookEvent } from "./schemas/service-event";
-export type { EventType } from "./core/ports/records";
+export type { EventType } from "./core/webhooks/records";

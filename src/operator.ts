@@ -5,14 +5,14 @@
  * from a host route. docs/operations.md and docs/money-controls.md describe each.
  */
 export type { PaymentAdmin } from "./service/admin";
-export type { TickReport } from "./core/service";
-export type { HealthReport, HealthOptions, HealthReportOptions, HealthStatus, ChainHealth, CoinPriceHealth, PriceSourceHealth } from "./core/health";
-export type { IssuedApiKey, ApiKeySummary } from "./core/merchants";
-export type { AuditEntry, AuditLogPage } from "./core/audit-log";
-export type { AllowedAddress, AllowedAddressInput, AllowedAddressState } from "./core/payout-allowlist";
-export type { OperatorReport, OperatorReportOptions, ReportedDeposit } from "./core/operator-report";
-export type { OperatorAdmin, OperatorPage, OperatorPageOptions, MerchantSummary, DeliverySummary } from "./core/operator-tools";
-export type { HotWalletBalanceReading, HotWalletReading } from "./core/hot-wallets";
+export type { TickReport } from "./core/background";
+export type { HealthReport, HealthOptions, HealthReportOptions, HealthStatus, ChainHealth, CoinPriceHealth, PriceSourceHealth } from "./core/health/report";
+export type { IssuedApiKey, ApiKeySummary } from "./core/merchants/merchants";
+export type { AuditEntry, AuditLogPage } from "./core/audit/audit-log";
+export type { AllowedAddress, AllowedAddressInput, AllowedAddressState } from "./core/payouts/allowlist";
+export type { OperatorReport, OperatorReportOptions, ReportedDeposit } from "./core/operator/report";
+export type { OperatorAdmin, OperatorPage, OperatorPageOptions, MerchantSummary, DeliverySummary } from "./core/operator/tools";
+export type { HotWalletBalanceReading, HotWalletReading } from "./core/chains/hot-wallets";
 export type {
   ReconcileAsset,
   ReconcileChain,
@@ -22,8 +22,8 @@ export type {
   ReconcileReport,
   ReconcileRow,
   ReconcileUnlistedToken,
-} from "./core/reconcile-report";
-export type { ReportedUnlistedTransfer } from "./core/unlisted";
+} from "./core/operator/reconcile-report";
+export type { ReportedUnlistedTransfer } from "./core/deposits/unlisted";
 export { sendExport } from "./express/send-export";
 export type { ExportOutcome } from "./express/send-export";
 export type { CsvExport } from "./core/exports/csv-export";
@@ -37,5 +37,5 @@ export type { InProcessEventContext, InProcessEventHandlers } from "./delivery/i
 export type { PaymentView, DepositView } from "./core/views/payment";
 export type { SubscriptionView } from "./core/views/subscription";
 export type { WithdrawalView, RefundView, ConversionView } from "./core/views/funds";
-export type { RecordLookups, TimelineEntry, HeldPayouts } from "./core/record-lookups";
-export type { LedgerLine, LedgerLinePage, RecordRef } from "./core/ledger-entries";
+export type { RecordLookups, TimelineEntry, HeldPayouts } from "./core/operator/record-lookups";
+export type { LedgerLine, LedgerLinePage, RecordRef } from "./core/ledger/entries";

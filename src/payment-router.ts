@@ -1,10 +1,10 @@
 import type { ErrorRequestHandler, RequestHandler, Router } from "express";
 import type { SandboxChain } from "./adapters/chain/sandbox";
 import type { PaymentResources } from "./client/resources";
-import type { HealthReport, HealthReportOptions } from "./core/health";
-import type { Mode } from "./core/ports/records";
+import type { HealthReport, HealthReportOptions } from "./core/health/report";
+import type { Mode } from "./core/merchants/records";
 import type { Storage } from "./core/ports/storage/index";
-import type { TickReport } from "./core/service";
+import type { TickReport } from "./core/background";
 import type { DashboardOptions } from "./dashboard/options";
 import { dashboardRouter } from "./dashboard/router";
 import { behindDoors, mountPaymentService } from "./http/router";

@@ -79,16 +79,22 @@ export type {
 } from "./core/ports/storage/index";
 export { OPTIONAL_STORAGE_PARTS, STORAGE_PARTS, hasStoragePart, storageParts } from "./core/ports/storage/index";
 export { webhookDeliveryId, webhookPayload, fanOut, IN_PROCESS_ENDPOINT } from "./core/ports/fan-out";
-export type * from "./core/ports/records";
-export {
-  INVOICE_STATUSES,
-  PAYOUT_STATUSES,
-  AUDIT_ACTIONS,
-  PAYMENT_EVENT_TYPES,
-  PAYOUT_EVENT_TYPES,
-  REFUND_EVENT_TYPES,
-  CONVERSION_EVENT_TYPES,
-  SUBSCRIPTION_EVENT_TYPES,
-  SUBSCRIPTION_STATUSES,
-  EVENT_TYPES,
-} from "./core/ports/records";
+export type * from "./core/audit/records";
+export type * from "./core/deposits/records";
+export type * from "./core/exchanges/records";
+export type * from "./core/idempotency/records";
+export type * from "./core/invoices/records";
+export type * from "./core/ledger/records";
+export type * from "./core/merchants/records";
+export type * from "./core/payment-links/records";
+export type * from "./core/payouts/records";
+export type * from "./core/refunds/records";
+export type * from "./core/subscriptions/records";
+export type * from "./core/webhooks/records";
+export { INVOICE_STATUSES, PAYMENT_EVENT_TYPES } from "./core/invoices/records";
+export { PAYOUT_STATUSES, PAYOUT_EVENT_TYPES } from "./core/payouts/records";
+export { AUDIT_ACTIONS } from "./core/audit/records";
+export { REFUND_EVENT_TYPES } from "./core/refunds/records";
+export { CONVERSION_EVENT_TYPES } from "./core/exchanges/records";
+export { SUBSCRIPTION_EVENT_TYPES, SUBSCRIPTION_STATUSES } from "./core/subscriptions/records";
+export { EVENT_TYPES } from "./core/webhooks/records";

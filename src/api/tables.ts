@@ -1,7 +1,7 @@
 import type { SandboxChain } from "../adapters/chain/sandbox";
 import type { CoreContext } from "../core/context";
-import type { BackgroundWork } from "../core/service";
-import type { WebhookEndpointPolicy } from "../core/webhook-endpoints";
+import type { BackgroundWork } from "../core/background";
+import type { WebhookEndpointPolicy } from "../core/webhooks/endpoints";
 import { MerchantApiViews } from "../core/views/merchant-api";
 import { V1Views } from "../core/views/v1";
 import { type IdempotencyStep, type RouteCall, RouteTable } from "./route-table";

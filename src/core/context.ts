@@ -1,10 +1,10 @@
 import type { PricingAdapter } from "./ports/pricing";
 import type { Storage } from "./ports/storage/index";
-import type { ChainSet } from "./chains";
+import type { ChainSet } from "./chains/chains";
 import type { Logger } from "./ports/logger";
 import type { Telemetry } from "./ports/telemetry";
 import type { CurrencyCatalog } from "../currencies";
-import type { PayoutApprovalRule } from "./ports/records";
+import type { PayoutApprovalRule } from "./merchants/records";
 
 /** Everything core services share: adapters, the currency list and the clock. */
 export interface CoreContext {

@@ -1,5 +1,5 @@
 import type { PaymentListParams } from "../client/resources";
-import type { MerchantRecord, Mode } from "../core/ports/records";
+import type { MerchantRecord, Mode } from "../core/merchants/records";
 import type { PaymentView } from "../core/views/payment";
 import { CodedError } from "../errors";
 import type { DashboardBackend } from "../service/dashboard-backend";
@@ -105,4 +105,4 @@ export async function findPayment(backend: DashboardBackend, merchant: MerchantR
 /** How many payments a search by order id or transaction hash shows, per mode and kind. */
 export const SEARCH_LIMIT = 50;
 
-export type { TimelineEntry } from "../core/record-lookups";
+export type { TimelineEntry } from "../core/operator/record-lookups";

@@ -1,5 +1,5 @@
 import type { Request, Response } from "express";
-import type { MerchantRecord } from "../core/ports/records";
+import type { MerchantRecord } from "../core/merchants/records";
 import { CodedError } from "../errors";
 import type { CsrfTokens } from "./csrf";
 import type { DashboardBackend } from "../service/dashboard-backend";

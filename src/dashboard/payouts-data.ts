@@ -1,4 +1,5 @@
-import type { Mode, PayoutRecord } from "../core/ports/records";
+import type { Mode } from "../core/merchants/records";
+import type { PayoutRecord } from "../core/payouts/records";
 import { refundView, withdrawalView, type RefundView, type WithdrawalView } from "../core/views/funds";
 import type { DashboardBackend } from "../service/dashboard-backend";
 import type { DashboardUser } from "./options";

@@ -1,7 +1,7 @@
 import { PaymentError } from "../errors";
 import { randomBytes } from "node:crypto";
 import express, { type Request, type Response, type Router } from "express";
-import type { MerchantRecord } from "../core/ports/records";
+import type { MerchantRecord } from "../core/merchants/records";
 import { asyncHandler } from "../express/async-handler";
 import { formBodyReader } from "../express/form-body";
 import { CsrfTokens } from "./csrf";

@@ -1,6 +1,6 @@
 import type { Request } from "express";
 import type { PaymentResources } from "../client/resources";
-import type { Mode } from "../core/ports/records";
+import type { Mode } from "../core/merchants/records";
 import { MODES } from "./data";
 import type { DashboardKit, Notice } from "./kit";
 import type { EndpointDraft } from "./pages/webhooks";

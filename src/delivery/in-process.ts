@@ -1,4 +1,4 @@
-import type { Mode } from "../core/ports/records";
+import type { Mode } from "../core/merchants/records";
 import { parseWebhookEvent } from "../schemas/events";
 import type { ServiceEventHandlers } from "../schemas/service-event";
 import type { AttemptVerdict } from "./delivery-policy";

@@ -2,7 +2,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { CoreContext } from "../core/context";
 import { IN_PROCESS_ENDPOINT } from "../core/ports/fan-out";
 import { newId } from "../ids";
-import type { WebhookDeliveryRecord, WebhookEndpointRecord } from "../core/ports/records";
+import type { WebhookDeliveryRecord, WebhookEndpointRecord } from "../core/webhooks/records";
 import type { WebhookAttemptOutcome } from "../core/ports/telemetry";
 import { DEFAULT_RETRY_SCHEDULE, judgeAnswer, retryDelay, type AttemptVerdict } from "./delivery-policy";
 import { postWebhook } from "./http-post";

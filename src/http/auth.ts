@@ -1,6 +1,6 @@
 import type { Request } from "express";
 import type { CoreContext } from "../core/context";
-import { authenticate, type Caller } from "../core/merchants";
+import { authenticate, type Caller } from "../core/merchants/merchants";
 import { PaymentError } from "../errors";
 
 /**

@@ -1,6 +1,6 @@
 import type { RequestHandler } from "express";
-import type { HealthReport } from "../core/health";
-import type { BackgroundStatus } from "../core/service";
+import type { HealthReport } from "../core/health/report";
+import type { BackgroundStatus } from "../core/background";
 import { asyncHandler } from "../express/async-handler";
 import { sendJson } from "./send-json";
 

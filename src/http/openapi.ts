@@ -1,6 +1,10 @@
 import { z } from "zod";
 import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObject, type ZodOpenApiResponseObject, type oas31 } from "zod-openapi";
-import { EVENT_TYPES, PAYMENT_EVENT_TYPES, PAYOUT_EVENT_TYPES, REFUND_EVENT_TYPES, SUBSCRIPTION_EVENT_TYPES, type EventType } from "../core/ports/records";
+import { EVENT_TYPES, type EventType } from "../core/webhooks/records";
+import { PAYMENT_EVENT_TYPES } from "../core/invoices/records";
+import { PAYOUT_EVENT_TYPES } from "../core/payouts/records";
+import { REFUND_EVENT_TYPES } from "../core/refunds/records";
+import { SUBSCRIPTION_EVENT_TYPES } from "../core/subscriptions/records";
 import { ERROR_CATALOGUE } from "../errors";
 import { errorObject, payment } from "../schemas/resources";
 import { conversion, refund, withdrawal } from "../schemas/v1-resources";

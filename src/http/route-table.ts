@@ -1,7 +1,7 @@
 import { parse as parseQuery } from "node:querystring";
 import type { Request, RequestHandler, Response } from "express";
 import type { Method, RouteTable } from "../api/route-table";
-import type { Caller } from "../core/merchants";
+import type { Caller } from "../core/merchants/merchants";
 import { PaymentError } from "../errors";
 import type { RequestObservation, RequestObserver } from "../ops/request-observer";
 import { asyncHandler } from "../express/async-handler";

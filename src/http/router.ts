@@ -1,7 +1,7 @@
 import express, { type Router } from "express";
 import type { PaymentService } from "../service/payment-service";
 import { partsOf } from "../service/parts";
-import type { Mode } from "../core/ports/records";
+import type { Mode } from "../core/merchants/records";
 import { apiKeyAuthenticator } from "./auth";
 import { errorHandler, hostBodyErrorHandler } from "./error-handler";
 import { healthHandler, livenessHandler } from "./health";

@@ -1,9 +1,9 @@
 import type * as PromClient from "prom-client";
 import type { ChainAdapter, ChainSyncStatus } from "../core/ports/chain";
-import type { HotWalletBalanceReading, HotWalletReading } from "../core/hot-wallets";
+import type { HotWalletBalanceReading, HotWalletReading } from "../core/chains/hot-wallets";
 import type { CurrencyCatalog } from "../currencies";
 import { toNumber } from "../money";
-import { scannerLag } from "../core/chain-lag";
+import { scannerLag } from "../core/chains/chain-lag";
 
 /** How long one scrape waits for a node before it shows the chain as down. */
 const READ_TIMEOUT_MS = 2000;

@@ -1,9 +1,10 @@
 import type * as PromClient from "prom-client";
-import type { InvoiceStatus, Mode } from "../core/ports/records";
+import type { InvoiceStatus } from "../core/invoices/records";
+import type { Mode } from "../core/merchants/records";
 import type { PayoutOutcome, WebhookAttemptOutcome } from "../core/ports/telemetry";
 import type { ChainAdapter } from "../core/ports/chain";
 import type { CurrencyCatalog } from "../currencies";
-import type { HotWalletReading } from "../core/hot-wallets";
+import type { HotWalletReading } from "../core/chains/hot-wallets";
 import { chainGauges } from "./chain-gauges";
 import { priceSourceGauges } from "./price-gauges";
 import type { PriceRead, PriceSourceStatus } from "../core/ports/pricing";

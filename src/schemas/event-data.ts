@@ -2,7 +2,9 @@ import { z } from "zod";
 import type { ConversionView, RefundView, WithdrawalView } from "../core/views/funds";
 import type { PaymentView } from "../core/views/payment";
 import type { SubscriptionView } from "../core/views/subscription";
-import { INVOICE_STATUSES, PAYOUT_STATUSES, SUBSCRIPTION_STATUSES } from "../core/ports/records";
+import { INVOICE_STATUSES } from "../core/invoices/records";
+import { PAYOUT_STATUSES } from "../core/payouts/records";
+import { SUBSCRIPTION_STATUSES } from "../core/subscriptions/records";
 import { described, field, isJsonObject, literal, nullable, oneOf, optional, shapeOf, testOf, type Field } from "./field-pair";
 
 /**

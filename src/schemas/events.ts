@@ -1,14 +1,10 @@
 import { z } from "zod";
-import {
-  CONVERSION_EVENT_TYPES,
-  EVENT_TYPES,
-  PAYMENT_EVENT_TYPES,
-  PAYOUT_EVENT_TYPES,
-  REFUND_EVENT_TYPES,
-  SUBSCRIPTION_EVENT_TYPES,
-  type EventType,
-  type PaymentEventType,
-} from "../core/ports/records";
+import { CONVERSION_EVENT_TYPES } from "../core/exchanges/records";
+import { EVENT_TYPES, type EventType } from "../core/webhooks/records";
+import { PAYMENT_EVENT_TYPES, type PaymentEventType } from "../core/invoices/records";
+import { PAYOUT_EVENT_TYPES } from "../core/payouts/records";
+import { REFUND_EVENT_TYPES } from "../core/refunds/records";
+import { SUBSCRIPTION_EVENT_TYPES } from "../core/subscriptions/records";
 import { isoTime, paymentDataFields, RESOURCE_FIELDS, string, type Resource } from "./event-data";
 import { isServiceEventType, type ServiceEvent, type WebhookEvent } from "./service-event";
 import { field, isJsonObject, literal, oneOf, optional, shapeOf, testOf, type Field } from "./field-pair";

@@ -1,5 +1,7 @@
 import { z } from "zod";
-import { EVENT_TYPES, INVOICE_STATUSES, PAYOUT_STATUSES } from "../core/ports/records";
+import { EVENT_TYPES } from "../core/webhooks/records";
+import { INVOICE_STATUSES } from "../core/invoices/records";
+import { PAYOUT_STATUSES } from "../core/payouts/records";
 import { paymentDataSchema } from "./events";
 
 /**

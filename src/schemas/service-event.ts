@@ -1,23 +1,12 @@
 import type { ConversionView, RefundView, WithdrawalView } from "../core/views/funds";
 import type { PaymentView } from "../core/views/payment";
 import type { SubscriptionView } from "../core/views/subscription";
-import {
-  EVENT_TYPES,
-  INVOICE_STATUSES,
-  PAYMENT_EVENT_TYPES,
-  PAYOUT_EVENT_TYPES,
-  type REFUND_CLAIM_EVENT_TYPES,
-  REFUND_PAYOUT_EVENT_TYPES,
-  type ConversionEventType,
-  type EventType,
-  type InvoiceStatus,
-  type PaymentEventType,
-  type PayoutEventType,
-  type PayoutStatus,
-  type RefundEventType,
-  type SubscriptionEventType,
-  type SubscriptionStatus,
-} from "../core/ports/records";
+import { EVENT_TYPES, type EventType } from "../core/webhooks/records";
+import { INVOICE_STATUSES, PAYMENT_EVENT_TYPES, type InvoiceStatus, type PaymentEventType } from "../core/invoices/records";
+import { PAYOUT_EVENT_TYPES, type PayoutEventType, type PayoutStatus } from "../core/payouts/records";
+import { type REFUND_CLAIM_EVENT_TYPES, REFUND_PAYOUT_EVENT_TYPES, type RefundEventType } from "../core/refunds/records";
+import type { ConversionEventType } from "../core/exchanges/records";
+import type { SubscriptionEventType, SubscriptionStatus } from "../core/subscriptions/records";
 
 /**
  * What a webhook event is, in types: the statuses each event type carries, the event and its

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { SUBSCRIPTION_STATUSES } from "../core/ports/records";
+import { SUBSCRIPTION_STATUSES } from "../core/subscriptions/records";
 import { metadata, plainText, symbol } from "./fields";
 import { page } from "./resources";
 import { decimalString } from "./v1";

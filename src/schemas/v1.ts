@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { INVOICE_STATUSES, PAYOUT_STATUSES } from "../core/ports/records";
+import { INVOICE_STATUSES } from "../core/invoices/records";
+import { PAYOUT_STATUSES } from "../core/payouts/records";
 import { parseDecimal } from "../money";
 import { address, filterId, lifeTime, metadata, recordId, returnUrl, symbol } from "./fields";
 import { pageQuery } from "./webhooks";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { EVENT_TYPES } from "../core/ports/records";
+import { EVENT_TYPES } from "../core/webhooks/records";
 import { cursor, filterId, plainText } from "./fields";
 
 /**

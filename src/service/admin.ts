@@ -1,17 +1,18 @@
-import { listAuditLog, type AuditLogPage } from "../core/audit-log";
+import { listAuditLog, type AuditLogPage } from "../core/audit/audit-log";
 import type { CoreContext } from "../core/context";
-import * as allowlist from "../core/payout-allowlist";
-import type { AllowedAddress, AllowedAddressInput } from "../core/payout-allowlist";
-import * as merchants from "../core/merchants";
-import { operatorReport, type OperatorReport, type OperatorReportOptions } from "../core/operator-report";
-import type { HotWalletReading } from "../core/hot-wallets";
-import type { MerchantRecord, Mode, PayoutApprovalRule, PayoutRecord } from "../core/ports/records";
-import type { ReconcileOptions, ReconcileReport } from "../core/reconcile-report";
-import { operatorAdmin, type OperatorAdmin } from "../core/operator-tools";
+import * as allowlist from "../core/payouts/allowlist";
+import type { AllowedAddress, AllowedAddressInput } from "../core/payouts/allowlist";
+import * as merchants from "../core/merchants/merchants";
+import { operatorReport, type OperatorReport, type OperatorReportOptions } from "../core/operator/report";
+import type { HotWalletReading } from "../core/chains/hot-wallets";
+import type { MerchantRecord, Mode, PayoutApprovalRule } from "../core/merchants/records";
+import type { PayoutRecord } from "../core/payouts/records";
+import type { ReconcileOptions, ReconcileReport } from "../core/operator/reconcile-report";
+import { operatorAdmin, type OperatorAdmin } from "../core/operator/tools";
 import { createCsvExport, type CsvExport } from "../core/exports/csv-export";
 import type { ExportRequest } from "../core/exports/request";
-import { approvePayout, rejectPayout } from "../core/payout-approval";
-import { reconcile } from "../core/reconcile";
+import { approvePayout, rejectPayout } from "../core/payouts/approval";
+import { reconcile } from "../core/operator/reconcile";
 
 /**
  * Merchant and key management for the host application (there is no HTTP endpoint for it), and

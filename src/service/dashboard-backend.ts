@@ -1,20 +1,21 @@
 import { paymentResources } from "../client/resources";
 import type { CoreContext } from "../core/context";
-import { DEFAULT_COOLING_OFF_HOURS } from "../core/payout-allowlist";
+import { DEFAULT_COOLING_OFF_HOURS } from "../core/payouts/allowlist";
 import { notFound } from "../errors";
 import type { RouteTable } from "../api/route-table";
 import type { PaymentAdmin } from "./admin";
 import type { PaymentResources } from "../client/resources";
-import type { AuditLogPage } from "../core/audit-log";
+import type { AuditLogPage } from "../core/audit/audit-log";
 import type { CsvExport } from "../core/exports/csv-export";
 import type { ExportRequest } from "../core/exports/request";
-import type { HealthReport } from "../core/health";
-import type { ApiKeySummary, IssuedApiKey } from "../core/merchants";
-import type { OperatorAdmin } from "../core/operator-tools";
-import type { OperatorReport, OperatorReportOptions } from "../core/operator-report";
-import type { AllowedAddress, AllowedAddressInput } from "../core/payout-allowlist";
+import type { HealthReport } from "../core/health/report";
+import type { ApiKeySummary, IssuedApiKey } from "../core/merchants/merchants";
+import type { OperatorAdmin } from "../core/operator/tools";
+import type { OperatorReport, OperatorReportOptions } from "../core/operator/report";
+import type { AllowedAddress, AllowedAddressInput } from "../core/payouts/allowlist";
 import type { Logger } from "../core/ports/logger";
-import type { MerchantRecord, Mode, PayoutRecord } from "../core/ports/records";
+import type { MerchantRecord, Mode } from "../core/merchants/records";
+import type { PayoutRecord } from "../core/payouts/records";
 import type { CurrencyCatalog } from "../currencies";
 
 /**

@@ -2,7 +2,7 @@ import type { RouteTable } from "../api/route-table";
 import { AuthenticationError } from "../api-errors";
 import { paymentResources, type PaymentResources } from "../client/resources";
 import type { CoreContext } from "../core/context";
-import type { Mode } from "../core/ports/records";
+import type { Mode } from "../core/merchants/records";
 import type { Doors } from "./doors";
 
 /** `service.forMerchant`: the /v1 resources, carried by in-process calls of the route table. */

@@ -3,11 +3,12 @@ import type { ChainAdapter } from "../core/ports/chain";
 import type { PricingAdapter } from "../core/ports/pricing";
 import type { Storage } from "../core/ports/storage/index";
 import type { Logger } from "../core/ports/logger";
-import type { HealthOptions } from "../core/health";
+import type { HealthOptions } from "../core/health/report";
 import type { CurrencyConfig } from "../currencies";
 import type { WebhookDeliveryOptions } from "../delivery/sender";
 import type { InProcessEventHandlers } from "../delivery/in-process";
-import { EVENT_TYPES, type PayoutApprovalRule } from "../core/ports/records";
+import { EVENT_TYPES } from "../core/webhooks/records";
+import type { PayoutApprovalRule } from "../core/merchants/records";
 import { optionsError } from "../options-error";
 import type { MetricsOptions } from "../ops/metrics";
 

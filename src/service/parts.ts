@@ -1,6 +1,6 @@
 import type { ApiTables } from "../api/tables";
 import type { CoreContext } from "../core/context";
-import type { BackgroundStatus } from "../core/service";
+import type { BackgroundStatus } from "../core/background";
 import type { RequestObserver } from "../ops/request-observer";
 import type { DashboardBackend } from "./dashboard-backend";
 import type { Doors } from "./doors";

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe } from "vitest";
 import { memoryStorage } from "../adapters/storage/memory/index";
-import { chainHost } from "../core/chains";
+import { chainHost } from "../core/chains/chains";
 import { CurrencyCatalog, DEFAULT_CURRENCIES, DEFAULT_FIAT } from "../currencies";
 import { addressTests } from "./chain/addresses";
 import { ChainTestRun, label, recordingLogger, type ChainSuiteContext } from "./chain/context";

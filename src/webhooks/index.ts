@@ -38,12 +38,15 @@ export type {
   UnknownWebhookEvent,
   WebhookEvent,
 } from "../schemas/service-event";
-export {
-  EVENT_TYPES,
-  PAYMENT_EVENT_TYPES,
-  PAYOUT_EVENT_TYPES,
-  REFUND_EVENT_TYPES,
-  CONVERSION_EVENT_TYPES,
-  SUBSCRIPTION_EVENT_TYPES,
-} from "../core/ports/records";
-export type { EventType, PaymentEventType, PayoutEventType, RefundEventType, ConversionEventType, SubscriptionEventType } from "../core/ports/records";
+export { EVENT_TYPES } from "../core/webhooks/records";
+export { PAYMENT_EVENT_TYPES } from "../core/invoices/records";
+export { PAYOUT_EVENT_TYPES } from "../core/payouts/records";
+export { REFUND_EVENT_TYPES } from "../core/refunds/records";
+export { CONVERSION_EVENT_TYPES } from "../core/exchanges/records";
+export { SUBSCRIPTION_EVENT_TYPES } from "../core/subscriptions/records";
+export type { EventType } from "../core/webhooks/records";
+export type { PaymentEventType } from "../core/invoices/records";
+export type { PayoutEventType } from "../core/payouts/records";
+export type { RefundEventType } from "../core/refunds/records";
+export type { ConversionEventType } from "../core/exchanges/records";
+export type { SubscriptionEventType } from "../core/subscriptions/records";

@@ -3,7 +3,7 @@ import type { NextFunction, Request, Response } from "express";
 import getRawBody from "raw-body";
 import { BodyTimeoutError, DEFAULT_BODY_TIMEOUT_MS, readWithinDeadline } from "../body-deadline";
 import type { Logger } from "../core/ports/logger";
-import { EVENT_TYPES } from "../core/ports/records";
+import { EVENT_TYPES } from "../core/webhooks/records";
 import { isServiceEventType, type ServiceEventHandlers, type WebhookEvent } from "../schemas/service-event";
 import { memoryDedupeStore, type WebhookDedupeStore } from "./dedupe-store";
 import { readDeliveryHeaders, type DeliveryHeaders } from "./delivery-headers";

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { hashApiKey } from "../../src/core/merchants";
+import { hashApiKey } from "../../src/core/merchants/merchants";
 import { postgresStorage } from "../../src/postgres";
 import { delivery, endpoint, merchant, T0 } from "../../src/testing/storage/fixtures";
 import { type CliRun, cli, config, json } from "./cli";

@@ -1,8 +1,9 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { isTerminal, nextStep, settle, type MachineDeposit, type MachineState, type Step } from "../../src/core/invoice-machine";
-import { settleThreshold } from "../../src/core/fees";
-import type { DepositStatus, InvoiceStatus, PaymentEventType } from "../../src/core/ports/records";
+import { isTerminal, nextStep, settle, type MachineDeposit, type MachineState, type Step } from "../../src/core/invoices/machine";
+import { settleThreshold } from "../../src/core/invoices/fees";
+import type { DepositStatus } from "../../src/core/deposits/records";
+import type { InvoiceStatus, PaymentEventType } from "../../src/core/invoices/records";
 
 /** The invoice lifecycle table in docs/money.md, one test per row and branch. */
 

@@ -1,8 +1,9 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { Scope } from "../../src/core/ports/storage/index";
-import { paymentFee } from "../../src/core/fees";
-import type { DepositRecord, InvoiceStatus } from "../../src/core/ports/records";
+import { paymentFee } from "../../src/core/invoices/fees";
+import type { DepositRecord } from "../../src/core/deposits/records";
+import type { InvoiceStatus } from "../../src/core/invoices/records";
 import { setup, type Harness } from "../helpers";
 
 /**

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { BillingInterval } from "../../src/core/ports/records";
-import { addMonths, periodIndexAt, periodStart, shortestPeriodDays } from "../../src/core/subscription-calendar";
+import type { BillingInterval } from "../../src/core/subscriptions/records";
+import { addMonths, periodIndexAt, periodStart, shortestPeriodDays } from "../../src/core/subscriptions/calendar";
 
 /**
  * The billing calendar, exhaustively over four years of anchors (a leap year among them): each

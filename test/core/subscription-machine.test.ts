@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { nextRunAt, nextStep } from "../../src/core/subscription-machine";
+import { nextRunAt, nextStep } from "../../src/core/subscriptions/machine";
 import { subscription } from "../../src/testing/storage/subscriptions";
 
 /**

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import type { PricingAdapter } from "../../src/core/ports/pricing";
 import { memoryStorage } from "../../src/adapters/storage/memory/index";
 import type { Storage, StorageTransaction } from "../../src/core/ports/storage/index";
-import type { InvoiceRecord } from "../../src/core/ports/records";
+import type { InvoiceRecord } from "../../src/core/invoices/records";
 import { expectErrorObject, setup, type Harness } from "../helpers";
 
 const CREATE = "/api/v1/merchants/invoice/create";

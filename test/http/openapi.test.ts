@@ -1,7 +1,11 @@
 import { Validator } from "@seriousme/openapi-schema-validator";
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { EVENT_TYPES, PAYMENT_EVENT_TYPES, PAYOUT_EVENT_TYPES, REFUND_EVENT_TYPES, SUBSCRIPTION_EVENT_TYPES } from "../../src/core/ports/records";
+import { EVENT_TYPES } from "../../src/core/webhooks/records";
+import { PAYMENT_EVENT_TYPES } from "../../src/core/invoices/records";
+import { PAYOUT_EVENT_TYPES } from "../../src/core/payouts/records";
+import { REFUND_EVENT_TYPES } from "../../src/core/refunds/records";
+import { SUBSCRIPTION_EVENT_TYPES } from "../../src/core/subscriptions/records";
 import { ERROR_CATALOGUE } from "../../src/errors";
 import { apiReferenceOf } from "../../src/http/routes/docs";
 import { setup, type Harness } from "../helpers";

@@ -10,7 +10,7 @@ import type { RouteOperation } from "../../src/api/route-table";
 import type { V1Views } from "../../src/core/views/v1";
 import { apiReferenceOf } from "../../src/http/routes/docs";
 import type { deliveryView, endpointView } from "../../src/core/views/webhook-endpoints";
-import type { EventType } from "../../src/core/ports/records";
+import type { EventType } from "../../src/core/webhooks/records";
 import { eventSchemas } from "../../src/schemas/events";
 import * as resources from "../../src/schemas/resources";
 import type * as v1 from "../../src/schemas/v1-resources";

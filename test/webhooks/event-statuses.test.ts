@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { settle, type MachineDeposit, type MachineState } from "../../src/core/invoice-machine";
-import { INVOICE_STATUSES, PAYMENT_EVENT_TYPES, type PaymentEventType } from "../../src/core/ports/records";
+import { settle, type MachineDeposit, type MachineState } from "../../src/core/invoices/machine";
+import { INVOICE_STATUSES, PAYMENT_EVENT_TYPES, type PaymentEventType } from "../../src/core/invoices/records";
 import { PAYMENT_EVENT_STATUSES } from "../../src/schemas/service-event";
 
 /**

@@ -2,7 +2,8 @@ import fc from "fast-check";
 import { describe, expect, expectTypeOf, it } from "vitest";
 import type { ConversionView, WithdrawalView } from "../../src/core/views/funds";
 import type { PaymentView } from "../../src/core/views/payment";
-import { EVENT_TYPES, INVOICE_STATUSES, PAYMENT_EVENT_TYPES, type EventType } from "../../src/core/ports/records";
+import { EVENT_TYPES, type EventType } from "../../src/core/webhooks/records";
+import { INVOICE_STATUSES, PAYMENT_EVENT_TYPES } from "../../src/core/invoices/records";
 import {
   eventSchemas,
   matchesEnvelope,

@@ -1,18 +1,11 @@
 import { CurrencyCatalog, DEFAULT_CURRENCIES, DEFAULT_FIAT } from "../../src/currencies";
 import { conversionView, refundView, withdrawalView } from "../../src/core/views/funds";
 import { paymentView, type PaymentView } from "../../src/core/views/payment";
-import {
-  CONVERSION_EVENT_TYPES,
-  PAYMENT_EVENT_TYPES,
-  PAYOUT_EVENT_TYPES,
-  SUBSCRIPTION_EVENT_TYPES,
-  type EventType,
-  type ExchangeRecord,
-  type InvoiceRecord,
-  type PaymentEventType,
-  type PayoutRecord,
-  type SubscriptionRecord,
-} from "../../src/core/ports/records";
+import { CONVERSION_EVENT_TYPES, type ExchangeRecord } from "../../src/core/exchanges/records";
+import { PAYMENT_EVENT_TYPES, type InvoiceRecord, type PaymentEventType } from "../../src/core/invoices/records";
+import { PAYOUT_EVENT_TYPES, type PayoutRecord } from "../../src/core/payouts/records";
+import { SUBSCRIPTION_EVENT_TYPES, type SubscriptionRecord } from "../../src/core/subscriptions/records";
+import type { EventType } from "../../src/core/webhooks/records";
 import { subscriptionView } from "../../src/core/views/subscription";
 import { subscription } from "../../src/testing/storage/subscriptions";
 import type { WebhookDedupeStore } from "../../src/webhooks/dedupe-store";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { PAYMENT_EVENT_TYPES } from "../../src/core/ports/records";
+import { PAYMENT_EVENT_TYPES } from "../../src/core/invoices/records";
 import { PAYMENT_EVENT_STATUSES, type PaymentEvent } from "../../src/schemas/service-event";
 import { verifyWebhook } from "../../src/webhooks/verify";
 import { NOW_MS, paymentData, SECRET, signedHeaders } from "./fixtures";

@@ -1,5 +1,5 @@
 import type { CoreContext } from "../../core/context";
-import type { EventRecord } from "../../core/ports/records";
+import type { EventRecord } from "../../core/webhooks/records";
 import * as resources from "../../schemas/resources";
 import * as schemas from "../../schemas/webhooks";
 import type { RouteTable } from "../route-table";

@@ -1,8 +1,9 @@
-import { balanceSheet } from "../../core/balances";
+import { balanceSheet } from "../../core/ledger/balances";
 import type { CoreContext } from "../../core/context";
-import { createExchange } from "../../core/exchanges";
-import { createPayout, getPayout } from "../../core/payouts";
-import type { ExchangeRecord, PayoutRecord } from "../../core/ports/records";
+import { createExchange } from "../../core/exchanges/exchanges";
+import { createPayout, getPayout } from "../../core/payouts/payouts";
+import type { ExchangeRecord } from "../../core/exchanges/records";
+import type { PayoutRecord } from "../../core/payouts/records";
 import { notFound } from "../../errors";
 import * as schemas from "../../schemas/v1";
 import * as v1 from "../../schemas/v1-resources";

@@ -1,8 +1,10 @@
 import type { CoreContext } from "../../core/context";
-import { createExchange, listPairs } from "../../core/exchanges";
-import { createInvoice, getInvoice, type CreateInvoiceInput } from "../../core/invoices";
-import { createPayout, getPayout } from "../../core/payouts";
-import type { ExchangeRecord, InvoiceRecord, PayoutRecord } from "../../core/ports/records";
+import { createExchange, listPairs } from "../../core/exchanges/exchanges";
+import { createInvoice, getInvoice, type CreateInvoiceInput } from "../../core/invoices/invoices";
+import { createPayout, getPayout } from "../../core/payouts/payouts";
+import type { ExchangeRecord } from "../../core/exchanges/records";
+import type { InvoiceRecord } from "../../core/invoices/records";
+import type { PayoutRecord } from "../../core/payouts/records";
 import * as schemas from "../../schemas/merchant";
 import * as resources from "../../schemas/resources";
 import type { MerchantApiViews } from "../../core/views/merchant-api";

@@ -1,6 +1,6 @@
 import type { CoreContext } from "../../core/context";
-import { createPaymentLink, deactivatePaymentLink, getPaymentLink } from "../../core/payment-links";
-import type { PaymentLinkRecord } from "../../core/ports/records";
+import { createPaymentLink, deactivatePaymentLink, getPaymentLink } from "../../core/payment-links/payment-links";
+import type { PaymentLinkRecord } from "../../core/payment-links/records";
 import { requireStoragePart } from "../../core/ports/storage/index";
 import * as schemas from "../../schemas/v1";
 import * as v1 from "../../schemas/v1-resources";

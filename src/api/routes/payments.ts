@@ -1,9 +1,10 @@
 import type { CoreContext } from "../../core/context";
-import { createInvoice, getInvoice, resolveNetwork } from "../../core/invoices";
+import { createInvoice, getInvoice, resolveNetwork } from "../../core/invoices/invoices";
 import { paymentView } from "../../core/views/payment";
-import { createRefund, getRefund } from "../../core/refunds";
-import { createRefundClaim } from "../../core/refund-claims";
-import type { InvoiceRecord, PayoutRecord } from "../../core/ports/records";
+import { createRefund, getRefund } from "../../core/refunds/refunds";
+import { createRefundClaim } from "../../core/refunds/claims";
+import type { InvoiceRecord } from "../../core/invoices/records";
+import type { PayoutRecord } from "../../core/payouts/records";
 import { PaymentError } from "../../errors";
 import * as schemas from "../../schemas/v1";
 import * as resources from "../../schemas/resources";

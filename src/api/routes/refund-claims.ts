@@ -1,5 +1,5 @@
 import type { CoreContext } from "../../core/context";
-import { cancelRefundClaim } from "../../core/refund-claims";
+import { cancelRefundClaim } from "../../core/refunds/claims";
 import * as v1 from "../../schemas/v1-resources";
 import { emptyBody } from "../../schemas/webhooks";
 import type { RouteTable } from "../route-table";

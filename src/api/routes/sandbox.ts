@@ -1,11 +1,11 @@
 import type { SandboxChain } from "../../adapters/chain/sandbox";
 import type { Scope } from "../../core/ports/storage/index";
 import type { CoreContext } from "../../core/context";
-import { forceExpire, parseAmountIn } from "../../core/invoices";
-import { forceExpireRefundClaim } from "../../core/refund-claims";
-import { getPayout } from "../../core/payouts";
-import type { BackgroundWork } from "../../core/service";
-import type { AddressRecord } from "../../core/ports/records";
+import { forceExpire, parseAmountIn } from "../../core/invoices/invoices";
+import { forceExpireRefundClaim } from "../../core/refunds/claims";
+import { getPayout } from "../../core/payouts/payouts";
+import type { BackgroundWork } from "../../core/background";
+import type { AddressRecord } from "../../core/deposits/records";
 import { PaymentError } from "../../errors";
 import * as schemas from "../../schemas/merchant";
 import * as resources from "../../schemas/resources";

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { CoreContext } from "../../core/context";
-import { sandboxAdvanceSubscription } from "../../core/subscription-billing";
+import { sandboxAdvanceSubscription } from "../../core/subscriptions/billing";
 import { subscriptionView } from "../../core/views/subscription";
 import { PaymentError } from "../../errors";
 import { recordId } from "../../schemas/fields";

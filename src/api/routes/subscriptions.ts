@@ -1,5 +1,5 @@
 import type { CoreContext } from "../../core/context";
-import type { SubscriptionRecord } from "../../core/ports/records";
+import type { SubscriptionRecord } from "../../core/subscriptions/records";
 import { requireStoragePart } from "../../core/ports/storage/index";
 import {
   type CreatedSubscription,
@@ -8,8 +8,8 @@ import {
   getSubscription,
   listSubscriptions,
   updateSubscription,
-} from "../../core/subscriptions";
-import { rotatePayerLink } from "../../core/subscription-payer";
+} from "../../core/subscriptions/subscriptions";
+import { rotatePayerLink } from "../../core/subscriptions/payer";
 import { page } from "../../core/views/v1";
 import { subscriptionView } from "../../core/views/subscription";
 import * as schemas from "../../schemas/v1-subscriptions";

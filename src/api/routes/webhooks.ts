@@ -1,7 +1,7 @@
 import type { CoreContext } from "../../core/context";
-import * as endpoints from "../../core/webhook-endpoints";
+import * as endpoints from "../../core/webhooks/endpoints";
 import type { StorageReads } from "../../core/ports/storage/index";
-import type { WebhookDeliveryRecord, WebhookEndpointRecord } from "../../core/ports/records";
+import type { WebhookDeliveryRecord, WebhookEndpointRecord } from "../../core/webhooks/records";
 import * as schemas from "../../schemas/webhooks";
 import * as resources from "../../schemas/resources";
 import type { RouteTable } from "../route-table";

@@ -1,6 +1,11 @@
 import type { CurrencyCatalog } from "../../currencies";
 import { formatDecimal } from "../../money";
-import type { AuditEntryRecord, DepositRecord, ExchangeRecord, InvoiceRecord, LedgerEntry, PayoutRecord } from "../ports/records";
+import type { AuditEntryRecord } from "../audit/records";
+import type { DepositRecord } from "../deposits/records";
+import type { ExchangeRecord } from "../exchanges/records";
+import type { InvoiceRecord } from "../invoices/records";
+import type { LedgerEntry } from "../ledger/records";
+import type { PayoutRecord } from "../payouts/records";
 import type { ExportCursor, ExportQuery, ExportReads } from "../ports/storage/index";
 import { type ConversionView, conversionView, type RefundView, refundView, type WithdrawalView, withdrawalView } from "../views/funds";
 import { type DepositView, depositView, type PaymentView, paymentView } from "../views/payment";

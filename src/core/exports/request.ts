@@ -1,4 +1,4 @@
-import type { Mode } from "../ports/records";
+import type { Mode } from "../merchants/records";
 import { EXPORT_KINDS, type ExportKind } from "./kinds";
 
 /** What `payments.admin.export()` takes. */

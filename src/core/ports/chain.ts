@@ -1,4 +1,4 @@
-import type { UnlistedTransferRecord } from "./records";
+import type { UnlistedTransferRecord } from "../deposits/records";
 import { NodeError } from "../../errors";
 
 /**

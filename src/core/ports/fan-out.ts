@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
-import type { EventRecord, WebhookDeliveryRecord, WebhookEndpointRecord } from "./records";
-import type { Scope } from "./storage";
+import type { EventRecord, WebhookDeliveryRecord, WebhookEndpointRecord } from "../webhooks/records";
+import type { Scope } from "./storage/index";
 
 /*
  * How an event becomes webhook deliveries: part of the storage contract, since a storage adapter

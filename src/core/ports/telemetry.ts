@@ -1,4 +1,5 @@
-import type { InvoiceStatus, Mode } from "./records";
+import type { InvoiceStatus } from "../invoices/records";
+import type { Mode } from "../merchants/records";
 import type { PriceRead } from "./pricing";
 
 /** How a payout (a withdrawal or a refund) ended on chain. */

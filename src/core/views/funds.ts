@@ -1,6 +1,7 @@
 import { formatDecimal, RATE_DECIMALS } from "../../money";
 import type { CurrencyCatalog } from "../../currencies";
-import type { ExchangeRecord, PayoutRecord, PayoutStatus } from "../ports/records";
+import type { ExchangeRecord } from "../exchanges/records";
+import type { PayoutRecord, PayoutStatus } from "../payouts/records";
 
 /**
  * Withdrawals, refunds and conversions as the /v1 API and their webhook events show them:

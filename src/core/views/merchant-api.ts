@@ -1,7 +1,10 @@
 import type { Currency, CurrencyCatalog } from "../../currencies";
-import type { ExchangePair } from "../exchanges";
+import type { ExchangePair } from "../exchanges/exchanges";
 import { depositView, overpaidUnits } from "./payment";
-import type { DepositRecord, ExchangeRecord, InvoiceRecord, PayoutRecord } from "../ports/records";
+import type { DepositRecord } from "../deposits/records";
+import type { ExchangeRecord } from "../exchanges/records";
+import type { InvoiceRecord } from "../invoices/records";
+import type { PayoutRecord } from "../payouts/records";
 import { RATE_DECIMALS, toNumber } from "../../money";
 
 /**

@@ -1,9 +1,10 @@
 import { formatDecimal, RATE_DECIMALS } from "../../money";
 import type { CurrencyCatalog } from "../../currencies";
-import { paymentFee } from "../fees";
-import { advanceInvoice } from "../invoices";
-import type { MachineDeposit } from "../invoice-machine";
-import type { InvoiceRecord, InvoiceStatus, Mode } from "../ports/records";
+import { paymentFee } from "../invoices/fees";
+import { advanceInvoice } from "../invoices/invoices";
+import type { MachineDeposit } from "../invoices/machine";
+import type { InvoiceRecord, InvoiceStatus } from "../invoices/records";
+import type { Mode } from "../merchants/records";
 
 /** Which screen the hosted payment page shows. */
 export type PayerStage = "choose" | "pay" | "paid" | "expired" | "failed";

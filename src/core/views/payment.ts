@@ -1,6 +1,7 @@
 import { formatDecimal, RATE_DECIMALS } from "../../money";
 import type { CurrencyCatalog } from "../../currencies";
-import type { DepositRecord, InvoiceRecord } from "../ports/records";
+import type { DepositRecord } from "../deposits/records";
+import type { InvoiceRecord } from "../invoices/records";
 
 /**
  * The payment as webhooks and the /v1 API show it: decimal strings for every amount, so that

@@ -1,7 +1,7 @@
 import type { CurrencyCatalog } from "../../currencies";
 import { formatDecimal } from "../../money";
-import type { BillingInterval, SubscriptionRecord, SubscriptionStatus } from "../ports/records";
-import { periodStart } from "../subscription-calendar";
+import type { BillingInterval, SubscriptionRecord, SubscriptionStatus } from "../subscriptions/records";
+import { periodStart } from "../subscriptions/calendar";
 
 /** A subscription as the /v1 API and its webhook events show it. */
 export interface SubscriptionView {

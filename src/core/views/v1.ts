@@ -1,7 +1,9 @@
-import type { AssetBalance } from "../balances";
+import type { AssetBalance } from "../ledger/balances";
 import type { CurrencyCatalog } from "../../currencies";
 import { conversionView, refundView, withdrawalView, type ConversionView, type RefundView, type WithdrawalView } from "./funds";
-import type { ExchangeRecord, PaymentLinkRecord, PayoutRecord } from "../ports/records";
+import type { ExchangeRecord } from "../exchanges/records";
+import type { PaymentLinkRecord } from "../payment-links/records";
+import type { PayoutRecord } from "../payouts/records";
 import { formatDecimal } from "../../money";
 
 /**

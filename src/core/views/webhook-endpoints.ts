@@ -1,4 +1,4 @@
-import type { WebhookAttemptRecord, WebhookDeliveryRecord, WebhookEndpointRecord } from "../ports/records";
+import type { WebhookAttemptRecord, WebhookDeliveryRecord, WebhookEndpointRecord } from "../webhooks/records";
 
 const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
 

@@ -1,4 +1,4 @@
-import type { AllowedAddress } from "../../core/payout-allowlist";
+import type { AllowedAddress } from "../../core/payouts/allowlist";
 import { html, type SafeHtml } from "../../html/escape";
 import type { Notice } from "../kit";
 import { csrfField, modeTag, shortTime } from "./parts";

@@ -1,6 +1,6 @@
-import type { AuditEntry } from "../../core/audit-log";
-import type { AuditAction } from "../../core/ports/records";
-import type { RecordRef } from "../../core/ledger-entries";
+import type { AuditEntry } from "../../core/audit/audit-log";
+import type { AuditAction } from "../../core/audit/records";
+import type { RecordRef } from "../../core/ledger/entries";
 import { html, type SafeHtml } from "../../html/escape";
 import { modeTag, shortTime } from "./parts";
 import { pager, recordLink } from "./records";

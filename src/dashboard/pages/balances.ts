@@ -1,5 +1,5 @@
-import type { LedgerLine } from "../../core/ledger-entries";
-import type { Mode } from "../../core/ports/records";
+import type { LedgerLine } from "../../core/ledger/entries";
+import type { Mode } from "../../core/merchants/records";
 import { html, type SafeHtml } from "../../html/escape";
 import { modeTag, shortTime } from "./parts";
 import { pager, recordLink } from "./records";

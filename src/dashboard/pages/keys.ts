@@ -1,4 +1,4 @@
-import type { ApiKeySummary } from "../../core/merchants";
+import type { ApiKeySummary } from "../../core/merchants/merchants";
 import { html, type SafeHtml } from "../../html/escape";
 import { csrfField, modeTag } from "./parts";
 

@@ -1,4 +1,4 @@
-import type { Mode } from "../../core/ports/records";
+import type { Mode } from "../../core/merchants/records";
 import type { ConversionView, RefundView } from "../../core/views/funds";
 import { html, type SafeHtml } from "../../html/escape";
 import { payoutLink } from "./payouts";

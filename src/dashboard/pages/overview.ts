@@ -1,6 +1,6 @@
-import type { HealthReport } from "../../core/health";
-import type { OperatorReport } from "../../core/operator-report";
-import type { Mode } from "../../core/ports/records";
+import type { HealthReport } from "../../core/health/report";
+import type { OperatorReport } from "../../core/operator/report";
+import type { Mode } from "../../core/merchants/records";
 import type { PaymentView } from "../../core/views/payment";
 import { html, type SafeHtml } from "../../html/escape";
 import { modeTag, paymentsTable } from "./parts";

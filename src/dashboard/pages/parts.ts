@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { PaymentView } from "../../core/views/payment";
 import { html, type SafeHtml } from "../../html/escape";
-import type { Mode } from "../../core/ports/records";
+import type { Mode } from "../../core/merchants/records";
 
 /** A "live" or "test" mark. */
 export function modeTag(mode: Mode): SafeHtml {

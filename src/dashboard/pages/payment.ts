@@ -1,4 +1,4 @@
-import type { Mode } from "../../core/ports/records";
+import type { Mode } from "../../core/merchants/records";
 import type { PaymentView } from "../../core/views/payment";
 import { html, type SafeHtml } from "../../html/escape";
 import type { TimelineEntry } from "../data";

@@ -1,5 +1,5 @@
 import type { PaymentView } from "../../core/views/payment";
-import { INVOICE_STATUSES } from "../../core/ports/records";
+import { INVOICE_STATUSES } from "../../core/invoices/records";
 import { html, type SafeHtml } from "../../html/escape";
 import type { PaymentFilters } from "../data";
 import { paymentsTable } from "./parts";

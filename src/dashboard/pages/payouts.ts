@@ -1,4 +1,5 @@
-import { PAYOUT_STATUSES, type Mode } from "../../core/ports/records";
+import { PAYOUT_STATUSES } from "../../core/payouts/records";
+import type { Mode } from "../../core/merchants/records";
 import type { WithdrawalView } from "../../core/views/funds";
 import { html, type SafeHtml } from "../../html/escape";
 import type { Notice } from "../kit";

@@ -1,4 +1,4 @@
-import type { RecordRef } from "../../core/ledger-entries";
+import type { RecordRef } from "../../core/ledger/entries";
 import { html, type SafeHtml } from "../../html/escape";
 
 /**

@@ -1,11 +1,9 @@
-import {
-  CONVERSION_EVENT_TYPES,
-  PAYMENT_EVENT_TYPES,
-  PAYOUT_EVENT_TYPES,
-  REFUND_EVENT_TYPES,
-  SUBSCRIPTION_EVENT_TYPES,
-  type Mode,
-} from "../../core/ports/records";
+import { CONVERSION_EVENT_TYPES } from "../../core/exchanges/records";
+import { PAYMENT_EVENT_TYPES } from "../../core/invoices/records";
+import { PAYOUT_EVENT_TYPES } from "../../core/payouts/records";
+import { REFUND_EVENT_TYPES } from "../../core/refunds/records";
+import { SUBSCRIPTION_EVENT_TYPES } from "../../core/subscriptions/records";
+import type { Mode } from "../../core/merchants/records";
 import { html, type SafeHtml } from "../../html/escape";
 import { csrfField, onceField, modeTag, shortTime } from "./parts";
 

@@ -1,6 +1,6 @@
 import type { Router } from "express";
-import type { RecordRef } from "../../core/ledger-entries";
-import type { Mode } from "../../core/ports/records";
+import type { RecordRef } from "../../core/ledger/entries";
+import type { Mode } from "../../core/merchants/records";
 import { asyncHandler } from "../../express/async-handler";
 import type { DashboardKit } from "../kit";
 import { auditBody } from "../pages/audit";

@@ -1,5 +1,5 @@
 import type { Router } from "express";
-import type { LedgerLine } from "../../core/ledger-entries";
+import type { LedgerLine } from "../../core/ledger/entries";
 import { asyncHandler } from "../../express/async-handler";
 import { mergeModes, MODES } from "../data";
 import type { DashboardKit } from "../kit";

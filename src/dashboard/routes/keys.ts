@@ -1,5 +1,5 @@
 import type { Request, Response, Router } from "express";
-import type { Mode } from "../../core/ports/records";
+import type { Mode } from "../../core/merchants/records";
 import { asyncHandler } from "../../express/async-handler";
 import type { DashboardKit, Notice } from "../kit";
 import { keysBody } from "../pages/keys";

@@ -1,5 +1,5 @@
 import type { Request, Response, Router } from "express";
-import type { PayoutRecord } from "../../core/ports/records";
+import type { PayoutRecord } from "../../core/payouts/records";
 import type { WithdrawalView } from "../../core/views/funds";
 import { asyncHandler } from "../../express/async-handler";
 import { formatDecimal } from "../../money";

@@ -1,7 +1,7 @@
 import type { Request, Response, Router } from "express";
 import { IdempotencyError } from "../../api-errors";
 import type { WebhookEndpointCreateParams, WebhookTestParams } from "../../client/resources";
-import type { Mode } from "../../core/ports/records";
+import type { Mode } from "../../core/merchants/records";
 import { asyncHandler } from "../../express/async-handler";
 import type { DashboardKit, Notice } from "../kit";
 import { deleteEndpointBody, endpointBody } from "../pages/webhook-endpoint";

@@ -1,6 +1,6 @@
 import type { CurrencyCatalog } from "../../currencies";
 import { padFraction } from "../../core/views/payer";
-import type { PaymentLinkRecord } from "../../core/ports/records";
+import type { PaymentLinkRecord } from "../../core/payment-links/records";
 import { formatDecimal } from "../../money";
 import { html } from "../../html/escape";
 import type { Translator } from "./i18n/index";

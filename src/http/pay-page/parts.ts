@@ -1,4 +1,4 @@
-import type { InvoiceStatus } from "../../core/ports/records";
+import type { InvoiceStatus } from "../../core/invoices/records";
 import { html, type SafeHtml } from "../../html/escape";
 import type { MessageKey, Translator } from "./i18n/index";
 

@@ -1,5 +1,5 @@
 import type { CurrencyCatalog } from "../../currencies";
-import type { PayoutRecord } from "../../core/ports/records";
+import type { PayoutRecord } from "../../core/payouts/records";
 import { formatDecimal, RATE_DECIMALS } from "../../money";
 import { html, type SafeHtml } from "../../html/escape";
 import type { Translator } from "./i18n/index";

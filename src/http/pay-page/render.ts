@@ -1,7 +1,9 @@
 import type { Response } from "express";
 import type { CoreContext } from "../../core/context";
 import { payerOptions, payerView, type PayerView } from "../../core/views/payer";
-import type { DepositRecord, InvoiceRecord, Mode } from "../../core/ports/records";
+import type { DepositRecord } from "../../core/deposits/records";
+import type { InvoiceRecord } from "../../core/invoices/records";
+import type { Mode } from "../../core/merchants/records";
 import type { PayPageBranding } from "./branding";
 import { choosePage } from "./choose-view";
 import { html } from "../../html/escape";

@@ -1,6 +1,7 @@
 import type { CurrencyCatalog } from "../../currencies";
-import type { PayerSubscription } from "../../core/subscription-payer";
-import type { InvoiceRecord, SubscriptionRecord } from "../../core/ports/records";
+import type { PayerSubscription } from "../../core/subscriptions/payer";
+import type { InvoiceRecord } from "../../core/invoices/records";
+import type { SubscriptionRecord } from "../../core/subscriptions/records";
 import { padFraction } from "../../core/views/payer";
 import { currentPeriodBounds } from "../../core/views/subscription";
 import { formatDecimal } from "../../money";

@@ -2,7 +2,7 @@ import { DEFAULT_BODY_TIMEOUT_MS } from "../../body-deadline";
 import { formBodyReader } from "../../express/form-body";
 import express, { type Request, type RequestHandler, type Response, type Router } from "express";
 import type { CoreContext } from "../../core/context";
-import { openInvoiceOfLink, openPaymentLink, payThroughPaymentLink } from "../../core/payment-links";
+import { openInvoiceOfLink, openPaymentLink, payThroughPaymentLink } from "../../core/payment-links/payment-links";
 import { PaymentError } from "../../errors";
 import { isPossibleId } from "../../schemas/fields";
 import { asyncHandler } from "../../express/async-handler";

@@ -1,6 +1,6 @@
 import express, { type ErrorRequestHandler, type Request, type RequestHandler, type Router } from "express";
 import type { CoreContext } from "../../core/context";
-import { selectPaymentMethod } from "../../core/invoices";
+import { selectPaymentMethod } from "../../core/invoices/invoices";
 import { PaymentError } from "../../errors";
 import { asyncErrorHandler, asyncHandler } from "../../express/async-handler";
 import type { PayPageBranding } from "../pay-page/branding";

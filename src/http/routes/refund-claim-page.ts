@@ -1,6 +1,6 @@
 import express, { type Request, type Response, type Router } from "express";
 import type { CoreContext } from "../../core/context";
-import type { PayoutRecord } from "../../core/ports/records";
+import type { PayoutRecord } from "../../core/payouts/records";
 import {
   claimAddressValid,
   claimOpen,
@@ -10,7 +10,7 @@ import {
   RateChangedError,
   readRefundClaim,
   type ClaimQuote,
-} from "../../core/refund-claim-redeem";
+} from "../../core/refunds/claim-redeem";
 import { PaymentError } from "../../errors";
 import { AmountFormatError, formatDecimal, parseDecimal } from "../../money";
 import { isPlainText, isPossibleId } from "../../schemas/fields";

@@ -1,8 +1,8 @@
 import express, { type Request, type Response, type Router } from "express";
 import { DEFAULT_BODY_TIMEOUT_MS } from "../../body-deadline";
 import type { CoreContext } from "../../core/context";
-import type { SubscriptionRecord } from "../../core/ports/records";
-import { cancelByPayer, openPayerSubscription, type PayerSubscription } from "../../core/subscription-payer";
+import type { SubscriptionRecord } from "../../core/subscriptions/records";
+import { cancelByPayer, openPayerSubscription, type PayerSubscription } from "../../core/subscriptions/payer";
 import { PaymentError } from "../../errors";
 import { asyncHandler } from "../../express/async-handler";
 import { formBodyReader } from "../../express/form-body";

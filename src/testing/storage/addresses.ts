@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { AddressRecord } from "../../core/ports/records";
+import type { AddressRecord } from "../../core/deposits/records";
 import type { SuiteContext } from "./context";
 import { type FreshnessCase, freshnessTests } from "./freshness";
 import { address, seed, T0 } from "./fixtures";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { Mode } from "../../core/ports/records";
+import type { Mode } from "../../core/merchants/records";
 import type { ExportQuery, StorageReads, StorageTransaction } from "../../core/ports/storage/index";
 import type { SuiteContext } from "./context";
 import { auditEntryOf, deposit, entry, exchange, invoice, payout, T0 } from "./fixtures";

@@ -1,23 +1,14 @@
 import { type CompleteStorageTransaction, hasStoragePart, type Scope, type Storage } from "../../core/ports/storage/index";
-import type {
-  AddressRecord,
-  AllowedAddressRecord,
-  ApiKeyRecord,
-  AuditEntryRecord,
-  DepositRecord,
-  EventRecord,
-  ExchangeRecord,
-  IdempotencyRecord,
-  InvoiceRecord,
-  LedgerEntry,
-  MerchantRecord,
-  PaymentLinkRecord,
-  PayoutRecord,
-  UnlistedTransferRecord,
-  WebhookAttemptRecord,
-  WebhookDeliveryRecord,
-  WebhookEndpointRecord,
-} from "../../core/ports/records";
+import type { AddressRecord, DepositRecord, UnlistedTransferRecord } from "../../core/deposits/records";
+import type { AllowedAddressRecord, PayoutRecord } from "../../core/payouts/records";
+import type { ApiKeyRecord, MerchantRecord } from "../../core/merchants/records";
+import type { AuditEntryRecord } from "../../core/audit/records";
+import type { EventRecord, WebhookAttemptRecord, WebhookDeliveryRecord, WebhookEndpointRecord } from "../../core/webhooks/records";
+import type { ExchangeRecord } from "../../core/exchanges/records";
+import type { IdempotencyRecord } from "../../core/idempotency/records";
+import type { InvoiceRecord } from "../../core/invoices/records";
+import type { LedgerEntry } from "../../core/ledger/records";
+import type { PaymentLinkRecord } from "../../core/payment-links/records";
 
 /**
  * Records for storage tests: each builder returns a complete, valid record of merchant `m_1` in

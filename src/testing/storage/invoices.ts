@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { InvoiceRecord } from "../../core/ports/records";
+import type { InvoiceRecord } from "../../core/invoices/records";
 import type { Storage } from "../../core/ports/storage/index";
 import type { SuiteContext } from "./context";
 import { type FreshnessCase, freshnessTests } from "./freshness";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { DepositRecord } from "../../core/ports/records";
+import type { DepositRecord } from "../../core/deposits/records";
 import type { SuiteContext } from "./context";
 import { type FreshnessCase, freshnessTests } from "./freshness";
 import { deposit, entry, ids, invoice, LIVE, OTHER, seed, T0, TEST } from "./fixtures";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { SubscriptionPeriodRecord, SubscriptionRecord } from "../../core/ports/records";
+import type { SubscriptionPeriodRecord, SubscriptionRecord } from "../../core/subscriptions/records";
 import type { SuiteContext } from "./context";
 import { LIVE, OTHER, T0, TEST } from "./fixtures";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { webhookDeliveryId, webhookPayload } from "../../core/ports/fan-out";
-import type { EventRecord, WebhookDeliveryRecord } from "../../core/ports/records";
+import type { EventRecord, WebhookDeliveryRecord } from "../../core/webhooks/records";
 import type { Storage } from "../../core/ports/storage/index";
 import type { SuiteContext } from "./context";
 import { type FreshnessCase, freshnessTests } from "./freshness";

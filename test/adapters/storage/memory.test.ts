@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { memoryStorage } from "../../../src/adapters/storage/memory/index";
-import type { InvoiceRecord } from "../../../src/core/ports/records";
+import type { InvoiceRecord } from "../../../src/core/invoices/records";
 import { runStorageAdapterTests, storageFixtures } from "../../../src/testing/index";
 
 const { address, apiKey, deposit, entry, gate, invoice, merchant, seed, TEST } = storageFixtures;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { fanOut, webhookDeliveryId, webhookPayload } from "../../../src/core/ports/fan-out";
-import type { EventRecord, WebhookEndpointRecord } from "../../../src/core/ports/records";
+import type { EventRecord, WebhookEndpointRecord } from "../../../src/core/webhooks/records";
 
 const T0 = Date.UTC(2026, 10, 21, 10, 0, 0);
 

@@ -1,6 +1,6 @@
 import request from "supertest";
 import { describe, expect, it } from "vitest";
-import { createPaymentRouter } from "../../../src";
+import { createPaymentRouter } from "../../../src/index";
 import { setup, type Harness } from "../../helpers";
 import { scopeOf } from "./support";
 

@@ -1,4 +1,4 @@
-import type { AddressRecord } from "../../../core/ports/records";
+import type { AddressRecord } from "../../../core/deposits/records";
 import type { AddressReads, AddressStore } from "../../../core/ports/storage/index";
 import { copy } from "./copy";
 import { pick } from "./query";

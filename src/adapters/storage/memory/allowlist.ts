@@ -1,4 +1,4 @@
-import type { AllowedAddressRecord } from "../../../core/ports/records";
+import type { AllowedAddressRecord } from "../../../core/payouts/records";
 import type { AllowlistReads, AllowlistStore } from "../../../core/ports/storage/index";
 import { copy } from "./copy";
 import { pick } from "./query";

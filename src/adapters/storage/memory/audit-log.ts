@@ -1,4 +1,4 @@
-import type { AuditEntryRecord } from "../../../core/ports/records";
+import type { AuditEntryRecord } from "../../../core/audit/records";
 import type { AuditLogReads, AuditLogStore } from "../../../core/ports/storage/index";
 import { copy } from "./copy";
 import { conflict, type Run, setIn, type Tables, type Undo, type Writes } from "./tables";

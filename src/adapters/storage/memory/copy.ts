@@ -1,4 +1,8 @@
-import type { EventRecord, InvoiceRecord, MerchantRecord, PaymentLinkRecord, PayoutRecord, WebhookEndpointRecord } from "../../../core/ports/records";
+import type { EventRecord, WebhookEndpointRecord } from "../../../core/webhooks/records";
+import type { InvoiceRecord } from "../../../core/invoices/records";
+import type { MerchantRecord } from "../../../core/merchants/records";
+import type { PaymentLinkRecord } from "../../../core/payment-links/records";
+import type { PayoutRecord } from "../../../core/payouts/records";
 
 // Copies in and out. Most records hold only primitives (bigint included), so a spread is a full
 // copy; the nested fields (metadata, event data) are JSON by contract, and a JSON-shaped deep

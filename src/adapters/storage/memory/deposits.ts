@@ -1,4 +1,4 @@
-import type { DepositRecord } from "../../../core/ports/records";
+import type { DepositRecord } from "../../../core/deposits/records";
 import type { DepositReads, DepositStore, NotableDepositReads } from "../../../core/ports/storage/index";
 import { copy } from "./copy";
 import { inScope, pick, scoped } from "./query";

@@ -1,4 +1,4 @@
-import type { Mode } from "../../../core/ports/records";
+import type { Mode } from "../../../core/merchants/records";
 import type { ExportQuery, ExportReads } from "../../../core/ports/storage/index";
 import { copy, copyInvoice } from "./copy";
 import type { Run, Tables } from "./tables";

@@ -1,4 +1,4 @@
-import type { InvoiceRecord } from "../../../core/ports/records";
+import type { InvoiceRecord } from "../../../core/invoices/records";
 import type { InvoiceFilter, InvoiceReads, InvoiceStore } from "../../../core/ports/storage/index";
 import { copyInvoice } from "./copy";
 import { page, pick, scoped } from "./query";

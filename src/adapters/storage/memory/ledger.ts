@@ -1,4 +1,4 @@
-import type { BalanceRecord, LedgerEntry } from "../../../core/ports/records";
+import type { BalanceRecord, LedgerEntry } from "../../../core/ledger/records";
 import type { LedgerReads, LedgerStore, PostLedgerResult } from "../../../core/ports/storage/index";
 import { copy } from "./copy";
 import { inScope } from "./query";

@@ -1,4 +1,4 @@
-import type { WebhookDeliveryRecord } from "../../../core/ports/records";
+import type { WebhookDeliveryRecord } from "../../../core/webhooks/records";
 import type { OperatorDeliveryFilter, OperatorListReads } from "../../../core/ports/storage/index";
 import { copy } from "./copy";
 import { compareCreated } from "./query";

@@ -1,4 +1,4 @@
-import type { PayoutRecord } from "../../../core/ports/records";
+import type { PayoutRecord } from "../../../core/payouts/records";
 import type { PayoutFilter, PayoutReads, PayoutStore } from "../../../core/ports/storage/index";
 import { copyPayout } from "./copy";
 import { compareCreated, page, pick, scoped } from "./query";

@@ -1,4 +1,4 @@
-import type { Mode } from "../../../core/ports/records";
+import type { Mode } from "../../../core/merchants/records";
 import type { PageQuery, Scope } from "../../../core/ports/storage/index";
 import type { CreatedIndex } from "./created-index";
 import { scopeKey } from "./tables";

@@ -1,4 +1,4 @@
-import type { SubscriptionPeriodRecord, SubscriptionRecord } from "../../../core/ports/records";
+import type { SubscriptionPeriodRecord, SubscriptionRecord } from "../../../core/subscriptions/records";
 import type { SubscriptionFilter, SubscriptionReads, SubscriptionStore } from "../../../core/ports/storage/index";
 import { copyJson } from "./copy";
 import { page, pick, scoped } from "./query";

@@ -1,26 +1,14 @@
-import type {
-  AddressRecord,
-  AllowedAddressRecord,
-  ApiKeyRecord,
-  AuditEntryRecord,
-  BalanceRecord,
-  DepositRecord,
-  EventRecord,
-  ExchangeRecord,
-  IdempotencyRecord,
-  InvoiceRecord,
-  LedgerEntry,
-  MerchantRecord,
-  Mode,
-  PaymentLinkRecord,
-  PayoutRecord,
-  SubscriptionPeriodRecord,
-  SubscriptionRecord,
-  UnlistedTransferRecord,
-  WebhookAttemptRecord,
-  WebhookDeliveryRecord,
-  WebhookEndpointRecord,
-} from "../../../core/ports/records";
+import type { AddressRecord, DepositRecord, UnlistedTransferRecord } from "../../../core/deposits/records";
+import type { AllowedAddressRecord, PayoutRecord } from "../../../core/payouts/records";
+import type { ApiKeyRecord, MerchantRecord, Mode } from "../../../core/merchants/records";
+import type { AuditEntryRecord } from "../../../core/audit/records";
+import type { BalanceRecord, LedgerEntry } from "../../../core/ledger/records";
+import type { EventRecord, WebhookAttemptRecord, WebhookDeliveryRecord, WebhookEndpointRecord } from "../../../core/webhooks/records";
+import type { ExchangeRecord } from "../../../core/exchanges/records";
+import type { IdempotencyRecord } from "../../../core/idempotency/records";
+import type { InvoiceRecord } from "../../../core/invoices/records";
+import type { PaymentLinkRecord } from "../../../core/payment-links/records";
+import type { SubscriptionPeriodRecord, SubscriptionRecord } from "../../../core/subscriptions/records";
 import { CreatedIndex } from "./created-index";
 
 /**

@@ -1,4 +1,4 @@
-import type { WebhookEndpointRecord } from "../../../core/ports/records";
+import type { WebhookEndpointRecord } from "../../../core/webhooks/records";
 import type { Scope, WebhookEndpointReads, WebhookEndpointStore } from "../../../core/ports/storage/index";
 import { copyEndpoint } from "./copy";
 import { compareCreated, inScope, pick, scoped } from "./query";

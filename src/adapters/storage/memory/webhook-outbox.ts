@@ -1,5 +1,5 @@
 import { fanOut } from "../../../core/ports/fan-out";
-import type { WebhookDeliveryRecord } from "../../../core/ports/records";
+import type { WebhookDeliveryRecord } from "../../../core/webhooks/records";
 import type { DeliveryFilter, PageQuery, Scope, WebhookOutboxReads, WebhookOutboxStore } from "../../../core/ports/storage/index";
 import { copy, copyEvent } from "./copy";
 import { pick, scoped } from "./query";

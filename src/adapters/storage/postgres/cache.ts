@@ -1,4 +1,5 @@
-import type { MerchantRecord, WebhookEndpointRecord } from "../../../core/ports/records";
+import type { MerchantRecord } from "../../../core/merchants/records";
+import type { WebhookEndpointRecord } from "../../../core/webhooks/records";
 import type { ApiKeyMatch, Scope } from "../../../core/ports/storage/index";
 import { shared } from "./shared";
 

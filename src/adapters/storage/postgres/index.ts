@@ -1,5 +1,5 @@
 import { refuseUnknownOptions } from "../../../options-error";
-import type { EventRecord, WebhookEndpointRecord } from "../../../core/ports/records";
+import type { EventRecord, WebhookEndpointRecord } from "../../../core/webhooks/records";
 import { fanOut } from "../../../core/ports/fan-out";
 import type { CompleteStorage, CompleteStorageTransaction, Scope, StorageMigrationReport } from "../../../core/ports/storage/index";
 import { cacheFor, type CachedTable, type CommittedCache } from "./cache";

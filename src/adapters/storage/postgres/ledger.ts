@@ -1,4 +1,5 @@
-import type { LedgerEntry, Mode } from "../../../core/ports/records";
+import type { LedgerEntry } from "../../../core/ledger/records";
+import type { Mode } from "../../../core/merchants/records";
 import type { PostLedgerOptions, PostLedgerResult } from "../../../core/ports/storage/index";
 import type { SqlQueryable } from "./sql-client";
 import type { Statements } from "./statements/index";

@@ -1,5 +1,5 @@
 import { webhookPayload } from "../../../core/ports/fan-out";
-import type { EventRecord } from "../../../core/ports/records";
+import type { EventRecord } from "../../../core/webhooks/records";
 import type { CompleteStorageTransaction, StorageReads } from "../../../core/ports/storage/index";
 import { sqlAllowlistWrites } from "./allowlist";
 import { postLedgerEntries } from "./ledger";

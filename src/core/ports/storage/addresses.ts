@@ -1,4 +1,5 @@
-import type { AddressRecord, Mode } from "../records";
+import type { AddressRecord } from "../../deposits/records";
+import type { Mode } from "../../merchants/records";
 
 /**
  * Reads of the address book: every deposit address the service issued, keyed by (mode,

@@ -1,4 +1,4 @@
-import type { AllowedAddressRecord } from "../records";
+import type { AllowedAddressRecord } from "../../payouts/records";
 import type { Scope } from "./scope";
 
 /**

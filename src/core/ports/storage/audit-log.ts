@@ -1,4 +1,4 @@
-import type { AuditEntryRecord } from "../records";
+import type { AuditEntryRecord } from "../../audit/records";
 
 /** One page of the audit log, newest first: at most `limit` entries, after the entry `after` (the last id of the previous page). */
 export interface AuditLogQuery {

@@ -1,4 +1,5 @@
-import type { DepositRecord, Mode } from "../records";
+import type { DepositRecord } from "../../deposits/records";
+import type { Mode } from "../../merchants/records";
 import type { Scope } from "./scope";
 
 /**

@@ -1,4 +1,4 @@
-import type { ExchangeRecord } from "../records";
+import type { ExchangeRecord } from "../../exchanges/records";
 import type { PageQuery, Scope } from "./scope";
 
 /** Reads of exchanges (the /v1 conversions), each confined to its `Scope`. */

@@ -1,4 +1,10 @@
-import type { AuditEntryRecord, DepositRecord, ExchangeRecord, InvoiceRecord, LedgerEntry, Mode, PayoutRecord } from "../records";
+import type { AuditEntryRecord } from "../../audit/records";
+import type { DepositRecord } from "../../deposits/records";
+import type { ExchangeRecord } from "../../exchanges/records";
+import type { InvoiceRecord } from "../../invoices/records";
+import type { LedgerEntry } from "../../ledger/records";
+import type { Mode } from "../../merchants/records";
+import type { PayoutRecord } from "../../payouts/records";
 
 /** Where a page of an export starts: the time and id of the last record of the previous page. */
 export interface ExportCursor {

@@ -1,4 +1,4 @@
-import type { IdempotencyRecord } from "../records";
+import type { IdempotencyRecord } from "../../idempotency/records";
 import type { Scope } from "./scope";
 
 /**

@@ -1,4 +1,5 @@
-import type { InvoiceRecord, InvoiceStatus, Mode } from "../records";
+import type { InvoiceRecord, InvoiceStatus } from "../../invoices/records";
+import type { Mode } from "../../merchants/records";
 import type { PageQuery, Scope } from "./scope";
 
 /** Filters of the invoice (payment) list; times are epoch ms, `createdTo` exclusive. */

@@ -1,4 +1,4 @@
-import type { BalanceRecord, LedgerEntry } from "../records";
+import type { BalanceRecord, LedgerEntry } from "../../ledger/records";
 import type { Scope } from "./scope";
 
 /** Outcome of `postLedgerEntries`: nothing is written unless the status is `posted`. */

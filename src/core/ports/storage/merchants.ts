@@ -1,4 +1,4 @@
-import type { ApiKeyRecord, MerchantRecord } from "../records";
+import type { ApiKeyRecord, MerchantRecord } from "../../merchants/records";
 
 /** An API key and the merchant it belongs to: what authenticating a request needs, in one read. */
 export interface ApiKeyMatch {

@@ -1,4 +1,5 @@
-import type { MerchantRecord, Mode, WebhookDeliveryRecord } from "../records";
+import type { MerchantRecord, Mode } from "../../merchants/records";
+import type { WebhookDeliveryRecord } from "../../webhooks/records";
 import type { PageQuery } from "./scope";
 
 /** Filters of the operator's delivery list, across merchants (`listAllWebhookDeliveries`). */

@@ -1,4 +1,4 @@
-import type { PaymentLinkRecord } from "../records";
+import type { PaymentLinkRecord } from "../../payment-links/records";
 import type { PageQuery, Scope } from "./scope";
 
 /**

@@ -1,4 +1,5 @@
-import type { Mode, PayoutRecord, PayoutStatus } from "../records";
+import type { Mode } from "../../merchants/records";
+import type { PayoutRecord, PayoutStatus } from "../../payouts/records";
 import type { PageQuery, Scope } from "./scope";
 
 /** Filters of the payout list: plain payouts (withdrawals) or refunds. */

@@ -1,4 +1,6 @@
-import type { DepositStatus, Mode, PayoutStatus } from "../records";
+import type { DepositStatus } from "../../deposits/records";
+import type { Mode } from "../../merchants/records";
+import type { PayoutStatus } from "../../payouts/records";
 
 /** How many records and their amounts summed, in the smallest unit of their coin or asset. */
 export interface RecordTotal {

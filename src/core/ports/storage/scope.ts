@@ -1,4 +1,4 @@
-import type { Mode } from "../records";
+import type { Mode } from "../../merchants/records";
 
 /**
  * Who is asking: every merchant-facing read is confined to one merchant in one mode. A read

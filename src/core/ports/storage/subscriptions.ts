@@ -1,4 +1,5 @@
-import type { Mode, SubscriptionPeriodRecord, SubscriptionRecord, SubscriptionStatus } from "../records";
+import type { Mode } from "../../merchants/records";
+import type { SubscriptionPeriodRecord, SubscriptionRecord, SubscriptionStatus } from "../../subscriptions/records";
 import type { PageQuery, Scope } from "./scope";
 
 /** Filters of a subscription list; each one given narrows it. */

@@ -1,4 +1,5 @@
-import type { Mode, UnlistedTransferRecord } from "../records";
+import type { Mode } from "../../merchants/records";
+import type { UnlistedTransferRecord } from "../../deposits/records";
 
 /**
  * Reads of unlisted-token transfers (tokens sent to an issued address that the service does not

@@ -1,4 +1,4 @@
-import type { WebhookEndpointRecord } from "../records";
+import type { WebhookEndpointRecord } from "../../webhooks/records";
 import type { Scope } from "./scope";
 
 /** Reads of webhook endpoints (where a merchant wants its events sent), each confined to its `Scope`. */

@@ -1,4 +1,4 @@
-import type { EventRecord, WebhookAttemptRecord, WebhookDeliveryRecord, WebhookDeliveryStatus } from "../records";
+import type { EventRecord, WebhookAttemptRecord, WebhookDeliveryRecord, WebhookDeliveryStatus } from "../../webhooks/records";
 import type { PageQuery, Scope } from "./scope";
 
 /** Filters of the webhook delivery log. */

@@ -8,7 +8,7 @@ import { nodeError, rpcSecrets } from "../../../../src/adapters/rpc-errors";
 import type { ChainStateStore } from "../../../../src/core/ports/chain";
 import { memoryStorage } from "../../../../src/adapters/storage/memory/index";
 import type { Storage } from "../../../../src/core/ports/storage/index";
-import { chainHost } from "../../../../src/core/chains";
+import { chainHost } from "../../../../src/core/chains/chains";
 import { CurrencyCatalog, DEFAULT_CURRENCIES, DEFAULT_FIAT } from "../../../../src/currencies";
 import { postgresStorage } from "../../../../src/postgres";
 import { recordingLogger } from "../../../helpers";

@@ -1,6 +1,6 @@
 import { erc20Abi, getAddress, parseUnits, type Address } from "viem";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { listUnlistedTransfers } from "../../../../src/core/unlisted";
+import { listUnlistedTransfers } from "../../../../src/core/deposits/unlisted";
 import type { Harness } from "../../../helpers";
 import { balances } from "../../../http/v1/support";
 import { startAnvil, type Anvil } from "./anvil";

@@ -1,6 +1,6 @@
 import { encodeFunctionResult, getAddress, type Address, type Hex } from "viem";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { aggregatorV3Abi, chainlink } from "../../../../src/adapters/pricing/sources";
+import { aggregatorV3Abi, chainlink } from "../../../../src/adapters/pricing/sources/index";
 import { freePort, startAnvil, type Anvil } from "../../chain/evm/anvil";
 import { mockAggregatorAbi, mockAggregatorBytecode } from "../../../fixtures/contracts/artifacts";
 import { ask, sourceError, startProviderServer, type ProviderServer, type Received, type Reply } from "./support";

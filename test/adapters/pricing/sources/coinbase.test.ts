@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { coinbase } from "../../../../src/adapters/pricing/sources";
+import { coinbase } from "../../../../src/adapters/pricing/sources/index";
 import { ask, byBase, itFailsClearly, NOW, sourceError, useProviderServer, type Received, type Reply } from "./support";
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { coingecko } from "../../../../src/adapters/pricing/sources";
+import { coingecko } from "../../../../src/adapters/pricing/sources/index";
 import { ask, byBase, itFailsClearly, sourceError, useProviderServer, type Received, type Reply } from "./support";
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { kraken, KRAKEN_PAIRS } from "../../../../src/adapters/pricing/sources";
+import { kraken, KRAKEN_PAIRS } from "../../../../src/adapters/pricing/sources/index";
 import { ask, byBase, itFailsClearly, NOW, sourceError, useProviderServer, type Received, type Reply } from "./support";
 
 /**

@@ -1,4 +1,4 @@
-import type { AllowedAddressRecord } from "../../../../core/ports/records";
+import type { AllowedAddressRecord } from "../../../../core/payouts/records";
 import { col, columns, epochMs, epochMsOrNull, textOrNull } from "./columns";
 import { sql } from "./sql";
 import type { Tables } from "./tables";

@@ -1,4 +1,4 @@
-import type { AuditEntryRecord } from "../../../../core/ports/records";
+import type { AuditEntryRecord } from "../../../../core/audit/records";
 import { col, columns, epochMs } from "./columns";
 import { sql } from "./sql";
 import type { Tables } from "./tables";

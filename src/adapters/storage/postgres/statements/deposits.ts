@@ -1,4 +1,4 @@
-import type { DepositRecord, UnlistedTransferRecord } from "../../../../core/ports/records";
+import type { DepositRecord, UnlistedTransferRecord } from "../../../../core/deposits/records";
 import { bigintNumber, bool, col, columns, epochMs, epochMsOrNull, int, numeric, textOrNull } from "./columns";
 import { sql } from "./sql";
 import type { Tables } from "./tables";

@@ -1,4 +1,4 @@
-import type { EventRecord } from "../../../../core/ports/records";
+import type { EventRecord } from "../../../../core/webhooks/records";
 import { type Codec, col, columns, epochMs, json } from "./columns";
 import { sql } from "./sql";
 import type { Tables } from "./tables";

@@ -1,4 +1,4 @@
-import type { IdempotencyRecord } from "../../../../core/ports/records";
+import type { IdempotencyRecord } from "../../../../core/idempotency/records";
 import { after, col, columns, epochMs, intOrNull, textOrNull } from "./columns";
 import { sql } from "./sql";
 import type { Tables } from "./tables";

@@ -1,4 +1,5 @@
-import type { AddressRecord, InvoiceRecord } from "../../../../core/ports/records";
+import type { AddressRecord } from "../../../../core/deposits/records";
+import type { InvoiceRecord } from "../../../../core/invoices/records";
 import { bool, col, columns, epochMs, epochMsOrNull, int, jsonOrNull, numeric, numericOrNull, textOrNull } from "./columns";
 import { sql } from "./sql";
 import type { Tables } from "./tables";

@@ -1,4 +1,4 @@
-import type { BalanceRecord, LedgerEntry } from "../../../../core/ports/records";
+import type { BalanceRecord, LedgerEntry } from "../../../../core/ledger/records";
 import { col, columns, epochMs, numeric } from "./columns";
 import { sql } from "./sql";
 import type { Tables } from "./tables";

@@ -1,4 +1,4 @@
-import type { ApiKeyRecord, MerchantRecord, PayoutApprovalRule } from "../../../../core/ports/records";
+import type { ApiKeyRecord, MerchantRecord, PayoutApprovalRule } from "../../../../core/merchants/records";
 import type { ApiKeyMatch } from "../../../../core/ports/storage/index";
 import { type Row, bool, col, columns, epochMs, epochMsOrNull, jsonOrNull, textOrNull } from "./columns";
 import { sql } from "./sql";

@@ -1,4 +1,4 @@
-import type { PaymentLinkRecord } from "../../../../core/ports/records";
+import type { PaymentLinkRecord } from "../../../../core/payment-links/records";
 import { bool, col, columns, epochMs, int, jsonOrNull, numeric, textOrNull } from "./columns";
 import { sql } from "./sql";
 import type { Tables } from "./tables";

@@ -1,4 +1,5 @@
-import type { ExchangeRecord, PayoutRecord } from "../../../../core/ports/records";
+import type { ExchangeRecord } from "../../../../core/exchanges/records";
+import type { PayoutRecord } from "../../../../core/payouts/records";
 import { col, columns, epochMs, numeric, textOrNull } from "./columns";
 import { refundClaimColumn } from "./refund-claim-column";
 import { sql } from "./sql";

@@ -1,4 +1,4 @@
-import type { RefundClaim } from "../../../../core/ports/records";
+import type { RefundClaim } from "../../../../core/refunds/records";
 import type { Codec } from "./columns";
 
 /** The claim as JSON holds it: amounts as decimal strings (JSON has no bigint). */

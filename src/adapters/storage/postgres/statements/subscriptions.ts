@@ -1,4 +1,4 @@
-import type { SubscriptionPeriodRecord, SubscriptionRecord } from "../../../../core/ports/records";
+import type { SubscriptionPeriodRecord, SubscriptionRecord } from "../../../../core/subscriptions/records";
 import { bool, type Codec, col, columns, epochMs, epochMsOrNull, int, jsonOrNull, numeric, textOrNull } from "./columns";
 import { sql } from "./sql";
 import type { Tables } from "./tables";

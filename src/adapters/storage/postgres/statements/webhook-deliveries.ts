@@ -1,4 +1,4 @@
-import type { WebhookAttemptRecord, WebhookDeliveryRecord } from "../../../../core/ports/records";
+import type { WebhookAttemptRecord, WebhookDeliveryRecord } from "../../../../core/webhooks/records";
 import type { WebhookAttemptOutcome } from "../../../../core/ports/storage/index";
 import { after, col, columns, epochMs, epochMsOrNull, int, intOrNull, textOrNull } from "./columns";
 import { sql } from "./sql";

@@ -1,4 +1,4 @@
-import type { EventType, WebhookEndpointRecord } from "../../../../core/ports/records";
+import type { EventType, WebhookEndpointRecord } from "../../../../core/webhooks/records";
 import { col, columns, epochMs, json, jsonOrNull, textOrNull } from "./columns";
 import { sql } from "./sql";
 import type { Tables } from "./tables";
