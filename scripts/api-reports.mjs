@@ -44,7 +44,10 @@ if (missing.length > 0) {
 function run({ declarations, name }, temp) {
   const configObject = ExtractorConfig.loadFile(configPath);
   configObject.mainEntryPointFilePath = declarations;
-  configObject.apiReport = { ...configObject.apiReport, reportFileName: name, reportTempFolder: temp };
+  // The main entry's report names the types it uses and leaves writing them out to the other
+  // entries' reports (checked by writtenOutElsewhere): a merchant reads a page, not the whole kit.
+  const includeForgottenExports = name === "index" ? false : configObject.apiReport.includeForgottenExports;
+  configObject.apiReport = { ...configObject.apiReport, reportFileName: name, reportTempFolder: temp, includeForgottenExports };
   const config = ExtractorConfig.prepare({ configObject, configObjectFullPath: configPath, packageJsonFullPath: packageJsonPath });
   try {
     return Extractor.invoke(config, {
@@ -72,6 +75,27 @@ try {
   failed = entries.filter((entry) => !run(entry, temp)).map(({ label }) => label);
 } finally {
   rmSync(temp, { recursive: true, force: true });
+}
+
+/**
+ * The types the main entry's report only names (API Extractor's forgotten exports) that no other
+ * entry's report writes out: a change to them would show in no report. Empty when all is well.
+ */
+function writtenOutNowhere() {
+  const read = (name) => readFileSync(join(root, "docs", "api", `${name}.api.md`), "utf8");
+  const named = [...read("index").matchAll(/The symbol "(\w+)" needs to be exported/g)].map((match) => match[1]);
+  const others = entries.filter(({ name }) => name !== "index").map(({ name }) => read(name));
+  const declared = (symbol) =>
+    others.some((report) => new RegExp(`^(export )?(declare )?(function|class|const|interface|type|enum|namespace) ${symbol}\\b`, "m").test(report));
+  return [...new Set(named)].filter((symbol) => !declared(symbol));
+}
+
+if (failed.length === 0) {
+  const nowhere = writtenOutNowhere();
+  if (nowhere.length > 0) {
+    console.error(`The main entry uses ${nowhere.join(", ")}, which no other entry point's report writes out: export each from the entry of its reader.`);
+    process.exit(1);
+  }
 }
 
 if (failed.length > 0) {

@@ -26,3 +26,4 @@ export { isValidAddress, isValidAddressOfFamily, addressFamily, DEFAULT_ADDRESS_
 export type { AddressFamily, AddressRuleOptions, ChainKind } from "./adapters/chain/address-rules";
 export { DEFAULT_CURRENCIES, DEFAULT_FIAT } from "./currencies";
 export type { CurrencyConfig, NetworkConfig } from "./currencies";
+export type { NodeError } from "./errors";

@@ -5,6 +5,11 @@
  * from a host route. docs/operations.md and docs/money-controls.md describe each.
  */
 export type { PaymentAdmin } from "./service/admin";
+// The host's wiring, with every nested option written out in this entry's API report.
+export type { PaymentRouter } from "./payment-router";
+export type { PaymentService, PaymentServiceOptions } from "./service/payment-service";
+export type { PaymentRouterOptions, RateLimit } from "./service/options";
+export type { WebhookDeliveryOptions } from "./delivery/sender";
 export type { TickReport } from "./core/background";
 export type { HealthReport, HealthOptions, HealthReportOptions, HealthStatus, ChainHealth, CoinPriceHealth, PriceSourceHealth } from "./core/health/report";
 export type { IssuedApiKey, ApiKeySummary } from "./core/merchants/merchants";
