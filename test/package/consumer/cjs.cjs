@@ -1,7 +1,13 @@
 // A CommonJS host app: require() of every entry point but ./testing (ESM only: it imports
 // vitest), then the router on memory storage answering the API. Prints one JSON line.
 const express = require("express");
-const { createPaymentRouter, memoryStorage, verifyWebhook, webhookHeaders, PaymentError } = require("express-crypto-pay");
+const { createPaymentRouter, memoryStorage, verifyWebhook, PaymentError } = require("express-crypto-pay");
+const { webhookHeaders } = require("express-crypto-pay/webhooks");
+const { createPaymentClient } = require("express-crypto-pay/client");
+const { sendExport } = require("express-crypto-pay/operator");
+const { fanOut } = require("express-crypto-pay/storage");
+const { isValidAddress } = require("express-crypto-pay/chains");
+const { moneroChain } = require("express-crypto-pay/monero");
 const { postgresStorage } = require("express-crypto-pay/postgres");
 const { evmChain } = require("express-crypto-pay/evm");
 const { bitcoinChain } = require("express-crypto-pay/bitcoin");
@@ -37,7 +43,7 @@ async function main() {
     const event = verifyWebhook(body, webhookHeaders({ id: "msg_1", body }, secret), secret);
     console.log(
       JSON.stringify({
-        entries: [postgresStorage, evmChain, bitcoinChain, exchangeRates, PaymentError].map((entry) => typeof entry),
+        entries: [postgresStorage, evmChain, bitcoinChain, moneroChain, exchangeRates, PaymentError, createPaymentClient, sendExport, fanOut, isValidAddress].map((entry) => typeof entry),
         invoice: { status: response.status, state: invoice.status },
         unknownInvoice: { status: unknown.status, error: (await unknown.json()).error },
         verified: event.type,
