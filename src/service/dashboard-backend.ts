@@ -5,50 +5,40 @@ import { notFound } from "../errors";
 import type { RouteTable } from "../api/route-table";
 import type { PaymentAdmin } from "./admin";
 import type { PaymentResources } from "../client/resources";
-import type { AuditLogPage } from "../core/audit/audit-log";
-import type { CsvExport } from "../core/exports/csv-export";
-import type { ExportRequest } from "../core/exports/request";
 import type { HealthReport } from "../core/health/report";
-import type { ApiKeySummary, IssuedApiKey } from "../core/merchants/merchants";
-import type { OperatorAdmin } from "../core/operator/tools";
-import type { OperatorReport, OperatorReportOptions } from "../core/operator/report";
-import type { AllowedAddress, AllowedAddressInput } from "../core/payouts/allowlist";
 import type { Logger } from "../core/ports/logger";
-import type { MerchantRecord, Mode } from "../core/merchants/records";
-import type { PayoutRecord } from "../core/payouts/records";
+import type { Mode } from "../core/merchants/records";
 import type { CurrencyCatalog } from "../currencies";
 
 /**
- * The admin methods the dashboard uses: a subset of the router's `PaymentAdmin` (documented
- * there), so the router's own admin object is one.
+ * The admin methods the dashboard uses: a subset of the service's `PaymentAdmin` (documented
+ * there), so the service's own admin object is one.
  */
-export interface DashboardAdmin
-  extends Pick<
-    OperatorAdmin,
-    | "listMerchants"
-    | "findPaymentByAddress"
-    | "searchPayments"
-    | "recordTimeline"
-    | "findPayout"
-    | "listHeldPayouts"
-    | "listAllHeldPayouts"
-    | "listLedgerEntries"
-  > {
-  getMerchant(id: string): Promise<MerchantRecord | null>;
-  listApiKeys(merchantId: string): Promise<ApiKeySummary[]>;
-  issueApiKey(merchantId: string, options?: { mode?: Mode; by?: string }): Promise<IssuedApiKey>;
-  revokeApiKey(keyId: string, options?: { by?: string }): Promise<boolean>;
-  setAllowlist(merchantId: string, setting: { enabled: boolean; by?: string }): Promise<MerchantRecord>;
-  addAllowedAddress(input: AllowedAddressInput): Promise<AllowedAddress>;
-  approveAllowedAddress(id: string, review: { by: string }): Promise<AllowedAddress>;
-  removeAllowedAddress(id: string, review: { by: string }): Promise<AllowedAddress>;
-  listAllowedAddresses(merchantId: string, options?: { mode?: Mode }): Promise<AllowedAddress[]>;
-  approvePayout(payoutId: string, review: { by: string }): Promise<PayoutRecord>;
-  rejectPayout(payoutId: string, review: { by: string; reason?: string }): Promise<PayoutRecord>;
-  listAuditLog(options?: { merchantId?: string; limit?: number; cursor?: string | null }): Promise<AuditLogPage>;
-  operatorReport(options?: OperatorReportOptions): Promise<OperatorReport>;
-  export(request: ExportRequest): CsvExport;
-}
+export type DashboardAdmin = Pick<
+  PaymentAdmin,
+  | "listMerchants"
+  | "findPaymentByAddress"
+  | "searchPayments"
+  | "recordTimeline"
+  | "findPayout"
+  | "listHeldPayouts"
+  | "listAllHeldPayouts"
+  | "listLedgerEntries"
+  | "getMerchant"
+  | "listApiKeys"
+  | "issueApiKey"
+  | "revokeApiKey"
+  | "setAllowlist"
+  | "addAllowedAddress"
+  | "approveAllowedAddress"
+  | "removeAllowedAddress"
+  | "listAllowedAddresses"
+  | "approvePayout"
+  | "rejectPayout"
+  | "listAuditLog"
+  | "operatorReport"
+  | "export"
+>;
 
 /**
  * Everything the dashboard reads and acts through: the /v1 API in process for one merchant and

@@ -43,7 +43,18 @@ async function main() {
     const event = verifyWebhook(body, webhookHeaders({ id: "msg_1", body }, secret), secret);
     console.log(
       JSON.stringify({
-        entries: [postgresStorage, evmChain, bitcoinChain, moneroChain, exchangeRates, PaymentError, createPaymentClient, sendExport, fanOut, isValidAddress].map((entry) => typeof entry),
+        entries: [
+          postgresStorage,
+          evmChain,
+          bitcoinChain,
+          moneroChain,
+          exchangeRates,
+          PaymentError,
+          createPaymentClient,
+          sendExport,
+          fanOut,
+          isValidAddress,
+        ].map((entry) => typeof entry),
         invoice: { status: response.status, state: invoice.status },
         unknownInvoice: { status: unknown.status, error: (await unknown.json()).error },
         verified: event.type,
