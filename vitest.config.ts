@@ -47,6 +47,9 @@ export default defineConfig({
     globalSetup: ["test/support/postgres-server.ts"],
     include: ["test/**/*.test.ts", "examples/**/*.test.ts"],
     testTimeout: 20_000,
+    // Setup hooks start nodes, browsers and PGlite (WASM, compiled on open), which with three
+    // workers on two cores can take longer than vitest's 10 s default; no test checks a timing.
+    hookTimeout: 60_000,
     ...(reporters ? { reporters } : {}),
   },
 });
