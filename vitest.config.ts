@@ -1,4 +1,3 @@
-import { availableParallelism } from "node:os";
 import { defineConfig } from "vitest/config";
 import { reportersFor } from "./test/support/fail-on-skip.ts";
 
@@ -37,18 +36,12 @@ const reporters = reportersFor(process.env);
 export default defineConfig({
   resolve: express4 ? { alias: [{ find: /^express(?=\/|$)/, replacement: "express4" }] } : {},
   test: {
-    // Test files run side by side in this many worker processes. Vitest's default, one less than
-    // the cores, is a single worker on a 2-core machine (CI's): the files then run one after the
-    // other, and most of the slow ones spend their time waiting on something else (a node mining
-    // blocks, Chromium, a child process, a PostgreSQL server), so the cores idle. Three workers
-    // there keep them busy; a bigger machine keeps the default. `--maxWorkers=N` overrides it.
-    maxWorkers: Math.max(availableParallelism() - 1, 3),
     // Without DATABASE_URL, a throwaway PostgreSQL server for the run: test/support/postgres-server.ts.
     globalSetup: ["test/support/postgres-server.ts"],
     include: ["test/**/*.test.ts", "examples/**/*.test.ts"],
     testTimeout: 20_000,
-    // Setup hooks start nodes, browsers and PGlite (WASM, compiled on open), which with three
-    // workers on two cores can take longer than vitest's 10 s default; no test checks a timing.
+    // Setup hooks start nodes, browsers and PGlite (WASM, compiled on open), which on a loaded
+    // machine can take longer than vitest's 10 s default; no test checks a timing.
     hookTimeout: 60_000,
     ...(reporters ? { reporters } : {}),
   },

@@ -1,13 +1,13 @@
 import type { ParseArgsConfig } from "node:util";
-import type { PaymentRouter } from "../index";
+import type { PaymentService } from "../index";
 import type { CommandResult } from "./output";
 
 /** The flags of a command, as node:util parseArgs takes them. */
 export type Flags = NonNullable<ParseArgsConfig["options"]>;
 
-/** What a command's `run` gets: the router built from the config, and its parsed arguments. */
+/** What a command's `run` gets: the service built from the config, and its parsed arguments. */
 export interface CommandInput {
-  payments: PaymentRouter;
+  payments: PaymentService;
   /** Flag values by name (strings and booleans, as parseArgs gives them). */
   values: Record<string, string | boolean | undefined>;
   /** The arguments after the command's words, in order. */

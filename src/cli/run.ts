@@ -1,5 +1,5 @@
 import { parseArgs } from "node:util";
-import { createPaymentRouter, type PaymentRouter } from "../index";
+import { createPaymentService, type PaymentService } from "../index";
 import type { Flags } from "./command";
 import { COMMANDS } from "./commands/index";
 import { loadOptions } from "./config";
@@ -48,8 +48,8 @@ function unknownCommand(positionals: string[]): UsageError {
 
 /**
  * Runs the CLI on `argv` (the arguments after the program): parses them with node:util's
- * parseArgs, loads the config module, builds the router with its background loops and webhook
- * sender off, runs one command, closes the router, and resolves with the exit code: 0 success
+ * parseArgs, loads the config module, builds the service (no HTTP) with its background loops and webhook
+ * sender off, runs one command, closes the service, and resolves with the exit code: 0 success
  * (healthy or degraded), 1 unhealthy or failed, 2 usage or configuration error.
  */
 export async function runCli(argv: string[], streams: CliStreams): Promise<number> {
@@ -84,7 +84,7 @@ export async function runCli(argv: string[], streams: CliStreams): Promise<numbe
     const values = parsed.values as Record<string, string | boolean | undefined>;
     found.command.check?.({ values, args });
     if (isRemote(found.command)) return await runRemote(found.command, values, args, json, streams);
-    const payments = await openRouter(typeof values.config === "string" ? values.config : undefined);
+    const payments = await openService(typeof values.config === "string" ? values.config : undefined);
     let result: CommandResult;
     try {
       result = await found.command.run({ payments, values, args });
@@ -124,11 +124,11 @@ async function runRemote(command: RemoteCommand, values: Record<string, string |
   }
 }
 
-/** The router of the config, with no background work: the service's own processes do that. */
-async function openRouter(config: string | undefined): Promise<PaymentRouter> {
+/** The service of the config, without HTTP and with no background work: the service's own processes do that. */
+async function openService(config: string | undefined): Promise<PaymentService> {
   const options = await loadOptions(config);
   try {
-    return createPaymentRouter({
+    return createPaymentService({
       ...options,
       backgroundIntervalMs: false,
       // No webhook is sent from here: a redelivery is queued for the running service's sender.

