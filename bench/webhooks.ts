@@ -20,7 +20,8 @@ import type { PaymentView } from "../src/core/views/payment";
 import { createHmac, timingSafeEqual } from "node:crypto";
 import autocannon from "autocannon";
 import { Webhook } from "standardwebhooks";
-import { verifyWebhook, webhookHeaders } from "../dist/index.js";
+import { verifyWebhook } from "../dist/index.js";
+import { webhookHeaders } from "../dist/webhooks.js";
 import { alternate, median, pinned, startTarget, type Sample, type Target as SharedTarget } from "./support";
 
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);

@@ -2,9 +2,9 @@
  * express-crypto-pay/storage: the storage adapter author's kit. `Storage` is composed of parts,
  * each a concern's reads and a transaction's writes; the records are what the service keeps.
  * Run `runStorageAdapterTests` (express-crypto-pay/testing) against an adapter to check every
- * part's contract. docs/storage.md says which parts are required and which are optional.
+ * part's contract. `memoryStorage` is in the main entry. docs/storage.md says which parts are
+ * required and which are optional.
  */
-export { memoryStorage } from "./adapters/storage/memory/index";
 export type {
   Storage,
   StorageReads,

@@ -1,9 +1,10 @@
 /**
  * express-crypto-pay/client: the typed /v1 API's every request and answer type, for the HTTP
  * client (`createPaymentClient`) and the in-process API (`payments.forMerchant`), which share
- * them. The error classes are in the main entry (one copy of each, so `instanceof` holds). docs/in-process.md.
+ * them. `createPaymentClient` and the error classes are in the main entry only: the CommonJS build gives
+ * each entry its own copy of the code, so a class (or a function that throws one) exported from two
+ * entries would be two classes, and `instanceof` would fail across them. docs/in-process.md.
  */
-export { createPaymentClient } from "./http-client";
 export type { PaymentClientOptions } from "./http-client";
 export type {
   PaymentResources,

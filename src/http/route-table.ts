@@ -7,8 +7,6 @@ import type { RequestObservation, RequestObserver } from "../ops/request-observe
 import { asyncHandler } from "../express/async-handler";
 import { sendRawJson } from "./send-json";
 
-// The dashboard names the method type from here (src/dashboard is another helper's, left as is).
-
 /** The HTTP steps in front of every route of a table, in order: read the JSON body, then authenticate. */
 export interface HttpSteps {
   readBody: (req: Request, res: Response) => Promise<void>;

@@ -19,7 +19,7 @@ const KNOWN_TYPES: ReadonlySet<string> = new Set(EVENT_TYPES);
 
 /**
  * The statuses the payment in each event's `data` can have. An event carries the payment as it
- * stands after the step that recorded it (core/events.ts, core/invoice-machine.ts), so each
+ * stands after the step that recorded it (core/webhooks/events.ts, core/invoices/machine.ts), so each
  * type of the state machine has one status except `payment.confirmed`: the deposits are final
  * and the payment is PAID, short with its window still open (UNDER_PAID), or short with it
  * closed (FAILED). The deposit events (a stray coin credited, a credited deposit reversed, a

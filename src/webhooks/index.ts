@@ -1,22 +1,22 @@
 /**
- * express-crypto-pay/webhooks: the receiver toolkit in full. `webhookHandler`, `verifyWebhook`,
- * `signWebhook` and the main event types are also in the main entry; here are the rest: the
- * event schemas and guards, the status lists, the verification and handler codes, the dedupe
- * store's parts and the signing helpers. docs/webhooks-receiving.md.
+ * express-crypto-pay/webhooks: the rest of the receiver toolkit. `webhookHandler`,
+ * `verifyWebhook`, `signWebhook`, `memoryDedupeStore`, `parseWebhookEvent`,
+ * `generateWebhookSecret`, `WebhookVerificationError` and the main event types are in the main
+ * entry only (the CommonJS build gives each entry its own copy of the code, so a function that
+ * throws the package's errors must come from one place for `instanceof` to hold); here are the
+ * event schemas and guards, the event type and status lists, the verification and handler
+ * codes, the dedupe store's parts and `webhookHeaders`. docs/webhooks-receiving.md.
  */
-export { verifyWebhook, DEFAULT_TOLERANCE_SECONDS } from "./verify";
+export { DEFAULT_TOLERANCE_SECONDS } from "./verify";
 export type { VerifyWebhookOptions, WebhookRequestHeaders } from "./verify";
 export { WEBHOOK_VERIFICATION_CODES, WEBHOOK_HANDLER_CODES } from "../errors";
 export type { WebhookVerificationReason } from "../errors";
-export { webhookHandler } from "./webhook-handler";
 export type { WebhookHandlerOptions, WebhookHandlers, WebhookContext, WebhookMiddleware } from "./webhook-handler";
-export { memoryDedupeStore } from "./dedupe-store";
 export type { WebhookDedupeStore, DedupeClaim, MemoryDedupeStore, MemoryDedupeStoreOptions, Awaitable } from "./dedupe-store";
-export { signWebhook, webhookHeaders } from "./sign";
+export { webhookHeaders } from "./sign";
 export type { WebhookHeaders, SignInput } from "./sign";
-export { generateWebhookSecret } from "../webhook-secret";
 export type { WebhookSecret } from "../webhook-secret";
-export { paymentEventSchema, paymentEventSchemas, eventSchemas, paymentDataSchema, webhookEnvelopeSchema, parseWebhookEvent } from "../schemas/events";
+export { paymentEventSchema, paymentEventSchemas, eventSchemas, paymentDataSchema, webhookEnvelopeSchema } from "../schemas/events";
 export {
   isPaymentEvent,
   isPaymentEventType,

@@ -127,7 +127,8 @@ describe("the packed package", () => {
 
   it("runs a CommonJS app that requires every entry point but ./testing", async () => {
     const seen = await consumer(app, "cjs.cjs");
-    expect(seen.entries).toEqual(Array(10).fill("function"));
+    expect(seen.entries).toEqual(Array(9).fill("function"));
+    expect(seen.autoPagingMax).toBe(10_000);
     expect(seen.invoice).toEqual({ status: 200, state: "PENDING" });
     expect(seen.unknownInvoice).toEqual({ status: 404, error: 40401 });
     expect(seen.verified).toBe("custom.event");

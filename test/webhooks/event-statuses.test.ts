@@ -8,7 +8,7 @@ import { PAYMENT_EVENT_STATUSES } from "../../src/schemas/service-event";
  * The receiver types each event's `data.status` from PAYMENT_EVENT_STATUSES and refuses any
  * other. That table is only right if core's state machine never records an event with another
  * status: every event of a step carries the invoice as it stands after that step
- * (core/events.ts), so the step's status is the one a receiver sees.
+ * (core/webhooks/events.ts), so the step's status is the one a receiver sees.
  */
 
 const NOW = 1_772_366_400_000;

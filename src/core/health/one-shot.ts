@@ -40,7 +40,7 @@ export async function probeChain(context: CoreContext, chain: ChainAdapter, time
 async function storedCursorHeight(context: CoreContext, chain: ChainAdapter, timeoutMs: number, within: Within): Promise<number | null> {
   if (!chain.cursorHeight) return null;
   try {
-    // The key the deposit sync keeps the live feed's cursor under (core/deposits.ts).
+    // The key the deposit sync keeps the live feed's cursor under (core/deposits/deposits.ts).
     const cursor = await within(timeoutMs, () => context.storage.getCursor(`deposits:live:${chain.feedId ?? chain.name}`));
     return cursor === null ? null : chain.cursorHeight(cursor);
   } catch {

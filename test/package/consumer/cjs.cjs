@@ -3,7 +3,7 @@
 const express = require("express");
 const { createPaymentRouter, memoryStorage, verifyWebhook, PaymentError } = require("express-crypto-pay");
 const { webhookHeaders } = require("express-crypto-pay/webhooks");
-const { createPaymentClient } = require("express-crypto-pay/client");
+const { AUTO_PAGING_MAX } = require("express-crypto-pay/client");
 const { sendExport } = require("express-crypto-pay/operator");
 const { fanOut } = require("express-crypto-pay/storage");
 const { isValidAddress } = require("express-crypto-pay/chains");
@@ -43,18 +43,10 @@ async function main() {
     const event = verifyWebhook(body, webhookHeaders({ id: "msg_1", body }, secret), secret);
     console.log(
       JSON.stringify({
-        entries: [
-          postgresStorage,
-          evmChain,
-          bitcoinChain,
-          moneroChain,
-          exchangeRates,
-          PaymentError,
-          createPaymentClient,
-          sendExport,
-          fanOut,
-          isValidAddress,
-        ].map((entry) => typeof entry),
+        entries: [postgresStorage, evmChain, bitcoinChain, moneroChain, exchangeRates, PaymentError, sendExport, fanOut, isValidAddress].map(
+          (entry) => typeof entry,
+        ),
+        autoPagingMax: AUTO_PAGING_MAX,
         invoice: { status: response.status, state: invoice.status },
         unknownInvoice: { status: unknown.status, error: (await unknown.json()).error },
         verified: event.type,
