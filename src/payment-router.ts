@@ -1,14 +1,7 @@
 import type { ErrorRequestHandler, RequestHandler, Router } from "express";
-import type { SandboxChain } from "./adapters/chain/sandbox";
-import type { PaymentResources } from "./client/resources";
-import type { HealthReport, HealthReportOptions } from "./core/health/report";
-import type { Mode } from "./core/merchants/records";
-import type { Storage } from "./core/ports/storage/index";
-import type { TickReport } from "./core/background";
 import type { DashboardOptions } from "./dashboard/options";
 import { dashboardRouter } from "./dashboard/router";
 import { behindDoors, mountPaymentService } from "./http/router";
-import type { PaymentAdmin } from "./service/admin";
 import { openPaymentService } from "./service/create-service";
 import type { PaymentRouterOptions } from "./service/options";
 import { isPaymentService, partsOf } from "./service/parts";
@@ -17,14 +10,12 @@ import type { PaymentService } from "./service/payment-service";
 // Where the HTTP shell and the dashboard meet, above both: the router's dashboard() is wired
 // here, so neither imports the other's factory.
 
-/** The router `createPaymentRouter` returns: mount it with `app.use(router)`. */
-export interface PaymentRouter extends Router {
-  /** Merchant and key management. */
-  readonly admin: PaymentAdmin;
-  /** The storage in use. */
-  readonly storage: Storage;
-  /** The simulated chain behind test mode. */
-  readonly sandbox: SandboxChain;
+/**
+ * The router `createPaymentRouter` returns: mount it with `app.use(router)`. It is the service
+ * (`admin`, `storage`, `sandbox`, `forMerchant`, `tick`, `ready`, `health`, as `PaymentService`
+ * documents them) with HTTP on it: the handlers, the dashboard, and a `close` that stops both.
+ */
+export interface PaymentRouter extends Router, Omit<PaymentService, "metrics" | "close"> {
   /**
    * For a host that runs its own body parser (express.json) before the router: mount it after
    * the router, at the same path (`app.use(payments); app.use(payments.errorHandler)`). That
@@ -33,34 +24,6 @@ export interface PaymentRouter extends Router {
    * the error object (40004, 41301, 41501) and passes every other error on.
    */
   readonly errorHandler: ErrorRequestHandler;
-  /**
-   * Runs one round of background work now: every chain's deposit sync, payouts and
-   * housekeeping, expiry, then the webhook deliveries that are due (waiting for them to finish),
-   * so every effect is visible when it resolves. Reports what it did; rejects with every failure
-   * together after the rest ran. With `{ mode: "test" }`, live chains are left out, so a hung
-   * live node never makes it wait. A live chain's round not ended within a few seconds (its node
-   * does not answer) is not waited for: the rejection names it as still running, and it goes on
-   * in the background. So it settles within 10 s whatever a node does (webhook deliveries aside).
-   */
-  tick(options?: { mode?: Mode }): Promise<TickReport & { webhooksSent: number }>;
-  /**
-   * Resolves once every live chain's node was reached and checked: the network it is on, its
-   * chain id, and that the keys given belong to that network (a mainnet xpub on a regtest node
-   * is refused). While a node cannot be reached it is asked again (every background interval, or
-   * every second). Rejects naming the mismatch of a chain that fails the check: that chain is
-   * never scanned and its coins answer 503 (50301). Await it before `app.listen` to refuse a
-   * misconfiguration at start.
-   */
-  ready(): Promise<void>;
-  /**
-   * The state of every part: storage (reachable, round trip), each live chain (node head,
-   * scanner height and lag, last scan, pending payouts), prices of the coins served, webhook
-   * backlog and background loops; "unhealthy" with its reasons when payments cannot be taken or
-   * credited (docs/operations.md). Holds no key, secret, node URL or merchant data. With
-   * `{ oneShot: true }`, for a process that runs no background work (the command line): nodes
-   * are checked and read now, scans and the webhook backlog come from storage.
-   */
-  health(options?: HealthReportOptions): Promise<HealthReport>;
   /**
    * Readiness: answers `health()` as JSON, 200 when "ok" or "degraded", 503 when "unhealthy".
    * Needs no API key. Mount it where your load balancer looks: `app.get("/health", payments.healthHandler)`.
@@ -72,17 +35,6 @@ export interface PaymentRouter extends Router {
    * `app.get("/livez", payments.livenessHandler)`.
    */
   readonly livenessHandler: RequestHandler;
-  /**
-   * The /v1 API in process, for one merchant in one mode, without HTTP or an API key:
-   * `payments.create(body)`, `payments.retrieve(id)`, `withdrawals.create`, `refunds.create`,
-   * `balances.retrieve()` and the rest, each taking the /v1 request and resolving with the /v1
-   * object. The same routes run as for HTTP (validation, idempotency with the `idempotencyKey`
-   * option, results); errors reject as the `PaymentError` the HTTP API would have answered.
-   * Links it builds start at `publicUrl` and `mountPath`, so `publicUrl` is required.
-   * `actor` names who asks (your user's id): recorded as the `requestedBy` of the payouts it
-   * creates, so that user cannot approve them (docs/money-controls.md); without it, nobody.
-   */
-  forMerchant(merchantId: string, mode: Mode, options?: { actor?: string }): PaymentResources;
   /**
    * The Prometheus scrape endpoint: mount it where your scraper looks, e.g.
    * `app.get("/metrics", payments.metricsHandler)` (behind your own access control if the
